@@ -1,0 +1,20 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Kiln",
+    products: [
+        .library(name: "KilnKit", targets: ["KilnKit"]),
+        .executable(name: "kiln", targets: ["kiln"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "KilnKit", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto"]),
+        .executableTarget(name: "kiln", dependencies: ["KilnKit"]),
+        .testTarget(name: "KilnKitTests", dependencies: ["KilnKit"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln"]),
+    ]
+)

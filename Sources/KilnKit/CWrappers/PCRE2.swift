@@ -1,0 +1,178 @@
+import CPCRE2
+
+/// A pattern that failed to compile: PCRE2's message and the offset in the pattern.
+public struct RegexCompileError: Error, CustomStringConvertible, Sendable {
+    /// The pattern as written.
+    public let pattern: String
+    /// Character offset in the pattern where PCRE2 stopped.
+    public let offset: Int
+    /// PCRE2's own message.
+    public let message: String
+
+    public var description: String { "invalid regular expression at offset \(offset): \(message) in /\(pattern)/" }
+}
+
+/// A match that PCRE2 gave up on: the match limit was reached (catastrophic backtracking) or another runtime failure.
+public struct RegexMatchError: Error, CustomStringConvertible, Sendable {
+    /// The pattern as written.
+    public let pattern: String
+    /// PCRE2's own message.
+    public let message: String
+
+    public var description: String { "regular expression /\(pattern)/ failed: \(message)" }
+}
+
+/// One successful match: the whole match and every capture group, by number and by name.
+public struct RegexMatch: Sendable {
+    /// Group texts by number; index 0 is the whole match; `nil` for a group that did not take part.
+    public let groups: [String?]
+    /// Group numbers by name.
+    public let groupNumbers: [String: Int]
+
+    /// The text of the named group, or `nil` when it did not take part.
+    public subscript(name: String) -> String? {
+        guard let number = groupNumbers[name], number < groups.count else { return nil }
+        return groups[number]
+    }
+}
+
+/// A compiled PCRE2 pattern (UTF and Unicode properties on, JIT when available) with a match limit.
+/// Not `Sendable`: its match data is reused between calls.
+public final class RegexPattern {
+    /// The pattern as written.
+    public let pattern: String
+    /// The names of the capture groups, in group-number order.
+    public let groupNames: [String]
+    private let groupNumbers: [String: Int]
+    private let code: OpaquePointer
+    private let matchData: OpaquePointer
+    private let context: OpaquePointer
+
+    /// Options for compiling.
+    public struct Options: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Letters match either case.
+        public static let caseInsensitive = Options(rawValue: PCRE2_CASELESS)
+        /// `^` and `$` match at line breaks.
+        public static let multiline = Options(rawValue: PCRE2_MULTILINE)
+    }
+
+    /// Compiles `pattern`.
+    /// - Parameter matchLimit: the most backtracking steps one match may take before it fails with `RegexMatchError`.
+    /// - Throws: `RegexCompileError` with PCRE2's message and offset.
+    public init(_ pattern: String, options: Options = [], matchLimit: UInt32 = 1_000_000) throws {
+        self.pattern = pattern
+        var errorCode: Int32 = 0
+        var errorOffset: Int = 0
+        let flags = PCRE2_UTF | PCRE2_UCP | options.rawValue
+        let compiled = pattern.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
+                pcre2_compile_8($0, pattern.utf8.count, flags, &errorCode, &errorOffset, nil)
+            }
+        }
+        guard let compiled else {
+            let characterOffset = pattern.utf8.index(pattern.utf8.startIndex, offsetBy: min(errorOffset, pattern.utf8.count))
+            throw RegexCompileError(pattern: pattern, offset: pattern.distance(from: pattern.startIndex, to: characterOffset),
+                                    message: RegexPattern.message(for: errorCode))
+        }
+        code = compiled
+        _ = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE))
+        matchData = pcre2_match_data_create_from_pattern_8(compiled, nil)
+        context = pcre2_match_context_create_8(nil)
+        pcre2_set_match_limit_8(context, matchLimit)
+        pcre2_set_depth_limit_8(context, matchLimit)
+
+        var captureCount: UInt32 = 0
+        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &captureCount)
+        var nameCount: UInt32 = 0
+        var entrySize: UInt32 = 0
+        var table: UnsafePointer<UInt8>?
+        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMECOUNT), &nameCount)
+        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMEENTRYSIZE), &entrySize)
+        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMETABLE), &table)
+        var numbers: [String: Int] = [:]
+        var names = Array(repeating: "", count: Int(captureCount) + 1)
+        if let table {
+            for entry in 0..<Int(nameCount) {
+                let start = table + entry * Int(entrySize)
+                let number = Int(start[0]) << 8 | Int(start[1])
+                let name = String(cString: start + 2)
+                numbers[name] = number
+                if number < names.count { names[number] = name }
+            }
+        }
+        groupNumbers = numbers
+        groupNames = names.dropFirst().filter { !$0.isEmpty }
+    }
+
+    deinit {
+        pcre2_match_data_free_8(matchData)
+        pcre2_match_context_free_8(context)
+        pcre2_code_free_8(code)
+    }
+
+    /// The first match in `subject`, or `nil`.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func firstMatch(in subject: String) throws -> RegexMatch? {
+        var text = subject
+        return try text.withUTF8 { buffer -> RegexMatch? in
+            let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, 0, matchData, context)
+            if result == PCRE2_ERROR_NOMATCH { return nil }
+            guard result >= 0 else {
+                throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
+            }
+            let pairs = Int(pcre2_get_ovector_count_8(matchData))
+            let vector = pcre2_get_ovector_pointer_8(matchData)!
+            let unset = kiln_pcre2_unset()
+            var groups: [String?] = []
+            groups.reserveCapacity(pairs)
+            for group in 0..<pairs {
+                let start = vector[2 * group], end = vector[2 * group + 1]
+                if start == unset || end < start || group >= Int(result) && result > 0 {
+                    groups.append(nil)
+                } else {
+                    groups.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
+                }
+            }
+            return RegexMatch(groups: groups, groupNumbers: groupNumbers)
+        }
+    }
+
+    /// The pieces of `subject` between the matches of this pattern.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func split(_ subject: String) throws -> [String] {
+        var text = subject
+        return try text.withUTF8 { buffer -> [String] in
+            var pieces: [String] = []
+            var pieceStart = 0
+            var offset = 0
+            while offset <= buffer.count {
+                let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, offset, 0, matchData, context)
+                if result == PCRE2_ERROR_NOMATCH { break }
+                guard result >= 0 else { throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result)) }
+                let vector = pcre2_get_ovector_pointer_8(matchData)!
+                let start = vector[0], end = vector[1]
+                if end == start {
+                    offset = end + 1
+                    continue
+                }
+                pieces.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[pieceStart..<start]), as: UTF8.self))
+                pieceStart = end
+                offset = end
+            }
+            pieces.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[pieceStart...]), as: UTF8.self))
+            return pieces
+        }
+    }
+
+    /// True when `subject` contains a match.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func matches(_ subject: String) throws -> Bool { try firstMatch(in: subject) != nil }
+
+    private static func message(for errorCode: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let length = pcre2_get_error_message_8(errorCode, &buffer, buffer.count)
+        return length > 0 ? String(decoding: buffer.prefix(Int(length)), as: UTF8.self) : "PCRE2 error \(errorCode)"
+    }
+}

@@ -1,0 +1,29 @@
+import CCrypto
+
+/// An incremental SHA-256 digest (OpenSSL's EVP interface), fed while a file streams through.
+/// Not `Sendable`: it holds digest state.
+public final class SHA256Digest {
+    private let context: OpaquePointer
+
+    /// Starts an empty digest.
+    public init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `bytes` to the digest.
+    public func update(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    /// The digest of everything added, as lowercase hexadecimal.
+    public func hexDigest() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        let hex: [Character] = Array("0123456789abcdef")
+        return String(digest.prefix(Int(length)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
+    }
+}

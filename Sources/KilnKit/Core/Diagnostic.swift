@@ -1,0 +1,98 @@
+/// How serious a finding is. `off` silences a rule entirely.
+public enum Severity: String, Codable, Comparable, Sendable, CaseIterable {
+    case off, info, warning, error
+
+    private var rank: Int { Severity.allCases.firstIndex(of: self)! }
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// Where a record or a finding came from: a file relative to the pipeline folder, and a 1-based line.
+public struct Provenance: Hashable, Codable, Sendable {
+    /// The input file, relative to the pipeline's folder.
+    public var file: String
+    /// The 1-based line, or `nil` when the finding concerns the whole file.
+    public var line: Int?
+    /// The 1-based column, when known.
+    public var column: Int?
+
+    public init(file: String, line: Int? = nil, column: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// `file:line:column`, as compilers print it.
+    public var location: String {
+        var text = file
+        if let line { text += ":\(line)" }
+        if let column { text += ":\(column)" }
+        return text
+    }
+}
+
+/// One finding: a stable code, a severity, a sentence and where it came from.
+public struct Diagnostic: Codable, Hashable, Sendable {
+    /// Stable identifier of the kind of finding, e.g. `duplicate-key`; severities are overridden by it.
+    public var code: String
+    public var severity: Severity
+    /// A sentence a user can act on.
+    public var message: String
+    /// Where the offending record came from, when it is known.
+    public var provenance: Provenance?
+
+    public init(code: String, severity: Severity, message: String, provenance: Provenance? = nil) {
+        self.code = code
+        self.severity = severity
+        self.message = message
+        self.provenance = provenance
+    }
+
+    /// `file:line: severity: message [code]`.
+    public var formatted: String {
+        let place = provenance.map { $0.location + ": " } ?? ""
+        return "\(place)\(severity.rawValue): \(message) [\(code)]"
+    }
+}
+
+/// Collects the findings of a run, applying the manifest's severity overrides as they arrive.
+/// Not `Sendable`: one build owns it.
+public final class DiagnosticLog {
+    /// Every finding kept so far (those turned `off` are dropped).
+    public private(set) var diagnostics: [Diagnostic] = []
+    private let overrides: [String: Severity]
+
+    /// - Parameter overrides: severities by diagnostic code.
+    public init(overrides: [String: Severity] = [:]) {
+        self.overrides = overrides
+    }
+
+    /// Records a finding, with its severity replaced when the manifest overrides its code.
+    public func report(_ diagnostic: Diagnostic) {
+        var finding = diagnostic
+        if let severity = overrides[diagnostic.code] { finding.severity = severity }
+        guard finding.severity != .off else { return }
+        diagnostics.append(finding)
+    }
+
+    /// Records a finding built from its parts.
+    public func report(_ code: String, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
+        report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
+    }
+
+    /// The number of findings at `severity`.
+    public func count(_ severity: Severity) -> Int { diagnostics.lazy.filter { $0.severity == severity }.count }
+
+    /// True when any finding is an error.
+    public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    /// The findings in a stable order: by file, line, code and message.
+    public var sorted: [Diagnostic] {
+        diagnostics.enumerated().sorted { a, b in
+            let left = a.element, right = b.element
+            let leftKey = (left.provenance?.file ?? "", left.provenance?.line ?? 0, left.code, left.message)
+            let rightKey = (right.provenance?.file ?? "", right.provenance?.line ?? 0, right.code, right.message)
+            if leftKey != rightKey { return leftKey < rightKey }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

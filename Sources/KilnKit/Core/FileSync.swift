@@ -1,0 +1,28 @@
+import Foundation
+
+/// Durable, atomic file replacement: fsync the new file, rename it over the old one, fsync the folder.
+enum FileSync {
+    /// Moves `temporary` to `destination` in one step, so that readers see the old file or the new one, never a part.
+    /// - Throws: `KilnError.io` when syncing or renaming fails (the temporary file is left for the caller to remove).
+    static func replace(_ destination: URL, with temporary: URL) throws {
+        try fsync(temporary)
+        guard rename(temporary.path, destination.path) == 0 else {
+            throw KilnError.io("cannot move the new file to \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        try? fsync(destination.deletingLastPathComponent())
+    }
+
+    /// Calls `fsync` on the file or folder at `url`.
+    /// - Throws: `KilnError.io` when it cannot be opened or synced.
+    static func fsync(_ url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY)
+        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard Glibc.fsync(descriptor) == 0 else { throw KilnError.io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
+    }
+}
+
+/// A number as SQL and messages write it: `0` and `180` for whole numbers, `38.19` otherwise.
+func sqlNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// Writes files from a bundle with an export the manifest declares: each file is a query whose rows a writer
+/// turns into text in one of the formats the readers read, streamed to disk.
+public struct Exporter {
+    public let manifest: Manifest
+
+    public init(manifest: Manifest) {
+        self.manifest = manifest
+    }
+
+    /// The formats files can be written in.
+    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self]
+
+    /// The bundle name recorded in a bundle's metadata.
+    /// - Throws: `KilnError.validation` when the file is not a Kiln bundle.
+    public static func bundleName(of bundle: URL) throws -> String {
+        let database = try openBundle(bundle)
+        let rows = try? database.rows("SELECT value FROM \(BundleWriter.metadataTable) WHERE key = 'bundle.name'")
+        guard let name = rows?.first?.values.first?.textValue else {
+            throw KilnError.validation("\(bundle.path) is not a Kiln bundle: it has no \(BundleWriter.metadataTable) table naming its bundle")
+        }
+        return name
+    }
+
+    /// Opens a bundle read-only.
+    /// - Throws: `KilnError.io` when it does not exist, `KilnError.validation` when it is not an SQLite database.
+    static func openBundle(_ bundle: URL) throws -> Database {
+        guard FileManager.default.isReadableFile(atPath: bundle.path) else { throw KilnError.io("cannot read \(bundle.path)") }
+        do {
+            let database = try Database(path: bundle.path, mode: .readOnly)
+            _ = try database.rows("SELECT count(*) FROM sqlite_schema")
+            return database
+        } catch let error as SQLiteError {
+            throw KilnError.validation("\(bundle.path) is not an SQLite database (\(error.message))")
+        }
+    }
+
+    /// Runs export `name` against `bundle`, writing its files into `folder`. Returns the files written.
+    /// - Throws: `KilnError.usage` for an unknown export, `KilnError.manifest` for a query or option SQLite or the
+    ///   writer refuses, `KilnError.io` when a file cannot be written.
+    public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
+        guard let index = manifest.exports.firstIndex(where: { $0.name == name }) else {
+            let known = manifest.exports.map(\.name)
+            throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
+        }
+        let database = try Exporter.openBundle(bundle)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+        var written: [URL] = []
+        for (fileIndex, file) in manifest.exports[index].files.enumerated() {
+            let keyPath = "exports[\(index)].files[\(fileIndex)]"
+            let writer = try makeWriter(file, keyPath: keyPath)
+            let url = folder.appendingPathComponent(file.path)
+            let sink = try TextFileSink(url: url)
+            do {
+                let statement = try database.prepare(file.query)
+                try writer.check(columns: statement.columnNames)
+                while let row = try statement.step() { try writer.add(row, to: sink) }
+                try writer.finish(sink)
+                try sink.commit()
+            } catch let error as SQLiteError {
+                sink.abandon()
+                throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")
+            } catch let problem as ValueProblem {
+                sink.abandon()
+                throw issue(keyPath + ".query", problem.message)
+            }
+            written.append(url)
+        }
+        return written
+    }
+
+    private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {
+        guard let type = Exporter.writerTypes.first(where: { $0.format == file.format }) else {
+            throw issue(keyPath + ".format", "no writer for format \"\(file.format)\"; formats: \(Exporter.writerTypes.map { $0.format }.joined(separator: ", "))")
+        }
+        do {
+            return try type.init(options: file.options, manifest: manifest)
+        } catch let problem as ValueProblem {
+            throw issue(keyPath + ".options", problem.message)
+        } catch let error as DecodingError {
+            throw issue(keyPath + ".options", "\(error)")
+        }
+    }
+
+    private func issue(_ keyPath: String, _ message: String) -> KilnError {
+        let text = (try? String(contentsOf: manifest.file, encoding: .utf8)) ?? ""
+        let line = JSON5Locator(text: text).line(of: keyPath)
+        return .manifest(ManifestIssue(file: manifest.file.path, line: line, keyPath: keyPath, message: message))
+    }
+}
+
+/// Writes a text file through a temporary file, renamed into place only when complete.
+/// Not `Sendable`: it owns a file handle.
+final class TextFileSink {
+    private let url: URL
+    private let temporary: URL
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    /// - Throws: `KilnError.io` when the file cannot be created.
+    init(url: URL) throws {
+        self.url = url
+        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+              let handle = FileHandle(forWritingAtPath: temporary.path) else {
+            throw KilnError.io("cannot write \(url.path)")
+        }
+        self.handle = handle
+    }
+
+    /// Appends one line and its `\n`.
+    /// - Throws: `KilnError.io` when writing fails.
+    func line(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        buffer.append(0x0A)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    /// Flushes, closes and renames the file into place.
+    /// - Throws: `KilnError.io` when writing fails.
+    func commit() throws {
+        try flush()
+        do {
+            try handle.close()
+        } catch {
+            abandon()
+            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            try FileSync.replace(url, with: temporary)
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// Drops the partial file.
+    func abandon() {
+        try? handle.close()
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            abandon()
+            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

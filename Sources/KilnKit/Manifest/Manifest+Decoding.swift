@@ -1,0 +1,212 @@
+import Foundation
+
+// Every manifest type decodes through a strict container: an unknown key is an error naming the keys accepted.
+
+/// The manifest's top level as written, before the loader resolves it against the pipeline folder.
+struct ManifestDocument: Decodable {
+    var bundle: String
+    var schemaVersion: Int
+    var tables: [TableSpec]
+    var sources: [SourceSpec]
+    var rules: [RuleSpec]
+    var severity: [String: Severity]
+    var exports: [ExportSpec]
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case bundle, schemaVersion, description, tables, sources, rules, severity, exports
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        bundle = try c.decode(String.self, forKey: .bundle)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        tables = try c.decode([TableSpec].self, forKey: .tables)
+        sources = try c.decodeIfPresent([SourceSpec].self, forKey: .sources) ?? []
+        rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
+        severity = try c.decodeIfPresent([String: Severity].self, forKey: .severity) ?? [:]
+        exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
+    }
+}
+
+extension TableSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, query, ship
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        columns = try c.decode([ColumnSpec].self, forKey: .columns)
+        primaryKey = try c.decodeIfPresent([String].self, forKey: .primaryKey) ?? []
+        unique = try c.decodeIfPresent([[String]].self, forKey: .unique) ?? []
+        foreignKeys = try c.decodeIfPresent([ForeignKeySpec].self, forKey: .foreignKeys) ?? []
+        indexes = try c.decodeIfPresent([IndexSpec].self, forKey: .indexes) ?? []
+        fullText = try c.decodeIfPresent(FullTextSpec.self, forKey: .fullText)
+        query = try c.decodeIfPresent(String.self, forKey: .query)
+        ship = try c.decodeIfPresent(Bool.self, forKey: .ship) ?? true
+    }
+}
+
+extension ColumnSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case name, description, type, notNull, unique, references, range, allowed = "enum", pattern
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        type = try c.decode(ColumnType.self, forKey: .type)
+        notNull = try c.decodeIfPresent(Bool.self, forKey: .notNull) ?? false
+        unique = try c.decodeIfPresent(Bool.self, forKey: .unique) ?? false
+        references = try c.decodeIfPresent(ColumnReference.self, forKey: .references)
+        range = try c.decodeIfPresent(RangeSpec.self, forKey: .range)
+        allowed = try c.decodeIfPresent([String].self, forKey: .allowed)
+        pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
+    }
+}
+
+extension ColumnReference: Decodable {
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "expected \"table.column\", found \"\(text)\""))
+        }
+        table = String(parts[0])
+        column = String(parts[1])
+    }
+}
+
+extension ForeignKeySpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case columns, references, to }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        columns = try c.decode([String].self, forKey: .columns)
+        table = try c.decode(String.self, forKey: .references)
+        referencedColumns = try c.decode([String].self, forKey: .to)
+    }
+}
+
+extension IndexSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, columns, unique }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        columns = try c.decode([String].self, forKey: .columns)
+        unique = try c.decodeIfPresent(Bool.self, forKey: .unique) ?? false
+    }
+}
+
+extension FullTextSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, columns, unindexed, tokenize }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        columns = try c.decode([String].self, forKey: .columns)
+        unindexed = try c.decodeIfPresent([String].self, forKey: .unindexed) ?? []
+        tokenize = try c.decodeIfPresent(String.self, forKey: .tokenize) ?? "unicode61 remove_diacritics 2"
+    }
+}
+
+extension SourceSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, format, path, options, into, columns }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        format = try c.decode(String.self, forKey: .format)
+        path = try c.decode(String.self, forKey: .path)
+        options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])
+        into = try c.decode(String.self, forKey: .into)
+        columns = try c.decode([String: ColumnMapping].self, forKey: .columns)
+    }
+}
+
+extension ColumnMapping: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case field, value, normalize }
+
+    public init(from decoder: Decoder) throws {
+        if let field = try? decoder.singleValueContainer().decode(String.self) {
+            self.field = field
+            value = nil
+            normalize = [.named("trim")]
+            return
+        }
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        field = try c.decodeIfPresent(String.self, forKey: .field)
+        value = try c.decodeIfPresent(JSONValue.self, forKey: .value)?.scalarText
+        normalize = try c.decodeIfPresent([NormalizerSpec].self, forKey: .normalize) ?? [.named("trim")]
+        if (field == nil) == (value == nil) {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "give exactly one of \"field\" and \"value\""))
+        }
+    }
+}
+
+extension NormalizerSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case capture }
+
+    public init(from decoder: Decoder) throws {
+        if let name = try? decoder.singleValueContainer().decode(String.self) {
+            self = .named(name)
+            return
+        }
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        self = .capture(try c.decode(String.self, forKey: .capture))
+    }
+}
+
+extension RuleSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case code, description, kind, table, columns, column, references, range, allowed = "enum", pattern
+        case latitude, longitude, box, sql, message, severity
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        code = try c.decode(String.self, forKey: .code)
+        kind = try c.decode(RuleKind.self, forKey: .kind)
+        table = try c.decodeIfPresent(String.self, forKey: .table)
+        if let single = try c.decodeIfPresent(String.self, forKey: .column) {
+            columns = [single]
+        } else {
+            columns = try c.decodeIfPresent([String].self, forKey: .columns) ?? []
+        }
+        references = try c.decodeIfPresent(ColumnReference.self, forKey: .references)
+        range = try c.decodeIfPresent(RangeSpec.self, forKey: .range)
+        allowed = try c.decodeIfPresent([String].self, forKey: .allowed)
+        pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
+        latitude = try c.decodeIfPresent(String.self, forKey: .latitude)
+        longitude = try c.decodeIfPresent(String.self, forKey: .longitude)
+        box = try c.decodeIfPresent(BoxSpec.self, forKey: .box)
+        sql = try c.decodeIfPresent(String.self, forKey: .sql)
+        message = try c.decodeIfPresent(String.self, forKey: .message)
+        severity = try c.decodeIfPresent(Severity.self, forKey: .severity) ?? .error
+    }
+}
+
+extension ExportSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        files = try c.decode([ExportFileSpec].self, forKey: .files)
+    }
+}
+
+extension ExportFileSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case path, format, options, query }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        path = try c.decode(String.self, forKey: .path)
+        format = try c.decode(String.self, forKey: .format)
+        options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])
+        query = try c.decode(String.self, forKey: .query)
+    }
+}

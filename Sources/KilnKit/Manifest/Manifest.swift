@@ -1,0 +1,197 @@
+import Foundation
+
+/// A pipeline: the bundle it builds, its tables, the sources that fill them, the rules that check them,
+/// and the exports that write files back out. Loaded from `kiln.json5` by `ManifestLoader`.
+public struct Manifest: Sendable {
+    /// The bundle's name; the default output is `build/<bundle>.sqlite`.
+    public var bundle: String
+    /// The schema version, written to `PRAGMA user_version`.
+    public var schemaVersion: Int
+    public var tables: [TableSpec]
+    public var sources: [SourceSpec]
+    public var rules: [RuleSpec]
+    /// Severity overrides by diagnostic code.
+    public var severity: [String: Severity]
+    public var exports: [ExportSpec]
+    /// The manifest file.
+    public var file: URL
+    /// The pipeline folder: source paths are relative to it and may not leave it.
+    public var directory: URL { file.deletingLastPathComponent() }
+
+    /// The table named `name`.
+    public func table(_ name: String) -> TableSpec? { tables.first { $0.name == name } }
+}
+
+/// The SQL type a column is declared with; values are converted to it, never guessed.
+public enum ColumnType: String, Codable, Sendable {
+    case text, integer, real, blob
+    var sql: String { rawValue.uppercased() }
+}
+
+/// A table of the bundle (or of the staging area only, when `ship` is false).
+public struct TableSpec: Sendable {
+    public var name: String
+    public var columns: [ColumnSpec]
+    /// Primary key columns, in order; composite keys list several.
+    public var primaryKey: [String]
+    /// Column sets that must be unique together.
+    public var unique: [[String]]
+    public var foreignKeys: [ForeignKeySpec]
+    public var indexes: [IndexSpec]
+    /// An FTS5 full-text index over some of the table's columns.
+    public var fullText: FullTextSpec?
+    /// SQL over the staged tables that fills this table instead of a source.
+    public var query: String?
+    /// False for tables that exist only for validation and are not written to the bundle.
+    public var ship: Bool
+
+    /// The column named `name`.
+    public func column(_ name: String) -> ColumnSpec? { columns.first { $0.name == name } }
+
+    /// Every foreign key: the table-level ones and those declared on single columns.
+    public var allForeignKeys: [ForeignKeySpec] {
+        foreignKeys + columns.compactMap { column in
+            column.references.map { ForeignKeySpec(columns: [column.name], table: $0.table, referencedColumns: [$0.column]) }
+        }
+    }
+
+    /// The columns that sort rows when they are written: the primary key, else every column.
+    public var orderColumns: [String] { primaryKey.isEmpty ? columns.map(\.name) : primaryKey }
+}
+
+/// A column: its type and the constraints on its values.
+public struct ColumnSpec: Sendable {
+    public var name: String
+    public var type: ColumnType
+    public var notNull: Bool
+    public var unique: Bool
+    /// `table.column` this column refers to.
+    public var references: ColumnReference?
+    /// Inclusive numeric bounds.
+    public var range: RangeSpec?
+    /// The allowed values.
+    public var allowed: [String]?
+    /// A PCRE2 pattern every value must match.
+    public var pattern: String?
+}
+
+/// A `table.column` reference.
+public struct ColumnReference: Sendable, Hashable {
+    public var table: String
+    public var column: String
+}
+
+/// Inclusive numeric bounds; either side may be open.
+public struct RangeSpec: Codable, Sendable, Hashable {
+    public var min: Double?
+    public var max: Double?
+}
+
+/// A foreign key: columns of this table that must match a row of another table.
+public struct ForeignKeySpec: Sendable, Hashable {
+    public var columns: [String]
+    public var table: String
+    public var referencedColumns: [String]
+}
+
+/// An index of the bundle.
+public struct IndexSpec: Sendable {
+    public var name: String?
+    public var columns: [String]
+    public var unique: Bool
+}
+
+/// An FTS5 table built from some columns of its table.
+public struct FullTextSpec: Sendable {
+    /// The FTS5 table's name.
+    public var name: String
+    /// The columns searched.
+    public var columns: [String]
+    /// Columns stored but not indexed, such as the key that leads back to the row.
+    public var unindexed: [String]
+    /// The FTS5 tokenizer declaration.
+    public var tokenize: String
+}
+
+/// An input: a file or glob in one format, read into the rows of one table.
+public struct SourceSpec: Sendable {
+    public var name: String
+    public var format: String
+    /// A path or a glob (`*`, `?`) relative to the pipeline folder.
+    public var path: String
+    /// Format options, decoded by the reader of `format`.
+    public var options: JSONValue
+    /// The table the records go into.
+    public var into: String
+    /// How each column of `into` gets its value.
+    public var columns: [String: ColumnMapping]
+}
+
+/// Where a column's value comes from: a record field or a constant, then a chain of normalizers.
+public struct ColumnMapping: Sendable {
+    public var field: String?
+    public var value: String?
+    public var normalize: [NormalizerSpec]
+}
+
+/// One normalizing step applied to a field's text.
+public enum NormalizerSpec: Sendable, Equatable {
+    /// A built-in step by name (`trim`, `collapseSpaces`, `nfc`, `fold`, `lower`, `upper`, `decimal`, `minutes`,
+    /// `naturalSortKey`, `emptyToNull`).
+    case named(String)
+    /// Keeps the first capture group (or the whole match) of a pattern; no match gives NULL.
+    case capture(String)
+}
+
+/// A check over the staged tables.
+public struct RuleSpec: Sendable {
+    /// The diagnostic code the rule reports under.
+    public var code: String
+    public var kind: RuleKind
+    public var table: String?
+    public var columns: [String]
+    public var references: ColumnReference?
+    public var range: RangeSpec?
+    public var allowed: [String]?
+    public var pattern: String?
+    /// For `bounds`: the latitude and longitude columns and the box they must fall in.
+    public var latitude: String?
+    public var longitude: String?
+    public var box: BoxSpec?
+    /// For `sql`: a query returning one row per finding (columns `_file` and `_line` give the place).
+    public var sql: String?
+    /// The message, with `{column}` placeholders filled from the offending row.
+    public var message: String?
+    public var severity: Severity
+    /// For `references` rules made from a table's foreign keys, which may span several columns.
+    var foreignKey: ForeignKeySpec?
+}
+
+/// The kinds of rule.
+public enum RuleKind: String, Codable, Sendable {
+    case unique, references, notNull, range, `enum`, pattern, bounds, sql
+}
+
+/// A latitude/longitude box.
+public struct BoxSpec: Codable, Sendable, Hashable {
+    public var minLatitude: Double
+    public var maxLatitude: Double
+    public var minLongitude: Double
+    public var maxLongitude: Double
+}
+
+/// A named export: files written from a bundle by queries, in the formats the readers read.
+public struct ExportSpec: Sendable {
+    public var name: String
+    public var files: [ExportFileSpec]
+}
+
+/// One exported file.
+public struct ExportFileSpec: Sendable {
+    /// The file name inside the output folder.
+    public var path: String
+    public var format: String
+    public var options: JSONValue
+    /// The query over the bundle whose rows the file holds, in order.
+    public var query: String
+}

@@ -1,0 +1,129 @@
+/// Checks that every name a manifest uses refers to something it declares, that names are plain identifiers
+/// (SQL is built from them), and that every pattern compiles.
+struct ManifestChecker {
+    let manifest: Manifest
+    /// Makes the error for a key path and a message.
+    let issue: (String, String) -> KilnError
+
+    func check() throws {
+        try require(manifest.bundle.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } && !manifest.bundle.isEmpty
+                    && !manifest.bundle.hasPrefix("."),
+                    "bundle", "the bundle name \"\(manifest.bundle)\" may hold only letters, digits, \"-\", \"_\" and \".\"")
+        try require(manifest.schemaVersion >= 0, "schemaVersion", "the schema version must not be negative")
+        var seen: Set<String> = []
+        for (index, table) in manifest.tables.enumerated() {
+            try checkTable(table, path: "tables[\(index)]")
+            try require(seen.insert(table.name).inserted, "tables[\(index)].name", "table \"\(table.name)\" is declared twice")
+            if let fullText = table.fullText {
+                try require(seen.insert(fullText.name).inserted, "tables[\(index)].fullText.name",
+                            "\"\(fullText.name)\" is already the name of a table")
+            }
+        }
+        for (index, source) in manifest.sources.enumerated() {
+            if let table = manifest.table(source.into), table.query != nil {
+                throw issue("sources[\(index)].into", "table \"\(table.name)\" is filled by its query; a source cannot write into it")
+            }
+        }
+        for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]") }
+        var exports: Set<String> = []
+        for (index, export) in manifest.exports.enumerated() {
+            try require(exports.insert(export.name).inserted, "exports[\(index)].name", "export \"\(export.name)\" is declared twice")
+            for (fileIndex, file) in export.files.enumerated() {
+                try require(!file.path.contains("/") && !file.path.hasPrefix(".") && !file.path.isEmpty,
+                            "exports[\(index)].files[\(fileIndex)].path", "an export file is a plain file name, not \"\(file.path)\"")
+            }
+        }
+    }
+
+    private func checkTable(_ table: TableSpec, path: String) throws {
+        try identifier(table.name, path + ".name")
+        try require(!table.name.hasPrefix("kiln_") && !table.name.hasPrefix("sqlite_"), path + ".name",
+                    "table names starting with \"kiln_\" or \"sqlite_\" are reserved")
+        try require(!table.columns.isEmpty, path + ".columns", "a table needs at least one column")
+        var names: Set<String> = []
+        for (index, column) in table.columns.enumerated() {
+            let columnPath = "\(path).columns[\(index)]"
+            try identifier(column.name, columnPath + ".name")
+            try require(!column.name.hasPrefix("_"), columnPath + ".name", "column names starting with \"_\" are reserved for provenance")
+            try require(names.insert(column.name).inserted, columnPath + ".name", "column \"\(column.name)\" is declared twice")
+            if let reference = column.references { try checkReference(reference, path: columnPath + ".references") }
+            if let pattern = column.pattern { try compiles(pattern, columnPath + ".pattern") }
+        }
+        try columns(table.primaryKey, of: table, path + ".primaryKey")
+        for (index, set) in table.unique.enumerated() { try columns(set, of: table, "\(path).unique[\(index)]") }
+        for (index, key) in table.foreignKeys.enumerated() {
+            let keyPath = "\(path).foreignKeys[\(index)]"
+            try columns(key.columns, of: table, keyPath + ".columns")
+            guard let target = manifest.table(key.table) else { throw issue(keyPath + ".references", "no table named \"\(key.table)\"") }
+            try columns(key.referencedColumns, of: target, keyPath + ".to")
+            try require(key.columns.count == key.referencedColumns.count, keyPath + ".to", "give as many columns in \"to\" as in \"columns\"")
+        }
+        for (index, index_) in table.indexes.enumerated() {
+            try columns(index_.columns, of: table, "\(path).indexes[\(index)].columns")
+            try require(!index_.columns.isEmpty, "\(path).indexes[\(index)].columns", "an index needs at least one column")
+            if let name = index_.name { try identifier(name, "\(path).indexes[\(index)].name") }
+        }
+        if let fullText = table.fullText {
+            try identifier(fullText.name, path + ".fullText.name")
+            try columns(fullText.columns, of: table, path + ".fullText.columns")
+            try columns(fullText.unindexed, of: table, path + ".fullText.unindexed")
+            try require(fullText.tokenize.allSatisfy { $0.isLetter || $0.isNumber || " _\"'".contains($0) },
+                        path + ".fullText.tokenize", "the tokenizer may hold only letters, digits, spaces, quotes and \"_\"")
+        }
+    }
+
+    private func checkRule(_ rule: RuleSpec, path: String) throws {
+        if rule.kind == .sql {
+            try require(rule.sql != nil, path + ".sql", "an sql rule needs \"sql\": a query returning the offending rows")
+            try require(rule.message != nil, path + ".message", "an sql rule needs a \"message\"")
+            return
+        }
+        guard let tableName = rule.table else { throw issue(path + ".table", "a \(rule.kind.rawValue) rule needs \"table\"") }
+        guard let table = manifest.table(tableName) else { throw issue(path + ".table", "no table named \"\(tableName)\"") }
+        try columns(rule.columns, of: table, path + ".columns")
+        switch rule.kind {
+        case .bounds:
+            for (key, column) in [("latitude", rule.latitude), ("longitude", rule.longitude)] {
+                guard let column else { throw issue(path + "." + key, "a bounds rule needs \"\(key)\": the column name") }
+                try columns([column], of: table, path + "." + key)
+            }
+            try require(rule.box != nil, path + ".box", "a bounds rule needs \"box\" {minLatitude, maxLatitude, minLongitude, maxLongitude}")
+        case .references:
+            guard let reference = rule.references else { throw issue(path + ".references", "a references rule needs \"references\": \"table.column\"") }
+            try checkReference(reference, path: path + ".references")
+            try require(rule.columns.count == 1, path + ".columns", "a references rule checks exactly one column")
+        case .range: try require(rule.range != nil && !rule.columns.isEmpty, path + ".range", "a range rule needs \"column\" and \"range\" {min, max}")
+        case .enum: try require(rule.allowed != nil && !rule.columns.isEmpty, path + ".enum", "an enum rule needs \"column\" and \"enum\": [values]")
+        case .pattern:
+            guard let pattern = rule.pattern, !rule.columns.isEmpty else { throw issue(path + ".pattern", "a pattern rule needs \"column\" and \"pattern\"") }
+            try compiles(pattern, path + ".pattern")
+        case .unique, .notNull: try require(!rule.columns.isEmpty, path + ".columns", "a \(rule.kind.rawValue) rule needs \"columns\"")
+        case .sql: break
+        }
+    }
+
+    private func checkReference(_ reference: ColumnReference, path: String) throws {
+        guard let target = manifest.table(reference.table) else { throw issue(path, "no table named \"\(reference.table)\"") }
+        try require(target.column(reference.column) != nil, path, "table \"\(reference.table)\" has no column \"\(reference.column)\"")
+    }
+
+    private func columns(_ names: [String], of table: TableSpec, _ path: String) throws {
+        for name in names where table.column(name) == nil {
+            throw issue(path, "table \"\(table.name)\" has no column \"\(name)\"; columns: \(table.columns.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    private func identifier(_ name: String, _ path: String) throws {
+        let valid = name.first.map { $0.isASCII && ($0.isLetter || $0 == "_") } == true
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        try require(valid, path, "\"\(name)\" is not a plain identifier (ASCII letters, digits and \"_\", not starting with a digit)")
+    }
+
+    private func compiles(_ pattern: String, _ path: String) throws {
+        do { _ = try RegexPattern(pattern) } catch let error as RegexCompileError { throw issue(path, error.description) }
+    }
+
+    private func require(_ condition: Bool, _ path: String, _ message: String) throws {
+        if !condition { throw issue(path, message) }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The JSON report of a build: every diagnostic with code, severity, message, file and line; row counts; inputs.
+/// Keys are sorted and nothing depends on time, so equal builds give equal reports.
+public struct BuildReport: Encodable {
+    struct Entry: Encodable {
+        var code: String
+        var severity: Severity
+        var message: String
+        var file: String?
+        var line: Int?
+        var column: Int?
+    }
+
+    var bundle: String
+    var built: Bool
+    var output: String
+    var tables: [TableCount]
+    var summary: [String: Int]
+    var inputs: [String: String]
+    var diagnostics: [Entry]
+
+    /// The report of `outcome`.
+    public init(_ outcome: BuildOutcome) {
+        bundle = outcome.bundle
+        built = outcome.built
+        output = outcome.output.relativePath
+        tables = outcome.tables
+        inputs = outcome.inputs
+        var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
+        for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }
+        self.summary = summary
+        diagnostics = outcome.diagnostics.map {
+            Entry(code: $0.code, severity: $0.severity, message: $0.message,
+                  file: $0.provenance?.file, line: $0.provenance?.line, column: $0.provenance?.column)
+        }
+    }
+
+    /// The report as pretty-printed JSON with sorted keys.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Writes the report to `url`.
+    /// - Throws: `KilnError.io` when it cannot be written.
+    public func write(to url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try json().write(to: url, options: .atomic)
+        } catch {
+            throw KilnError.io("cannot write the report \(url.path): \(error.localizedDescription)")
+        }
+    }
+}

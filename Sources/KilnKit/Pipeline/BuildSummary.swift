@@ -1,0 +1,55 @@
+/// The human summary of a build: rows per table, then findings counted by code with the first examples.
+public struct BuildSummary {
+    /// How many examples to show per code.
+    public var examplesPerCode = 3
+    /// Prepended to each diagnostic's file so that it reads as a path from the current folder (e.g. `raw/patras/`).
+    public var pathPrefix = ""
+
+    public init(pathPrefix: String = "") {
+        self.pathPrefix = pathPrefix
+    }
+
+    /// The summary of `outcome` as lines of text.
+    public func text(_ outcome: BuildOutcome) -> String {
+        var lines: [String] = []
+        if outcome.built {
+            lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
+        } else {
+            lines.append("not built: \(outcome.bundle) has errors; \(outcome.output.relativePath) was left as it was")
+        }
+        let width = outcome.tables.map(\.name.count).max() ?? 0
+        for table in outcome.tables {
+            lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(table.rows) + " rows")
+        }
+        let counts = Severity.allCases.reversed().compactMap { severity -> String? in
+            let count = outcome.diagnostics.filter { $0.severity == severity }.count
+            return severity == .off ? nil : "\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")"
+        }
+        lines.append("diagnostics: " + counts.joined(separator: ", "))
+        var codes: [String] = []
+        for diagnostic in outcome.diagnostics where !codes.contains(diagnostic.code) { codes.append(diagnostic.code) }
+        let ordered = codes.sorted { left, right in
+            let a = severity(of: left, in: outcome), b = severity(of: right, in: outcome)
+            return a != b ? a > b : left < right
+        }
+        for code in ordered {
+            let findings = outcome.diagnostics.filter { $0.code == code }
+            lines.append("  \(code) (\(findings[0].severity.rawValue)) ×\(findings.count)")
+            for finding in findings.prefix(examplesPerCode) { lines.append("    " + format(finding)) }
+            if findings.count > examplesPerCode { lines.append("    … \(findings.count - examplesPerCode) more in the report") }
+        }
+        lines.append("report: \(outcome.reportURL.relativePath)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One finding as `path:line: message`.
+    public func format(_ diagnostic: Diagnostic) -> String {
+        guard var place = diagnostic.provenance else { return diagnostic.message }
+        place.file = pathPrefix + place.file
+        return place.location + ": " + diagnostic.message
+    }
+
+    private func severity(of code: String, in outcome: BuildOutcome) -> Severity {
+        outcome.diagnostics.first { $0.code == code }?.severity ?? .info
+    }
+}

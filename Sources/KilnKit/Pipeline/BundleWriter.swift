@@ -1,0 +1,131 @@
+import Foundation
+
+/// Writes the shipped bundle from the staging area: the declared schema with its constraints, rows in key order,
+/// indexes, FTS5 tables, the `kiln_metadata` table and `PRAGMA user_version`; then VACUUM, fsync and an atomic rename.
+/// Nothing in it depends on time or on hash order, so the same inputs give the same bytes.
+struct BundleWriter {
+    let manifest: Manifest
+    /// Kiln's version, recorded in the metadata.
+    static let kilnVersion = KilnVersion.current
+
+    /// The metadata table's name.
+    static let metadataTable = "kiln_metadata"
+
+    /// Writes the bundle to `destination` through a temporary file in the same folder.
+    /// Returns the row count of each shipped table, in declaration order.
+    /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
+    ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning).
+    func write(from staging: URL, to destination: URL, inputs: [String: String]) throws -> [(table: String, rows: Int)] {
+        let folder = destination.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+        }
+        let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        try? FileManager.default.removeItem(at: temporary)
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let counts: [(String, Int)]
+        do {
+            let database = try Database(path: temporary.path)
+            counts = try fill(database, staging: staging, inputs: inputs)
+            try database.close()
+        } catch let error as SQLiteError {
+            if error.isStorageFailure { throw KilnError.io("cannot write \(destination.path): \(error.message)") }
+            throw KilnError.validation("the bundle cannot be written: \(error.message)")
+        }
+        try FileSync.replace(destination, with: temporary)
+        return counts
+    }
+
+    private func fill(_ database: Database, staging: URL, inputs: [String: String]) throws -> [(String, Int)] {
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA page_size = 4096")
+        try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
+        var counts: [(String, Int)] = []
+        try database.transaction {
+            for table in manifest.tables where table.ship {
+                try database.execute(SchemaSQL.createTable(table))
+                let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                let order = (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) })
+                    .map(quoteIdentifier).joined(separator: ", ")
+                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name)) ORDER BY \(order)")
+                for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
+                if let fullText = table.fullText {
+                    try database.execute(SchemaSQL.createFullText(fullText))
+                    let ftsColumns = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
+                    try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(ftsColumns)) SELECT \(ftsColumns) FROM main.\(quoteIdentifier(table.name)) ORDER BY \(table.orderColumns.map(quoteIdentifier).joined(separator: ", "))")
+                }
+                let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
+                counts.append((table.name, Int(count)))
+            }
+            try writeMetadata(database, counts: counts, inputs: inputs)
+        }
+        try database.execute("DETACH DATABASE staging")
+        try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
+        let broken = try database.rows("PRAGMA foreign_key_check")
+        if let first = broken.first {
+            throw SQLiteError(code: 19, message: "\(broken.count) rows break a foreign key (first in table \(first.values.first?.textValue ?? "?")); a foreign-key rule may have been turned down to a warning", sql: nil)
+        }
+        try database.execute("VACUUM")
+        return counts
+    }
+
+    private func writeMetadata(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
+        try database.execute("CREATE TABLE \(BundleWriter.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        var entries: [(String, String)] = [
+            ("bundle.name", manifest.bundle),
+            ("bundle.schema_version", String(manifest.schemaVersion)),
+            ("kiln.version", BundleWriter.kilnVersion),
+        ]
+        entries += inputs.map { ("input.\($0.key).sha256", $0.value) }
+        entries += counts.map { ("rows.\($0.0)", String($0.1)) }
+        let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
+        for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
+    }
+}
+
+/// The DDL of a declared table: columns with types, NOT NULL and CHECKs, keys and foreign keys; its indexes and FTS5 table.
+enum SchemaSQL {
+    static func createTable(_ table: TableSpec) -> String {
+        var parts: [String] = table.columns.map { column in
+            var text = "\(quoteIdentifier(column.name)) \(column.type.sql)"
+            if column.notNull || table.primaryKey.contains(column.name) { text += " NOT NULL" }
+            if column.unique { text += " UNIQUE" }
+            if let range = column.range {
+                let tests = [range.min.map { "\(quoteIdentifier(column.name)) >= \(sqlNumber($0))" },
+                             range.max.map { "\(quoteIdentifier(column.name)) <= \(sqlNumber($0))" }].compactMap { $0 }
+                if !tests.isEmpty { text += " CHECK (\(tests.joined(separator: " AND ")))" }
+            }
+            if let allowed = column.allowed {
+                text += " CHECK (\(quoteIdentifier(column.name)) IN (\(allowed.map(quoteLiteral).joined(separator: ", "))))"
+            }
+            return text
+        }
+        if !table.primaryKey.isEmpty { parts.append("PRIMARY KEY (\(table.primaryKey.map(quoteIdentifier).joined(separator: ", ")))") }
+        parts += table.unique.map { "UNIQUE (\($0.map(quoteIdentifier).joined(separator: ", ")))" }
+        parts += table.allForeignKeys.map { key in
+            "FOREIGN KEY (\(key.columns.map(quoteIdentifier).joined(separator: ", "))) REFERENCES \(quoteIdentifier(key.table)) (\(key.referencedColumns.map(quoteIdentifier).joined(separator: ", ")))"
+        }
+        return "CREATE TABLE \(quoteIdentifier(table.name)) (\n  \(parts.joined(separator: ",\n  "))\n)"
+    }
+
+    static func indexName(_ index: IndexSpec, of table: TableSpec) -> String {
+        index.name ?? ([table.name] + index.columns + ["idx"]).joined(separator: "_")
+    }
+
+    static func createIndexes(_ table: TableSpec) -> [String] {
+        table.indexes.map { index in
+            "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(indexName(index, of: table))) ON \(quoteIdentifier(table.name)) (\(index.columns.map(quoteIdentifier).joined(separator: ", ")))"
+        }
+    }
+
+    static func createFullText(_ fullText: FullTextSpec) -> String {
+        let columns = fullText.columns.map(quoteIdentifier) + fullText.unindexed.map { "\(quoteIdentifier($0)) UNINDEXED" }
+        return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize)))"
+    }
+}
+
+/// Kiln's version.
+public enum KilnVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The staging database: every declared table, without constraints so that every bad row can be reported, plus the
+/// provenance columns `_file` and `_line`. Records stream into it; rules are SQL over it.
+/// Not `Sendable`: it owns a connection.
+final class StagingArea {
+    let database: Database
+    private let pipeline: Pipeline
+
+    /// Creates the staging tables in a new database at `url`.
+    /// - Throws: `SQLiteError` when the file cannot be created.
+    init(url: URL, pipeline: Pipeline) throws {
+        try? FileManager.default.removeItem(at: url)
+        database = try Database(path: url.path)
+        self.pipeline = pipeline
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536")
+        for table in pipeline.manifest.tables {
+            let columns = table.columns.map { "\(quoteIdentifier($0.name)) \($0.type.sql)" } + ["_file TEXT", "_line INTEGER"]
+            try database.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))")
+        }
+    }
+
+    /// Streams every file of `source` into its table. Returns each file's SHA-256 by relative path.
+    /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
+    func load(_ source: CompiledSource, log: DiagnosticLog) throws -> [String: String] {
+        let table = pipeline.manifest.table(source.spec.into)!
+        let columnNames = source.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
+        let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
+        let insert = try database.prepare(
+            "INSERT INTO \(quoteIdentifier(table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
+        var digests: [String: String] = [:]
+        for input in source.files {
+            try database.transaction {
+                try source.reader.read(input, log: log) { record in
+                    var values: [SQLValue] = []
+                    values.reserveCapacity(columnNames.count)
+                    for mapping in source.mappings {
+                        values.append(shape(record, mapping, table: table, input: input, log: log))
+                    }
+                    values.append(.text(input.relativePath))
+                    values.append(.integer(Int64(record.line)))
+                    try insert.run(values)
+                }
+            }
+            digests[input.relativePath] = try FileDigest.sha256(of: input.url)
+        }
+        return digests
+    }
+
+    /// Fills the tables declared with a `query`, in declaration order.
+    /// - Throws: `KilnError.manifest` pointing at the query when SQLite refuses it.
+    func fillQueryTables() throws {
+        for (index, table) in pipeline.manifest.tables.enumerated() {
+            guard let query = table.query else { continue }
+            let keyPath = "tables[\(index)].query"
+            do {
+                let statement = try database.prepare(query)
+                let allowed = Set(table.columns.map(\.name) + ["_file", "_line"])
+                if let unknown = statement.columnNames.first(where: { !allowed.contains($0) }) {
+                    throw pipeline.issue(keyPath, "the query returns a column \"\(unknown)\" that table \"\(table.name)\" does not declare")
+                }
+                let names = statement.columnNames.map(quoteIdentifier).joined(separator: ", ")
+                try database.execute("INSERT INTO \(quoteIdentifier(table.name)) (\(names)) \(query)")
+            } catch let error as SQLiteError {
+                throw pipeline.issue(keyPath, "SQLite refuses the query: \(error.message)")
+            }
+        }
+    }
+
+    /// Indexes the columns rules look up (keys, unique sets, referenced columns) so that checks stay fast on large inputs.
+    func indexLookupColumns() throws {
+        var sets: [(table: String, columns: [String])] = []
+        for table in pipeline.manifest.tables {
+            if !table.primaryKey.isEmpty { sets.append((table.name, table.primaryKey)) }
+            sets += table.unique.map { (table.name, $0) }
+            sets += table.columns.filter(\.unique).map { (table.name, [$0.name]) }
+            sets += table.allForeignKeys.map { (table.name, $0.columns) } + table.allForeignKeys.map { ($0.table, $0.referencedColumns) }
+        }
+        var seen: Set<String> = []
+        for set in sets {
+            let key = set.table + "(" + set.columns.joined(separator: ",") + ")"
+            guard seen.insert(key).inserted else { continue }
+            try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(seen.count)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
+        }
+    }
+
+    /// The value of one column for one record: the field or constant, normalized, converted to the declared type.
+    /// A value that cannot be shaped is reported and staged as its raw text, so that nothing is lost and no
+    /// second finding (such as not-null) repeats the first.
+    private func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
+        let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
+        var text = raw
+        do {
+            for normalizer in mapping.normalizers { text = try normalizer.apply(text) }
+        } catch {
+            let message = (error as? ValueProblem)?.message ?? "\(error)"
+            log.report("value", .error, "\(table.name).\(mapping.column.name): \(message)", at: input.at(record.line))
+            return raw.map { .text($0) } ?? .null
+        }
+        guard let text else { return .null }
+        switch ValueConversion.convert(text, to: mapping.column.type) {
+        case .success(let value): return value
+        case .failure(let problem):
+            let shown = raw.map { $0 == text ? "" : " (written \"\(excerpt($0))\")" } ?? ""
+            log.report("value", .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
+            return raw.map { .text($0) } ?? .null
+        }
+    }
+}
+
+/// Converts text to a column's declared type; the type is never guessed from the text.
+enum ValueConversion {
+    static func convert(_ text: String, to type: ColumnType) -> Result<SQLValue, ValueProblem> {
+        switch type {
+        case .text: return .success(.text(text))
+        case .blob: return .success(.blob(Array(text.utf8)))
+        case .integer:
+            guard let value = Int64(text.trimmingSpaces) else {
+                return .failure(ValueProblem(message: "expected a whole number, found \"\(excerpt(text))\""))
+            }
+            return .success(.integer(value))
+        case .real:
+            let trimmed = text.trimmingSpaces
+            guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+                  let value = Double(trimmed), value.isFinite else {
+                return .failure(ValueProblem(message: "expected a decimal number, found \"\(excerpt(text))\""))
+            }
+            return .success(.real(value == 0 ? 0 : value))
+        }
+    }
+}
+
+/// SHA-256 of whole files, streamed.
+enum FileDigest {
+    /// The lowercase hexadecimal SHA-256 of the file at `url`.
+    /// - Throws: `KilnError.io` when the file cannot be read.
+    static func sha256(of url: URL) throws -> String {
+        let digest = SHA256Digest()
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                digest.update([UInt8](chunk)[...])
+            }
+        } catch {
+            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        return digest.hexDigest()
+    }
+}

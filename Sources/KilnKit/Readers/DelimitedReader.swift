@@ -1,0 +1,105 @@
+/// Reads separator-delimited text lines (`a; b; c`), as in the Patras app's `;` files.
+///
+/// With `separator: ";"` the Greek question mark U+037E, canonically the same character, separates too.
+/// A trailing separator is allowed. With `tail`, the fields after the fixed ones are a variadic list and each
+/// becomes its own record (`stop; line; line; …;` gives one record per line) with its 0-based position.
+public struct DelimitedReader: ConfigurableReader {
+    public static let format = "delimited"
+
+    /// The options a manifest gives a `delimited` source.
+    public struct Options: Decodable {
+        var separator: String = ";"
+        var fields: [String]
+        var tail: String?
+        var tailPosition: String = "position"
+        var header: Bool = false
+        var encoding: String = "utf-8"
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case separator, fields, tail, tailPosition, header, encoding }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            separator = try c.decodeIfPresent(String.self, forKey: .separator) ?? ";"
+            fields = try c.decode([String].self, forKey: .fields)
+            tail = try c.decodeIfPresent(String.self, forKey: .tail)
+            tailPosition = try c.decodeIfPresent(String.self, forKey: .tailPosition) ?? "position"
+            header = try c.decodeIfPresent(Bool.self, forKey: .header) ?? false
+            encoding = try c.decodeIfPresent(String.self, forKey: .encoding) ?? "utf-8"
+            if separator.isEmpty {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.separator],
+                                                        debugDescription: "the separator must not be empty"))
+            }
+        }
+    }
+
+    public let fieldNames: [String]
+    private let options: Options
+    private let separators: [[UInt8]]
+
+    public init(options: Options) throws {
+        self.options = options
+        fieldNames = options.fields + (options.tail.map { [$0, options.tailPosition] } ?? [])
+        var separators = [Array(options.separator.utf8)]
+        if options.separator == ";" { separators.append(Array("\u{037E}".utf8)) }
+        if options.separator == "\u{037E}" { separators.append(Array(";".utf8)) }
+        self.separators = separators
+    }
+
+    public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        let fixed = options.fields.count
+        var skippedHeader = !options.header
+        try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
+            if text.allSatisfy(\.isWhitespace) { return }
+            if !skippedHeader { skippedHeader = true; return }
+            var fields = split(text)
+            if fields.count > 1, fields.last!.isEmpty { fields.removeLast() }
+            if options.tail == nil ? fields.count != fixed : fields.count < fixed {
+                log.report("parse", .error,
+                           "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
+                               + "found \(fields.count) in \"\(excerpt(text))\"",
+                           at: input.at(number))
+                return
+            }
+            let head: [String?] = fields.prefix(fixed).map { $0 }
+            if options.tail == nil {
+                try emit(Record(values: head, line: number))
+                return
+            }
+            for (position, item) in fields.dropFirst(fixed).enumerated() {
+                try emit(Record(values: head + [item, String(position)], line: number))
+            }
+        }
+    }
+
+    private func describeFields() -> String {
+        (options.fields + (options.tail.map { ["\($0)…"] } ?? [])).joined(separator: options.separator + " ")
+    }
+
+    /// Splits on any of the separators, trimming spaces around each field.
+    private func split(_ text: String) -> [String] {
+        let bytes = Array(text.utf8)
+        var fields: [String] = []
+        var fieldStart = 0
+        var index = 0
+        outer: while index < bytes.count {
+            for separator in separators where bytes[index] == separator[0] {
+                if separator.count == 1 || bytes[index...].starts(with: separator) {
+                    fields.append(trimmedField(bytes[fieldStart..<index]))
+                    index += separator.count
+                    fieldStart = index
+                    continue outer
+                }
+            }
+            index += 1
+        }
+        fields.append(trimmedField(bytes[fieldStart..<bytes.count]))
+        return fields
+    }
+
+    private func trimmedField(_ bytes: ArraySlice<UInt8>) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// One text line of an input file: its 1-based number and its text, or the raw bytes when they could not be decoded.
+public struct TextLine: Sendable {
+    /// 1-based line number.
+    public let number: Int
+    /// The decoded text without its line ending; `nil` when the bytes are not valid in the file's encoding.
+    public let text: String?
+    /// The undecoded bytes, kept for messages about undecodable lines.
+    public let bytes: ArraySlice<UInt8>
+}
+
+/// Streams a file line by line in bounded memory: strips a UTF-8 byte-order mark, accepts LF, CRLF and a
+/// missing final newline, and decodes UTF-8 or a legacy code page.
+/// Not `Sendable`: it owns a file handle.
+public final class LineReader {
+    /// The encoding given by the manifest's `encoding` option, in lowercase; `utf-8` by default.
+    public let encoding: String
+    private let handle: FileHandle
+    private let decoder: LegacyTextDecoder?
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var searched = 0
+    private var atEnd = false
+    private var lineNumber = 0
+    private let chunkSize: Int
+
+    /// Opens `url` for reading.
+    /// - Throws: `KilnError.io` when the file cannot be opened, `EncodingError` for an unknown encoding.
+    public init(url: URL, encoding: String = "utf-8", chunkSize: Int = 1 << 16) throws {
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        self.encoding = encoding.lowercased()
+        self.chunkSize = chunkSize
+        decoder = LineReader.isUTF8(self.encoding) ? nil : try LegacyTextDecoder(encodingName: encoding)
+    }
+
+    deinit { try? handle.close() }
+
+    static func isUTF8(_ name: String) -> Bool { ["utf-8", "utf8"].contains(name.lowercased()) }
+
+    /// The next line, or `nil` at the end of the file.
+    /// - Throws: `KilnError.io` when reading fails.
+    public func next() throws -> TextLine? {
+        while true {
+            if let newline = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
+                let line = makeLine(buffer[start..<newline])
+                start = newline + 1
+                searched = start
+                return line
+            }
+            searched = buffer.count
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = makeLine(buffer[start...])
+                start = buffer.count
+                return line
+            }
+            try refill()
+        }
+    }
+
+    private func refill() throws {
+        buffer.removeSubrange(0..<start)
+        searched -= start
+        start = 0
+        let chunk: Data?
+        do { chunk = try handle.read(upToCount: chunkSize) } catch {
+            throw KilnError.io("cannot read: \(error.localizedDescription)")
+        }
+        guard let chunk, !chunk.isEmpty else {
+            atEnd = true
+            return
+        }
+        buffer.append(contentsOf: chunk)
+    }
+
+    private func makeLine(_ raw: ArraySlice<UInt8>) -> TextLine {
+        lineNumber += 1
+        var bytes = raw
+        if bytes.last == 0x0D { bytes = bytes.dropLast() }
+        if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let text: String?
+        if let decoder {
+            text = try? decoder.decode(bytes)
+        } else {
+            text = String(validating: bytes, as: UTF8.self)
+        }
+        return TextLine(number: lineNumber, text: text, bytes: bytes)
+    }
+}

@@ -1,0 +1,183 @@
+/// Reads blank-line-separated timetable blocks, as in the Patras app's `Timetables_UTF8.txt`:
+///
+///     1.1 Τερψιθέα - Εγλυκάδα          ← line id and name
+///     Σάββατο - Κυριακή                ← day heading: one or several day names
+///     Από  Εώς  Συχνότητα              ← column heading
+///     06:00  08:00  20                 ← from, until, every N minutes
+///
+/// The day names, the separators between them and the column heading come from the manifest. Each data row becomes
+/// a record: `line`, `name`, `days` (day codes in the manifest's order, joined by `,`), `dayMask` (bit *i* set for
+/// the manifest's *i*-th day), `from` and `until` in minutes after midnight, `every`, and `heading` (the heading's text). An `until` before `overnightBefore` that is
+/// not after `from` runs past midnight (1440 is added); any other `until` not after `from` is an error.
+public struct TimetableReader: ConfigurableReader {
+    public static let format = "timetable"
+
+    /// One day category: the heading text that names it and the code stored for it.
+    public struct Day: Decodable, Sendable {
+        var heading: String
+        var code: String
+        /// Other spellings of the heading.
+        var aliases: [String] = []
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case heading, code, aliases }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            heading = try c.decode(String.self, forKey: .heading)
+            code = try c.decode(String.self, forKey: .code)
+            aliases = try c.decodeIfPresent([String].self, forKey: .aliases) ?? []
+        }
+    }
+
+    /// The options a manifest gives a `timetable` source.
+    public struct Options: Decodable {
+        var days: [Day]
+        var daySeparator: String = #"\s*(?:-|,|&|\+|/)\s*"#
+        var columnHeading: String
+        var row: String = #"^\s*(?<from>\d{1,2}:\d{2})\s+(?<until>\d{1,2}:\d{2})\s+(?<every>\d{1,3})\s*$"#
+        var candidate: String = #"\d{1,2}[:.]\d{2}"#
+        var overnightBefore: String = "04:00"
+        var encoding: String = "utf-8"
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case days, daySeparator, columnHeading, row, candidate, overnightBefore, encoding
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            days = try c.decode([Day].self, forKey: .days)
+            daySeparator = try c.decodeIfPresent(String.self, forKey: .daySeparator) ?? daySeparator
+            columnHeading = try c.decode(String.self, forKey: .columnHeading)
+            row = try c.decodeIfPresent(String.self, forKey: .row) ?? row
+            candidate = try c.decodeIfPresent(String.self, forKey: .candidate) ?? candidate
+            overnightBefore = try c.decodeIfPresent(String.self, forKey: .overnightBefore) ?? overnightBefore
+            encoding = try c.decodeIfPresent(String.self, forKey: .encoding) ?? "utf-8"
+        }
+    }
+
+    public let fieldNames = ["line", "name", "days", "dayMask", "from", "until", "every", "heading"]
+    private let options: Options
+    private let daySeparator: RegexPattern
+    private let columnHeading: RegexPattern
+    private let row: RegexPattern
+    private let candidate: RegexPattern
+    private let overnightBefore: Int
+    private let dayCodes: [String: (code: String, order: Int)]
+
+    public init(options: Options) throws {
+        self.options = options
+        daySeparator = try RegexPattern(options.daySeparator)
+        columnHeading = try RegexPattern(options.columnHeading, options: .caseInsensitive)
+        row = try RegexPattern(options.row)
+        candidate = try RegexPattern(options.candidate)
+        for group in ["from", "until", "every"] where !row.groupNames.contains(group) {
+            throw KilnError.usage("the timetable row pattern needs a named group (?<\(group)>…)")
+        }
+        guard case .success(let limit) = ClockTime.minutes(options.overnightBefore) else {
+            throw KilnError.usage("overnightBefore must be a time like 04:00, not \"\(options.overnightBefore)\"")
+        }
+        overnightBefore = limit
+        var codes: [String: (String, Int)] = [:]
+        for (order, day) in options.days.enumerated() {
+            for name in [day.heading] + day.aliases { codes[TextFolding.fold(name)] = (day.code, order) }
+        }
+        dayCodes = codes
+    }
+
+    private enum State {
+        case betweenBlocks
+        case inBlock(line: String, name: String, days: DaySet?, heading: String?)
+    }
+
+    public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        var state = State.betweenBlocks
+        try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
+            let trimmed = text.trimmingSpaces
+            if trimmed.isEmpty {
+                state = .betweenBlocks
+                return
+            }
+            guard case .inBlock(let line, let name, let days, let heading) = state else {
+                let parts = trimmed.splitOnFirstSpace()
+                state = .inBlock(line: parts.head, name: parts.rest, days: nil, heading: nil)
+                return
+            }
+            if let match = try row.firstMatch(in: text) {
+                guard let days else {
+                    if heading == nil {
+                        log.report("timetable.no-heading", .error,
+                                   "row of line \(line) before any day heading; expected a heading such as \"\(options.days.first?.heading ?? "")\"",
+                                   at: input.at(number))
+                    }
+                    return
+                }
+                if let record = makeRecord(match, line: line, name: name, days: days, heading: heading ?? "",
+                                           number: number, input: input, log: log) {
+                    try emit(record)
+                }
+                return
+            }
+            if try columnHeading.matches(trimmed) { return }
+            if try candidate.matches(trimmed) {
+                log.report("timetable.row", .error,
+                           "line \(line): cannot read the row \"\(excerpt(trimmed))\"; expected FROM UNTIL EVERY, e.g. \"06:00  08:00  20\"",
+                           at: input.at(number))
+                return
+            }
+            let parsed = try parseHeading(trimmed)
+            if parsed == nil {
+                log.report("timetable.unknown-day", .error,
+                           "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
+                               + options.days.map(\.heading).joined(separator: ", ") + " (the rows under it are skipped)",
+                           at: input.at(number))
+            }
+            state = .inBlock(line: line, name: name, days: parsed, heading: trimmed)
+        }
+    }
+
+    /// The days a heading names: codes in the manifest's order joined by `,`, and their bit mask.
+    struct DaySet {
+        var codes: String
+        var mask: Int
+    }
+
+    /// The days a heading names; `nil` when a name is unknown.
+    private func parseHeading(_ text: String) throws -> DaySet? {
+        var found: [(code: String, order: Int)] = []
+        for part in try daySeparator.split(text) {
+            let key = TextFolding.fold(part)
+            if key.isEmpty { continue }
+            guard let day = dayCodes[key] else { return nil }
+            if !found.contains(where: { $0.code == day.code }) { found.append(day) }
+        }
+        guard !found.isEmpty else { return nil }
+        let ordered = found.sorted { $0.order < $1.order }
+        return DaySet(codes: ordered.map(\.code).joined(separator: ","), mask: ordered.reduce(0) { $0 | 1 << $1.order })
+    }
+
+    private func makeRecord(_ match: RegexMatch, line: String, name: String, days: DaySet, heading: String,
+                            number: Int, input: InputFile, log: DiagnosticLog) -> Record? {
+        let fromText = match["from"] ?? "", untilText = match["until"] ?? ""
+        var times: [Int] = []
+        for text in [fromText, untilText] {
+            switch ClockTime.minutes(text) {
+            case .success(let minutes): times.append(minutes)
+            case .failure(let problem):
+                log.report("timetable.time", .error, "line \(line): \(problem.message)", at: input.at(number))
+                return nil
+            }
+        }
+        var (from, until) = (times[0], times[1])
+        if until <= from {
+            guard until < overnightBefore else {
+                log.report("timetable.time-order", .error,
+                           "line \(line): the row ends at \(untilText), not after it starts at \(fromText); only an end before \(options.overnightBefore) may run past midnight",
+                           at: input.at(number))
+                return nil
+            }
+            until += 24 * 60
+        }
+        return Record(values: [line, name, days.codes, String(days.mask), String(from), String(until), match["every"], heading],
+                      line: number)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import KilnKit
+
+/// `kiln build`: reads, checks and writes a bundle.
+struct BuildCommand: KilnCommand {
+    static let name = "build"
+    static let abstract = "Builds the bundle a pipeline declares, if its inputs pass every rule."
+    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet]"
+    static let details = """
+        Reads every source of the pipeline (a folder holding kiln.json5, or a manifest file), stages the records in
+        SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
+        identical inputs. A failed build leaves the previous bundle untouched.
+
+        OPTIONS:
+          --out FILE        The bundle to write (default: build/<bundle>.sqlite).
+          --report FILE     The JSON report (default: beside the bundle, <bundle>.report.json).
+          --format FORMAT   text (default): summary on stderr; json: the report on stdout.
+          --quiet           Prints nothing but errors.
+
+        Exit codes: 0 built, 1 validation errors, 64 usage or manifest error, 74 I/O error.
+
+        """
+    static let flags: Set<String> = ["--quiet"]
+    static let options: Set<String> = ["--out", "--report", "--format"]
+
+    let pipelinePath: String
+    let options: BuildOptions
+    let format: String
+    let quiet: Bool
+
+    init(_ arguments: inout ParsedArguments) throws {
+        pipelinePath = try arguments.positional("the pipeline folder or manifest")
+        try arguments.requireNoMore()
+        options = BuildOptions(output: arguments.values["--out"].map { URL(fileURLWithPath: $0) },
+                               report: arguments.values["--report"].map { URL(fileURLWithPath: $0) })
+        format = try arguments.format(allowed: ["text", "json"])
+        quiet = arguments.flags.contains("--quiet")
+    }
+
+    func run() throws -> Int32 {
+        let pipeline = try ManifestLoader.load(pipelinePath)
+        let outcome = try Builder.build(pipeline, options: options)
+        if format == "json" {
+            FileHandle.standardOutput.write(try BuildReport(outcome).json())
+            print()
+        } else if !quiet {
+            printToStandardError(BuildSummary(pathPrefix: pipelinePrefix(pipeline)).text(outcome))
+        } else if !outcome.built {
+            let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
+            for diagnostic in outcome.diagnostics where diagnostic.severity == .error {
+                printToStandardError(summary.format(diagnostic) + "\n")
+            }
+        }
+        return outcome.built ? 0 : 1
+    }
+
+    /// The pipeline folder as the user wrote it, so that printed paths open from the current folder.
+    private func pipelinePrefix(_ pipeline: Pipeline) -> String {
+        let folder = pipeline.manifest.directory.path
+        let current = FileManager.default.currentDirectoryPath + "/"
+        let relative = folder.hasPrefix(current) ? String(folder.dropFirst(current.count)) : folder
+        return relative.isEmpty ? "" : relative + "/"
+    }
+}

@@ -1,0 +1,4 @@
+import Foundation
+import KilnKit
+
+exit(CommandLineTool(arguments: Array(CommandLine.arguments.dropFirst())).run())

@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// Gives each test its own temporary folder, and paths into the repository's sample data and fixtures.
+class KilnTestCase: XCTestCase {
+    /// A fresh folder for this test, removed afterwards.
+    private(set) var temporaryDirectory: URL!
+
+    /// The repository's top folder.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    override func setUpWithError() throws {
+        temporaryDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiln-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: temporaryDirectory)
+    }
+
+    /// Writes `text` (UTF-8) to `name` inside the temporary folder and returns its URL.
+    @discardableResult
+    func write(_ text: String, to name: String) throws -> URL {
+        try write(Data(text.utf8), to: name)
+    }
+
+    /// Writes raw bytes to `name` inside the temporary folder and returns its URL.
+    @discardableResult
+    func write(_ data: Data, to name: String) throws -> URL {
+        let url = temporaryDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url)
+        return url
+    }
+
+    /// Copies a folder of the repository (e.g. `raw/patras`) into the temporary folder under `name`.
+    func copyRepositoryFolder(_ path: String, as name: String) throws -> URL {
+        let destination = temporaryDirectory.appendingPathComponent(name)
+        try FileManager.default.copyItem(at: KilnTestCase.repositoryRoot.appendingPathComponent(path), to: destination)
+        return destination
+    }
+
+    /// Runs `reader` over the file `name` holding `text`; returns the records and the log.
+    func read(_ reader: RecordReader, _ text: String, name: String = "input.txt") throws -> (records: [Record], log: DiagnosticLog) {
+        let url = try write(text, to: name)
+        return try read(reader, url: url)
+    }
+
+    /// Runs `reader` over the file at `url`; returns the records and the log.
+    func read(_ reader: RecordReader, url: URL) throws -> (records: [Record], log: DiagnosticLog) {
+        let log = DiagnosticLog()
+        var records: [Record] = []
+        try reader.read(InputFile(url: url, relativePath: url.lastPathComponent), log: log) { records.append($0) }
+        return (records, log)
+    }
+}
