@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+import KilnKit
+
+/// Runs the built `kiln` binary in a temporary working folder and captures its output and exit code.
+class CLITestCase: XCTestCase {
+    /// A fresh working folder for this test, removed afterwards.
+    private(set) var workingDirectory: URL!
+
+    /// The repository's top folder.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// What one run of `kiln` did.
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    override func setUpWithError() throws {
+        workingDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiln-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: workingDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: workingDirectory)
+    }
+
+    /// The `kiln` executable built beside the test bundle.
+    static var executable: URL {
+        let candidates = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+            + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for folder in candidates {
+            let url = folder.appendingPathComponent("kiln")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug/kiln")
+    }
+
+    /// Runs `kiln arguments…` in the working folder.
+    @discardableResult
+    func kiln(_ arguments: String...) throws -> Run {
+        let process = Process()
+        process.executableURL = CLITestCase.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Copies a repository folder (e.g. `raw/patras`) into the working folder at `name`.
+    @discardableResult
+    func copy(_ path: String, to name: String) throws -> URL {
+        let destination = workingDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLITestCase.repositoryRoot.appendingPathComponent(path), to: destination)
+        return destination
+    }
+
+    /// A pipeline folder `name` holding the broken Patras fixture and the real Patras manifest.
+    func brokenPipeline(_ name: String = "broken") throws -> URL {
+        let folder = try copy("Tests/Fixtures/patras-broken", to: name)
+        try FileManager.default.copyItem(at: CLITestCase.repositoryRoot.appendingPathComponent("raw/patras/kiln.json5"),
+                                         to: folder.appendingPathComponent("kiln.json5"))
+        return folder
+    }
+
+    /// The file at `path` under the working folder.
+    func file(_ path: String) -> URL { workingDirectory.appendingPathComponent(path) }
+
+    /// The SHA-256 of a file, as hexadecimal.
+    func sha256(_ path: String) throws -> String {
+        let digest = SHA256Digest()
+        digest.update([UInt8](try Data(contentsOf: file(path)))[...])
+        return digest.hexDigest()
+    }
+}
