@@ -17,6 +17,7 @@ public final class LegacyTextDecoder {
     /// Finds the converter for `encodingName`.
     /// - Throws: `EncodingError` when libxml2 knows no such encoding.
     public init(encodingName: String) throws {
+        _ = LibXML2.setUp
         guard let handler = xmlFindCharEncodingHandler(encodingName) else {
             throw EncodingError(message: "unknown encoding \"\(encodingName)\"")
         }
@@ -25,6 +26,14 @@ public final class LegacyTextDecoder {
     }
 
     deinit { xmlCharEncCloseFunc(handler) }
+
+    /// Checks that libxml2 can convert from `encodingName` (UTF-8 always can).
+    /// - Throws: `EncodingError` naming the unknown encoding.
+    public static func check(_ encodingName: String) throws {
+        let lowered = encodingName.lowercased()
+        if lowered == "utf-8" || lowered == "utf8" { return }
+        _ = try LegacyTextDecoder(encodingName: encodingName)
+    }
 
     /// Decodes one line's bytes (an ASCII-compatible single-byte encoding may be converted line by line).
     /// - Throws: `EncodingError` when the bytes are not valid in the encoding.

@@ -155,6 +155,7 @@ public final class RegexPattern {
                 let start = vector[0], end = vector[1]
                 if end == start {
                     offset = end + 1
+                    while offset < buffer.count, buffer[offset] & 0xC0 == 0x80 { offset += 1 }
                     continue
                 }
                 pieces.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[pieceStart..<start]), as: UTF8.self))

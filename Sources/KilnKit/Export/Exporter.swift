@@ -12,28 +12,10 @@ public struct Exporter {
     /// The formats files can be written in.
     static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self]
 
-    /// The bundle name recorded in a bundle's metadata.
-    /// - Throws: `KilnError.validation` when the file is not a Kiln bundle.
+    /// The bundle name recorded in a bundle's metadata (see `BundleFile.name(of:)`).
+    /// - Throws: `KilnError.validation` when the file is not a Kiln bundle, `KilnError.io` when it cannot be read.
     public static func bundleName(of bundle: URL) throws -> String {
-        let database = try openBundle(bundle)
-        let rows = try? database.rows("SELECT value FROM \(BundleWriter.metadataTable) WHERE key = 'bundle.name'")
-        guard let name = rows?.first?.values.first?.textValue else {
-            throw KilnError.validation("\(bundle.path) is not a Kiln bundle: it has no \(BundleWriter.metadataTable) table naming its bundle")
-        }
-        return name
-    }
-
-    /// Opens a bundle read-only.
-    /// - Throws: `KilnError.io` when it does not exist, `KilnError.validation` when it is not an SQLite database.
-    static func openBundle(_ bundle: URL) throws -> Database {
-        guard FileManager.default.isReadableFile(atPath: bundle.path) else { throw KilnError.io("cannot read \(bundle.path)") }
-        do {
-            let database = try Database(path: bundle.path, mode: .readOnly)
-            _ = try database.rows("SELECT count(*) FROM sqlite_schema")
-            return database
-        } catch let error as SQLiteError {
-            throw KilnError.validation("\(bundle.path) is not an SQLite database (\(error.message))")
-        }
+        try BundleFile.name(of: bundle)
     }
 
     /// Runs export `name` against `bundle`, writing its files into `folder`. Returns the files written.
@@ -44,7 +26,7 @@ public struct Exporter {
             let known = manifest.exports.map(\.name)
             throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
         }
-        let database = try Exporter.openBundle(bundle)
+        let database = try BundleFile.open(bundle)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

@@ -3,10 +3,15 @@
 struct JSON5Locator {
     /// 1-based line by key path (`tables[0].columns[2].type`); the root is the empty path.
     private(set) var lines: [String: Int] = [:]
+    /// The first structural syntax error found (Foundation's JSON5 errors carry no position), if any.
+    private(set) var syntaxError: (line: Int, message: String)?
 
     init(text: String) {
         var scanner = Scanner(bytes: Array(text.utf8))
         scanner.value(path: "", into: &lines)
+        scanner.skipTrivia()
+        if scanner.error == nil, scanner.index < scanner.bytes.count { scanner.fail("unexpected text after the end of the manifest") }
+        syntaxError = scanner.error
     }
 
     /// The line of `path`, or of its nearest located ancestor.
@@ -27,19 +32,35 @@ struct JSON5Locator {
         let bytes: [UInt8]
         var index = 0
         var line = 1
+        var error: (line: Int, message: String)?
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
+        /// Records the first error and stops the scan.
+        mutating func fail(_ message: String) {
+            if error == nil { error = (line, message) }
+            index = bytes.count
+        }
+
+        /// After a member or element: a comma, or the closing bracket.
+        mutating func expectSeparator(closing: UInt8) {
+            skipTrivia()
+            guard index < bytes.count else { return fail("unexpected end of the manifest; expected \",\" or \"\(Character(UnicodeScalar(closing)))\"") }
+            if bytes[index] != UInt8(ascii: ",") && bytes[index] != closing {
+                fail("expected \",\" or \"\(Character(UnicodeScalar(closing)))\", found \"\(Character(UnicodeScalar(bytes[index])))\"")
+            }
+        }
+
         mutating func value(path: String, into lines: inout [String: Int]) {
             skipTrivia()
-            guard index < bytes.count else { return }
+            guard index < bytes.count else { return fail("unexpected end of the manifest; expected a value") }
             if lines[path] == nil { lines[path] = line }
             switch bytes[index] {
             case UInt8(ascii: "{"):
                 index += 1
                 while true {
                     skipTrivia()
-                    guard index < bytes.count else { return }
+                    guard index < bytes.count else { return fail("unexpected end of the manifest; an object is not closed") }
                     if bytes[index] == UInt8(ascii: "}") { index += 1; return }
                     if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
                     let keyLine = line
@@ -47,19 +68,22 @@ struct JSON5Locator {
                     let child = path.isEmpty ? key : path + "." + key
                     lines[child] = keyLine
                     skipTrivia()
-                    if index < bytes.count, bytes[index] == UInt8(ascii: ":") { index += 1 }
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return fail("expected \":\" after the key \"\(key)\"") }
+                    index += 1
                     value(path: child, into: &lines)
+                    expectSeparator(closing: UInt8(ascii: "}"))
                 }
             case UInt8(ascii: "["):
                 index += 1
                 var element = 0
                 while true {
                     skipTrivia()
-                    guard index < bytes.count else { return }
+                    guard index < bytes.count else { return fail("unexpected end of the manifest; an array is not closed") }
                     if bytes[index] == UInt8(ascii: "]") { index += 1; return }
                     if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
                     value(path: "\(path)[\(element)]", into: &lines)
                     element += 1
+                    expectSeparator(closing: UInt8(ascii: "]"))
                 }
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
                 _ = readString()
@@ -82,11 +106,14 @@ struct JSON5Locator {
             while index < bytes.count, bytes[index] != quote {
                 if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count {
                     index += 1
-                    if bytes[index] == 0x0A { line += 1 }
                 }
                 if bytes[index] == 0x0A { line += 1 }
                 text.append(bytes[index])
                 index += 1
+            }
+            guard index < bytes.count else {
+                fail("a string is not closed")
+                return String(decoding: text, as: UTF8.self)
             }
             index += 1
             return String(decoding: text, as: UTF8.self)

@@ -11,9 +11,11 @@ struct ManifestDocument: Decodable {
     var rules: [RuleSpec]
     var severity: [String: Severity]
     var exports: [ExportSpec]
+    var thresholds: Thresholds
+    var baseline: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, tables, sources, rules, severity, exports
+        case bundle, schemaVersion, description, tables, sources, rules, severity, exports, thresholds, baseline
     }
 
     init(from decoder: Decoder) throws {
@@ -25,6 +27,52 @@ struct ManifestDocument: Decodable {
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
         severity = try c.decodeIfPresent([String: Severity].self, forKey: .severity) ?? [:]
         exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
+        thresholds = try c.decodeIfPresent(Thresholds.self, forKey: .thresholds) ?? Thresholds()
+        baseline = try c.decodeIfPresent(String.self, forKey: .baseline)
+        let shipped = tables.filter(\.ship).map(\.name)
+        for name in thresholds.tables.keys.sorted() where !shipped.contains(name) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [CodingKeys.thresholds, AnyKey(stringValue: "tables"), AnyKey(stringValue: name)],
+                debugDescription: "no shipped table named \"\(name)\"; shipped tables: \(shipped.joined(separator: ", "))"))
+        }
+    }
+}
+
+extension Thresholds: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged, tables }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        defaults = Limits(maxRemoved: try c.decodeIfPresent(RowLimit.self, forKey: .maxRemoved),
+                          maxChanged: try c.decodeIfPresent(RowLimit.self, forKey: .maxChanged))
+        tables = try c.decodeIfPresent([String: Limits].self, forKey: .tables) ?? [:]
+    }
+}
+
+extension Thresholds.Limits: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        maxRemoved = try c.decodeIfPresent(RowLimit.self, forKey: .maxRemoved)
+        maxChanged = try c.decodeIfPresent(RowLimit.self, forKey: .maxChanged)
+    }
+}
+
+extension RowLimit: Decodable {
+    /// A string such as `"10%"` or `"25"`, or a whole number of rows.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let count = try? container.decode(Int.self), let limit = RowLimit("\(count)") {
+            self = limit
+            return
+        }
+        let text = (try? container.decode(String.self)) ?? (try? container.decode(Double.self)).map { "\($0)" } ?? ""
+        guard let limit = RowLimit(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "expected a share of rows such as \"10%\" (0 to 100) or a number of rows such as 25, found \"\(text)\""))
+        }
+        self = limit
     }
 }
 

@@ -13,6 +13,11 @@ public struct Manifest: Sendable {
     /// Severity overrides by diagnostic code.
     public var severity: [String: Severity]
     public var exports: [ExportSpec]
+    /// Limits on rows removed or changed since the previous bundle, for `kiln diff` and the build's baseline guard.
+    public var thresholds = Thresholds()
+    /// The bundle a build compares its new bundle with before replacing it, as written (relative to the pipeline
+    /// folder); `nil` when the manifest names none.
+    public var baseline: String?
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.
@@ -20,6 +25,11 @@ public struct Manifest: Sendable {
 
     /// The table named `name`.
     public func table(_ name: String) -> TableSpec? { tables.first { $0.name == name } }
+
+    /// The baseline the manifest names, resolved against the pipeline folder.
+    public var baselineURL: URL? {
+        baseline.map { URL(fileURLWithPath: $0, relativeTo: directory).standardizedFileURL }
+    }
 }
 
 /// The SQL type a column is declared with; values are converted to it, never guessed.

@@ -73,7 +73,7 @@ public enum ManifestLoader {
         }
         let manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
                                 sources: document.sources, rules: document.rules, severity: document.severity,
-                                exports: document.exports, file: file)
+                                exports: document.exports, thresholds: document.thresholds, baseline: document.baseline, file: file)
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
@@ -155,7 +155,10 @@ public enum ManifestLoader {
         }
         let keyPath = keyPathString(context.codingPath)
         var line = locator.line(of: keyPath)
-        if context.codingPath.isEmpty, let found = message.firstMatchingLineNumber { line = found }
+        if context.codingPath.isEmpty, let syntax = locator.syntaxError {
+            line = syntax.line
+            message = "not valid JSON5: " + syntax.message
+        }
         return .manifest(ManifestIssue(file: file, line: line, keyPath: keyPath, message: message))
     }
 
@@ -171,13 +174,5 @@ public enum ManifestLoader {
             if name.hasPrefix("Dictionary") { return "an object" }
             return name.hasSuffix("Spec") || name.hasSuffix("Document") || name.hasSuffix("Mapping") ? "an object" : name
         }
-    }
-}
-
-private extension String {
-    /// The number after "line " in a parser message, when there is one.
-    var firstMatchingLineNumber: Int? {
-        guard let range = range(of: "line ") else { return nil }
-        return Int(self[range.upperBound...].prefix { $0.isNumber })
     }
 }

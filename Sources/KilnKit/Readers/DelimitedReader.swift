@@ -37,6 +37,7 @@ public struct DelimitedReader: ConfigurableReader {
     private let separators: [[UInt8]]
 
     public init(options: Options) throws {
+        try LegacyTextDecoder.check(options.encoding)
         self.options = options
         fieldNames = options.fields + (options.tail.map { [$0, options.tailPosition] } ?? [])
         var separators = [Array(options.separator.utf8)]

@@ -57,7 +57,8 @@ public protocol ConfigurableReader: RecordReader {
 public enum ReaderRegistry {
     /// Every built-in reader type.
     public static let readerTypes: [any ConfigurableReader.Type] = [
-        DelimitedReader.self, RoutesReader.self, TimetableReader.self,
+        DelimitedReader.self, RoutesReader.self, TimetableReader.self, XMLRecordReader.self, HTMLReader.self,
+        TextExtractReader.self, KMLReader.self,
     ]
 
     /// The format names, for messages.

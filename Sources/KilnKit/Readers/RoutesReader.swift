@@ -30,6 +30,7 @@ public struct RoutesReader: ConfigurableReader {
     private let options: Options
 
     public init(options: Options) throws {
+        try LegacyTextDecoder.check(options.encoding)
         self.options = options
     }
 

@@ -65,6 +65,7 @@ public struct TimetableReader: ConfigurableReader {
     private let dayCodes: [String: (code: String, order: Int)]
 
     public init(options: Options) throws {
+        try LegacyTextDecoder.check(options.encoding)
         self.options = options
         daySeparator = try RegexPattern(options.daySeparator)
         columnHeading = try RegexPattern(options.columnHeading, options: .caseInsensitive)

@@ -1,0 +1,370 @@
+import CLibXML2
+import Foundation
+
+/// Process-wide libxml2 set-up: silence its stderr printing and refuse every external entity.
+enum LibXML2 {
+    /// Call before any parse; runs once.
+    static let setUp: Void = {
+        xmlInitParser()
+        kiln_xml_silence()
+        kiln_xml_refuse_external_entities()
+    }()
+
+    /// Parser options for XML: no network, CDATA as text; never NOENT (entity substitution), DTDLOAD or HUGE,
+    /// so entities are not expanded, external DTDs are not read and libxml2's depth limit (256) holds.
+    static let xmlOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue)
+
+    /// Parser options for HTML: recover from real pages, no network, no printed errors.
+    static let htmlOptions = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
+                                   | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue)
+
+    /// Takes ownership of a libxml2 string, frees it, and returns it as a Swift string.
+    static func take(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String? {
+        guard let pointer else { return nil }
+        defer { kiln_xml_free(pointer) }
+        return String(cString: pointer)
+    }
+
+    static func string(_ pointer: UnsafePointer<xmlChar>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// libxml2's last error message, trimmed.
+    static func lastErrorMessage() -> String {
+        guard let error = xmlGetLastError(), let message = error.pointee.message else { return "unknown error" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A problem libxml2 reported, or a construct Kiln refused, with its place in the file.
+public struct XMLIssue: Sendable, Equatable {
+    /// What kind of problem.
+    public enum Kind: Sendable, Equatable {
+        /// libxml2 could not parse the document; reading stops here.
+        case malformed
+        /// A warning libxml2 gave while going on.
+        case warning
+        /// The document declares entities (a billion-laughs bomb or an external entity); reading stops.
+        case entityDeclarations
+        /// The document names an external DTD, which is never loaded.
+        case externalDTD
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let line: Int?
+    public let column: Int?
+}
+
+/// A compiled XPath 1.0 expression. Not `Sendable`: it wraps a libxml2 structure.
+public final class XPathExpression {
+    /// The expression as written.
+    public let source: String
+    fileprivate let compiled: OpaquePointer
+
+    /// Compiles `source`.
+    /// - Throws: `XPathError` with libxml2's message.
+    public init(_ source: String) throws {
+        _ = LibXML2.setUp
+        xmlResetLastError()
+        guard let compiled = xmlXPathCompile(source) else {
+            throw XPathError(expression: source, message: LibXML2.lastErrorMessage())
+        }
+        self.source = source
+        self.compiled = compiled
+    }
+
+    deinit { xmlXPathFreeCompExpr(compiled) }
+}
+
+/// An XPath expression that does not compile or cannot be evaluated.
+public struct XPathError: Error, CustomStringConvertible, Sendable {
+    public let expression: String
+    public let message: String
+    public var description: String { "invalid XPath \"\(expression)\": \(message)" }
+}
+
+/// Evaluates XPath expressions against one document, with namespace prefixes registered.
+/// Not `Sendable`: it owns a libxml2 context.
+final class XPathEvaluator {
+    private let context: UnsafeMutablePointer<xmlXPathContext>
+
+    init?(document: UnsafeMutablePointer<xmlDoc>, namespaces: [String: String]) {
+        guard let context = xmlXPathNewContext(document) else { return nil }
+        for (prefix, uri) in namespaces.sorted(by: { $0.key < $1.key }) { xmlXPathRegisterNs(context, prefix, uri) }
+        self.context = context
+    }
+
+    deinit { xmlXPathFreeContext(context) }
+
+    /// The string value of `expression` evaluated at `node`; `nil` when it selects no node.
+    func string(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> String? {
+        guard let result = evaluate(expression, at: node) else { return nil }
+        defer { xmlXPathFreeObject(result) }
+        if result.pointee.type == XPATH_NODESET, (result.pointee.nodesetval?.pointee.nodeNr ?? 0) == 0 { return nil }
+        return LibXML2.take(xmlXPathCastToString(result))
+    }
+
+    /// The nodes `expression` selects at `node`, in document order.
+    func nodes(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> [UnsafeMutablePointer<xmlNode>] {
+        guard let result = evaluate(expression, at: node) else { return [] }
+        defer { xmlXPathFreeObject(result) }
+        guard result.pointee.type == XPATH_NODESET, let set = result.pointee.nodesetval, let table = set.pointee.nodeTab else { return [] }
+        return (0..<Int(set.pointee.nodeNr)).compactMap { table[$0] }
+    }
+
+    private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {
+        context.pointee.node = node
+        return xmlXPathCompiledEval(expression.compiled, context)
+    }
+}
+
+/// Streams an XML file with libxml2's reader: records are found element by element and each is expanded on its
+/// own, so memory stays bounded whatever the file's size. Safe by default: no network, no entity expansion, no
+/// external DTD, libxml2's depth limit. Not `Sendable`: it owns a reader.
+public final class XMLStreamReader {
+    private let reader: OpaquePointer
+    private let namespaces: [String: String]
+    private var evaluator: XPathEvaluator?
+    private let issueBox = IssueBox()
+    private var stopped = false
+    private var skipPending = false
+    private var pendingEnd: Event?
+
+    /// The problems found so far, in order.
+    public var issues: [XMLIssue] { issueBox.issues }
+
+    /// Opens `path`; `encoding` overrides the document's declaration when given.
+    /// - Throws: `KilnError.io` when the file cannot be opened.
+    public init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
+        _ = LibXML2.setUp
+        guard let reader = xmlReaderForFile(path, encoding, LibXML2.xmlOptions) else {
+            throw KilnError.io("cannot read \(path)")
+        }
+        self.reader = reader
+        self.namespaces = namespaces
+        xmlTextReaderSetStructuredErrorHandler(reader, { context, error in
+            guard let context, let error else { return }
+            Unmanaged<IssueBox>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
+        }, Unmanaged.passUnretained(issueBox).toOpaque())
+    }
+
+    deinit { xmlFreeTextReader(reader) }
+
+    /// One step of the stream: an element starting or ending.
+    public enum Event: Equatable, Sendable {
+        case start(localName: String, namespace: String?, depth: Int)
+        case end(localName: String, namespace: String?, depth: Int)
+    }
+
+    /// The next element start or end, or `nil` at the end of the document or when reading stopped on an error.
+    /// After `expand()`, the expanded element's subtree is skipped.
+    public func next() -> Event? {
+        if let end = pendingEnd {
+            pendingEnd = nil
+            return end
+        }
+        while !stopped {
+            let result = skipPending ? xmlTextReaderNext(reader) : xmlTextReaderRead(reader)
+            skipPending = false
+            guard result == 1 else {
+                stopped = true
+                return nil
+            }
+            let type = xmlTextReaderNodeType(reader)
+            let name = LibXML2.string(xmlTextReaderConstLocalName(reader)) ?? ""
+            let namespace = LibXML2.string(xmlTextReaderConstNamespaceUri(reader))
+            let depth = Int(xmlTextReaderDepth(reader))
+            switch type {
+            case Int32(XML_READER_TYPE_DOCUMENT_TYPE.rawValue):
+                checkDocumentType()
+            case Int32(XML_READER_TYPE_ELEMENT.rawValue):
+                if xmlTextReaderIsEmptyElement(reader) == 1 { pendingEnd = .end(localName: name, namespace: namespace, depth: depth) }
+                return .start(localName: name, namespace: namespace, depth: depth)
+            case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
+                return .end(localName: name, namespace: namespace, depth: depth)
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The next start of an element named `localName` (in `namespace`, or in any namespace when `nil`), expanded.
+    public func nextElement(localName: String, namespace: String?) -> XMLElementCursor? {
+        while let event = next() {
+            if case .start(localName, let found, _) = event, namespace == nil || found == namespace { return expand() }
+        }
+        return nil
+    }
+
+    /// The element that just started, expanded so that XPath can be evaluated on its subtree.
+    /// Its subtree and its end are then skipped: the next event is what follows the element.
+    public func expand() -> XMLElementCursor? {
+        guard let node = xmlTextReaderExpand(reader), let evaluator = makeEvaluator() else {
+            stopped = true
+            return nil
+        }
+        skipPending = true
+        pendingEnd = nil
+        return XMLElementCursor(node: node, evaluator: evaluator)
+    }
+
+    /// The text content of the element that just started (its subtree is then skipped).
+    public func text() -> String {
+        guard let cursor = expand() else { return "" }
+        return cursor.text
+    }
+
+    private func makeEvaluator() -> XPathEvaluator? {
+        if let evaluator { return evaluator }
+        guard let document = xmlTextReaderCurrentDoc(reader) else { return nil }
+        evaluator = XPathEvaluator(document: document, namespaces: namespaces)
+        return evaluator
+    }
+
+    /// Refuses entity declarations (they are how billion-laughs bombs and external entities work) and notes an
+    /// external DTD, which libxml2 does not load with these options.
+    private func checkDocumentType() {
+        let line = Int(xmlTextReaderGetParserLineNumber(reader))
+        guard let document = xmlTextReaderCurrentDoc(reader) else { return }
+        if let subset = document.pointee.intSubset, subset.pointee.entities != nil || subset.pointee.pentities != nil {
+            issueBox.issues.append(XMLIssue(kind: .entityDeclarations,
+                                            message: "the document declares entities; Kiln does not expand entities (they can read local files or explode in size)",
+                                            line: line, column: nil))
+            stopped = true
+            return
+        }
+        let subset = document.pointee.intSubset
+        if let system = LibXML2.string(subset?.pointee.SystemID), !system.isEmpty {
+            issueBox.issues.append(XMLIssue(kind: .externalDTD, message: "external DTD \"\(system)\" is not loaded",
+                                            line: line, column: nil))
+        }
+    }
+
+    /// Collects libxml2's structured errors; a class so that the C callback can reach it through a pointer.
+    private final class IssueBox {
+        var issues: [XMLIssue] = []
+
+        func record(_ error: xmlError) {
+            let message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)"
+            let kind: XMLIssue.Kind = error.level == XML_ERR_WARNING ? .warning : .malformed
+            issues.append(XMLIssue(kind: kind, message: message, line: error.line > 0 ? Int(error.line) : nil,
+                                   column: error.int2 > 0 ? Int(error.int2) : nil))
+        }
+    }
+}
+
+/// One expanded element of an `XMLStreamReader`; valid until the reader moves on.
+/// Not `Sendable`: it points into the reader's document.
+public final class XMLElementCursor {
+    private let node: UnsafeMutablePointer<xmlNode>
+    private let evaluator: XPathEvaluator
+
+    fileprivate init(node: UnsafeMutablePointer<xmlNode>, evaluator: XPathEvaluator) {
+        self.node = node
+        self.evaluator = evaluator
+    }
+
+    /// The element's text content.
+    public var text: String { LibXML2.take(xmlNodeGetContent(node)) ?? "" }
+
+    /// The line the element starts on.
+    public var line: Int { Int(xmlGetLineNo(node)) }
+
+    /// The string value of `expression` evaluated on this element; `nil` when it selects nothing.
+    public func string(_ expression: XPathExpression) -> String? { evaluator.string(expression, at: node) }
+}
+
+/// A parsed HTML page (libxml2's tolerant HTML parser: unclosed tags, entities, `<meta>` charset).
+/// Not `Sendable`: it owns the document.
+public final class HTMLDocument {
+    private let document: UnsafeMutablePointer<xmlDoc>
+    private lazy var evaluator = XPathEvaluator(document: document, namespaces: [:])
+
+    /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
+    /// - Throws: `KilnError.io` when the file cannot be read or parsed at all.
+    public init(path: String, encoding: String? = nil) throws {
+        _ = LibXML2.setUp
+        guard let document = htmlReadFile(path, encoding, LibXML2.htmlOptions) else {
+            throw KilnError.io("cannot read the HTML page \(path)")
+        }
+        self.document = document
+    }
+
+    /// Parses an HTML fragment (such as a KML description) given as text.
+    /// - Throws: `KilnError.io` when libxml2 gives up on it.
+    public init(fragment: String) throws {
+        _ = LibXML2.setUp
+        let bytes = Array(fragment.utf8)
+        let parsed = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", LibXML2.htmlOptions)
+            }
+        }
+        guard let parsed else { throw KilnError.io("cannot parse the HTML fragment") }
+        document = parsed
+    }
+
+    deinit { xmlFreeDoc(document) }
+
+    /// The root element as a Swift tree, or an empty element for an empty page.
+    public var root: MarkupNode {
+        guard let element = xmlDocGetRootElement(document) else { return .element(name: "", attributes: [:], line: 0, children: []) }
+        return HTMLDocument.tree(element)
+    }
+
+    /// The elements `expression` selects (from the document root), as Swift trees.
+    public func select(_ expression: XPathExpression) -> [MarkupNode] {
+        guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
+        return evaluator.nodes(expression, at: root).map(HTMLDocument.tree)
+    }
+
+    /// For each node `records` selects: its line and the string value of each of `fields` evaluated on it
+    /// (`nil` where a field selects nothing).
+    public func records(_ records: XPathExpression, fields: [XPathExpression]) -> [(line: Int, values: [String?])] {
+        guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
+        return evaluator.nodes(records, at: root).map { node in
+            (Int(xmlGetLineNo(node)), fields.map { evaluator.string($0, at: node) })
+        }
+    }
+
+    /// The string value of `expression` evaluated on the document root; `nil` when it selects nothing.
+    public func string(_ expression: XPathExpression) -> String? {
+        guard let evaluator, let root = xmlDocGetRootElement(document) else { return nil }
+        return evaluator.string(expression, at: root)
+    }
+
+    /// Copies a libxml2 subtree into Swift values; comments and processing instructions are left out.
+    private static func tree(_ node: UnsafeMutablePointer<xmlNode>) -> MarkupNode {
+        switch node.pointee.type {
+        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+            return .text(LibXML2.string(node.pointee.content) ?? "", line: Int(xmlGetLineNo(node)))
+        default:
+            var attributes: [String: String] = [:]
+            var attribute = node.pointee.properties
+            while let current = attribute {
+                if let name = LibXML2.string(current.pointee.name) {
+                    attributes[name] = LibXML2.take(xmlNodeGetContent(UnsafeMutablePointer<xmlNode>(OpaquePointer(current)))) ?? ""
+                }
+                attribute = current.pointee.next
+            }
+            var children: [MarkupNode] = []
+            var child = node.pointee.children
+            while let current = child {
+                if [XML_ELEMENT_NODE, XML_TEXT_NODE, XML_CDATA_SECTION_NODE].contains(current.pointee.type) {
+                    children.append(tree(current))
+                }
+                child = current.pointee.next
+            }
+            return .element(name: (LibXML2.string(node.pointee.name) ?? "").lowercased(), attributes: attributes,
+                            line: Int(xmlGetLineNo(node)), children: children)
+        }
+    }
+}
+
+/// An HTML element or text as Swift values, with the line it starts on.
+public indirect enum MarkupNode: Sendable, Equatable {
+    case element(name: String, attributes: [String: String], line: Int, children: [MarkupNode])
+    case text(String, line: Int)
+}

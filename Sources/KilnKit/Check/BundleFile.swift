@@ -1,0 +1,81 @@
+import Foundation
+
+/// A bundle file on disk: opened read-only after checking that it is a whole SQLite database, so that an empty,
+/// foreign, truncated or damaged file is refused in one sentence instead of failing somewhere later.
+public enum BundleFile {
+    /// The 16 bytes every SQLite 3 database starts with.
+    private static let header = Array("SQLite format 3\0".utf8)
+
+    /// Opens the bundle at `url` read-only.
+    /// - Throws: `KilnError.io` when the file does not exist or cannot be read; `KilnError.validation` with one
+    ///   sentence naming the file when it is empty, not an SQLite database, truncated or damaged.
+    public static func open(_ url: URL) throws -> Database {
+        try inspect(url)
+        do {
+            let database = try Database(path: url.path, mode: .readOnly)
+            _ = try database.rows("SELECT count(*) FROM sqlite_schema")
+            return database
+        } catch let error as SQLiteError {
+            throw KilnError.validation("\(url.relativePath) is not an SQLite database (\(error.message))")
+        }
+    }
+
+    /// The bundle name recorded in a bundle's metadata.
+    /// - Throws: as `open`, and `KilnError.validation` when the file is not a Kiln bundle.
+    public static func name(of url: URL) throws -> String {
+        let database = try open(url)
+        guard let name = metadata(of: database)?["bundle.name"] else {
+            throw KilnError.validation("\(url.relativePath) is not a Kiln bundle: it has no \(BundleWriter.metadataTable) table naming its bundle")
+        }
+        return name
+    }
+
+    /// The pipeline a bundle comes from by convention: `raw/<bundle>` under the current folder.
+    /// - Throws: as `name(of:)`.
+    public static func defaultManifestPath(for url: URL) throws -> String {
+        "raw/" + (try name(of: url))
+    }
+
+    /// The `kiln_metadata` entries by key, or `nil` when the database has no readable metadata table.
+    static func metadata(of database: Database, schema: String = "main") -> [String: String]? {
+        guard let rows = try? database.rows("SELECT key, value FROM \(quoteIdentifier(schema)).\(BundleWriter.metadataTable)") else { return nil }
+        var entries: [String: String] = [:]
+        for row in rows {
+            if let key = row.values[0].textValue { entries[key] = row.values[1].textValue ?? "" }
+        }
+        return entries
+    }
+
+    /// Reads the file's size and SQLite header: empty, foreign and truncated files are named before SQLite sees them.
+    private static func inspect(_ url: URL) throws {
+        guard FileManager.default.isReadableFile(atPath: url.path),
+              let handle = FileHandle(forReadingAtPath: url.path) else {
+            throw KilnError.io("cannot read \(url.path)")
+        }
+        defer { try? handle.close() }
+        let size: UInt64
+        let bytes: [UInt8]
+        do {
+            size = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            bytes = [UInt8](try handle.read(upToCount: 100) ?? Data())
+        } catch {
+            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let name = url.relativePath
+        if size == 0 { throw KilnError.validation("\(name) is empty (0 bytes), not an SQLite database") }
+        guard bytes.count == 100, Array(bytes[0..<16]) == header else {
+            throw KilnError.validation("\(name) is not an SQLite database (it does not start with the SQLite header)")
+        }
+        func number(_ offset: Int, _ count: Int) -> UInt64 {
+            bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let pageSize = number(16, 2) == 1 ? 65536 : number(16, 2)
+        let pageCount = number(28, 4)
+        // The page count in the header is valid only when the "version valid for" number matches the change counter.
+        guard pageSize >= 512, number(92, 4) == number(24, 4), pageCount > 0 else { return }
+        if size < pageSize * pageCount {
+            throw KilnError.validation("\(name) is truncated: it holds \(size) bytes, but its header declares \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes)")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/// Reads HTML pages with libxml2's tolerant parser (unclosed tags, entities, layout tables; the `<meta>` charset
+/// honored). Two modes:
+/// - fields: each node `records` selects is a record; each field is a selector evaluated on it;
+/// - extract: the page is rendered as lines of text (`MarkupText`) and cut up by regex in block mode
+///   (`RegexBlockExtractor`), with coverage of what the patterns missed and per-page expectations.
+public struct HTMLReader: ConfigurableReader {
+    public static let format = "html"
+
+    /// How the page becomes text in extract mode.
+    public struct TextOptions: Decodable, Sendable {
+        /// The part of the page rendered (default: the body).
+        var root: NodeSelector = .xpath("//body")
+        /// What separates table cells on a line.
+        var cellSeparator: String = "\t"
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case root, cellSeparator }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            root = try c.decodeIfPresent(NodeSelector.self, forKey: .root) ?? root
+            cellSeparator = try c.decodeIfPresent(String.self, forKey: .cellSeparator) ?? "\t"
+        }
+
+        init() {}
+    }
+
+    /// The options a manifest gives an `html` source.
+    public struct Options: Decodable {
+        var records: NodeSelector?
+        var fields: [String: NodeSelector] = [:]
+        var pageFields: [String: NodeSelector] = [:]
+        var text = TextOptions()
+        var extract: ExtractOptions?
+        var expect: ExpectOptions?
+        var encoding: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields, pageFields, text, extract, expect, encoding }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            records = try c.decodeIfPresent(NodeSelector.self, forKey: .records)
+            fields = try c.decodeIfPresent([String: NodeSelector].self, forKey: .fields) ?? [:]
+            pageFields = try c.decodeIfPresent([String: NodeSelector].self, forKey: .pageFields) ?? [:]
+            text = try c.decodeIfPresent(TextOptions.self, forKey: .text) ?? TextOptions()
+            extract = try c.decodeIfPresent(ExtractOptions.self, forKey: .extract)
+            expect = try c.decodeIfPresent(ExpectOptions.self, forKey: .expect)
+            encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
+            if (records == nil) == (extract == nil) {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
+                                                        debugDescription: "give either \"records\" (with \"fields\") or \"extract\""))
+            }
+        }
+    }
+
+    public let fieldNames: [String]
+    private let options: Options
+    private let recordSelector: XPathExpression?
+    private let fieldExpressions: [XPathExpression]
+    private let pageFieldNames: [String]
+    private let pageExpressions: [XPathExpression]
+    private let textRoot: XPathExpression
+    private let extractor: RegexBlockExtractor?
+
+    public init(options: Options) throws {
+        try options.encoding.map(LegacyTextDecoder.check)
+        self.options = options
+        let pageNames = options.pageFields.keys.sorted()
+        pageFieldNames = pageNames
+        pageExpressions = try pageNames.map { try options.pageFields[$0]!.compile() }
+        textRoot = try options.text.root.compile()
+        if let extract = options.extract {
+            let extractor = try RegexBlockExtractor(options: extract, expect: options.expect, pageFields: pageNames)
+            self.extractor = extractor
+            fieldNames = extractor.fieldNames
+            recordSelector = nil
+            fieldExpressions = []
+        } else {
+            extractor = nil
+            let names = options.fields.keys.sorted().filter { !pageNames.contains($0) }
+            fieldNames = pageNames + names
+            recordSelector = try options.records?.compile()
+            fieldExpressions = try names.map { try options.fields[$0]!.compile() }
+        }
+    }
+
+    public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        let document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
+        let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
+        if let extractor {
+            let page = extractor.page(pageValues, input: input, log: log)
+            for root in document.select(textRoot) {
+                for line in MarkupText(cellSeparator: options.text.cellSeparator).lines(root) {
+                    try page.feed(line.text, line: line.line, emit: emit)
+                }
+            }
+            try page.finish()
+        } else if let recordSelector {
+            for record in document.records(recordSelector, fields: fieldExpressions) {
+                try emit(Record(values: pageValues + record.values, line: record.line))
+            }
+        }
+    }
+}
+
+/// Reads plain text files line by line through regex extraction in block mode (see `HTMLReader`'s extract mode).
+public struct TextExtractReader: ConfigurableReader {
+    public static let format = "text"
+
+    /// The options a manifest gives a `text` source.
+    public struct Options: Decodable {
+        var extract: ExtractOptions
+        var expect: ExpectOptions?
+        var encoding: String = "utf-8"
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case extract, expect, encoding }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            extract = try c.decode(ExtractOptions.self, forKey: .extract)
+            expect = try c.decodeIfPresent(ExpectOptions.self, forKey: .expect)
+            encoding = try c.decodeIfPresent(String.self, forKey: .encoding) ?? "utf-8"
+        }
+    }
+
+    public var fieldNames: [String] { extractor.fieldNames }
+    private let options: Options
+    private let extractor: RegexBlockExtractor
+
+    public init(options: Options) throws {
+        try LegacyTextDecoder.check(options.encoding)
+        self.options = options
+        extractor = try RegexBlockExtractor(options: options.extract, expect: options.expect, pageFields: [])
+    }
+
+    public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        let page = extractor.page([], input: input, log: log)
+        try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
+            try page.feed(text, line: number, emit: emit)
+        }
+        try page.finish()
+    }
+}
