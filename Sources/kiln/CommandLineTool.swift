@@ -6,7 +6,9 @@ import KilnKit
 struct CommandLineTool {
     let arguments: [String]
 
-    static let commands: [CommandEntry] = [CommandEntry(BuildCommand.self), CommandEntry(ExportCommand.self)]
+    static let commands: [CommandEntry] = [
+        CommandEntry(BuildCommand.self), CommandEntry(ExtractCommand.self), CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self),
+    ]
 
     static var overview: String {
         var text = """

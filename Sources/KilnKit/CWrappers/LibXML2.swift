@@ -283,26 +283,27 @@ public final class HTMLDocument {
     private lazy var evaluator = XPathEvaluator(document: document, namespaces: [:])
 
     /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
+    /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
     /// - Throws: `KilnError.io` when the file cannot be read or parsed at all.
-    public init(path: String, encoding: String? = nil) throws {
-        _ = LibXML2.setUp
-        guard let document = htmlReadFile(path, encoding, LibXML2.htmlOptions) else {
-            throw KilnError.io("cannot read the HTML page \(path)")
-        }
-        self.document = document
+    public convenience init(path: String, encoding: String? = nil) throws {
+        guard let data = FileManager.default.contents(atPath: path) else { throw KilnError.io("cannot read the HTML page \(path)") }
+        try self.init(bytes: [UInt8](data), encoding: encoding, name: path)
     }
 
     /// Parses an HTML fragment (such as a KML description) given as text.
     /// - Throws: `KilnError.io` when libxml2 gives up on it.
-    public init(fragment: String) throws {
+    public convenience init(fragment: String) throws {
+        try self.init(bytes: Array(fragment.utf8), encoding: "UTF-8", name: "fragment")
+    }
+
+    private init(bytes: [UInt8], encoding: String?, name: String) throws {
         _ = LibXML2.setUp
-        let bytes = Array(fragment.utf8)
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) {
-                htmlReadMemory($0.baseAddress, Int32($0.count), nil, "UTF-8", LibXML2.htmlOptions)
+                htmlReadMemory($0.baseAddress, Int32($0.count), nil, encoding, LibXML2.htmlOptions)
             }
         }
-        guard let parsed else { throw KilnError.io("cannot parse the HTML fragment") }
+        guard let parsed else { throw KilnError.io("cannot parse the HTML page \(name)") }
         document = parsed
     }
 

@@ -149,7 +149,7 @@ final class TimetableWriter: RecordWriter {
         }
         let readerOptions = try source.options.decode(TimetableReader.Options.self, codingPath: [])
         self.options = options
-        headings = Dictionary(readerOptions.days.map { ($0.code, $0.heading) }, uniquingKeysWith: { first, _ in first })
+        headings = Dictionary(readerOptions.days.map { ($0.code, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     func check(columns: [String]) throws { try require(["line", "name", "days", "from", "until", "every"], in: columns) }

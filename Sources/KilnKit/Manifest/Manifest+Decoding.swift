@@ -13,9 +13,11 @@ struct ManifestDocument: Decodable {
     var exports: [ExportSpec]
     var thresholds: Thresholds
     var baseline: String?
+    var vocabularies: [String: VocabularySpec]
+    var fixtures: [FixtureSpec]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, tables, sources, rules, severity, exports, thresholds, baseline
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline
     }
 
     init(from decoder: Decoder) throws {
@@ -29,6 +31,8 @@ struct ManifestDocument: Decodable {
         exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
         thresholds = try c.decodeIfPresent(Thresholds.self, forKey: .thresholds) ?? Thresholds()
         baseline = try c.decodeIfPresent(String.self, forKey: .baseline)
+        vocabularies = try c.decodeIfPresent([String: VocabularySpec].self, forKey: .vocabularies) ?? [:]
+        fixtures = try c.decodeIfPresent([FixtureSpec].self, forKey: .fixtures) ?? []
         let shipped = tables.filter(\.ship).map(\.name)
         for name in thresholds.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(
@@ -196,7 +200,7 @@ extension ColumnMapping: Decodable {
 }
 
 extension NormalizerSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case capture }
+    enum CodingKeys: String, CodingKey, CaseIterable { case capture, terms, output, minutesAfter, overnightBefore }
 
     public init(from decoder: Decoder) throws {
         if let name = try? decoder.singleValueContainer().decode(String.self) {
@@ -204,7 +208,21 @@ extension NormalizerSpec: Decodable {
             return
         }
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
-        self = .capture(try c.decode(String.self, forKey: .capture))
+        if let pattern = try c.decodeIfPresent(String.self, forKey: .capture) {
+            self = .capture(pattern)
+        } else if let vocabulary = try c.decodeIfPresent(String.self, forKey: .terms) {
+            let output = try c.decodeIfPresent(String.self, forKey: .output) ?? "codes"
+            guard output == "codes" || output == "mask" else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.output],
+                                                        debugDescription: "expected \"codes\" or \"mask\", found \"\(output)\""))
+            }
+            self = .terms(vocabulary: vocabulary, output: output)
+        } else if let field = try c.decodeIfPresent(String.self, forKey: .minutesAfter) {
+            self = .minutesAfter(field: field, overnightBefore: try c.decodeIfPresent(String.self, forKey: .overnightBefore) ?? "04:00")
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
+                                                    debugDescription: "expected a normalizer name or one of {capture}, {terms, output}, {minutesAfter, overnightBefore}"))
+        }
     }
 }
 
@@ -234,6 +252,17 @@ extension RuleSpec: Decodable {
         sql = try c.decodeIfPresent(String.self, forKey: .sql)
         message = try c.decodeIfPresent(String.self, forKey: .message)
         severity = try c.decodeIfPresent(Severity.self, forKey: .severity) ?? .error
+    }
+}
+
+extension FixtureSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case source, input, expected, description }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        source = try c.decode(String.self, forKey: .source)
+        input = try c.decode(String.self, forKey: .input)
+        expected = try c.decode(String.self, forKey: .expected)
     }
 }
 

@@ -13,6 +13,10 @@ public struct Manifest: Sendable {
     /// Severity overrides by diagnostic code.
     public var severity: [String: Severity]
     public var exports: [ExportSpec]
+    /// Controlled vocabularies by name, for the `terms` normalizer.
+    public var vocabularies: [String: VocabularySpec] = [:]
+    /// Example inputs with the records a source must extract from them, run by `kiln test`.
+    public var fixtures: [FixtureSpec] = []
     /// Limits on rows removed or changed since the previous bundle, for `kiln diff` and the build's baseline guard.
     public var thresholds = Thresholds()
     /// The bundle a build compares its new bundle with before replacing it, as written (relative to the pipeline
@@ -151,6 +155,11 @@ public enum NormalizerSpec: Sendable, Equatable {
     case named(String)
     /// Keeps the first capture group (or the whole match) of a pattern; no match gives NULL.
     case capture(String)
+    /// Reads a text naming terms of a vocabulary; `output` is `codes` (joined by `,`) or `mask`.
+    case terms(vocabulary: String, output: String)
+    /// A time of day in minutes that ends a period starting at the time in another field: an end not after the
+    /// start but before `overnightBefore` runs past midnight (+1440); any other such end is a `time-order` error.
+    case minutesAfter(field: String, overnightBefore: String)
 }
 
 /// A check over the staged tables.
@@ -188,6 +197,16 @@ public struct BoxSpec: Codable, Sendable, Hashable {
     public var maxLatitude: Double
     public var minLongitude: Double
     public var maxLongitude: Double
+}
+
+/// An example input and the file holding what a source must extract from it.
+public struct FixtureSpec: Sendable {
+    /// The source whose reader runs.
+    public var source: String
+    /// The example input, relative to the pipeline folder.
+    public var input: String
+    /// The JSON file of expected records and unmatched lines, relative to the pipeline folder.
+    public var expected: String
 }
 
 /// A named export: files written from a bundle by queries, in the formats the readers read.

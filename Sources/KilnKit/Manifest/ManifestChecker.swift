@@ -25,6 +25,10 @@ struct ManifestChecker {
             }
         }
         for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]") }
+        for (index, fixture) in manifest.fixtures.enumerated() {
+            try require(manifest.sources.contains { $0.name == fixture.source }, "fixtures[\(index)].source",
+                        "no source named \"\(fixture.source)\"; sources: \(manifest.sources.map(\.name).joined(separator: ", "))")
+        }
         var exports: Set<String> = []
         for (index, export) in manifest.exports.enumerated() {
             try require(exports.insert(export.name).inserted, "exports[\(index)].name", "export \"\(export.name)\" is declared twice")

@@ -73,7 +73,7 @@ public enum ManifestLoader {
         }
         let manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
                                 sources: document.sources, rules: document.rules, severity: document.severity,
-                                exports: document.exports, thresholds: document.thresholds, baseline: document.baseline, file: file)
+                                exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, file: file)
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
@@ -119,7 +119,9 @@ public enum ManifestLoader {
             }
             var normalizers: [Normalizer] = []
             for (step, spec) in mapping.normalize.enumerated() {
-                do { normalizers.append(try Normalizer(spec)) } catch let problem as ValueProblem {
+                do {
+                    normalizers.append(try Normalizer(spec, fieldNames: reader.fieldNames, vocabularies: manifest.vocabularies))
+                } catch let problem as ValueProblem {
                     throw issue("\(mappingPath).normalize[\(step)]", problem.message)
                 } catch let error as RegexCompileError {
                     throw issue("\(mappingPath).normalize[\(step)]", error.description)

@@ -16,6 +16,16 @@ struct BundleWriter {
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning).
     func write(from staging: URL, to destination: URL, inputs: [String: String]) throws -> [(table: String, rows: Int)] {
+        let pending = try prepare(from: staging, to: destination, inputs: inputs)
+        defer { pending.discard() }
+        try pending.commit()
+        return pending.counts
+    }
+
+    /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
+    /// inspects it, then commits or discards it.
+    /// - Throws: as `write(from:to:inputs:)`; the temporary file is removed when it throws.
+    func prepare(from staging: URL, to destination: URL, inputs: [String: String]) throws -> PendingBundle {
         let folder = destination.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -24,18 +34,17 @@ struct BundleWriter {
         }
         let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         try? FileManager.default.removeItem(at: temporary)
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let counts: [(String, Int)]
         do {
             let database = try Database(path: temporary.path)
-            counts = try fill(database, staging: staging, inputs: inputs)
+            let counts = try fill(database, staging: staging, inputs: inputs)
             try database.close()
-        } catch let error as SQLiteError {
+            return PendingBundle(temporary: temporary, destination: destination, counts: counts)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            guard let error = error as? SQLiteError else { throw error }
             if error.isStorageFailure { throw KilnError.io("cannot write \(destination.path): \(error.message)") }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
         }
-        try FileSync.replace(destination, with: temporary)
-        return counts
     }
 
     private func fill(_ database: Database, staging: URL, inputs: [String: String]) throws -> [(String, Int)] {
@@ -81,6 +90,27 @@ struct BundleWriter {
         entries += counts.map { ("rows.\($0.0)", String($0.1)) }
         let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
         for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
+    }
+}
+
+/// A finished bundle in a temporary file beside its destination, not yet in place.
+struct PendingBundle {
+    /// The complete bundle, closed.
+    let temporary: URL
+    /// Where `commit()` puts it.
+    let destination: URL
+    /// The row count of each shipped table, in declaration order.
+    let counts: [(table: String, rows: Int)]
+
+    /// Syncs the bundle and renames it over the destination in one step.
+    /// - Throws: `KilnError.io` when syncing or renaming fails.
+    func commit() throws {
+        try FileSync.replace(destination, with: temporary)
+    }
+
+    /// Removes the temporary file, if it is still there.
+    func discard() {
+        try? FileManager.default.removeItem(at: temporary)
     }
 }
 

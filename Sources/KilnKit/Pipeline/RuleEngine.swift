@@ -67,13 +67,21 @@ struct RuleEngine {
                 try run(rule)
             } catch let error as SQLiteError {
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
-            } catch let error as RegexMatchError {
-                log.report(rule.code, .error, error.description)
             }
         }
     }
 
-    private func run(_ rule: RuleSpec) throws {
+    /// Runs one rule, reporting its findings to the log; a pattern that gives up on a value is a finding too.
+    /// - Throws: `SQLiteError` when SQLite refuses the rule's query, for the caller to place.
+    func run(_ rule: RuleSpec) throws {
+        do {
+            try evaluate(rule)
+        } catch let error as RegexMatchError {
+            log.report(rule.code, .error, error.description)
+        }
+    }
+
+    private func evaluate(_ rule: RuleSpec) throws {
         let table = rule.table.map(quoteIdentifier) ?? ""
         let place = hasProvenance ? "_file, _line" : "NULL AS _file, NULL AS _line"
         switch rule.kind {
@@ -94,7 +102,7 @@ struct RuleEngine {
             let sql = "SELECT \(hasProvenance ? "t._file, t._line" : "NULL AS _file, NULL AS _line"), \(selected), count(*) AS times FROM \(table) AS t WHERE \(present) AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(key.table)) AS r WHERE \(join)) GROUP BY \(grouping.joined(separator: ", ")) ORDER BY min(t.rowid)"
             for row in try database.rows(sql) {
                 let values = key.columns.map { row[$0].textValue ?? "" }.joined(separator: ", ")
-                let times = row["times"].number.map { $0 > 1 ? " (\(Int($0)) times on this line)" : "" } ?? ""
+                let times = row["times"].number.map { $0 > 1 ? " (\(Int($0)) \(hasProvenance ? "times on this line" : "rows"))" : "" } ?? ""
                 report(rule, row, "\(rule.table!).\(key.columns.joined(separator: ",")) \"\(values)\" refers to no \(key.table) (no \(key.table).\(key.referencedColumns.joined(separator: ",")) \"\(values)\")\(times)")
             }
         case .range:
@@ -151,17 +159,18 @@ struct RuleEngine {
             """
         for row in try database.rows(sql) {
             let key = rule.columns.map { row["b." + $0].textValue ?? "" }.joined(separator: ", ")
-            let first = [row["first_file"].textValue, row["first_line"].textValue].compactMap { $0 }.joined(separator: ":")
+            let firstPlace = [row["first_file"].textValue, row["first_line"].textValue].compactMap { $0 }.joined(separator: ":")
+            let first = firstPlace.isEmpty ? "" : " (first at \(firstPlace))"
             let differing = columns.filter { row["a." + $0] != row["b." + $0] }
             let what = "\(spec.name) \(rule.columns.joined(separator: ",")) \"\(key)\""
             if differing.isEmpty {
                 var duplicate = rule
                 duplicate.code = rule.code == RuleEngine.defaultCode(.unique) ? "duplicate-row" : rule.code + ".identical"
                 duplicate.severity = .warning
-                report(duplicate, row, "\(what) is listed again with identical values (first at \(first)); kept once")
+                report(duplicate, row, "\(what) is listed again with identical values\(first); kept once")
             } else {
                 let changes = differing.map { "\($0) \"\(row["b." + $0].textValue ?? "NULL")\" here, \"\(row["a." + $0].textValue ?? "NULL")\" there" }
-                report(rule, row, "\(what) is listed twice with different values (first at \(first)): \(changes.joined(separator: "; "))")
+                report(rule, row, "\(what) is listed twice with different values\(first): \(changes.joined(separator: "; "))")
             }
         }
     }

@@ -91,10 +91,10 @@ final class StagingArea {
         let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
         var text = raw
         do {
-            for normalizer in mapping.normalizers { text = try normalizer.apply(text) }
+            for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
-            let message = (error as? ValueProblem)?.message ?? "\(error)"
-            log.report("value", .error, "\(table.name).\(mapping.column.name): \(message)", at: input.at(record.line))
+            let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
+            log.report(problem.code, .error, "\(table.name).\(mapping.column.name): \(problem.message)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
         guard let text else { return .null }

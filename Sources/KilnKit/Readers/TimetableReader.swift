@@ -12,27 +12,10 @@
 public struct TimetableReader: ConfigurableReader {
     public static let format = "timetable"
 
-    /// One day category: the heading text that names it and the code stored for it.
-    public struct Day: Decodable, Sendable {
-        var heading: String
-        var code: String
-        /// Other spellings of the heading.
-        var aliases: [String] = []
-
-        enum CodingKeys: String, CodingKey, CaseIterable { case heading, code, aliases }
-
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
-            heading = try c.decode(String.self, forKey: .heading)
-            code = try c.decode(String.self, forKey: .code)
-            aliases = try c.decodeIfPresent([String].self, forKey: .aliases) ?? []
-        }
-    }
-
     /// The options a manifest gives a `timetable` source.
     public struct Options: Decodable {
-        var days: [Day]
-        var daySeparator: String = #"\s*(?:-|,|&|\+|/)\s*"#
+        var days: [Term]
+        var daySeparator: String = TermSet.defaultSeparator
         var columnHeading: String
         var row: String = #"^\s*(?<from>\d{1,2}:\d{2})\s+(?<until>\d{1,2}:\d{2})\s+(?<every>\d{1,3})\s*$"#
         var candidate: String = #"\d{1,2}[:.]\d{2}"#
@@ -45,7 +28,7 @@ public struct TimetableReader: ConfigurableReader {
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
-            days = try c.decode([Day].self, forKey: .days)
+            days = try c.decode([Term].self, forKey: .days)
             daySeparator = try c.decodeIfPresent(String.self, forKey: .daySeparator) ?? daySeparator
             columnHeading = try c.decode(String.self, forKey: .columnHeading)
             row = try c.decodeIfPresent(String.self, forKey: .row) ?? row
@@ -57,17 +40,16 @@ public struct TimetableReader: ConfigurableReader {
 
     public let fieldNames = ["line", "name", "days", "dayMask", "from", "until", "every", "heading"]
     private let options: Options
-    private let daySeparator: RegexPattern
+    private let days: TermSet
     private let columnHeading: RegexPattern
     private let row: RegexPattern
     private let candidate: RegexPattern
     private let overnightBefore: Int
-    private let dayCodes: [String: (code: String, order: Int)]
 
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
         self.options = options
-        daySeparator = try RegexPattern(options.daySeparator)
+        days = try TermSet(terms: options.days, separator: options.daySeparator)
         columnHeading = try RegexPattern(options.columnHeading, options: .caseInsensitive)
         row = try RegexPattern(options.row)
         candidate = try RegexPattern(options.candidate)
@@ -78,16 +60,11 @@ public struct TimetableReader: ConfigurableReader {
             throw KilnError.usage("overnightBefore must be a time like 04:00, not \"\(options.overnightBefore)\"")
         }
         overnightBefore = limit
-        var codes: [String: (String, Int)] = [:]
-        for (order, day) in options.days.enumerated() {
-            for name in [day.heading] + day.aliases { codes[TextFolding.fold(name)] = (day.code, order) }
-        }
-        dayCodes = codes
     }
 
     private enum State {
         case betweenBlocks
-        case inBlock(line: String, name: String, days: DaySet?, heading: String?)
+        case inBlock(line: String, name: String, days: TermSet.Selection?, heading: String?)
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
@@ -107,7 +84,7 @@ public struct TimetableReader: ConfigurableReader {
                 guard let days else {
                     if heading == nil {
                         log.report("timetable.no-heading", .error,
-                                   "row of line \(line) before any day heading; expected a heading such as \"\(options.days.first?.heading ?? "")\"",
+                                   "row of line \(line) before any day heading; expected a heading such as \"\(self.days.names.first ?? "")\"",
                                    at: input.at(number))
                     }
                     return
@@ -125,60 +102,27 @@ public struct TimetableReader: ConfigurableReader {
                            at: input.at(number))
                 return
             }
-            let parsed = try parseHeading(trimmed)
+            let parsed = try self.days.parse(trimmed)
             if parsed == nil {
                 log.report("timetable.unknown-day", .error,
                            "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
-                               + options.days.map(\.heading).joined(separator: ", ") + " (the rows under it are skipped)",
+                               + self.days.names.joined(separator: ", ") + " (the rows under it are skipped)",
                            at: input.at(number))
             }
             state = .inBlock(line: line, name: name, days: parsed, heading: trimmed)
         }
     }
 
-    /// The days a heading names: codes in the manifest's order joined by `,`, and their bit mask.
-    struct DaySet {
-        var codes: String
-        var mask: Int
-    }
-
-    /// The days a heading names; `nil` when a name is unknown.
-    private func parseHeading(_ text: String) throws -> DaySet? {
-        var found: [(code: String, order: Int)] = []
-        for part in try daySeparator.split(text) {
-            let key = TextFolding.fold(part)
-            if key.isEmpty { continue }
-            guard let day = dayCodes[key] else { return nil }
-            if !found.contains(where: { $0.code == day.code }) { found.append(day) }
-        }
-        guard !found.isEmpty else { return nil }
-        let ordered = found.sorted { $0.order < $1.order }
-        return DaySet(codes: ordered.map(\.code).joined(separator: ","), mask: ordered.reduce(0) { $0 | 1 << $1.order })
-    }
-
-    private func makeRecord(_ match: RegexMatch, line: String, name: String, days: DaySet, heading: String,
+    private func makeRecord(_ match: RegexMatch, line: String, name: String, days: TermSet.Selection, heading: String,
                             number: Int, input: InputFile, log: DiagnosticLog) -> Record? {
-        let fromText = match["from"] ?? "", untilText = match["until"] ?? ""
-        var times: [Int] = []
-        for text in [fromText, untilText] {
-            switch ClockTime.minutes(text) {
-            case .success(let minutes): times.append(minutes)
-            case .failure(let problem):
-                log.report("timetable.time", .error, "line \(line): \(problem.message)", at: input.at(number))
-                return nil
-            }
+        switch ClockTime.span(from: match["from"] ?? "", until: match["until"] ?? "", overnightBefore: overnightBefore) {
+        case .success(let span):
+            return Record(values: [line, name, days.codes, String(days.mask), String(span.from), String(span.until), match["every"], heading],
+                          line: number)
+        case .failure(let problem):
+            log.report(problem.code == "time-order" ? "timetable.time-order" : "timetable.time", .error,
+                       "line \(line): \(problem.message)", at: input.at(number))
+            return nil
         }
-        var (from, until) = (times[0], times[1])
-        if until <= from {
-            guard until < overnightBefore else {
-                log.report("timetable.time-order", .error,
-                           "line \(line): the row ends at \(untilText), not after it starts at \(fromText); only an end before \(options.overnightBefore) may run past midnight",
-                           at: input.at(number))
-                return nil
-            }
-            until += 24 * 60
-        }
-        return Record(values: [line, name, days.codes, String(days.mask), String(from), String(until), match["every"], heading],
-                      line: number)
     }
 }

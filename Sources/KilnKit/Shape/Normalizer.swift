@@ -4,17 +4,32 @@ import Foundation
 enum Normalizer {
     case trim, collapseSpaces, nfc, fold, lower, upper, decimal, minutes, naturalSortKey, emptyToNull
     case capture(RegexPattern)
+    case terms(TermSet, mask: Bool)
+    case minutesAfter(fieldIndex: Int, overnightBefore: Int)
 
     /// The step names a manifest may use.
     static let names = ["trim", "collapseSpaces", "nfc", "fold", "lower", "upper", "decimal", "minutes",
                         "naturalSortKey", "emptyToNull"]
 
-    /// Compiles a manifest step.
-    /// - Throws: `ValueProblem` for an unknown name, `RegexCompileError` for a bad pattern.
-    init(_ spec: NormalizerSpec) throws {
+    /// Compiles a manifest step for records with `fieldNames`.
+    /// - Throws: `ValueProblem` for an unknown name, field or vocabulary, `RegexCompileError` for a bad pattern.
+    init(_ spec: NormalizerSpec, fieldNames: [String], vocabularies: [String: VocabularySpec]) throws {
         switch spec {
         case .capture(let pattern):
             self = .capture(try RegexPattern(pattern))
+        case .terms(let name, let output):
+            guard let vocabulary = vocabularies[name] else {
+                throw ValueProblem(message: "no vocabulary named \"\(name)\"; vocabularies: \(vocabularies.keys.sorted().joined(separator: ", "))")
+            }
+            self = .terms(try TermSet(terms: vocabulary.terms, separator: vocabulary.separator), mask: output == "mask")
+        case .minutesAfter(let field, let overnightBefore):
+            guard let index = fieldNames.firstIndex(of: field) else {
+                throw ValueProblem(message: "the reader has no field \"\(field)\"; fields: \(fieldNames.joined(separator: ", "))")
+            }
+            guard case .success(let limit) = ClockTime.minutes(overnightBefore) else {
+                throw ValueProblem(message: "overnightBefore must be a time like 04:00, not \"\(overnightBefore)\"")
+            }
+            self = .minutesAfter(fieldIndex: index, overnightBefore: limit)
         case .named(let name):
             switch name {
             case "trim": self = .trim
@@ -33,9 +48,9 @@ enum Normalizer {
         }
     }
 
-    /// Applies the step; `nil` stays `nil`.
+    /// Applies the step to a value of `record`; `nil` stays `nil`.
     /// - Throws: `ValueProblem` when the text cannot take this step (e.g. `minutes` on `25:99`).
-    func apply(_ value: String?) throws -> String? {
+    func apply(_ value: String?, record: Record) throws -> String? {
         guard let value else { return nil }
         switch self {
         case .trim: return value.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -57,6 +72,18 @@ enum Normalizer {
         case .capture(let pattern):
             guard let match = try pattern.firstMatch(in: value) else { return nil }
             return match.groups.count > 1 ? match.groups[1] : match.groups[0]
+        case .terms(let set, let mask):
+            guard let selection = try set.parse(value) else {
+                throw ValueProblem(message: "\"\(excerpt(value))\" names no known term; expected names from: \(set.names.joined(separator: ", "))",
+                                   code: "value.unknown-term")
+            }
+            return mask ? String(selection.mask) : selection.codes
+        case .minutesAfter(let fieldIndex, let overnightBefore):
+            let start = fieldIndex < record.values.count ? record.values[fieldIndex] ?? "" : ""
+            switch ClockTime.span(from: start, until: value, overnightBefore: overnightBefore) {
+            case .success(let span): return String(span.until)
+            case .failure(let problem): throw ValueProblem(message: problem.message, code: "value." + problem.code)
+            }
         }
     }
 }

@@ -43,6 +43,13 @@ public enum TextFolding {
 public struct ValueProblem: Error, Sendable {
     /// What is wrong and what was expected, as a sentence fragment.
     public let message: String
+    /// The diagnostic code it is reported under.
+    public var code = "value"
+
+    public init(message: String, code: String = "value") {
+        self.message = message
+        self.code = code
+    }
 }
 
 /// Times of day written `H:MM` or `HH:MM` (a `.` is accepted for the colon).
@@ -59,6 +66,22 @@ public enum ClockTime {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time of day (hours 00–24, minutes 00–59)"))
         }
         return .success(hours * 60 + minutes)
+    }
+
+    /// The start and end of a service period in minutes. An end not after the start that comes before
+    /// `overnightBefore` (minutes) runs past midnight and gets 1440 added; any other is a `time-order` problem.
+    public static func span(from: String, until: String, overnightBefore: Int) -> Result<(from: Int, until: Int), ValueProblem> {
+        let start: Int, end: Int
+        switch (minutes(from), minutes(until)) {
+        case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
+        case (.success(let a), .success(let b)): (start, end) = (a, b)
+        }
+        if end > start { return .success((start, end)) }
+        guard end < overnightBefore else {
+            return .failure(ValueProblem(message: "the period ends at \(until), not after it starts at \(from); only an end before \(text(overnightBefore)) may run past midnight",
+                                         code: "time-order"))
+        }
+        return .success((start, end + 1440))
     }
 
     /// `HH:MM` for minutes after midnight; a time past midnight (1440 or more) is written as the next day's time.

@@ -1,0 +1,186 @@
+import Foundation
+
+/// What changed from one bundle to the next: per table, the rows added, removed and changed (matched by primary
+/// key), which columns changed with a few examples; the schema differences; and the thresholds it goes beyond.
+///
+///     let diff = try BundleDiff.compare(old: URL(fileURLWithPath: "old.sqlite"), new: URL(fileURLWithPath: "new.sqlite"),
+///                                       thresholds: Thresholds(defaults: .init(maxRemoved: .percent(10))))
+///     if !diff.passed { … }
+public struct BundleDiff: Sendable {
+    /// One changed row: its key and, for each changed column, the old and the new value.
+    public struct ChangedRow: Sendable, Equatable {
+        public var key: [SQLValue]
+        public var changes: [(column: String, old: SQLValue, new: SQLValue)]
+
+        public static func == (lhs: ChangedRow, rhs: ChangedRow) -> Bool {
+            lhs.key == rhs.key && lhs.changes.elementsEqual(rhs.changes) { $0.column == $1.column && $0.old == $1.old && $0.new == $1.new }
+        }
+    }
+
+    /// The differences of one table.
+    public struct Table: Sendable, Equatable {
+        public var name: String
+        /// The columns rows are matched by: the primary key, or every shared column when there is none.
+        public var key: [String]
+        public var oldRows: Int
+        public var newRows: Int
+        public var added = 0
+        public var removed = 0
+        public var changed = 0
+        /// How many rows changed in each column, by column name.
+        public var changedColumns: [String: Int] = [:]
+        /// The first added and removed keys, in key order.
+        public var addedExamples: [[SQLValue]] = []
+        public var removedExamples: [[SQLValue]] = []
+        /// The first changed rows, in key order.
+        public var changedExamples: [ChangedRow] = []
+
+        /// True when nothing was added, removed or changed.
+        public var isUnchanged: Bool { added == 0 && removed == 0 && changed == 0 }
+
+        /// A key as messages show it: `route_stop 1.1 0`.
+        public func describe(_ key: [SQLValue]) -> String {
+            ([name] + key.map { $0.textValue ?? "NULL" }).joined(separator: " ")
+        }
+    }
+
+    /// The old and the new bundle, as paths are shown.
+    public var old: String
+    public var new: String
+    /// Every table of either bundle, in name order (full-text tables and `kiln_metadata` left out).
+    public var tables: [Table]
+    /// How the new schema differs from the old.
+    public var schema: [SchemaDifference]
+    public var oldVersion: Int
+    public var newVersion: Int
+    /// The thresholds the diff was held to.
+    public var thresholds: Thresholds
+    /// Errors: thresholds exceeded (`diff.threshold`), a schema change without a new `user_version`
+    /// (`diff.user-version`), bundles of two different pipelines (`diff.bundle`).
+    public var findings: [Diagnostic]
+
+    /// True when no finding is an error.
+    public var passed: Bool { !findings.contains { $0.severity == .error } }
+
+    /// How many examples of each kind a table keeps.
+    public static let defaultExamples = 3
+
+    /// Compares the bundle at `old` with the one at `new`.
+    /// - Parameters:
+    ///   - oldName, newName: how the two are named in messages (their paths by default).
+    ///   - examples: how many added, removed and changed rows each table keeps as examples.
+    /// - Throws: `KilnError.io` when a file cannot be read; `KilnError.validation` with one sentence when one is
+    ///   not an SQLite database (empty, foreign, truncated or damaged).
+    public static func compare(old: URL, new: URL, oldName: String? = nil, newName: String? = nil,
+                               thresholds: Thresholds = Thresholds(), examples: Int = defaultExamples) throws -> BundleDiff {
+        let oldLabel = oldName ?? old.relativePath, newLabel = newName ?? new.relativePath
+        let database = try BundleFile.open(old)
+        _ = try BundleFile.open(new)
+        do {
+            try database.execute("ATTACH DATABASE \(quoteLiteral(new.path)) AS new")
+            let before = try SchemaSnapshot(database, schema: "main", excluding: [BundleWriter.metadataTable])
+            let after = try SchemaSnapshot(database, schema: "new", excluding: [BundleWriter.metadataTable])
+            var tables: [Table] = []
+            for name in Set(before.tables.keys).union(after.tables.keys).sorted() {
+                tables.append(try compareTable(name, before.tables[name], after.tables[name], in: database, examples: examples))
+            }
+            var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),
+                                  oldVersion: before.userVersion, newVersion: after.userVersion, thresholds: thresholds, findings: [])
+            diff.findings = diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
+                                       newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"])
+            return diff
+        } catch let error as SQLiteError {
+            throw KilnError.validation("\(oldLabel) and \(newLabel) cannot be compared: SQLite cannot read them (\(error.message))")
+        }
+    }
+
+    private static func compareTable(_ name: String, _ before: SchemaSnapshot.Table?, _ after: SchemaSnapshot.Table?,
+                                     in database: Database, examples: Int) throws -> Table {
+        let quoted = quoteIdentifier(name)
+        func count(_ schema: String) throws -> Int {
+            Int(try database.rows("SELECT count(*) FROM \(schema).\(quoted)").first?.values.first?.number ?? 0)
+        }
+        guard let before, let after else {
+            let key = (before ?? after)?.primaryKey ?? []
+            let rows = try count(before == nil ? "new" : "main")
+            return Table(name: name, key: key, oldRows: before == nil ? 0 : rows, newRows: before == nil ? rows : 0,
+                         added: before == nil ? rows : 0, removed: before == nil ? 0 : rows)
+        }
+        let oldNames = before.columns.map(\.name)
+        let shared = after.columns.map(\.name).filter { oldNames.contains($0) }
+        let candidates = [after.primaryKey, before.primaryKey].filter { !$0.isEmpty && $0.allSatisfy(shared.contains) }
+        let key = candidates.first ?? shared
+        var table = Table(name: name, key: key, oldRows: try count("main"), newRows: try count("new"))
+        guard !key.isEmpty else { return table }
+
+        let keyList = key.map(quoteIdentifier).joined(separator: ", ")
+        let match = key.map { "o.\(quoteIdentifier($0)) IS n.\(quoteIdentifier($0))" }.joined(separator: " AND ")
+        func missing(from other: String, in schema: String, alias: String) throws -> (count: Int, examples: [[SQLValue]]) {
+            let otherAlias = alias == "n" ? "o" : "n"
+            let statement = try database.prepare("SELECT \(key.map { "\(alias).\(quoteIdentifier($0))" }.joined(separator: ", ")) FROM \(schema).\(quoted) AS \(alias) WHERE NOT EXISTS (SELECT 1 FROM \(other).\(quoted) AS \(otherAlias) WHERE \(match)) ORDER BY \(keyList)")
+            var total = 0, firsts: [[SQLValue]] = []
+            while let row = try statement.step() {
+                total += 1
+                if firsts.count < examples { firsts.append(row.values) }
+            }
+            return (total, firsts)
+        }
+        (table.added, table.addedExamples) = try missing(from: "main", in: "new", alias: "n")
+        (table.removed, table.removedExamples) = try missing(from: "new", in: "main", alias: "o")
+
+        let compared = shared.filter { !key.contains($0) }
+        guard !compared.isEmpty else { return table }
+        let selected = key.map { "n.\(quoteIdentifier($0))" } + compared.flatMap { ["o.\(quoteIdentifier($0))", "n.\(quoteIdentifier($0))"] }
+        let differs = compared.map { "o.\(quoteIdentifier($0)) IS NOT n.\(quoteIdentifier($0))" }.joined(separator: " OR ")
+        let statement = try database.prepare("SELECT \(selected.joined(separator: ", ")) FROM main.\(quoted) AS o JOIN new.\(quoted) AS n ON \(match) WHERE \(differs) ORDER BY \(key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", "))")
+        while let row = try statement.step() {
+            table.changed += 1
+            var changes: [(String, SQLValue, SQLValue)] = []
+            for (index, column) in compared.enumerated() {
+                let oldValue = row.values[key.count + 2 * index], newValue = row.values[key.count + 2 * index + 1]
+                guard !BundleDiff.same(oldValue, newValue) else { continue }
+                table.changedColumns[column, default: 0] += 1
+                changes.append((column, oldValue, newValue))
+            }
+            if table.changedExamples.count < examples {
+                table.changedExamples.append(ChangedRow(key: Array(row.values.prefix(key.count)), changes: changes))
+            }
+        }
+        return table
+    }
+
+    /// Values SQLite's `IS` holds equal: the same, or the same number stored as integer and as real.
+    private static func same(_ left: SQLValue, _ right: SQLValue) -> Bool {
+        if left == right { return true }
+        if let a = left.number, let b = right.number { return a == b }
+        return false
+    }
+
+    /// The errors of this diff under its thresholds.
+    private func judge(oldBundle: String?, newBundle: String?) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        func error(_ code: String, _ message: String) {
+            found.append(Diagnostic(code: code, severity: .error, message: message, provenance: Provenance(file: new)))
+        }
+        if let oldBundle, let newBundle, oldBundle != newBundle {
+            error("diff.bundle", "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
+        }
+        if schema.contains(where: { $0.kind != .userVersion }), oldVersion == newVersion {
+            error("diff.user-version", "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
+        }
+        for table in tables {
+            for (measure, count) in [(Thresholds.Measure.removed, table.removed), (.changed, table.changed)] {
+                guard let limit = thresholds.limit(measure, for: table.name), limit.isExceeded(by: count, of: table.oldRows) else { continue }
+                error("diff.threshold", "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
+            }
+        }
+        return found
+    }
+
+    /// `81.3%`, with one decimal at most.
+    static func percent(_ count: Int, of total: Int) -> String {
+        guard total > 0 else { return count == 0 ? "0%" : "100%" }
+        let value = (Double(count) * 1000 / Double(total)).rounded() / 10
+        return sqlNumber(value) + "%"
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// What one source extracts from some files: the records with their fields, and every finding — above all the
+/// lines that looked like data but no pattern captured (`extract.unmatched`).
+public struct Extraction: Sendable {
+    /// One extracted record: the file it came from, its line and its field values.
+    public struct Item: Sendable, Equatable {
+        public var file: String
+        public var line: Int
+        public var values: [String?]
+    }
+
+    /// The source's field names, aligned with each item's values.
+    public var fieldNames: [String]
+    public var items: [Item]
+    public var diagnostics: [Diagnostic]
+
+    /// The findings about lines no pattern captured.
+    public var unmatched: [Diagnostic] { diagnostics.filter { $0.code == "extract.unmatched" } }
+
+    /// Runs `source`'s reader over `files` (paths as the user gave them; they need not be inside the pipeline).
+    /// - Throws: `KilnError.io` when a file cannot be read.
+    public static func run(_ source: CompiledSource, files: [URL], displayNames: [String]? = nil) throws -> Extraction {
+        let log = DiagnosticLog()
+        var items: [Item] = []
+        for (index, url) in files.enumerated() {
+            let name = displayNames?[index] ?? url.relativePath
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
+            try source.reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+                items.append(Item(file: name, line: record.line, values: record.values))
+            }
+        }
+        return Extraction(fieldNames: source.reader.fieldNames, items: items, diagnostics: log.sorted)
+    }
+
+    /// The records as objects (`_file`, `_line`, then each field), for JSON output and fixtures.
+    public var recordObjects: [[String: JSONValue]] {
+        items.map { item in
+            var object: [String: JSONValue] = ["_file": .string(item.file), "_line": .number(Double(item.line))]
+            for (name, value) in zip(fieldNames, item.values) { object[name] = value.map(JSONValue.string) ?? .null }
+            return object
+        }
+    }
+
+    /// Everything as JSON: `fields`, `records`, `unmatched` and `diagnostics`, keys sorted.
+    public func json() throws -> Data {
+        struct Output: Encodable {
+            var fields: [String]
+            var records: [[String: JSONValue]]
+            var unmatched: [[String: JSONValue]]
+            var diagnostics: [Diagnostic]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(Output(fields: fieldNames, records: recordObjects,
+                                         unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics))
+    }
+
+    /// An unmatched-line finding as `{file, line, text}`.
+    static func object(_ diagnostic: Diagnostic) -> [String: JSONValue] {
+        [
+            "file": .string(diagnostic.provenance?.file ?? ""),
+            "line": .number(Double(diagnostic.provenance?.line ?? 0)),
+            "message": .string(diagnostic.message),
+        ]
+    }
+
+    /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern.
+    public func table() -> String {
+        let headers = ["file:line"] + fieldNames
+        let rows = items.map { ["\($0.file):\($0.line)"] + $0.values.map { $0 ?? "∅" } }
+        let widths = headers.indices.map { column in
+            ([headers[column]] + rows.map { $0[column] }).map { $0.count }.max() ?? 0
+        }
+        func format(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        var lines = [format(headers), format(widths.map { String(repeating: "-", count: $0) })] + rows.map(format)
+        lines.append("\(items.count) record\(items.count == 1 ? "" : "s")")
+        let misses = unmatched
+        lines.append("")
+        lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")
+        for miss in misses { lines.append("  \(miss.provenance?.location ?? ""): \(miss.message)") }
+        let others = diagnostics.filter { $0.code != "extract.unmatched" }
+        if !others.isEmpty {
+            lines.append("")
+            lines.append("other findings:")
+            for finding in others { lines.append("  " + finding.formatted) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

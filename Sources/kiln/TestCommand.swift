@@ -1,0 +1,59 @@
+import Foundation
+import KilnKit
+
+/// `kiln test`: checks that every source still extracts what its fixtures expect.
+struct TestCommand: KilnCommand {
+    static let name = "test"
+    static let abstract = "Runs the manifest's extraction fixtures and shows a diff where extraction changed."
+    static let usage = "kiln test DIR|MANIFEST [--update]"
+    static let details = """
+        For every entry of the manifest's `fixtures` (source, input, expected), runs the source's reader over the
+        input and compares the records and the unmatched lines with the expected JSON file. Prints `ok` or a
+        line diff (`- expected`, `+ now`) for each fixture.
+
+        OPTIONS:
+          --update   Writes the expected files from what is extracted now (review the change with git diff).
+
+        Exit codes: 0 every fixture matches, 1 any difference or missing expected file, 64 usage or manifest
+        error, 74 I/O error.
+
+        """
+    static let flags: Set<String> = ["--update"]
+    static let options: Set<String> = []
+
+    let pipelinePath: String
+    let update: Bool
+
+    init(_ arguments: inout ParsedArguments) throws {
+        pipelinePath = try arguments.positional("the pipeline folder or manifest")
+        try arguments.requireNoMore()
+        update = arguments.flags.contains("--update")
+    }
+
+    func run() throws -> Int32 {
+        let pipeline = try ManifestLoader.load(pipelinePath)
+        guard !pipeline.manifest.fixtures.isEmpty else {
+            print("no fixtures in \(pipeline.manifest.file.lastPathComponent)")
+            return 0
+        }
+        let outcomes = try FixtureRunner(pipeline: pipeline).run(update: update)
+        var failures = 0
+        for outcome in outcomes {
+            let name = "\(outcome.fixture.input) (source \(outcome.fixture.source))"
+            if update {
+                print("updated \(outcome.fixture.expected) from \(name)")
+            } else if outcome.missingExpectation {
+                failures += 1
+                print("FAIL \(name): \(outcome.fixture.expected) does not exist; run kiln test --update to write it")
+            } else if outcome.passed {
+                print("ok   \(name)")
+            } else {
+                failures += 1
+                print("FAIL \(name) differs from \(outcome.fixture.expected):")
+                for line in outcome.differences { print("  " + line) }
+            }
+        }
+        if !update { print("\(outcomes.count - failures) passed, \(failures) failed") }
+        return failures == 0 ? 0 : 1
+    }
+}
