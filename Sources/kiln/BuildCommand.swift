@@ -16,12 +16,17 @@ struct BuildCommand: KilnCommand {
           --report FILE     The JSON report (default: beside the bundle, <bundle>.report.json).
           --format FORMAT   text (default): summary on stderr; json: the report on stdout.
           --quiet           Prints nothing but errors.
+          --baseline FILE   Before replacing anything, compare the new bundle with FILE (e.g. the bundle being
+                            replaced, or the last release) under the thresholds; over one, exit 1 and nothing is
+                            replaced. Default: the manifest's baseline, if it names one.
+          --max-removed L   Thresholds for the comparison, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-
+          --max-changed L   separated; they replace the manifest's thresholds limit by limit.
 
-        Exit codes: 0 built, 1 validation errors, 64 usage or manifest error, 74 I/O error.
+        Exit codes: 0 built, 1 validation errors or a threshold exceeded, 64 usage or manifest error, 74 I/O error.
 
         """
     static let flags: Set<String> = ["--quiet"]
-    static let options: Set<String> = ["--out", "--report", "--format"]
+    static let options: Set<String> = ["--out", "--report", "--format", "--baseline", "--max-removed", "--max-changed"]
 
     let pipelinePath: String
     let options: BuildOptions
@@ -32,7 +37,9 @@ struct BuildCommand: KilnCommand {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
         options = BuildOptions(output: arguments.values["--out"].map { URL(fileURLWithPath: $0) },
-                               report: arguments.values["--report"].map { URL(fileURLWithPath: $0) })
+                               report: arguments.values["--report"].map { URL(fileURLWithPath: $0) },
+                               baseline: arguments.values["--baseline"].map { URL(fileURLWithPath: $0) },
+                               thresholds: try Thresholds(options: arguments.values))
         format = try arguments.format(allowed: ["text", "json"])
         quiet = arguments.flags.contains("--quiet")
     }
@@ -45,6 +52,7 @@ struct BuildCommand: KilnCommand {
             print()
         } else if !quiet {
             printToStandardError(BuildSummary(pathPrefix: pipelinePrefix(pipeline)).text(outcome))
+            if let comparison = outcome.comparison { printToStandardError(comparison.summaryLine + "\n") }
         } else if !outcome.built {
             let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
             for diagnostic in outcome.diagnostics where diagnostic.severity == .error {
@@ -56,9 +64,7 @@ struct BuildCommand: KilnCommand {
 
     /// The pipeline folder as the user wrote it, so that printed paths open from the current folder.
     private func pipelinePrefix(_ pipeline: Pipeline) -> String {
-        let folder = pipeline.manifest.directory.path
-        let current = FileManager.default.currentDirectoryPath + "/"
-        let relative = folder.hasPrefix(current) ? String(folder.dropFirst(current.count)) : folder
+        let relative = displayPath(pipeline.manifest.directory)
         return relative.isEmpty ? "" : relative + "/"
     }
 }

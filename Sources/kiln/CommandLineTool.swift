@@ -7,7 +7,8 @@ struct CommandLineTool {
     let arguments: [String]
 
     static let commands: [CommandEntry] = [
-        CommandEntry(BuildCommand.self), CommandEntry(ExtractCommand.self), CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self),
+        CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(ExtractCommand.self),
+        CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self),
     ]
 
     static var overview: String {

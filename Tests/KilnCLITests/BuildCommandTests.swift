@@ -116,3 +116,27 @@ final class BuildCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.hasPrefix("Error: no pipeline at nowhere"), run.stderr)
     }
 }
+
+/// Manifest mistakes found when the readers are made, before any input is read.
+final class ManifestCheckTests: CLITestCase {
+    func testUnknownEncodingIsAManifestError() throws {
+        let folder = try copy("raw/patras", to: "patras")
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(
+            of: "options: { fields: [\"line\", \"stop\"] },", with: "options: { fields: [\"line\", \"stop\"], encoding: \"klingon\" },")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "patras")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("manifest error at sources[2].options.encoding: unknown encoding \"klingon\""), run.stderr)
+    }
+
+    func testInvalidRowPatternNamesItsOffset() throws {
+        let folder = try copy("raw/patras-web", to: "web")
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "row: \"^(?<from>", with: "row: \"^(?<from")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "web")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("manifest error at sources[5].options: invalid regular expression at offset"), run.stderr)
+    }
+}

@@ -7,7 +7,7 @@ final class NormalizerTests: XCTestCase {
     private func scalars(_ text: String?) -> [UInt32]? { text.map { $0.unicodeScalars.map(\.value) } }
 
     private func apply(_ spec: NormalizerSpec, _ value: String?) throws -> String? {
-        try Normalizer(spec).apply(value)
+        try Normalizer(spec, fieldNames: [], vocabularies: [:]).apply(value, record: Record(values: [], line: 1))
     }
 
     // MARK: TextFolding
@@ -132,7 +132,7 @@ final class NormalizerTests: XCTestCase {
     }
 
     func testCaptureWithBadPatternThrows() {
-        XCTAssertThrowsError(try Normalizer(.capture("(unclosed"))) { error in
+        XCTAssertThrowsError(try Normalizer(.capture("(unclosed"), fieldNames: [], vocabularies: [:])) { error in
             XCTAssertTrue(error is RegexCompileError, "\(error)")
         }
     }
@@ -162,7 +162,7 @@ final class NormalizerTests: XCTestCase {
     }
 
     func testUnknownStepIsRefused() {
-        XCTAssertThrowsError(try Normalizer(.named("titlecase"))) { error in
+        XCTAssertThrowsError(try Normalizer(.named("titlecase"), fieldNames: [], vocabularies: [:])) { error in
             let message = (error as? ValueProblem)?.message ?? ""
             XCTAssertTrue(message.hasPrefix("unknown normalizer \"titlecase\"; expected one of: trim, collapseSpaces"), message)
         }

@@ -132,7 +132,7 @@ final class TimetableReaderTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.map { $0.provenance }, [Provenance(file: "Timetables_UTF8.txt", line: 5),
                                                                Provenance(file: "Timetables_UTF8.txt", line: 6)])
         XCTAssertEqual(log.diagnostics[0].message,
-                       "line 2.2: the row ends at 12:00, not after it starts at 14:00; only an end before 04:00 may run past midnight")
+                       "line 2.2: the period ends at 12:00, not after it starts at 14:00; only an end before 04:00 may run past midnight")
     }
 
     func testOvernightLimitIsConfigurable() throws {

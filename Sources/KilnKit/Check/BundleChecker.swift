@@ -26,6 +26,9 @@ public struct BundleChecker {
         } catch KilnError.validation(let sentence) {
             return unusable(url, sentence, manifest: nil)
         }
+        if manifestPath == nil, !FileManager.default.fileExists(atPath: path + "/" + ManifestLoader.defaultFileName) {
+            throw KilnError.usage("\(url.relativePath) is a bundle of \"\(path.dropFirst(4))\", but there is no \(path)/\(ManifestLoader.defaultFileName) here; give its manifest with --manifest")
+        }
         return try BundleChecker(pipeline: try ManifestLoader.load(path)).check(url)
     }
 

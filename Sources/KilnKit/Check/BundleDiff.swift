@@ -171,7 +171,7 @@ public struct BundleDiff: Sendable {
         for table in tables {
             for (measure, count) in [(Thresholds.Measure.removed, table.removed), (.changed, table.changed)] {
                 guard let limit = thresholds.limit(measure, for: table.name), limit.isExceeded(by: count, of: table.oldRows) else { continue }
-                error("diff.threshold", "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
+                error("diff.threshold", "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) since \(old) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
             }
         }
         return found

@@ -32,9 +32,10 @@ extension CheckReport {
             guard !checks.isEmpty else { continue }
             let failed = checks.filter(\.failed).count, notRun = checks.filter { $0.notRun != nil }.count
             let run = checks.count - notRun
-            var status = failed > 0 ? "FAILED (\(failed) of \(run) checks)" : "passed (\(run) check\(run == 1 ? "" : "s"))"
+            let plural = run == 1 ? "" : "s"
+            var status = failed > 0 ? "FAILED (\(failed) of \(run) check\(plural))" : "passed (\(run) check\(plural))"
             if notRun > 0 { status += ", \(notRun) not run on a bundle" }
-            lines.append("  " + category.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + status)
+            lines.append("  " + category.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + status)
         }
         lines += diagnostics.map { "  " + $0.formatted }
         let notRun = notRunSummary
@@ -82,7 +83,12 @@ extension CheckReport {
             let suiteFailures = checks.filter(\.failed).count, suiteSkipped = checks.filter { $0.notRun != nil && !$0.failed }.count
             xml.append("  <testsuite name=\(xmlAttribute(category.rawValue)) tests=\"\(checks.count)\" failures=\"\(suiteFailures)\" errors=\"0\" skipped=\"\(suiteSkipped)\">")
             for check in checks {
-                xml.append("    <testcase classname=\(xmlAttribute("kiln.check." + category.rawValue)) name=\(xmlAttribute(check.name))>")
+                let opening = "    <testcase classname=\(xmlAttribute("kiln.check." + category.rawValue)) name=\(xmlAttribute(check.name))"
+                guard !check.findings.isEmpty || check.notRun != nil else {
+                    xml.append(opening + "/>")
+                    continue
+                }
+                xml.append(opening + ">")
                 let errors = check.findings.filter { $0.severity == .error }, others = check.findings.filter { $0.severity != .error }
                 if let first = errors.first {
                     let message = errors.count == 1 ? first.message : "\(first.message) (and \(errors.count - 1) more)"

@@ -75,6 +75,15 @@ public struct Thresholds: Equatable, Sendable {
         self.tables = tables
     }
 
+    /// The limits set by command-line options: `--max-removed` and `--max-changed` in `values`, by option name.
+    /// - Throws: `KilnError.usage` for a value that is not a list of limits.
+    public init(options values: [String: String]) throws {
+        self.init()
+        for measure in Measure.allCases {
+            if let text = values[measure.option] { try add(measure, from: text) }
+        }
+    }
+
     /// True when no limit is set.
     public var isEmpty: Bool {
         defaults == Limits() && tables.values.allSatisfy { $0 == Limits() }

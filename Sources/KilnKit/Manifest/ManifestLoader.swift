@@ -99,6 +99,10 @@ public enum ManifestLoader {
             throw issue(path + ".options", error.description)
         } catch let error as EncodingError {
             throw issue(path + ".options.encoding", error.message)
+        } catch let error as XPathError {
+            throw issue(path + ".options", error.description)
+        } catch let problem as ValueProblem {
+            throw issue(path + ".options", problem.message)
         }
         guard let table = manifest.table(source.into) else {
             throw issue(path + ".into", "no table named \"\(source.into)\"; tables: \(manifest.tables.map(\.name).joined(separator: ", "))")

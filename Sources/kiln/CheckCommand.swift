@@ -1,0 +1,47 @@
+import Foundation
+import KilnKit
+
+/// `kiln check`: checks a shipped bundle against its manifest, for CI.
+struct CheckCommand: KilnCommand {
+    static let name = "check"
+    static let abstract = "Checks a shipped bundle: SQLite integrity, schema, metadata and every rule of its manifest."
+    static let usage = "kiln check BUNDLE [--manifest M] [--format text|json|junit|github]"
+    static let details = """
+        Opens BUNDLE read-only and checks, in order: that it is a whole SQLite database built from the manifest
+        (an empty, foreign, truncated or damaged file, or a bundle of another pipeline, is one sentence);
+        PRAGMA integrity_check and foreign_key_check, and full-text row counts; the schema against the manifest's
+        (tables, columns, types, keys, indexes, full-text tables, user_version); the kiln_metadata table and its
+        row counts; and every rule of the manifest, run again with its severity overrides. Rules that read tables
+        the bundle does not ship are listed as not run. The report goes to stdout.
+
+        OPTIONS:
+          --manifest M     The pipeline folder or manifest (default: raw/<bundle>/ under the current folder,
+                           where <bundle> is the bundle's name in its kiln_metadata table).
+          --format FORMAT  text (default): a line per category, then every finding;
+                           json: the whole report; junit: JUnit XML for CI servers (a suite per category,
+                           a test case per check); github: GitHub Actions annotations (::error file=…::…).
+
+        Exit codes: 0 no error, 1 any error (or not a bundle of the manifest), 64 usage or manifest error,
+        74 I/O error.
+
+        """
+    static let flags: Set<String> = []
+    static let options: Set<String> = ["--manifest", "--format"]
+
+    let bundle: URL
+    let manifestPath: String?
+    let format: CheckFormat
+
+    init(_ arguments: inout ParsedArguments) throws {
+        bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
+        try arguments.requireNoMore()
+        manifestPath = arguments.values["--manifest"]
+        format = CheckFormat(rawValue: try arguments.format(allowed: CheckFormat.allCases.map(\.rawValue)))!
+    }
+
+    func run() throws -> Int32 {
+        let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
+        print(try report.rendered(as: format), terminator: "")
+        return report.passed ? 0 : 1
+    }
+}
