@@ -5,7 +5,7 @@ import KilnKit
 struct BuildCommand: KilnCommand {
     static let name = "build"
     static let abstract = "Builds the bundle a pipeline declares, if its inputs pass every rule."
-    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet]"
+    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]"
     static let details = """
         Reads every source of the pipeline (a folder holding kiln.json5, or a manifest file), stages the records in
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for

@@ -32,6 +32,8 @@ struct CheckCommand: KilnCommand {
     let manifestPath: String?
     let format: CheckFormat
 
+    /// Takes the bundle, `--manifest` and `--format`.
+    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or an unknown format.
     init(_ arguments: inout ParsedArguments) throws {
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         try arguments.requireNoMore()
@@ -39,6 +41,8 @@ struct CheckCommand: KilnCommand {
         format = CheckFormat(rawValue: try arguments.format(allowed: CheckFormat.allCases.map(\.rawValue)))!
     }
 
+    /// Checks the bundle and prints the report: 0 when no error, 1 otherwise.
+    /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> Int32 {
         let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
         print(try report.rendered(as: format), terminator: "")

@@ -17,8 +17,9 @@ struct DiffCommand: KilnCommand {
                                25 (rows), or per table, TABLE=5%; several separated by commas:
                                --max-removed 10%,timetable=5%.
           --max-changed LIMITS The same for changed rows.
-          --manifest M         Read thresholds from this pipeline folder or manifest (default: raw/<bundle>/
-                               under the current folder, when it exists). Options win over the manifest.
+          --manifest M         Read thresholds and severity overrides from this pipeline folder or manifest
+                               (default: raw/<bundle>/ under the current folder, when it exists). Options
+                               replace the manifest's limits one by one; a table's own limit wins over a default.
           --examples N         Examples per table and kind (default 3).
 
         Exit codes: 0 within the thresholds, 1 over a threshold, a schema change without a new user_version, or a
@@ -35,6 +36,8 @@ struct DiffCommand: KilnCommand {
     let manifestPath: String?
     let examples: Int
 
+    /// Takes the two bundles and the options.
+    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument, a bad limit or format.
     init(_ arguments: inout ParsedArguments) throws {
         old = URL(fileURLWithPath: try arguments.positional("the old bundle"))
         new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
@@ -47,12 +50,17 @@ struct DiffCommand: KilnCommand {
         self.examples = count
     }
 
+    /// Compares the bundles and prints the report: 0 within the thresholds, 1 otherwise.
+    /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> Int32 {
         var limits = thresholds
+        var severity: [String: Severity] = [:]
         if let path = try manifestPath ?? conventionalManifest() {
-            limits = try ManifestLoader.load(path).manifest.thresholds.overridden(by: thresholds)
+            let manifest = try ManifestLoader.load(path).manifest
+            limits = manifest.thresholds.overridden(by: thresholds)
+            severity = manifest.severity
         }
-        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples)
+        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity)
         print(format == "json" ? try diff.json : diff.text, terminator: "")
         return diff.passed ? 0 : 1
     }

@@ -10,13 +10,15 @@ enum LibXML2 {
         kiln_xml_refuse_external_entities()
     }()
 
-    /// Parser options for XML: no network, CDATA as text; never NOENT (entity substitution), DTDLOAD or HUGE,
-    /// so entities are not expanded, external DTDs are not read and libxml2's depth limit (256) holds.
-    static let xmlOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue)
+    /// Parser options for XML: no network, CDATA as text, line numbers past 65 535; never NOENT (entity
+    /// substitution), DTDLOAD or HUGE, so entities are not expanded, external DTDs are not read and libxml2's depth
+    /// limit (256) holds.
+    static let xmlOptions = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue
+                                  | XML_PARSE_BIG_LINES.rawValue)
 
-    /// Parser options for HTML: recover from real pages, no network, no printed errors.
+    /// Parser options for HTML: recover from real pages, no network, no printed errors, big line numbers.
     static let htmlOptions = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
-                                   | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue)
+                                   | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
 
     /// Takes ownership of a libxml2 string, frees it, and returns it as a Swift string.
     static func take(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String? {
@@ -46,6 +48,8 @@ public struct XMLIssue: Sendable, Equatable {
         case warning
         /// The document declares entities (a billion-laughs bomb or an external entity); reading stops.
         case entityDeclarations
+        /// A reference to an entity that is not defined; reading stops.
+        case undefinedEntity
         /// The document names an external DTD, which is never loaded.
         case externalDTD
     }
@@ -124,11 +128,14 @@ final class XPathEvaluator {
 /// external DTD, libxml2's depth limit. Not `Sendable`: it owns a reader.
 public final class XMLStreamReader {
     private let reader: OpaquePointer
+    private let path: String
     private let namespaces: [String: String]
     private var evaluator: XPathEvaluator?
     private let issueBox = IssueBox()
     private var stopped = false
     private var skipPending = false
+    private var lastExpanded: UnsafeMutablePointer<xmlNode>?
+    private var salvaged: [UnsafeMutablePointer<xmlNode>]?
     private var pendingEnd: Event?
 
     /// The problems found so far, in order.
@@ -142,6 +149,7 @@ public final class XMLStreamReader {
             throw KilnError.io("cannot read \(path)")
         }
         self.reader = reader
+        self.path = path
         self.namespaces = namespaces
         xmlTextReaderSetStructuredErrorHandler(reader, { context, error in
             guard let context, let error else { return }
@@ -191,11 +199,19 @@ public final class XMLStreamReader {
     }
 
     /// The next start of an element named `localName` (in `namespace`, or in any namespace when `nil`), expanded.
+    /// After an error, the complete elements parsed before it are still returned.
     public func nextElement(localName: String, namespace: String?) -> XMLElementCursor? {
         while let event = next() {
             if case .start(localName, let found, _) = event, namespace == nil || found == namespace { return expand() }
         }
-        return nil
+        if salvaged == nil {
+            let malformed = issueBox.issues.contains { $0.kind == .malformed || $0.kind == .undefinedEntity }
+            let refused = issueBox.issues.contains { $0.kind == .entityDeclarations }
+            salvaged = malformed && !refused ? salvage(localName: localName, namespace: namespace) : []
+        }
+        guard let node = salvaged?.first, let evaluator = makeEvaluator() else { return nil }
+        salvaged?.removeFirst()
+        return XMLElementCursor(node: node, evaluator: evaluator)
     }
 
     /// The element that just started, expanded so that XPath can be evaluated on its subtree.
@@ -205,6 +221,7 @@ public final class XMLStreamReader {
             stopped = true
             return nil
         }
+        lastExpanded = node
         skipPending = true
         pendingEnd = nil
         return XMLElementCursor(node: node, evaluator: evaluator)
@@ -214,6 +231,43 @@ public final class XMLStreamReader {
     public func text() -> String {
         guard let cursor = expand() else { return "" }
         return cursor.text
+    }
+
+    /// The complete elements named `localName` that libxml2 parsed before an error but the reader never handed
+    /// over: libxml2 parses 512-byte chunks ahead, and its reader gives up on the whole chunk that holds an error.
+    /// The tree built so far still holds them. Elements on its rightmost path were still open when parsing stopped
+    /// and are left out; so is everything up to the last element already returned.
+    private func salvage(localName: String, namespace: String?) -> [UnsafeMutablePointer<xmlNode>] {
+        guard let document = xmlTextReaderCurrentDoc(reader), let root = xmlDocGetRootElement(document) else { return [] }
+        var open: Set<UnsafeMutablePointer<xmlNode>> = []
+        var spine: UnsafeMutablePointer<xmlNode>? = root
+        while let node = spine {
+            open.insert(node)
+            spine = node.pointee.last
+        }
+        var found: [UnsafeMutablePointer<xmlNode>] = []
+        var passedLast = lastExpanded == nil
+        func walk(_ node: UnsafeMutablePointer<xmlNode>) {
+            var child: UnsafeMutablePointer<xmlNode>? = node
+            while let current = child {
+                if current == lastExpanded {
+                    passedLast = true
+                } else if current.pointee.type == XML_ELEMENT_NODE {
+                    let matches = LibXML2.string(current.pointee.name) == localName
+                        && (namespace == nil || LibXML2.string(current.pointee.ns?.pointee.href) == namespace)
+                    if matches, passedLast, !open.contains(current) {
+                        found.append(current)
+                    } else if let first = current.pointee.children {
+                        walk(first)
+                    }
+                }
+                child = current.pointee.next
+            }
+        }
+        walk(root)
+        // Records already returned were freed by the reader, so when the last one is gone, all that is left comes after it.
+        if !passedLast { passedLast = true; found = []; walk(root) }
+        return found
     }
 
     private func makeEvaluator() -> XPathEvaluator? {
@@ -226,12 +280,14 @@ public final class XMLStreamReader {
     /// Refuses entity declarations (they are how billion-laughs bombs and external entities work) and notes an
     /// external DTD, which libxml2 does not load with these options.
     private func checkDocumentType() {
-        let line = Int(xmlTextReaderGetParserLineNumber(reader))
+        let line = DocumentTypeLocator.line(in: path)
         guard let document = xmlTextReaderCurrentDoc(reader) else { return }
         if let subset = document.pointee.intSubset, subset.pointee.entities != nil || subset.pointee.pentities != nil {
-            issueBox.issues.append(XMLIssue(kind: .entityDeclarations,
-                                            message: "the document declares entities; Kiln does not expand entities (they can read local files or explode in size)",
-                                            line: line, column: nil))
+            if !issueBox.issues.contains(where: { $0.kind == .entityDeclarations }) {
+                issueBox.issues.append(XMLIssue(kind: .entityDeclarations,
+                                                message: "the document declares entities; Kiln does not expand entities (they can read local files or explode in size)",
+                                                line: line, column: nil))
+            }
             stopped = true
             return
         }
@@ -248,9 +304,19 @@ public final class XMLStreamReader {
 
         func record(_ error: xmlError) {
             let message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)"
-            let kind: XMLIssue.Kind = error.level == XML_ERR_WARNING ? .warning : .malformed
-            issues.append(XMLIssue(kind: kind, message: message, line: error.line > 0 ? Int(error.line) : nil,
-                                   column: error.int2 > 0 ? Int(error.int2) : nil))
+            let line = error.line > 0 ? Int(error.line) : nil
+            let kind: XMLIssue.Kind
+            if error.level == XML_ERR_WARNING {
+                kind = .warning
+            } else if error.code == Int32(XML_ERR_ENTITY_LOOP.rawValue) {
+                kind = .entityDeclarations
+            } else if message.lowercased().contains("entity") {
+                kind = .undefinedEntity
+            } else {
+                kind = .malformed
+            }
+            if kind != .warning, issues.contains(where: { $0.kind != .warning }) { return }
+            issues.append(XMLIssue(kind: kind, message: message, line: line, column: error.int2 > 0 ? Int(error.int2) : nil))
         }
     }
 }
@@ -303,7 +369,7 @@ public final class HTMLDocument {
                 htmlReadMemory($0.baseAddress, Int32($0.count), nil, encoding, LibXML2.htmlOptions)
             }
         }
-        guard let parsed else { throw KilnError.io("cannot parse the HTML page \(name)") }
+        guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed
     }
 
@@ -340,7 +406,11 @@ public final class HTMLDocument {
     private static func tree(_ node: UnsafeMutablePointer<xmlNode>) -> MarkupNode {
         switch node.pointee.type {
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-            return .text(LibXML2.string(node.pointee.content) ?? "", line: Int(xmlGetLineNo(node)))
+            // libxml2 numbers a text node by the line it ends on; count back to where its text starts.
+            let text = LibXML2.string(node.pointee.content) ?? ""
+            let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+            let newlines = text[start...].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+            return .text(text, line: max(1, Int(xmlGetLineNo(node)) - newlines))
         default:
             var attributes: [String: String] = [:]
             var attribute = node.pointee.properties
@@ -361,6 +431,28 @@ public final class HTMLDocument {
             return .element(name: (LibXML2.string(node.pointee.name) ?? "").lowercased(), attributes: attributes,
                             line: Int(xmlGetLineNo(node)), children: children)
         }
+    }
+}
+
+/// A page libxml2's HTML parser could make nothing of (an empty file, for one).
+public struct HTMLParseError: Error, CustomStringConvertible, Sendable {
+    public let name: String
+    public var description: String { "\(name) holds no HTML that can be parsed (is it empty?)" }
+}
+
+/// Finds the line of a document's `<!DOCTYPE`: libxml2's reader knows only how far it has read ahead.
+enum DocumentTypeLocator {
+    /// The 1-based line of `<!DOCTYPE` within the first 1 MiB of the file, or `nil`.
+    static func line(in path: String) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let prefix = [UInt8]((try? handle.read(upToCount: 1 << 20)) ?? Data())
+        let marker = Array("<!DOCTYPE".utf8)
+        guard prefix.count >= marker.count else { return nil }
+        for index in 0...(prefix.count - marker.count) where prefix[index] == marker[0] && Array(prefix[index..<index + marker.count]) == marker {
+            return prefix[..<index].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        }
+        return nil
     }
 }
 

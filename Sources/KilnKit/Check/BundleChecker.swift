@@ -7,9 +7,11 @@ import Foundation
 ///     let report = try BundleChecker(pipeline: try ManifestLoader.load("raw/patras")).check(URL(fileURLWithPath: "build/patras.sqlite"))
 ///     if !report.passed { … }
 public struct BundleChecker {
+    /// The pipeline whose manifest the bundle is checked against.
     public let pipeline: Pipeline
     private var manifest: Manifest { pipeline.manifest }
 
+    /// A checker for bundles of `pipeline`.
     public init(pipeline: Pipeline) {
         self.pipeline = pipeline
     }
@@ -20,14 +22,18 @@ public struct BundleChecker {
     /// - Throws: `KilnError.io` when the bundle cannot be read; `KilnError.usage` or `KilnError.manifest` when the
     ///   manifest is missing or wrong.
     public static func check(_ url: URL, manifestPath: String?) throws -> CheckReport {
-        let path: String
-        do {
-            path = try manifestPath ?? BundleFile.defaultManifestPath(for: url)
-        } catch KilnError.validation(let sentence) {
-            return unusable(url, sentence, manifest: nil)
-        }
-        if manifestPath == nil, !FileManager.default.fileExists(atPath: path + "/" + ManifestLoader.defaultFileName) {
-            throw KilnError.usage("\(url.relativePath) is a bundle of \"\(path.dropFirst(4))\", but there is no \(path)/\(ManifestLoader.defaultFileName) here; give its manifest with --manifest")
+        var path = manifestPath ?? ""
+        if manifestPath == nil {
+            let name: String
+            do {
+                name = try BundleFile.name(of: url)
+            } catch KilnError.validation(let sentence) {
+                return unusable(url, sentence, manifest: nil)
+            }
+            path = BundleFile.conventionalPipeline(named: name)
+            guard FileManager.default.fileExists(atPath: path + "/" + ManifestLoader.defaultFileName) else {
+                throw KilnError.usage("\(url.relativePath) is a bundle of \"\(name)\", but there is no \(path)/\(ManifestLoader.defaultFileName) here; give its manifest with --manifest")
+            }
         }
         return try BundleChecker(pipeline: try ManifestLoader.load(path)).check(url)
     }

@@ -9,9 +9,12 @@ import Foundation
 public struct BundleDiff: Sendable {
     /// One changed row: its key and, for each changed column, the old and the new value.
     public struct ChangedRow: Sendable, Equatable {
+        /// The key values, in the order of the table's key columns.
         public var key: [SQLValue]
+        /// The columns that changed, in column order, with the old and the new value.
         public var changes: [(column: String, old: SQLValue, new: SQLValue)]
 
+        /// Equal keys and equal changes.
         public static func == (lhs: ChangedRow, rhs: ChangedRow) -> Bool {
             lhs.key == rhs.key && lhs.changes.elementsEqual(rhs.changes) { $0.column == $1.column && $0.old == $1.old && $0.new == $1.new }
         }
@@ -19,11 +22,14 @@ public struct BundleDiff: Sendable {
 
     /// The differences of one table.
     public struct Table: Sendable, Equatable {
+        /// The table's name.
         public var name: String
         /// The columns rows are matched by: the primary key, or every shared column when there is none.
         public var key: [String]
+        /// The row counts in the old and the new bundle (0 where the table is missing).
         public var oldRows: Int
         public var newRows: Int
+        /// Rows whose key is only in the new bundle, only in the old one, and in both with other values.
         public var added = 0
         public var removed = 0
         public var changed = 0
@@ -51,6 +57,7 @@ public struct BundleDiff: Sendable {
     public var tables: [Table]
     /// How the new schema differs from the old.
     public var schema: [SchemaDifference]
+    /// The `user_version` of the old and the new bundle.
     public var oldVersion: Int
     public var newVersion: Int
     /// The thresholds the diff was held to.
@@ -69,10 +76,12 @@ public struct BundleDiff: Sendable {
     /// - Parameters:
     ///   - oldName, newName: how the two are named in messages (their paths by default).
     ///   - examples: how many added, removed and changed rows each table keeps as examples.
+    ///   - severity: overrides by diagnostic code, as a manifest's `severity` (e.g. `diff.threshold: warning`).
     /// - Throws: `KilnError.io` when a file cannot be read; `KilnError.validation` with one sentence when one is
     ///   not an SQLite database (empty, foreign, truncated or damaged).
     public static func compare(old: URL, new: URL, oldName: String? = nil, newName: String? = nil,
-                               thresholds: Thresholds = Thresholds(), examples: Int = defaultExamples) throws -> BundleDiff {
+                               thresholds: Thresholds = Thresholds(), examples: Int = defaultExamples,
+                               severity: [String: Severity] = [:]) throws -> BundleDiff {
         let oldLabel = oldName ?? old.relativePath, newLabel = newName ?? new.relativePath
         let database = try BundleFile.open(old)
         _ = try BundleFile.open(new)
@@ -86,8 +95,10 @@ public struct BundleDiff: Sendable {
             }
             var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),
                                   oldVersion: before.userVersion, newVersion: after.userVersion, thresholds: thresholds, findings: [])
-            diff.findings = diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
-                                       newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"])
+            let log = DiagnosticLog(overrides: severity)
+            diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
+                       newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"]).forEach(log.report)
+            diff.findings = log.diagnostics
             return diff
         } catch let error as SQLiteError {
             throw KilnError.validation("\(oldLabel) and \(newLabel) cannot be compared: SQLite cannot read them (\(error.message))")

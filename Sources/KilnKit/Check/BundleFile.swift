@@ -33,7 +33,12 @@ public enum BundleFile {
     /// The pipeline a bundle comes from by convention: `raw/<bundle>` under the current folder.
     /// - Throws: as `name(of:)`.
     public static func defaultManifestPath(for url: URL) throws -> String {
-        "raw/" + (try name(of: url))
+        conventionalPipeline(named: try name(of: url))
+    }
+
+    /// Where the pipeline of bundle `name` lives by convention: `raw/<name>`, relative to the current folder.
+    public static func conventionalPipeline(named name: String) -> String {
+        "raw/" + name
     }
 
     /// The `kiln_metadata` entries by key, or `nil` when the database has no readable metadata table.

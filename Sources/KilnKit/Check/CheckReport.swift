@@ -16,6 +16,7 @@ public enum CheckCategory: String, Sendable, CaseIterable {
 
 /// One check and what it found; a check that could not run on a bundle says why instead.
 public struct CheckResult: Sendable {
+    /// The group it belongs to.
     public var category: CheckCategory
     /// What was checked, e.g. `table stop` or `duplicate-key on stop.code (tables[0].primaryKey)`.
     public var name: String
@@ -24,6 +25,7 @@ public struct CheckResult: Sendable {
     /// Why the check was not run (e.g. `table line_entry is not shipped`), or `nil` when it ran.
     public var notRun: String?
 
+    /// A check that ran with `findings`, or that was not run for the reason `notRun`.
     public init(category: CheckCategory, name: String, findings: [Diagnostic] = [], notRun: String? = nil) {
         self.category = category
         self.name = name
@@ -47,6 +49,7 @@ public struct CheckReport: Sendable {
     /// Every check, in the order it ran.
     public var results: [CheckResult]
 
+    /// The report of the checks `results` on `bundle`.
     public init(bundle: String, manifest: String?, results: [CheckResult]) {
         self.bundle = bundle
         self.manifest = manifest

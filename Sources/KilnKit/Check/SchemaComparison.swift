@@ -194,6 +194,7 @@ public struct SchemaDifference: Sendable, Equatable {
         case fullText = "full-text", userVersion = "user-version"
     }
 
+    /// What kind of object differs.
     public var kind: Kind
     /// The table concerned, when there is one.
     public var table: String?

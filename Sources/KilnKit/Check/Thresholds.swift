@@ -50,9 +50,12 @@ public struct Thresholds: Equatable, Sendable {
 
     /// The limits of one table, or the defaults for every table.
     public struct Limits: Equatable, Sendable {
+        /// The most rows that may be removed, or `nil` for no limit.
         public var maxRemoved: RowLimit?
+        /// The most rows that may be changed, or `nil` for no limit.
         public var maxChanged: RowLimit?
 
+        /// Limits on removed and changed rows.
         public init(maxRemoved: RowLimit? = nil, maxChanged: RowLimit? = nil) {
             self.maxRemoved = maxRemoved
             self.maxChanged = maxChanged
@@ -70,6 +73,7 @@ public struct Thresholds: Equatable, Sendable {
     /// Limits by table name; a table's own limit wins over the default.
     public var tables: [String: Limits]
 
+    /// `defaults` for every table, `tables` for those with their own.
     public init(defaults: Limits = Limits(), tables: [String: Limits] = [:]) {
         self.defaults = defaults
         self.tables = tables
@@ -111,7 +115,7 @@ public struct Thresholds: Equatable, Sendable {
     /// - Throws: `KilnError.usage` naming the option and the part that is not a limit.
     public mutating func add(_ measure: Measure, from text: String) throws {
         for part in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            let pieces = part.split(separator: "=", maxSplits: 1).map(String.init)
+            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let limit = RowLimit(pieces.last ?? ""), pieces.count == 1 || !pieces[0].isEmpty else {
                 throw KilnError.usage("\(measure.option) takes limits such as 10%, 25 or TABLE=5%, not \"\(part)\"")
             }

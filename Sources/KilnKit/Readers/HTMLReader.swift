@@ -84,7 +84,13 @@ public struct HTMLReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        let document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
+        let document: HTMLDocument
+        do {
+            document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
+        } catch let error as HTMLParseError {
+            log.report("html.unreadable", .error, "\(error.description); the page gives no records", at: input.at(nil))
+            return
+        }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)

@@ -81,7 +81,6 @@ public struct MarkupText {
             if !text.isEmpty { lines.append(Line(text: text, line: firstLine ?? 0)) }
             pieces = []
             firstLine = nil
-            cellsInRow = 0
         }
     }
 }

@@ -40,9 +40,33 @@ public enum CSSSelector {
     /// The XPath for `selector`, relative to the context node.
     /// - Throws: `ValueProblem` naming the part that is not supported.
     public static func xpath(_ selector: String) throws -> String {
-        let alternatives = try selector.split(separator: ",").map { try translate(String($0).trimmingSpaces, original: selector) }
+        let alternatives = try splitList(selector).map { try translate($0.trimmingSpaces, original: selector) }
         guard !alternatives.isEmpty else { throw ValueProblem(message: "empty CSS selector") }
         return alternatives.joined(separator: " | ")
+    }
+
+    /// Splits a selector list on the commas outside brackets and quotes.
+    private static func splitList(_ selector: String) -> [String] {
+        var parts: [String] = [], current = "", depth = 0
+        var quote: Character?
+        for character in selector {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "[" {
+                depth += 1
+            } else if character == "]" {
+                depth -= 1
+            } else if character == ",", depth == 0 {
+                parts.append(current)
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        parts.append(current)
+        return parts
     }
 
     private static func translate(_ selector: String, original: String) throws -> String {

@@ -167,7 +167,7 @@ final class RegexBlockExtractor {
                 }
                 if order.isEmpty { order = [""] }
                 for key in order where groups[key] != true {
-                    let owner = requirement.per.map { " for \($0) \(key)" } ?? ""
+                    let owner = requirement.per.map { " for \($0) \(key.isEmpty ? "(none)" : key)" } ?? ""
                     log.report("extract.expectation", .error,
                                "no block whose \(requirement.field) matches /\(requirement.pattern)/\(owner)", at: place)
                 }

@@ -68,7 +68,7 @@ enum XMLIssueReport {
                 log.report("xml.malformed", .error, "malformed XML: \(issue.message); the rest of this file is not read", at: place)
             case .warning:
                 log.report("xml.warning", .warning, "libxml2: \(issue.message)", at: place)
-            case .entityDeclarations:
+            case .entityDeclarations, .undefinedEntity:
                 log.report("xml.entity", .error, "\(issue.message); the rest of this file is not read", at: place)
             case .externalDTD:
                 log.report("xml.external-dtd", .warning, issue.message, at: place)

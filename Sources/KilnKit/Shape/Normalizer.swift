@@ -82,7 +82,8 @@ enum Normalizer {
             let start = fieldIndex < record.values.count ? record.values[fieldIndex] ?? "" : ""
             switch ClockTime.span(from: start, until: value, overnightBefore: overnightBefore) {
             case .success(let span): return String(span.until)
-            case .failure(let problem): throw ValueProblem(message: problem.message, code: "value." + problem.code)
+            case .failure(let problem):
+                throw ValueProblem(message: problem.message, code: problem.code == "value" ? "value" : "value." + problem.code)
             }
         }
     }

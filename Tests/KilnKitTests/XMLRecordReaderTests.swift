@@ -1,0 +1,292 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `XMLRecordReader`: records, fields as XPath, namespaces, encodings, line numbers and large files.
+final class XMLRecordReaderTests: KilnTestCase {
+    private func reader(_ options: [String: JSONValue]) throws -> XMLRecordReader {
+        try XMLRecordReader(options: JSONValue.object(options).decode(XMLRecordReader.Options.self, codingPath: []))
+    }
+
+    private func reader(record: String, fields: [String: String], namespaces: [String: String] = [:],
+                        encoding: String? = nil) throws -> XMLRecordReader {
+        var options: [String: JSONValue] = [
+            "record": .string(record),
+            "fields": .object(fields.mapValues(JSONValue.string)),
+        ]
+        if !namespaces.isEmpty { options["namespaces"] = .object(namespaces.mapValues(JSONValue.string)) }
+        if let encoding { options["encoding"] = .string(encoding) }
+        return try reader(options)
+    }
+
+    /// Each record as `name=value` pairs in field order (`∅` for a missing value).
+    private func rows(_ reader: XMLRecordReader, _ records: [Record]) -> [String] {
+        records.map { record in
+            zip(reader.fieldNames, record.values).map { "\($0)=\($1 ?? "∅")" }.joined(separator: " ")
+        }
+    }
+
+    private func describe(_ log: DiagnosticLog) -> String {
+        log.diagnostics.map(\.formatted).joined(separator: "\n")
+    }
+
+    /// ISO-8859-7 bytes of ASCII and Greek text (U+0384…U+03CE map to 0xB4…0xFE).
+    private func iso88597(_ text: String) -> Data {
+        Data(text.unicodeScalars.map { scalar -> UInt8 in
+            if scalar.value < 0x80 { return UInt8(scalar.value) }
+            precondition((0x0384...0x03CE).contains(scalar.value), "not in ISO-8859-7: \(scalar)")
+            return UInt8(scalar.value - 0x2D0)
+        })
+    }
+
+    private let stops = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <stops>
+          <stop code="0102">
+            <name>Ακτή Δυμαίων</name>
+            <location lat="38.2336" lon="21.72433"/>
+            <lines><line ref="3.2"/><line ref="5.1"/></lines>
+          </stop>
+          <stop code="0104"><name>  Άγιος
+              Ανδρέας </name><location lon="21.7259" lat="38.2361"/><lines/></stop>
+          <stop code="0105"/>
+        </stops>
+
+        """
+
+    // MARK: Fields
+
+    func testFieldNamesAreSorted() throws {
+        let xml = try reader(record: "stop", fields: ["name": "name", "code": "@code", "latitude": "location/@lat"])
+        XCTAssertEqual(xml.fieldNames, ["code", "latitude", "name"])
+    }
+
+    func testAttributeChildTextAndNestedPath() throws {
+        let xml = try reader(record: "stop", fields: ["code": "@code", "name": "name", "lat": "location/@lat", "lon": "location/@lon"])
+        let (records, log) = try read(xml, stops, name: "stops.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), [
+            "code=0102 lat=38.2336 lon=21.72433 name=Ακτή Δυμαίων",
+            // The reader keeps the text as written; normalizers collapse it.
+            "code=0104 lat=38.2361 lon=21.7259 name=  Άγιος\n      Ανδρέας ",
+            // An empty element: its missing children are nil, not "".
+            "code=0105 lat=∅ lon=∅ name=∅",
+        ])
+    }
+
+    func testRecordLineNumbers() throws {
+        let xml = try reader(record: "stop", fields: ["code": "@code"])
+        let (records, _) = try read(xml, stops, name: "stops.xml")
+        XCTAssertEqual(records.map(\.line), [3, 8, 10])
+    }
+
+    func testXPathFunctions() throws {
+        let xml = try reader(record: "stop", fields: ["lines": "count(lines/line)", "name": "normalize-space(name)",
+                                                      "first": "string(lines/line[1]/@ref)", "label": "concat(@code, ':', lines/line[last()]/@ref)"])
+        let (records, log) = try read(xml, stops, name: "stops.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), [
+            "first=3.2 label=0102:5.1 lines=2 name=Ακτή Δυμαίων",
+            // Functions return values (a count of 0, empty strings), never nil.
+            "first= label=0104: lines=0 name=Άγιος Ανδρέας",
+            "first= label=0105: lines=0 name=",
+        ])
+    }
+
+    func testMissingFieldIsNil() throws {
+        let xml = try reader(record: "stop", fields: ["code": "@code", "zone": "@zone", "note": "note", "deep": "location/point/@x"])
+        let (records, log) = try read(xml, stops, name: "stops.xml")
+        XCTAssertEqual(log.diagnostics.count, 0)
+        XCTAssertEqual(records.count, 3)
+        for record in records {
+            XCTAssertEqual(record.values.count, 4)
+            let named = Dictionary(uniqueKeysWithValues: zip(xml.fieldNames, record.values))
+            XCTAssertNotNil(named["code"] ?? nil)
+            XCTAssertNil(named["zone"] ?? nil)
+            XCTAssertNil(named["note"] ?? nil)
+            XCTAssertNil(named["deep"] ?? nil)
+        }
+    }
+
+    func testEmptyAttributeIsAnEmptyStringNotNil() throws {
+        let xml = try reader(record: "r", fields: ["a": "@a", "t": "t"])
+        let (records, _) = try read(xml, "<root><r a=\"\"><t></t></r></root>", name: "empty.xml")
+        XCTAssertEqual(records.map(\.values), [["", ""]])
+    }
+
+    func testAncestorField() throws {
+        let xml = try reader(record: "line", fields: ["stop": "ancestor::stop/@code", "line": "@ref", "page": "ancestor::stops/@page"])
+        let text = """
+            <stops page="2">
+              <stop code="0102"><lines><line ref="3.2"/><line ref="5.1"/></lines></stop>
+              <stop code="0104">
+                <lines>
+                  <line ref="6.3"/>
+                </lines>
+              </stop>
+            </stops>
+            """
+        let (records, log) = try read(xml, text, name: "lines.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), ["line=3.2 page=2 stop=0102", "line=5.1 page=2 stop=0102", "line=6.3 page=2 stop=0104"])
+        XCTAssertEqual(records.map(\.line), [2, 2, 5])
+    }
+
+    func testNestedRecordElementsAreNotRecordsTwice() throws {
+        // A record's subtree is skipped after it is expanded: an element of the same name inside it is not a record.
+        let xml = try reader(record: "item", fields: ["id": "@id", "inner": "count(item)"])
+        let (records, _) = try read(xml, "<r><item id=\"1\"><item id=\"1a\"/></item><item id=\"2\"/></r>", name: "nested.xml")
+        XCTAssertEqual(rows(xml, records), ["id=1 inner=1", "id=2 inner=0"])
+    }
+
+    // MARK: Namespaces
+
+    private let namespaced = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <stops xmlns="urn:patras-bus:stops" xmlns:x="urn:extra">
+          <stop code="0102" x:zone="A">
+            <name>Ακτή Δυμαίων</name>
+            <location lat="38.2336" lon="21.72433"/>
+          </stop>
+          <other:stop xmlns:other="urn:other" code="9999"><other:name>elsewhere</other:name></other:stop>
+        </stops>
+        """
+
+    func testNamespacedDocumentWithDeclaredPrefix() throws {
+        let xml = try reader(record: "s:stop", fields: ["code": "@code", "name": "s:name", "lat": "s:location/@lat", "zone": "@z:zone"],
+                             namespaces: ["s": "urn:patras-bus:stops", "z": "urn:extra"])
+        let (records, log) = try read(xml, namespaced, name: "ns.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        // Only the stop in urn:patras-bus:stops; the one in urn:other is another element.
+        XCTAssertEqual(rows(xml, records), ["code=0102 lat=38.2336 name=Ακτή Δυμαίων zone=A"])
+        XCTAssertEqual(records.map(\.line), [3])
+    }
+
+    func testPrefixInTheManifestNeedNotMatchThePrefixInTheDocument() throws {
+        let text = "<b:stops xmlns:b=\"urn:patras-bus:stops\"><b:stop code=\"1\"><b:name>one</b:name></b:stop></b:stops>"
+        let xml = try reader(record: "s:stop", fields: ["name": "s:name"], namespaces: ["s": "urn:patras-bus:stops"])
+        let (records, _) = try read(xml, text, name: "prefixed.xml")
+        XCTAssertEqual(rows(xml, records), ["name=one"])
+    }
+
+    func testRecordWithoutPrefixMatchesInAnyNamespace() throws {
+        let xml = try reader(record: "stop", fields: ["code": "@code", "name": "*[local-name()='name']",
+                                                      // XPath 1.0 has no default namespace: an unprefixed name is in no namespace.
+                                                      "unprefixed": "name"])
+        let (records, log) = try read(xml, namespaced, name: "ns.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), ["code=0102 name=Ακτή Δυμαίων unprefixed=∅", "code=9999 name=elsewhere unprefixed=∅"])
+    }
+
+    func testRecordInAnotherNamespaceDoesNotMatch() throws {
+        let xml = try reader(record: "s:stop", fields: ["code": "@code"], namespaces: ["s": "urn:nothing-here"])
+        let (records, log) = try read(xml, namespaced, name: "ns.xml")
+        XCTAssertEqual(records.count, 0)
+        XCTAssertEqual(log.diagnostics.count, 0)
+    }
+
+    func testUndeclaredRecordPrefixIsAUsageError() throws {
+        XCTAssertThrowsError(try reader(record: "q:stop", fields: ["code": "@code"], namespaces: ["s": "urn:x"])) { error in
+            guard case KilnError.usage(let message) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(message, "the record \"q:stop\" uses the prefix \"q\", which namespaces does not declare")
+        }
+    }
+
+    func testInvalidXPathIsAnErrorAtConstruction() throws {
+        XCTAssertThrowsError(try reader(record: "stop", fields: ["code": "@code[", "name": "name"])) { error in
+            guard let error = error as? XPathError else { return XCTFail("got \(error)") }
+            XCTAssertEqual(error.expression, "@code[")
+            XCTAssertTrue(error.description.hasPrefix("invalid XPath \"@code[\": "), error.description)
+        }
+    }
+
+    func testUnknownOptionIsRefused() throws {
+        XCTAssertThrowsError(try reader(["record": .string("r"), "fields": .object([:]), "recrod": .string("x")]))
+    }
+
+    func testCSSFieldSelector() throws {
+        let xml = try reader(["record": .string("stop"), "fields": .object(["name": .object(["css": .string("name")])])])
+        let (records, _) = try read(xml, stops, name: "stops.xml")
+        XCTAssertEqual(records.first?.values, ["Ακτή Δυμαίων"])
+    }
+
+    // MARK: Encodings
+
+    func testISO88597DeclaredInTheXMLDeclaration() throws {
+        let text = "<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<stops>\n<stop code=\"1\"><name>Άγιος Ανδρέας</name></stop>\n<stop code=\"2\"><name>Ακτή Δυμαίων</name></stop>\n</stops>\n"
+        let url = try write(iso88597(text), to: "greek.xml")
+        // The file is not UTF-8: Ά is the single byte 0xB6.
+        XCTAssertTrue(try Data(contentsOf: url).contains(0xB6))
+        let xml = try reader(record: "stop", fields: ["code": "@code", "name": "name"])
+        let (records, log) = try read(xml, url: url)
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), ["code=1 name=Άγιος Ανδρέας", "code=2 name=Ακτή Δυμαίων"])
+        XCTAssertEqual(records.map(\.line), [3, 4])
+    }
+
+    func testUTF16WithByteOrderMark() throws {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<stops>\n  <stop code=\"0602\"><name>Πανεπιστήμιο</name></stop>\n</stops>\n"
+        var data = Data([0xFF, 0xFE])
+        data.append(try XCTUnwrap(text.data(using: .utf16LittleEndian)))
+        let url = try write(data, to: "utf16.xml")
+        let xml = try reader(record: "stop", fields: ["code": "@code", "name": "name"])
+        let (records, log) = try read(xml, url: url)
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(rows(xml, records), ["code=0602 name=Πανεπιστήμιο"])
+        XCTAssertEqual(records.map(\.line), [3])
+    }
+
+    func testEncodingOptionOverridesTheDocument() throws {
+        // windows-1253 bytes in a document that declares nothing (so it would be read as UTF-8).
+        let text = "<stops>\n<stop code=\"1\"><name>Καθημερινές</name></stop>\n</stops>\n"
+        let data = try XCTUnwrap(text.data(using: .windowsCP1253))
+        XCTAssertNil(String(data: data, encoding: .utf8))
+        let url = try write(data, to: "cp1253.xml")
+
+        let plain = try reader(record: "stop", fields: ["name": "name"])
+        let (misread, misreadLog) = try read(plain, url: url)
+        XCTAssertEqual(misread.count, 0)
+        XCTAssertEqual(misreadLog.diagnostics.map(\.code), ["xml.malformed"], describe(misreadLog))
+        XCTAssertEqual(misreadLog.diagnostics.first?.provenance?.line, 2)
+
+        let overridden = try reader(record: "stop", fields: ["name": "name"], encoding: "windows-1253")
+        let (records, log) = try read(overridden, url: url)
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(records.map(\.values), [["Καθημερινές"]])
+    }
+
+    func testUnknownEncodingOptionIsAnErrorAtConstruction() throws {
+        XCTAssertThrowsError(try reader(record: "stop", fields: ["name": "name"], encoding: "klingon-8")) { error in
+            guard let error = error as? EncodingError else { return XCTFail("got \(error)") }
+            XCTAssertEqual(error.message, "unknown encoding \"klingon-8\"")
+        }
+    }
+
+    // MARK: Size
+
+    func testTwoHundredThousandRecords() throws {
+        let count = 200_000
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<records>\n"
+        text.reserveCapacity(count * 60)
+        for index in 1...count {
+            text += "<rec id=\"\(index)\"><v>value \(index)</v></rec>\n"
+        }
+        text += "</records>\n"
+        let url = try write(text, to: "large.xml")
+        let xml = try reader(record: "rec", fields: ["id": "@id", "v": "v"])
+        var seen = 0
+        var first: Record?, last: Record?
+        let log = DiagnosticLog()
+        try xml.read(InputFile(url: url, relativePath: "large.xml"), log: log) { record in
+            seen += 1
+            if first == nil { first = record }
+            last = record
+        }
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(seen, count)
+        XCTAssertEqual(first?.values, ["1", "value 1"])
+        XCTAssertEqual(first?.line, 3)
+        XCTAssertEqual(last?.values, ["200000", "value 200000"])
+        XCTAssertEqual(last?.line, 200_002, "line numbers past 65 535")
+    }
+}
