@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "KilnKit", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto"]),
         .executableTarget(name: "kiln", dependencies: ["KilnKit"]),
+        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"]),
         .testTarget(name: "KilnKitTests", dependencies: ["KilnKit"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln"]),
     ]

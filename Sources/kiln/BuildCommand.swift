@@ -21,15 +21,24 @@ struct BuildCommand: KilnCommand {
                             replaced. Default: the manifest's baseline, if it names one.
           --max-removed L   Thresholds for the comparison, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-
           --max-changed L   separated; they replace the manifest's thresholds limit by limit.
+          --allow-path PATH Lets sources read the folder (or file) PATH although it lies outside the pipeline
+                            folder, by absolute path or through a symbolic link; repeat for several. Without it,
+                            absolute paths, ".." and links leading out of the pipeline folder are refused.
 
-        Exit codes: 0 built, 1 validation errors or a threshold exceeded, 64 usage or manifest error, 74 I/O error.
+        Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
+        A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
+
+        Exit codes: 0 built, 1 validation errors or a threshold exceeded, 64 usage or manifest error, 74 I/O error
+        (also: the disk is full or the output folder cannot be written; the previous bundle is then left as it was).
 
         """
     static let flags: Set<String> = ["--quiet"]
-    static let options: Set<String> = ["--out", "--report", "--format", "--baseline", "--max-removed", "--max-changed"]
+    static let options: Set<String> = ["--out", "--report", "--format", "--baseline", "--max-removed", "--max-changed", "--allow-path"]
 
     let pipelinePath: String
     let options: BuildOptions
+    /// Paths outside the pipeline folder that sources may read.
+    let allowedPaths: [URL]
     let format: String
     let quiet: Bool
 
@@ -40,12 +49,19 @@ struct BuildCommand: KilnCommand {
                                report: arguments.values["--report"].map { URL(fileURLWithPath: $0) },
                                baseline: arguments.values["--baseline"].map { URL(fileURLWithPath: $0) },
                                thresholds: try Thresholds(options: arguments.values))
+        allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
+            let url = URL(fileURLWithPath: path).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw KilnError.usage("--allow-path \(path): there is no such file or folder")
+            }
+            return url
+        }
         format = try arguments.format(allowed: ["text", "json"])
         quiet = arguments.flags.contains("--quiet")
     }
 
     func run() throws -> Int32 {
-        let pipeline = try ManifestLoader.load(pipelinePath)
+        let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         let outcome = try Builder.build(pipeline, options: options)
         if format == "json" {
             FileHandle.standardOutput.write(try BuildReport(outcome).json())

@@ -143,6 +143,8 @@ struct ParsedArguments {
     var positionals: [String] = []
     var flags: Set<String> = []
     var values: [String: String] = [:]
+    /// Every value of each option, in order, for options that may be repeated (`values` keeps the last).
+    var repeated: [String: [String]] = [:]
 
     /// - Throws: `KilnError.usage` for an unknown option or a missing value.
     init(_ arguments: [String], flags knownFlags: Set<String>, options knownOptions: Set<String>) throws {
@@ -162,13 +164,16 @@ struct ParsedArguments {
             if knownFlags.contains(name), inline == nil {
                 flags.insert(name)
             } else if knownOptions.contains(name) {
+                let value: String
                 if let inline {
-                    values[name] = inline
+                    value = inline
                 } else {
                     guard index < arguments.count else { throw KilnError.usage("\(name) needs a value") }
-                    values[name] = arguments[index]
+                    value = arguments[index]
                     index += 1
                 }
+                values[name] = value
+                repeated[name, default: []].append(value)
             } else {
                 throw KilnError.usage("unknown option \(name)")
             }

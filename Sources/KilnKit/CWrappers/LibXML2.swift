@@ -65,6 +65,9 @@ public final class XPathExpression {
     /// The expression as written.
     public let source: String
     fileprivate let compiled: OpaquePointer
+    /// For the common paths fields use (`name`, `@code`, `s:location/@lat`): the steps, so that they can be followed
+    /// directly instead of through the XPath engine, with the same result.
+    fileprivate let simplePath: SimplePath?
 
     /// Compiles `source`.
     /// - Throws: `XPathError` with libxml2's message.
@@ -76,9 +79,61 @@ public final class XPathExpression {
         }
         self.source = source
         self.compiled = compiled
+        simplePath = SimplePath(source)
     }
 
     deinit { xmlXPathFreeCompExpr(compiled) }
+}
+
+/// A location path of child element steps and an optional final attribute step, each a plain or prefixed name
+/// (`a/b/@c`): no axes, predicates or functions.
+struct SimplePath {
+    struct Name {
+        var prefix: String?
+        /// The local name, NUL-terminated, for comparing with libxml2's names in place.
+        var local: [UInt8]
+
+        init(prefix: String?, local: String) {
+            self.prefix = prefix
+            self.local = Array(local.utf8) + [0]
+        }
+    }
+
+    var elements: [Name]
+    var attribute: Name?
+
+    init?(_ source: String) {
+        let steps = source.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard !steps.isEmpty else { return nil }
+        var elements: [Name] = []
+        var attribute: Name?
+        for (index, step) in steps.enumerated() {
+            let isAttribute = step.hasPrefix("@")
+            guard let name = SimplePath.name(isAttribute ? String(step.dropFirst()) : step) else { return nil }
+            if isAttribute {
+                guard index == steps.count - 1 else { return nil }
+                attribute = name
+            } else {
+                elements.append(name)
+            }
+        }
+        self.elements = elements
+        self.attribute = attribute
+    }
+
+    private static func name(_ text: String) -> Name? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let valid: (String) -> Bool = { part in
+            guard let first = part.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+            return part.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0.properties.numericType != nil || "_-.".unicodeScalars.contains($0) }
+        }
+        guard parts.allSatisfy(valid) else { return nil }
+        switch parts.count {
+        case 1: return Name(prefix: nil, local: parts[0])
+        case 2: return Name(prefix: parts[0], local: parts[1])
+        default: return nil
+        }
+    }
 }
 
 /// An XPath expression that does not compile or cannot be evaluated.
@@ -92,8 +147,12 @@ public struct XPathError: Error, CustomStringConvertible, Sendable {
 /// Not `Sendable`: it owns a libxml2 context.
 final class XPathEvaluator {
     private let context: UnsafeMutablePointer<xmlXPathContext>
+    private let namespaces: [String: String]
+    /// The namespace URIs of each simple path's steps, resolved once per expression.
+    private var resolvedURIs: [ObjectIdentifier: [[UInt8]?]] = [:]
 
     init?(document: UnsafeMutablePointer<xmlDoc>, namespaces: [String: String]) {
+        self.namespaces = namespaces
         guard let context = xmlXPathNewContext(document) else { return nil }
         for (prefix, uri) in namespaces.sorted(by: { $0.key < $1.key }) { xmlXPathRegisterNs(context, prefix, uri) }
         self.context = context
@@ -103,6 +162,7 @@ final class XPathEvaluator {
 
     /// The string value of `expression` evaluated at `node`; `nil` when it selects no node.
     func string(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> String? {
+        if let path = expression.simplePath, let value = follow(expression, path, from: node) { return value }
         guard let result = evaluate(expression, at: node) else { return nil }
         defer { xmlXPathFreeObject(result) }
         if result.pointee.type == XPATH_NODESET, (result.pointee.nodesetval?.pointee.nodeNr ?? 0) == 0 { return nil }
@@ -115,6 +175,49 @@ final class XPathEvaluator {
         defer { xmlXPathFreeObject(result) }
         guard result.pointee.type == XPATH_NODESET, let set = result.pointee.nodesetval, let table = set.pointee.nodeTab else { return [] }
         return (0..<Int(set.pointee.nodeNr)).compactMap { table[$0] }
+    }
+
+    /// The string value of a simple path, as XPath's `string()` gives it: the first matching node in document order.
+    /// `.some(nil)` when nothing matches; `nil` when a prefix is not declared (the XPath engine then reports it).
+    private func follow(_ expression: XPathExpression, _ path: SimplePath, from node: UnsafeMutablePointer<xmlNode>) -> String?? {
+        let key = ObjectIdentifier(expression)
+        if resolvedURIs[key] == nil {
+            var uris: [[UInt8]?] = []
+            for name in path.elements + (path.attribute.map { [$0] } ?? []) {
+                guard let prefix = name.prefix else { uris.append(nil); continue }
+                guard let uri = namespaces[prefix] else { return nil }
+                uris.append(Array(uri.utf8) + [0])
+            }
+            resolvedURIs[key] = uris
+        }
+        let uris = resolvedURIs[key]!
+        func same(_ name: UnsafePointer<xmlChar>?, _ expected: [UInt8]?) -> Bool {
+            guard let expected else { return name == nil }
+            return expected.withUnsafeBufferPointer { xmlStrEqual(name, $0.baseAddress) } == 1
+        }
+        func first(from element: UnsafeMutablePointer<xmlNode>, step: Int) -> String? {
+            if step == path.elements.count {
+                guard let attribute = path.attribute else { return LibXML2.take(xmlNodeGetContent(element)) ?? "" }
+                var property = element.pointee.properties
+                while let current = property {
+                    if same(current.pointee.name, attribute.local), same(current.pointee.ns?.pointee.href, uris[step]) {
+                        return LibXML2.take(xmlNodeGetContent(UnsafeMutablePointer<xmlNode>(OpaquePointer(current)))) ?? ""
+                    }
+                    property = current.pointee.next
+                }
+                return nil
+            }
+            var child = element.pointee.children
+            while let current = child {
+                if current.pointee.type == XML_ELEMENT_NODE, same(current.pointee.name, path.elements[step].local),
+                   same(current.pointee.ns?.pointee.href, uris[step]), let value = first(from: current, step: step + 1) {
+                    return value
+                }
+                child = current.pointee.next
+            }
+            return nil
+        }
+        return .some(first(from: node, step: 0))
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {
@@ -157,7 +260,12 @@ public final class XMLStreamReader {
         }, Unmanaged.passUnretained(issueBox).toOpaque())
     }
 
-    deinit { xmlFreeTextReader(reader) }
+    deinit {
+        // Once asked for its document (XPath evaluation needs it), the reader leaves freeing it to its caller.
+        let document = xmlTextReaderCurrentDoc(reader)
+        xmlFreeTextReader(reader)
+        if let document { xmlFreeDoc(document) }
+    }
 
     /// One step of the stream: an element starting or ending.
     public enum Event: Equatable, Sendable {
@@ -362,15 +470,18 @@ public final class HTMLDocument {
         try self.init(bytes: Array(fragment.utf8), encoding: "UTF-8", name: "fragment")
     }
 
+    /// True when the page holds no element at all (only a byte-order mark, white space or comments).
+    public var isEmpty: Bool { xmlDocGetRootElement(document) == nil }
+
+    /// Why libxml2 stopped before the end of the page (nesting deeper than 256 elements, a text node over 10 MB);
+    /// the document holds what came before. `nil` when the whole page was read.
+    public let truncation: XMLIssue?
+
     private init(bytes: [UInt8], encoding: String?, name: String) throws {
-        _ = LibXML2.setUp
-        let parsed = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                htmlReadMemory($0.baseAddress, Int32($0.count), nil, encoding, LibXML2.htmlOptions)
-            }
-        }
+        let (parsed, truncation) = HTMLParser.parse(bytes, encoding: encoding)
         guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed
+        self.truncation = truncation
     }
 
     deinit { xmlFreeDoc(document) }

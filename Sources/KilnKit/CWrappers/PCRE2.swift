@@ -43,6 +43,9 @@ public final class RegexPattern {
     public let pattern: String
     /// The names of the capture groups, in group-number order.
     public let groupNames: [String]
+
+    /// The number of the group named `name`, or `nil`.
+    public func groupNumber(of name: String) -> Int? { groupNumbers[name] }
     private let groupNumbers: [String: Int]
     private let code: OpaquePointer
     private let matchData: OpaquePointer

@@ -83,9 +83,22 @@ public final class Database {
             throw SQLiteError(code: result, message: message, sql: nil)
         }
         sqlite3_extended_result_codes(handle, 1)
+        let registered = KilnSQLFunctions.register(on: handle)
+        if registered != SQLITE_OK {
+            let failure = error(registered, sql: nil)
+            sqlite3_close_v2(handle)
+            handle = nil
+            throw failure
+        }
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as
+    /// an attach): for connections that run SQL a manifest wrote, which must read and write nothing else.
+    public func refuseOtherFiles() {
+        sqlite3_set_authorizer(handle, { _, action, _, _, _, _ in action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }, nil)
+    }
 
     /// Closes the connection; any later use of it fails.
     /// - Throws: `SQLiteError` when SQLite refuses to close.
@@ -243,4 +256,78 @@ public func quoteIdentifier(_ name: String) -> String {
 /// Quotes a string literal for SQL.
 public func quoteLiteral(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
+
+// MARK: - Kiln's SQL functions
+
+/// SQL functions every Kiln connection has, for manifest rules and query tables (and `kiln check`, which runs the
+/// same rules on a bundle). Both are deterministic:
+/// - `kiln_distance_km(lat1, lon1, lat2, lon2)`: the great-circle distance in kilometres between two points in
+///   decimal degrees (haversine formula, mean Earth radius 6371.0088 km); NULL when an argument is NULL or not a
+///   number.
+/// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
+///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
+enum KilnSQLFunctions {
+    /// The mean Earth radius (IUGG), in kilometres.
+    static let earthRadius = 6371.0088
+
+    /// Registers the functions on a connection; returns SQLite's result code.
+    fileprivate static func register(on handle: OpaquePointer?) -> Int32 {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let distance = sqlite3_create_function_v2(handle, "kiln_distance_km", 4, flags, nil, { context, count, arguments in
+            guard let arguments, count == 4 else { return sqlite3_result_null(context) }
+            var degrees: [Double] = []
+            for index in 0..<4 {
+                let type = sqlite3_value_numeric_type(arguments[index])
+                guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return sqlite3_result_null(context) }
+                degrees.append(sqlite3_value_double(arguments[index]))
+            }
+            sqlite3_result_double(context, KilnSQLFunctions.distance(degrees[0], degrees[1], degrees[2], degrees[3]))
+        }, nil, nil, nil)
+        guard distance == SQLITE_OK else { return distance }
+        return sqlite3_create_function_v2(handle, "kiln_median", 1, flags, nil, nil, { context, count, arguments in
+            guard let arguments, count == 1 else { return }
+            let type = sqlite3_value_numeric_type(arguments[0])
+            guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return }
+            guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<MedianState>.stride)) else {
+                return sqlite3_result_error_nomem(context)
+            }
+            let state = raw.bindMemory(to: MedianState.self, capacity: 1)
+            if state.pointee.count == state.pointee.capacity {
+                let capacity = max(16, state.pointee.capacity * 2)
+                guard let grown = sqlite3_realloc64(state.pointee.values, UInt64(capacity * MemoryLayout<Double>.stride)) else {
+                    return sqlite3_result_error_nomem(context)
+                }
+                state.pointee.values = grown.bindMemory(to: Double.self, capacity: capacity)
+                state.pointee.capacity = capacity
+            }
+            state.pointee.values![state.pointee.count] = sqlite3_value_double(arguments[0])
+            state.pointee.count += 1
+        }, { context in
+            guard let raw = sqlite3_aggregate_context(context, 0) else { return sqlite3_result_null(context) }
+            let state = raw.bindMemory(to: MedianState.self, capacity: 1)
+            defer { sqlite3_free(state.pointee.values); state.pointee.values = nil }
+            guard let values = state.pointee.values, state.pointee.count > 0 else { return sqlite3_result_null(context) }
+            var numbers = UnsafeMutableBufferPointer(start: values, count: state.pointee.count)
+            numbers.sort()
+            let middle = numbers.count / 2
+            sqlite3_result_double(context, numbers.count % 2 == 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2)
+        }, nil)
+    }
+
+    /// The great-circle distance in kilometres between two points given in decimal degrees.
+    static func distance(_ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double) -> Double {
+        let radians = Double.pi / 180
+        let phi1 = latitude1 * radians, phi2 = latitude2 * radians
+        let halfDeltaPhi = (latitude2 - latitude1) * radians / 2, halfDeltaLambda = (longitude2 - longitude1) * radians / 2
+        let a = sin(halfDeltaPhi) * sin(halfDeltaPhi) + cos(phi1) * cos(phi2) * sin(halfDeltaLambda) * sin(halfDeltaLambda)
+        return 2 * earthRadius * asin(min(1, a.squareRoot()))
+    }
+
+    /// What `kiln_median` keeps for one group, in SQLite's zeroed aggregate memory (so it starts empty).
+    private struct MedianState {
+        var values: UnsafeMutablePointer<Double>?
+        var count: Int
+        var capacity: Int
+    }
 }

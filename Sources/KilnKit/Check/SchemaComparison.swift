@@ -53,9 +53,9 @@ struct SchemaSnapshot {
         var sql: String
     }
 
-    /// Ordinary tables by name (shadow tables of full-text indexes and `sqlite_*` tables left out).
+    /// Ordinary tables by name (shadow tables of full-text indexes and R*Trees, and `sqlite_*` tables, left out).
     var tables: [String: Table] = [:]
-    /// Virtual tables (full-text indexes) by name, with their CREATE statement.
+    /// Virtual tables (full-text indexes and R*Trees) by name, with their CREATE statement.
     var virtualTables: [String: String] = [:]
     var userVersion = 0
 
@@ -85,6 +85,7 @@ struct SchemaSnapshot {
             try database.execute(SchemaSQL.createTable(table))
             for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
             if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+            if let spatial = table.spatial { try database.execute(SchemaSQL.createSpatial(spatial)) }
         }
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         return try SchemaSnapshot(database)
@@ -140,7 +141,9 @@ struct SchemaSnapshot {
             }
         }
         for name in Set(virtualTables.keys).union(actual.virtualTables.keys).sorted() where virtualTables[name] != actual.virtualTables[name] {
-            found.append(SchemaDifference(kind: .fullText, table: name, subject: "full-text table \(name)",
+            let spatial = [virtualTables[name], actual.virtualTables[name]].contains { $0?.range(of: "USING rtree", options: .caseInsensitive) != nil }
+            found.append(SchemaDifference(kind: spatial ? .spatial : .fullText, table: name,
+                                          subject: (spatial ? "spatial index " : "full-text table ") + name,
                                           expected: virtualTables[name], actual: actual.virtualTables[name]))
         }
         if userVersion != actual.userVersion {
@@ -191,7 +194,7 @@ public struct SchemaDifference: Sendable, Equatable {
     /// What kind of schema object differs; `schema.<kind>` is the diagnostic code of `kiln check`.
     public enum Kind: String, Sendable {
         case table, column, primaryKey = "primary-key", index, foreignKey = "foreign-key", definition
-        case fullText = "full-text", userVersion = "user-version"
+        case fullText = "full-text", spatial, userVersion = "user-version"
     }
 
     /// What kind of object differs.

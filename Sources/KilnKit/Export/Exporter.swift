@@ -10,7 +10,7 @@ public struct Exporter {
     }
 
     /// The formats files can be written in.
-    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self]
+    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self]
 
     /// The bundle name recorded in a bundle's metadata (see `BundleFile.name(of:)`).
     /// - Throws: `KilnError.validation` when the file is not a Kiln bundle, `KilnError.io` when it cannot be read.

@@ -1,24 +1,32 @@
 import Foundation
 
 /// Turns a source's path or glob into the files it names, refusing anything outside the pipeline folder
-/// (absolute paths, `..`, and symbolic links that lead out).
+/// (absolute paths, `..`, and symbolic links that lead out) unless it lies in a folder the command line allowed.
 struct InputResolver {
     let directory: URL
+    /// Folders (or single files) outside the pipeline folder that inputs may also come from, as absolute paths
+    /// (`kiln build --allow-path`). Empty by default: inputs stay inside the pipeline folder.
+    var allowedPaths: [URL] = []
 
     /// The files `pattern` names, sorted by path; a glob may use `*` and `?` in its last component.
     /// - Throws: what `issue` makes of the problem (no match, outside the folder).
     func resolve(_ pattern: String, issue: (String) -> KilnError) throws -> [InputFile] {
-        guard !pattern.hasPrefix("/") else { throw issue("\"\(pattern)\" is an absolute path; source paths are relative to the pipeline folder") }
-        let root = directory.resolvingSymlinksInPath().standardizedFileURL
+        let absolute = pattern.hasPrefix("/")
         let components = pattern.split(separator: "/").map(String.init)
-        guard !components.contains("..") else { throw issue("\"\(pattern)\" leaves the pipeline folder") }
-        let folder = components.dropLast().reduce(directory) { $0.appendingPathComponent($1) }
+        if allowedPaths.isEmpty {
+            guard !absolute else { throw issue("\"\(pattern)\" is an absolute path; source paths are relative to the pipeline folder") }
+            guard !components.contains("..") else { throw issue("\"\(pattern)\" leaves the pipeline folder") }
+        } else if !isAllowed((absolute ? URL(fileURLWithPath: pattern) : directory.appendingPathComponent(pattern)).standardizedFileURL.path) {
+            throw issue("\"\(pattern)\" is outside the pipeline folder and the allowed paths (\(allowedList))")
+        }
+        let start = absolute ? URL(fileURLWithPath: "/") : directory
+        let folder = components.dropLast().reduce(start) { $0.appendingPathComponent($1) }
         let last = components.last ?? ""
         var names: [String]
         if last.contains("*") || last.contains("?") {
             let listing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             names = listing.filter { !$0.hasPrefix(".") && fnmatch(last, $0, 0) == 0 }.sorted()
-            guard !names.isEmpty else { throw issue("no file matches \"\(pattern)\" in \(directory.path)") }
+            guard !names.isEmpty else { throw issue("no file matches \"\(pattern)\" in \(absolute ? folder.path : directory.path)") }
         } else {
             names = [last]
         }
@@ -26,15 +34,26 @@ struct InputResolver {
             let url = folder.appendingPathComponent(name)
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
-                throw issue("input file \"\(relative(url))\" does not exist in \(directory.path)")
+                throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
             }
             let real = url.resolvingSymlinksInPath().standardizedFileURL.path
-            guard real.hasPrefix(root.path + "/") else {
-                throw issue("\"\(relative(url))\" leads outside the pipeline folder (to \(real)); inputs must stay inside it")
+            guard isAllowed(real) else {
+                let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
+                throw issue("\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it")
             }
             return InputFile(url: url, relativePath: relative(url))
         }
     }
+
+    /// True when `path` lies inside the pipeline folder or is, or lies inside, an allowed path; each is compared as
+    /// written and with its symbolic links resolved.
+    private func isAllowed(_ path: String) -> Bool {
+        func forms(_ url: URL) -> [String] { [url.standardizedFileURL.path, url.resolvingSymlinksInPath().standardizedFileURL.path] }
+        if forms(directory).contains(where: { path.hasPrefix($0 + "/") }) { return true }
+        return allowedPaths.flatMap(forms).contains { base in path == base || path.hasPrefix(base == "/" ? base : base + "/") }
+    }
+
+    private var allowedList: String { allowedPaths.map(\.path).joined(separator: ", ") }
 
     private func relative(_ url: URL) -> String {
         let base = directory.standardizedFileURL.path + "/"

@@ -51,9 +51,13 @@ struct JSON5Locator {
             }
         }
 
-        mutating func value(path: String, into lines: inout [String: Int]) {
+        /// Deeper nesting than any manifest needs is refused: the scan recurses, and key paths grow with the depth.
+        static let maximumDepth = 64
+
+        mutating func value(path: String, into lines: inout [String: Int], depth: Int = 0) {
             skipTrivia()
             guard index < bytes.count else { return fail("unexpected end of the manifest; expected a value") }
+            guard depth < Scanner.maximumDepth else { return fail("values nest deeper than \(Scanner.maximumDepth) levels") }
             if lines[path] == nil { lines[path] = line }
             switch bytes[index] {
             case UInt8(ascii: "{"):
@@ -70,7 +74,7 @@ struct JSON5Locator {
                     skipTrivia()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return fail("expected \":\" after the key \"\(key)\"") }
                     index += 1
-                    value(path: child, into: &lines)
+                    value(path: child, into: &lines, depth: depth + 1)
                     expectSeparator(closing: UInt8(ascii: "}"))
                 }
             case UInt8(ascii: "["):
@@ -81,7 +85,7 @@ struct JSON5Locator {
                     guard index < bytes.count else { return fail("unexpected end of the manifest; an array is not closed") }
                     if bytes[index] == UInt8(ascii: "]") { index += 1; return }
                     if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    value(path: "\(path)[\(element)]", into: &lines)
+                    value(path: "\(path)[\(element)]", into: &lines, depth: depth + 1)
                     element += 1
                     expectSeparator(closing: UInt8(ascii: "]"))
                 }

@@ -82,7 +82,7 @@ extension RowLimit: Decodable {
 
 extension TableSpec: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, query, ship
+        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, spatial, query, ship
     }
 
     public init(from decoder: Decoder) throws {
@@ -94,6 +94,7 @@ extension TableSpec: Decodable {
         foreignKeys = try c.decodeIfPresent([ForeignKeySpec].self, forKey: .foreignKeys) ?? []
         indexes = try c.decodeIfPresent([IndexSpec].self, forKey: .indexes) ?? []
         fullText = try c.decodeIfPresent(FullTextSpec.self, forKey: .fullText)
+        spatial = try c.decodeIfPresent(SpatialSpec.self, forKey: .spatial)
         query = try c.decodeIfPresent(String.self, forKey: .query)
         ship = try c.decodeIfPresent(Bool.self, forKey: .ship) ?? true
     }
@@ -161,6 +162,17 @@ extension FullTextSpec: Decodable {
         columns = try c.decode([String].self, forKey: .columns)
         unindexed = try c.decodeIfPresent([String].self, forKey: .unindexed) ?? []
         tokenize = try c.decodeIfPresent(String.self, forKey: .tokenize) ?? "unicode61 remove_diacritics 2"
+    }
+}
+
+extension SpatialSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, latitude, longitude }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        latitude = try c.decode(String.self, forKey: .latitude)
+        longitude = try c.decode(String.self, forKey: .longitude)
     }
 }
 

@@ -54,6 +54,8 @@ public struct TableSpec: Sendable {
     public var indexes: [IndexSpec]
     /// An FTS5 full-text index over some of the table's columns.
     public var fullText: FullTextSpec?
+    /// An R*Tree index over the table's coordinates, for "rows inside this map region" queries.
+    public var spatial: SpatialSpec?
     /// SQL over the staged tables that fills this table instead of a source.
     public var query: String?
     /// False for tables that exist only for validation and are not written to the bundle.
@@ -125,6 +127,19 @@ public struct FullTextSpec: Sendable {
     public var unindexed: [String]
     /// The FTS5 tokenizer declaration.
     public var tokenize: String
+}
+
+/// An R*Tree built from a table's coordinates: `CREATE VIRTUAL TABLE name USING rtree(id, min_lat, max_lat, min_lon,
+/// max_lon)`, one entry per row that has both, keyed by the table's INTEGER primary key.
+public struct SpatialSpec: Sendable {
+    /// The R*Tree's name.
+    public var name: String
+    /// The latitude and longitude columns (decimal degrees).
+    public var latitude: String
+    public var longitude: String
+
+    /// The R*Tree's columns, in order.
+    public static let columns = ["id", "min_lat", "max_lat", "min_lon", "max_lon"]
 }
 
 /// An input: a file or glob in one format, read into the rows of one table.

@@ -18,6 +18,10 @@ struct ManifestChecker {
                 try require(seen.insert(fullText.name).inserted, "tables[\(index)].fullText.name",
                             "\"\(fullText.name)\" is already the name of a table")
             }
+            if let spatial = table.spatial {
+                try require(seen.insert(spatial.name).inserted, "tables[\(index)].spatial.name",
+                            "\"\(spatial.name)\" is already the name of a table")
+            }
         }
         for (index, source) in manifest.sources.enumerated() {
             if let table = manifest.table(source.into), table.query != nil {
@@ -74,6 +78,21 @@ struct ManifestChecker {
             try require(fullText.tokenize.allSatisfy { $0.isLetter || $0.isNumber || " _\"'".contains($0) },
                         path + ".fullText.tokenize", "the tokenizer may hold only letters, digits, spaces, quotes and \"_\"")
         }
+        if let spatial = table.spatial { try checkSpatial(spatial, of: table, path: path + ".spatial") }
+    }
+
+    /// An R*Tree needs a plain name, numeric coordinate columns, and a single INTEGER primary key for its ids.
+    private func checkSpatial(_ spatial: SpatialSpec, of table: TableSpec, path: String) throws {
+        try identifier(spatial.name, path + ".name")
+        try require(!spatial.name.hasPrefix("kiln_") && !spatial.name.hasPrefix("sqlite_"), path + ".name",
+                    "names starting with \"kiln_\" or \"sqlite_\" are reserved")
+        for (key, name) in [("latitude", spatial.latitude), ("longitude", spatial.longitude)] {
+            try columns([name], of: table, path + "." + key)
+            try require(table.column(name).map { $0.type == .real || $0.type == .integer } == true, path + "." + key,
+                        "the \(key) column \"\(name)\" must be of type real (decimal degrees)")
+        }
+        try require(table.primaryKey.count == 1 && table.column(table.primaryKey[0])?.type == .integer, path,
+                    "an R*Tree keys its entries by the row's id: table \"\(table.name)\" needs a primary key of one integer column")
     }
 
     private func checkRule(_ rule: RuleSpec, path: String) throws {

@@ -49,9 +49,10 @@ public enum ManifestLoader {
         return file.standardizedFileURL
     }
 
-    /// Loads and checks the pipeline at `path` (a folder or a manifest file).
+    /// Loads and checks the pipeline at `path` (a folder or a manifest file). Source paths must stay inside the
+    /// pipeline folder, or lie in one of `allowedPaths` (absolute folders or files the command line allowed).
     /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
-    public static func load(_ path: String) throws -> Pipeline {
+    public static func load(_ path: String, allowedPaths: [URL] = []) throws -> Pipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
@@ -78,7 +79,7 @@ public enum ManifestLoader {
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
             do {
-                sources.append(try compile(source, index: index, manifest: manifest, issue: issue))
+                sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths, issue: issue))
             } catch let error as DecodingError {
                 throw translate(error, file: displayName, locator: locator)
             }
@@ -86,7 +87,7 @@ public enum ManifestLoader {
         return Pipeline(manifest: manifest, sources: sources, locator: locator)
     }
 
-    private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest,
+    private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL],
                                 issue: (String, String) -> KilnError) throws -> CompiledSource {
         let path = "sources[\(index)]"
         let optionsPath: [CodingKey] = [AnyKey(stringValue: "sources"), AnyKey(intValue: index), AnyKey(stringValue: "options")]
@@ -133,7 +134,8 @@ public enum ManifestLoader {
             }
             mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, normalizers: normalizers))
         }
-        let files = try InputResolver(directory: manifest.directory).resolve(source.path) { issue(path + ".path", $0) }
+        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
+        let files = try resolver.resolve(source.path) { issue(path + ".path", $0) }
         return CompiledSource(spec: source, reader: reader, files: files, mappings: mappings)
     }
 

@@ -11,12 +11,16 @@ public struct BuildOptions: Sendable {
     public var baseline: URL?
     /// Limits that replace the manifest's `thresholds`, limit by limit.
     public var thresholds: Thresholds
+    /// How long to wait for another build of the same bundle file to finish (seconds).
+    public var lockTimeout: TimeInterval
 
-    public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds()) {
+    public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds(),
+                lockTimeout: TimeInterval = 600) {
         self.output = output
         self.report = report
         self.baseline = baseline
         self.thresholds = thresholds
+        self.lockTimeout = lockTimeout
     }
 }
 
@@ -45,12 +49,16 @@ public struct TableCount: Codable, Sendable, Equatable {
 
 /// Runs a pipeline: read every source into staging, fill query tables, run the rules, and write the bundle only
 /// when no error remains. A failed build leaves any previous bundle untouched.
+///
+/// Builds of the same bundle file take turns (`BuildLock`), and each removes what killed builds of it left behind.
+/// The report is written before the bundle is put in place, so that a build that fails with an I/O error (a full
+/// disk, a folder that cannot be written) has changed neither.
 public enum Builder {
     /// Builds `pipeline`. With a baseline, the finished bundle is compared with it before it replaces anything, and
     /// a difference beyond the thresholds (or a schema change without a new `user_version`) is an error.
-    /// - Throws: `KilnError.io` when inputs, outputs or the `options.baseline` cannot be read or written;
-    ///   `KilnError.manifest` when SQLite refuses SQL the manifest wrote. Validation errors do not throw: they are
-    ///   in the outcome.
+    /// - Throws: `KilnError.io` when inputs, outputs or the `options.baseline` cannot be read or written, or another
+    ///   build of the same bundle holds it longer than `options.lockTimeout`; `KilnError.manifest` when SQLite
+    ///   refuses SQL the manifest wrote. Validation errors do not throw: they are in the outcome.
     public static func build(_ pipeline: Pipeline, options: BuildOptions = BuildOptions()) throws -> BuildOutcome {
         let manifest = pipeline.manifest
         if let baseline = options.baseline, !FileManager.default.fileExists(atPath: baseline.path) {
@@ -64,7 +72,12 @@ public enum Builder {
         } catch {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
-        let stagingURL = folder.appendingPathComponent(".\(manifest.bundle).staging.\(ProcessInfo.processInfo.processIdentifier).sqlite")
+        let files = BuildFiles(destination: output)
+        let lock = try BuildLock(files.lock, timeout: options.lockTimeout)
+        defer { lock.release() }
+        files.removeStale()
+        BuildFiles(destination: reportURL).removeStale()
+        let stagingURL = files.staging
         defer { try? FileManager.default.removeItem(at: stagingURL) }
 
         let log = DiagnosticLog(overrides: manifest.severity)
@@ -72,6 +85,7 @@ public enum Builder {
         var counts: [TableCount] = []
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
+            staging.database.refuseOtherFiles()
             for source in pipeline.sources {
                 inputs.merge(try staging.load(source, log: log)) { first, _ in first }
             }
@@ -84,32 +98,44 @@ public enum Builder {
             }
             try staging.database.close()
         } catch let error as SQLiteError {
-            throw KilnError.io("staging failed in \(folder.path): \(error.message)")
+            throw KilnError.io("cannot write the staging database in \(folder.path): \(error.message)")
         }
 
-        var built = false
+        var pending: PendingBundle?
+        defer { pending?.discard() }
         var comparison: BundleDiff?
         if !log.hasErrors {
             do {
-                let pending = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs)
-                defer { pending.discard() }
-                counts = pending.counts.map { TableCount(name: $0.table, rows: $0.rows) }
+                let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs)
+                pending = prepared
+                counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {
-                    comparison = compare(pending, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
-                }
-                if !log.hasErrors {
-                    try pending.commit()
-                    built = true
+                    comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
                 }
             } catch KilnError.validation(let message) {
                 log.report("bundle", .error, message)
             }
         }
-        var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL, built: built,
-                                   tables: counts, inputs: inputs, diagnostics: log.sorted)
+        var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
+                                   built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
-        try BuildReport(outcome).write(to: reportURL)
+        try writeReport(outcome)
+        if outcome.built, let pending {
+            do {
+                try pending.commit()
+            } catch {
+                outcome.built = false
+                try? writeReport(outcome)
+                throw error
+            }
+        }
         return outcome
+    }
+
+    /// Writes the JSON report through a temporary file.
+    /// - Throws: `KilnError.io` naming the report.
+    private static func writeReport(_ outcome: BuildOutcome) throws {
+        try AtomicFile.write(try BuildReport(outcome).json(), to: outcome.reportURL)
     }
 
     /// The bundle to compare with: `options.baseline`, else the manifest's `baseline` when that file exists yet

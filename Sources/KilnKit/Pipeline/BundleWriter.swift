@@ -64,6 +64,10 @@ struct BundleWriter {
                     let ftsColumns = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
                     try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(ftsColumns)) SELECT \(ftsColumns) FROM main.\(quoteIdentifier(table.name)) ORDER BY \(table.orderColumns.map(quoteIdentifier).joined(separator: ", "))")
                 }
+                if let spatial = table.spatial {
+                    try database.execute(SchemaSQL.createSpatial(spatial))
+                    try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+                }
                 let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
                 counts.append((table.name, Int(count)))
             }
@@ -147,6 +151,19 @@ enum SchemaSQL {
         table.indexes.map { index in
             "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(quoteIdentifier(indexName(index, of: table))) ON \(quoteIdentifier(table.name)) (\(index.columns.map(quoteIdentifier).joined(separator: ", ")))"
         }
+    }
+
+    /// The R*Tree of a `spatial` declaration (32-bit bounds, rounded outwards by SQLite, so a region query never
+    /// misses a row; compare with the table's own columns for exact positions).
+    static func createSpatial(_ spatial: SpatialSpec) -> String {
+        "CREATE VIRTUAL TABLE \(quoteIdentifier(spatial.name)) USING rtree(\(SpatialSpec.columns.joined(separator: ", ")))"
+    }
+
+    /// Fills the R*Tree with one point per row that has both coordinates, in key order.
+    static func fillSpatial(_ spatial: SpatialSpec, of table: TableSpec) -> String {
+        let key = quoteIdentifier(table.primaryKey[0])
+        let latitude = quoteIdentifier(spatial.latitude), longitude = quoteIdentifier(spatial.longitude)
+        return "INSERT INTO \(quoteIdentifier(spatial.name)) (\(SpatialSpec.columns.joined(separator: ", "))) SELECT \(key), \(latitude), \(latitude), \(longitude), \(longitude) FROM main.\(quoteIdentifier(table.name)) WHERE typeof(\(latitude)) IN ('integer', 'real') AND typeof(\(longitude)) IN ('integer', 'real') ORDER BY \(key)"
     }
 
     static func createFullText(_ fullText: FullTextSpec) -> String {

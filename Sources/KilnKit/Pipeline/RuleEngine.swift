@@ -65,7 +65,7 @@ struct RuleEngine {
         for (rule, keyPath) in rules {
             do {
                 try run(rule)
-            } catch let error as SQLiteError {
+            } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
             }
         }

@@ -13,7 +13,7 @@ final class StagingArea {
         try? FileManager.default.removeItem(at: url)
         database = try Database(path: url.path)
         self.pipeline = pipeline
-        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536")
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
         for table in pipeline.manifest.tables {
             let columns = table.columns.map { "\(quoteIdentifier($0.name)) \($0.type.sql)" } + ["_file TEXT", "_line INTEGER"]
             try database.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))")
@@ -29,11 +29,12 @@ final class StagingArea {
         let insert = try database.prepare(
             "INSERT INTO \(quoteIdentifier(table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
         var digests: [String: String] = [:]
+        var values: [SQLValue] = []
+        values.reserveCapacity(columnNames.count)
         for input in source.files {
             try database.transaction {
                 try source.reader.read(input, log: log) { record in
-                    var values: [SQLValue] = []
-                    values.reserveCapacity(columnNames.count)
+                    values.removeAll(keepingCapacity: true)
                     for mapping in source.mappings {
                         values.append(shape(record, mapping, table: table, input: input, log: log))
                     }
@@ -61,7 +62,7 @@ final class StagingArea {
                 }
                 let names = statement.columnNames.map(quoteIdentifier).joined(separator: ", ")
                 try database.execute("INSERT INTO \(quoteIdentifier(table.name)) (\(names)) \(query)")
-            } catch let error as SQLiteError {
+            } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath, "SQLite refuses the query: \(error.message)")
             }
         }
@@ -115,14 +116,18 @@ enum ValueConversion {
         case .text: return .success(.text(text))
         case .blob: return .success(.blob(Array(text.utf8)))
         case .integer:
-            guard let value = Int64(text.trimmingSpaces) else {
+            guard let value = Int64(text) ?? Int64(TextFolding.trim(text)) else {
                 return .failure(ValueProblem(message: "expected a whole number, found \"\(excerpt(text))\""))
             }
             return .success(.integer(value))
         case .real:
-            let trimmed = text.trimmingSpaces
-            guard !trimmed.isEmpty, trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
-                  let value = Double(trimmed), value.isFinite else {
+            let trimmed = TextFolding.trim(text)
+            // Only plain decimal notation: Double() would also take "nan", "inf" and hexadecimal floats.
+            let plain = !trimmed.isEmpty && trimmed.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+            }
+            guard plain, let value = Double(trimmed), value.isFinite else {
                 return .failure(ValueProblem(message: "expected a decimal number, found \"\(excerpt(text))\""))
             }
             return .success(.real(value == 0 ? 0 : value))

@@ -35,6 +35,8 @@ public struct DelimitedReader: ConfigurableReader {
     public let fieldNames: [String]
     private let options: Options
     private let separators: [[UInt8]]
+    /// The first bytes of the separators, so that most bytes are passed over with one test.
+    private let isLeadByte: [Bool]
 
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
@@ -44,13 +46,16 @@ public struct DelimitedReader: ConfigurableReader {
         if options.separator == ";" { separators.append(Array("\u{037E}".utf8)) }
         if options.separator == "\u{037E}" { separators.append(Array(";".utf8)) }
         self.separators = separators
+        var isLeadByte = [Bool](repeating: false, count: 256)
+        for separator in separators { isLeadByte[Int(separator[0])] = true }
+        self.isLeadByte = isLeadByte
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let fixed = options.fields.count
         var skippedHeader = !options.header
         try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
-            if text.allSatisfy(\.isWhitespace) { return }
+            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             if !skippedHeader { skippedHeader = true; return }
             var fields = split(text)
             if fields.count > 1, fields.last!.isEmpty { fields.removeLast() }
@@ -80,10 +85,16 @@ public struct DelimitedReader: ConfigurableReader {
     private func split(_ text: String) -> [String] {
         let bytes = Array(text.utf8)
         var fields: [String] = []
+        fields.reserveCapacity(options.fields.count + 1)
         var fieldStart = 0
         var index = 0
         outer: while index < bytes.count {
-            for separator in separators where bytes[index] == separator[0] {
+            let byte = bytes[index]
+            guard isLeadByte[Int(byte)] else {
+                index += 1
+                continue
+            }
+            for separator in separators where byte == separator[0] {
                 if separator.count == 1 || bytes[index...].starts(with: separator) {
                     fields.append(trimmedField(bytes[fieldStart..<index]))
                     index += separator.count

@@ -84,12 +84,21 @@ public struct HTMLReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        let document: HTMLDocument
+        let document: HTMLDocument?
         do {
             document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
-        } catch let error as HTMLParseError {
-            log.report("html.unreadable", .error, "\(error.description); the page gives no records", at: input.at(nil))
+        } catch is HTMLParseError {
+            document = nil
+        }
+        guard let document, !document.isEmpty else {
+            log.report("html.unreadable", .error, "\(HTMLParseError(name: input.relativePath).description); the page gives no records",
+                       at: input.at(nil))
             return
+        }
+        EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
+        if let stop = document.truncation {
+            log.report("html.malformed", .error, "malformed HTML: \(stop.message); the rest of this page is not read",
+                       at: input.at(stop.line, column: stop.column))
         }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {

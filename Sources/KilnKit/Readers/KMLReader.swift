@@ -30,6 +30,8 @@ public struct KMLReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if BlankFile.reportIfBlank(input, log: log) { return }
+        EncodingMismatch.checkMarkup(input, override: nil, log: log)
         let reader = try XMLStreamReader(path: input.url.path)
         var folders: [(depth: Int, name: String?)] = []
         while let event = reader.next() {

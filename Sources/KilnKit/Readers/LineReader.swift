@@ -4,16 +4,24 @@ import Foundation
 public struct TextLine: Sendable {
     /// 1-based line number.
     public let number: Int
-    /// The decoded text without its line ending; `nil` when the bytes are not valid in the file's encoding.
+    /// The decoded text without its line ending; `nil` when the bytes are not valid in the file's encoding or hold a
+    /// NUL byte.
     public let text: String?
     /// The undecoded bytes, kept for messages about undecodable lines.
     public let bytes: ArraySlice<UInt8>
+    /// For a line longer than the reader's limit, its length in bytes; its text and bytes are then left out.
+    public var overlongLength: Int? = nil
 }
 
 /// Streams a file line by line in bounded memory: strips a UTF-8 byte-order mark, accepts LF, CRLF and a
-/// missing final newline, and decodes UTF-8 or a legacy code page.
+/// missing final newline, and decodes UTF-8 or a legacy code page. A line longer than `maximumLineLength` is not
+/// kept: it is passed over and returned by its length alone.
 /// Not `Sendable`: it owns a file handle.
 public final class LineReader {
+    /// The default longest line: 16 MiB.
+    public static let defaultMaximumLineLength = 16 << 20
+    /// The longest line read as text, in bytes.
+    public let maximumLineLength: Int
     /// The encoding given by the manifest's `encoding` option, in lowercase; `utf-8` by default.
     public let encoding: String
     private let handle: FileHandle
@@ -24,10 +32,13 @@ public final class LineReader {
     private var atEnd = false
     private var lineNumber = 0
     private let chunkSize: Int
+    /// Bytes of an overlong line already let go.
+    private var skipped = 0
 
     /// Opens `url` for reading.
     /// - Throws: `KilnError.io` when the file cannot be opened, `EncodingError` for an unknown encoding.
-    public init(url: URL, encoding: String = "utf-8", chunkSize: Int = 1 << 16) throws {
+    public init(url: URL, encoding: String = "utf-8", chunkSize: Int = 1 << 16,
+                maximumLineLength: Int = LineReader.defaultMaximumLineLength) throws {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
@@ -35,6 +46,7 @@ public final class LineReader {
         }
         self.encoding = encoding.lowercased()
         self.chunkSize = chunkSize
+        self.maximumLineLength = maximumLineLength
         decoder = LineReader.isUTF8(self.encoding) ? nil : try LegacyTextDecoder(encodingName: encoding)
     }
 
@@ -47,17 +59,22 @@ public final class LineReader {
     public func next() throws -> TextLine? {
         while true {
             if let newline = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
-                let line = makeLine(buffer[start..<newline])
+                let line = take(upTo: newline)
                 start = newline + 1
                 searched = start
                 return line
             }
             searched = buffer.count
             if atEnd {
-                guard start < buffer.count else { return nil }
-                let line = makeLine(buffer[start...])
+                guard start < buffer.count || skipped > 0 else { return nil }
+                let line = take(upTo: buffer.count)
                 start = buffer.count
                 return line
+            }
+            if buffer.count - start > maximumLineLength {
+                // Too long to keep: count its bytes and let them go (the refill drops them).
+                skipped += buffer.count - start
+                start = buffer.count
             }
             try refill()
         }
@@ -78,13 +95,26 @@ public final class LineReader {
         buffer.append(contentsOf: chunk)
     }
 
+    /// The line from `start` to `end`; for an overlong line, whose first bytes are gone, only its length.
+    private func take(upTo end: Int) -> TextLine {
+        let length = skipped + end - start
+        skipped = 0
+        guard length <= maximumLineLength else {
+            lineNumber += 1
+            return TextLine(number: lineNumber, text: nil, bytes: [], overlongLength: length)
+        }
+        return makeLine(buffer[start..<end])
+    }
+
     private func makeLine(_ raw: ArraySlice<UInt8>) -> TextLine {
         lineNumber += 1
         var bytes = raw
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let text: String?
-        if let decoder {
+        if bytes.contains(0) {
+            text = nil  // a NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there
+        } else if let decoder {
             text = try? decoder.decode(bytes)
         } else {
             text = String(validating: bytes, as: UTF8.self)

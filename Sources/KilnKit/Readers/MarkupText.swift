@@ -66,7 +66,7 @@ public struct MarkupText {
 
         /// Collapses white space in the text gathered since the last cell boundary.
         mutating func flushPiece() {
-            let collapsed = TextFolding.collapseSpaces(current.replacingOccurrences(of: "\u{00A0}", with: " "))
+            let collapsed = TextFolding.collapseSpaces(current)
             if !collapsed.isEmpty {
                 if let last = pieces.last, last != cellSeparator, !pieces.isEmpty { pieces.append(" ") }
                 pieces.append(collapsed)

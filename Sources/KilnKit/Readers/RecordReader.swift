@@ -58,7 +58,7 @@ public enum ReaderRegistry {
     /// Every built-in reader type.
     public static let readerTypes: [any ConfigurableReader.Type] = [
         DelimitedReader.self, RoutesReader.self, TimetableReader.self, XMLRecordReader.self, HTMLReader.self,
-        TextExtractReader.self, KMLReader.self,
+        TextExtractReader.self, KMLReader.self, MediaWikiReader.self,
     ]
 
     /// The format names, for messages.
@@ -88,21 +88,37 @@ public struct TextOptions: Sendable {
 }
 
 extension LineReader {
-    /// Streams the decodable lines of `input` to `body`; reports each undecodable line and skips it.
+    /// Streams the decodable lines of `input` to `body`; reports each undecodable or overlong line and skips it,
+    /// and reports a file without data or with a legacy encoding declared for UTF-8 text (`LineChecks`).
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
     static func forEachLine(of input: InputFile, encoding: String, log: DiagnosticLog,
                             _ body: (_ number: Int, _ text: String) throws -> Void) throws {
         let reader = try LineReader(url: input.url, encoding: encoding)
+        var checks = LineChecks(input: input, encoding: reader.encoding)
         while let line = try reader.next() {
+            checks.observe(line, log: log)
             guard let text = line.text else {
-                log.report(undecodable(line, encoding: reader.encoding, in: input))
+                if !checks.reportOverlong(line, limit: reader.maximumLineLength, log: log) {
+                    log.report(undecodable(line, encoding: reader.encoding, in: input))
+                }
                 continue
             }
             try body(line.number, text)
         }
+        checks.finish(log: log)
     }
 
     private static func undecodable(_ line: TextLine, encoding: String, in input: InputFile) -> Diagnostic {
+        if let nul = line.bytes.firstIndex(of: 0) {
+            let before = line.bytes[..<nul]
+            let valid = validUTF8Prefix(before)
+            if !isUTF8(encoding) || valid.bytes == before.count {
+                let column = (isUTF8(encoding) ? valid.scalars : before.count) + 1
+                return Diagnostic(code: "encoding", severity: .error,
+                                  message: "line holds a NUL byte (at column \(column)); is the file UTF-16, or not text at all?",
+                                  provenance: input.at(line.number, column: column))
+            }
+        }
         if isUTF8(encoding) {
             let (validBytes, validCharacters) = validUTF8Prefix(line.bytes)
             let bad = line.bytes.dropFirst(validBytes).first.map { String(format: "0x%02X", $0) } ?? "?"
@@ -131,5 +147,6 @@ private func validUTF8Prefix(_ bytes: ArraySlice<UInt8>) -> (bytes: Int, scalars
 
 /// Shortens a line for a message.
 func excerpt(_ text: String, limit: Int = 80) -> String {
-    text.count <= limit ? text : String(text.prefix(limit)) + "…"
+    let head = text.prefix(limit)
+    return head.endIndex == text.endIndex ? text : String(head) + "…"
 }

@@ -72,6 +72,10 @@ final class RegexBlockExtractor {
     private let expect: ExpectOptions?
     private let requirements: [(BlockRequirement, RegexPattern)]
     private let pageFieldCount: Int
+    /// For each field, the row pattern's group number that fills it, resolved once (nil: not a row field).
+    private let rowGroups: [Int?]
+    /// For each heading: the fields it sets (field index, group number) and the fields of later headings it clears.
+    private let headingEffects: [(sets: [(field: Int, group: Int)], clears: [Int])]
     typealias BlockRequirement = ExpectOptions.BlockRequirement
 
     /// - Throws: `RegexCompileError` for a pattern PCRE2 refuses, `KilnError.usage` for a requirement naming no field.
@@ -85,6 +89,15 @@ final class RegexBlockExtractor {
         guard !row.groupNames.isEmpty else { throw KilnError.usage("the row pattern needs named groups (?<name>…): they become the fields") }
         fieldNames = names
         pageFieldCount = pageFields.count
+        let row = self.row, headings = self.headings
+        rowGroups = names.map { row.groupNumber(of: $0) }
+        headingEffects = headings.enumerated().map { level, heading in
+            let sets = names.indices.compactMap { index in
+                index >= pageFields.count ? heading.groupNumber(of: names[index]).map { (field: index, group: $0) } : nil
+            }
+            let inner = Set(headings.dropFirst(level + 1).flatMap(\.groupNames)).subtracting(heading.groupNames)
+            return (sets, names.indices.filter { $0 >= pageFields.count && inner.contains(names[$0]) })
+        }
         self.expect = expect
         requirements = try (expect?.requireBlocks ?? []).map { requirement in
             for name in [requirement.field] + (requirement.per.map { [$0] } ?? []) where !names.contains(name) {
@@ -100,7 +113,10 @@ final class RegexBlockExtractor {
         private let input: InputFile
         private let log: DiagnosticLog
         private var carried: [String?]
-        private var records: [Record] = []
+        private var rowCount = 0
+        /// For each required block: whether it was found, by value of its `per` field, in first-seen order. Only this
+        /// is kept, not the records, so a page of any length is checked in bounded memory.
+        private var blocks: [(found: [String: Bool], order: [String])]
         private var unmatched = 0
 
         fileprivate init(_ extractor: RegexBlockExtractor, pageValues: [String?], input: InputFile, log: DiagnosticLog) {
@@ -108,6 +124,7 @@ final class RegexBlockExtractor {
             self.input = input
             self.log = log
             carried = pageValues + Array(repeating: nil, count: extractor.fieldNames.count - pageValues.count)
+            blocks = extractor.requirements.map { _ in ([:], []) }
         }
 
         /// Takes one line of the page: a row gives a record, a heading changes the carried fields, a line that looks
@@ -116,20 +133,19 @@ final class RegexBlockExtractor {
             do {
                 if let match = try extractor.row.firstMatch(in: text) {
                     var values = carried
-                    for (index, name) in extractor.fieldNames.enumerated() where extractor.row.groupNames.contains(name) {
-                        values[index] = match[name]
+                    for (index, group) in extractor.rowGroups.enumerated() {
+                        if let group, group < match.groups.count { values[index] = match.groups[group] }
                     }
-                    let record = Record(values: values, line: line)
-                    records.append(record)
-                    try emit(record)
+                    rowCount += 1
+                    try note(values)
+                    try emit(Record(values: values, line: line))
                     return
                 }
                 for (level, heading) in extractor.headings.enumerated() {
                     guard let match = try heading.firstMatch(in: text) else { continue }
-                    let inner = Set(extractor.headings.dropFirst(level + 1).flatMap(\.groupNames))
-                    for (index, name) in extractor.fieldNames.enumerated() where index >= extractor.pageFieldCount {
-                        if heading.groupNames.contains(name) { carried[index] = match[name] } else if inner.contains(name) { carried[index] = nil }
-                    }
+                    let effect = extractor.headingEffects[level]
+                    for (field, group) in effect.sets { carried[field] = group < match.groups.count ? match.groups[group] : nil }
+                    for field in effect.clears { carried[field] = nil }
                     return
                 }
                 for pattern in extractor.skip where try pattern.matches(text) { return }
@@ -144,29 +160,30 @@ final class RegexBlockExtractor {
             }
         }
 
+        /// Records which required blocks a row satisfies.
+        private func note(_ values: [String?]) throws {
+            for (index, (requirement, pattern)) in extractor.requirements.enumerated() {
+                let field = extractor.fieldNames.firstIndex(of: requirement.field)!
+                let key = requirement.per.flatMap { extractor.fieldNames.firstIndex(of: $0) }.flatMap { values[$0] } ?? ""
+                if blocks[index].found[key] == nil { blocks[index].order.append(key) }
+                let found = try values[field].map { try pattern.matches($0) } ?? false
+                blocks[index].found[key] = (blocks[index].found[key] ?? false) || found
+            }
+        }
+
         /// Checks the page against the source's expectations.
         func finish() throws {
             guard let expect = extractor.expect else { return }
             let place = input.at(nil)
-            if let minimum = expect.minRows, records.count < minimum {
-                log.report("extract.expectation", .error, "the page gave \(records.count) rows; expected at least \(minimum)", at: place)
+            if let minimum = expect.minRows, rowCount < minimum {
+                log.report("extract.expectation", .error, "the page gave \(rowCount) rows; expected at least \(minimum)", at: place)
             }
             if let maximum = expect.maxUnmatched, unmatched > maximum {
                 log.report("extract.expectation", .error, "the page has \(unmatched) lines no pattern captured; at most \(maximum) allowed", at: place)
             }
-            for (requirement, pattern) in extractor.requirements {
-                let field = extractor.fieldNames.firstIndex(of: requirement.field)!
-                let group = requirement.per.flatMap { extractor.fieldNames.firstIndex(of: $0) }
-                var groups: [String: Bool] = [:]
-                var order: [String] = []
-                for record in records {
-                    let key = group.flatMap { record.values[$0] } ?? ""
-                    if groups[key] == nil { order.append(key) }
-                    let found = try record.values[field].map { try pattern.matches($0) } ?? false
-                    groups[key] = (groups[key] ?? false) || found
-                }
-                if order.isEmpty { order = [""] }
-                for key in order where groups[key] != true {
+            for ((requirement, _), block) in zip(extractor.requirements, blocks) {
+                let order = block.order.isEmpty ? [""] : block.order
+                for key in order where block.found[key] != true {
                     let owner = requirement.per.map { " for \($0) \(key.isEmpty ? "(none)" : key)" } ?? ""
                     log.report("extract.expectation", .error,
                                "no block whose \(requirement.field) matches /\(requirement.pattern)/\(owner)", at: place)

@@ -56,6 +56,11 @@ public struct RoutesReader: ConfigurableReader {
                 return
             }
             pending = nil
+            if !trimmed.hasSuffix(options.itemSeparator) {
+                log.report("routes.unterminated", .warning,
+                           "route \(header.line): the stop list does not end with \"\(options.itemSeparator)\"; was the file cut short?",
+                           at: input.at(number))
+            }
             for item in trimmed.split(separator: Character(options.itemSeparator)) {
                 let parts = item.trimmingSpaces.splitOnFirstSpace()
                 guard !parts.head.isEmpty else { continue }

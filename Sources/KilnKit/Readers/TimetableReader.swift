@@ -70,46 +70,51 @@ public struct TimetableReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         var state = State.betweenBlocks
         try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
-            let trimmed = text.trimmingSpaces
-            if trimmed.isEmpty {
-                state = .betweenBlocks
-                return
-            }
-            guard case .inBlock(let line, let name, let days, let heading) = state else {
-                let parts = trimmed.splitOnFirstSpace()
-                state = .inBlock(line: parts.head, name: parts.rest, days: nil, heading: nil)
-                return
-            }
-            if let match = try row.firstMatch(in: text) {
-                guard let days else {
-                    if heading == nil {
-                        log.report("timetable.no-heading", .error,
-                                   "row of line \(line) before any day heading; expected a heading such as \"\(self.days.names.first ?? "")\"",
-                                   at: input.at(number))
+            do {
+                let trimmed = text.trimmingSpaces
+                if trimmed.isEmpty {
+                    state = .betweenBlocks
+                    return
+                }
+                guard case .inBlock(let line, let name, let days, let heading) = state else {
+                    let parts = trimmed.splitOnFirstSpace()
+                    state = .inBlock(line: parts.head, name: parts.rest, days: nil, heading: nil)
+                    return
+                }
+                if let match = try row.firstMatch(in: text) {
+                    guard let days else {
+                        if heading == nil {
+                            log.report("timetable.no-heading", .error,
+                                       "row of line \(line) before any day heading; expected a heading such as \"\(self.days.names.first ?? "")\"",
+                                       at: input.at(number))
+                        }
+                        return
+                    }
+                    if let record = makeRecord(match, line: line, name: name, days: days, heading: heading ?? "",
+                                               number: number, input: input, log: log) {
+                        try emit(record)
                     }
                     return
                 }
-                if let record = makeRecord(match, line: line, name: name, days: days, heading: heading ?? "",
-                                           number: number, input: input, log: log) {
-                    try emit(record)
+                if try columnHeading.matches(trimmed) { return }
+                if try candidate.matches(trimmed) {
+                    log.report("timetable.row", .error,
+                               "line \(line): cannot read the row \"\(excerpt(trimmed))\"; expected FROM UNTIL EVERY, e.g. \"06:00  08:00  20\"",
+                               at: input.at(number))
+                    return
                 }
-                return
+                let parsed = try self.days.parse(trimmed)
+                if parsed == nil {
+                    log.report("timetable.unknown-day", .error,
+                               "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
+                                   + self.days.names.joined(separator: ", ") + " (the rows under it are skipped)",
+                               at: input.at(number))
+                }
+                state = .inBlock(line: line, name: name, days: parsed, heading: trimmed)
+            } catch let error as RegexMatchError {
+                log.report("timetable.match-limit", .error,
+                           "\(error.description) on the line \"\(excerpt(text))\"; the line is passed over", at: input.at(number))
             }
-            if try columnHeading.matches(trimmed) { return }
-            if try candidate.matches(trimmed) {
-                log.report("timetable.row", .error,
-                           "line \(line): cannot read the row \"\(excerpt(trimmed))\"; expected FROM UNTIL EVERY, e.g. \"06:00  08:00  20\"",
-                           at: input.at(number))
-                return
-            }
-            let parsed = try self.days.parse(trimmed)
-            if parsed == nil {
-                log.report("timetable.unknown-day", .error,
-                           "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
-                               + self.days.names.joined(separator: ", ") + " (the rows under it are skipped)",
-                           at: input.at(number))
-            }
-            state = .inBlock(line: line, name: name, days: parsed, heading: trimmed)
         }
     }
 

@@ -50,6 +50,8 @@ public struct XMLRecordReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if BlankFile.reportIfBlank(input, log: log) { return }
+        EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         let reader = try XMLStreamReader(path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
         while let element = reader.nextElement(localName: recordName, namespace: recordNamespace) {
             try emit(Record(values: expressions.map { element.string($0) }, line: element.line))

@@ -53,7 +53,7 @@ enum Normalizer {
     func apply(_ value: String?, record: Record) throws -> String? {
         guard let value else { return nil }
         switch self {
-        case .trim: return value.trimmingCharacters(in: .whitespacesAndNewlines)
+        case .trim: return TextFolding.trim(value)
         case .collapseSpaces: return TextFolding.collapseSpaces(value)
         case .nfc: return TextFolding.nfc(value)
         case .fold: return TextFolding.fold(value)

@@ -3,18 +3,54 @@ import Foundation
 /// Text normalizations shared by readers and column normalizers.
 public enum TextFolding {
     /// Unicode NFC: the composed form, so that equal-looking text compares equal byte for byte.
-    public static func nfc(_ text: String) -> String { text.precomposedStringWithCanonicalMapping }
+    public static func nfc(_ text: String) -> String {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+    }
+
+    /// The text without white space (Unicode's, no-break spaces included) at either end; text that needs no
+    /// trimming is returned as it is, without copying.
+    public static func trim(_ text: String) -> String {
+        let visibleASCII: (UInt8) -> Bool = { $0 > 0x20 && $0 < 0x7F }
+        if let first = text.utf8.first, let last = text.utf8.last, visibleASCII(first), visibleASCII(last) { return text }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return text }
+        if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }
+        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
+        return String(Substring(scalars[start...end]))
+    }
 
     /// Runs of white space (including no-break spaces) become one space; the ends are trimmed.
     public static func collapseSpaces(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        if isCollapsed(text) { return text }
+        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    /// True when `text` has no white space to collapse: no space at either end, no two in a row, and no white
+    /// space other than the plain space (checked on bytes: anything non-ASCII that could be a space says no).
+    private static func isCollapsed(_ text: String) -> Bool {
+        var previousWasSpace = true
+        for byte in text.utf8 {
+            if byte == 0x20 {
+                if previousWasSpace { return false }
+                previousWasSpace = true
+            } else if byte < 0x20 || byte == 0xC2 || byte == 0xE1 || byte == 0xE2 || byte == 0xE3 {
+                return false
+            } else {
+                previousWasSpace = false
+            }
+        }
+        return !previousWasSpace || text.isEmpty
     }
 
     /// The search form: NFC, lower case, accents removed (Greek tonos and dialytika included, final sigma as σ),
     /// white space collapsed. `Πανεπιστήμιο`, `ΠΑΝΕΠΙΣΤΗΜΙΟ` and `πανεπιστημιο` fold alike.
     public static func fold(_ text: String) -> String {
-        collapseSpaces(nfc(text).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
-            .replacingOccurrences(of: "ς", with: "σ")
+        let folded = collapseSpaces(nfc(text).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+        // U+03C2 final sigma is CF 82 in UTF-8; search for its bytes before asking Foundation to replace it.
+        let bytes = Array(folded.utf8)
+        guard zip(bytes, bytes.dropFirst()).contains(where: { $0 == 0xCF && $1 == 0x82 }) else { return folded }
+        return folded.replacingOccurrences(of: "ς", with: "σ")
     }
 
     /// A key that sorts numbers by value: every run of digits is zero-padded to 10 places (`6.2` < `6.10`).

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The hidden files a build of one bundle file writes in its folder: the lock (`.<name>.lock`), the staging database
+/// (`.<name>.staging.<pid>.sqlite`) and the finished bundle before its rename (`.<name>.<pid>.tmp`, as
+/// `BundleWriter` and `AtomicFile` name it). A build removes its own; one killed first leaves them behind, and the
+/// next build of the same file removes them (`removeStale`) while it holds the lock.
+struct BuildFiles {
+    /// The bundle, or the report, the files belong to.
+    let destination: URL
+
+    var folder: URL { destination.deletingLastPathComponent() }
+    private var name: String { destination.lastPathComponent }
+
+    /// The lock serializing builds of `destination`.
+    var lock: URL { folder.appendingPathComponent(".\(name).lock") }
+
+    /// This process's staging database.
+    var staging: URL {
+        folder.appendingPathComponent(".\(name).staging.\(ProcessInfo.processInfo.processIdentifier).sqlite")
+    }
+
+    /// Removes the temporary files of `destination` that processes no longer running left behind, and returns them.
+    /// Call it while holding the lock: then no build of `destination` is under way.
+    @discardableResult
+    func removeStale() -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return entries.sorted().compactMap { entry in
+            guard let process = owner(of: entry), !BuildFiles.isRunning(process) else { return nil }
+            let url = folder.appendingPathComponent(entry)
+            return (try? FileManager.default.removeItem(at: url)).map { url }
+        }
+    }
+
+    /// The process id in the name of one of `destination`'s temporary files, or `nil` for any other file.
+    private func owner(of entry: String) -> Int32? {
+        let prefix = ".\(name)."
+        guard entry.hasPrefix(prefix) else { return nil }
+        var rest = Substring(entry.dropFirst(prefix.count))
+        if rest.hasPrefix("staging.") {
+            rest = rest.dropFirst("staging.".count)
+            guard let dot = rest.firstIndex(of: "."), ["sqlite", "sqlite-journal"].contains(rest[rest.index(after: dot)...]) else { return nil }
+            return Int32(rest[..<dot])
+        }
+        guard rest.hasSuffix(".tmp") else { return nil }
+        return Int32(rest.dropLast(".tmp".count))
+    }
+
+    /// True unless the system says no process `process` exists.
+    private static func isRunning(_ process: Int32) -> Bool {
+        process > 0 && (kill(process, 0) == 0 || errno != ESRCH)
+    }
+}

@@ -1,0 +1,44 @@
+/// What `LineReader.forEachLine` checks about a text file beyond each line's decoding: a line too long to read, a
+/// file that holds no data at all, and a legacy encoding declared for a file that is UTF-8 (whose text would come
+/// out garbled without any other finding).
+struct LineChecks {
+    let input: InputFile
+    /// The encoding the source declares, in lowercase.
+    let encoding: String
+    private var sawData = false
+    private var checkedEncoding: Bool
+
+    init(input: InputFile, encoding: String) {
+        self.input = input
+        self.encoding = encoding
+        checkedEncoding = !EncodingMismatch.isLegacy(encoding)
+    }
+
+    /// Reports a line over the reader's length limit; false for any other line.
+    mutating func reportOverlong(_ line: TextLine, limit: Int, log: DiagnosticLog) -> Bool {
+        guard let length = line.overlongLength else { return false }
+        log.report("line.too-long", .error, "line is \(length) bytes long, over the limit of \(limit) bytes for one line; it is skipped",
+                   at: input.at(line.number))
+        return true
+    }
+
+    /// Notes a line: whether the file holds data, and whether its bytes are UTF-8 despite a legacy encoding (on the
+    /// first line that is not ASCII, decodable or not).
+    mutating func observe(_ line: TextLine, log: DiagnosticLog) {
+        if !sawData, line.text?.contains(where: { !$0.isWhitespace }) ?? true { sawData = true }
+        guard !checkedEncoding, line.bytes.contains(where: { $0 >= 0x80 }) else { return }
+        checkedEncoding = true
+        if EncodingMismatch.isUTF8Text(line.bytes) {
+            log.report("encoding.mismatch", .warning,
+                       "line is UTF-8, but the source declares \"\(encoding)\": its text reads garbled; if the file is UTF-8, remove the \"encoding\" option",
+                       at: input.at(line.number))
+        }
+    }
+
+    /// At the end of the file: reports a file without data.
+    func finish(log: DiagnosticLog) {
+        guard !sawData else { return }
+        log.report("input.empty", .warning, "the file holds no data (it is empty, or only white space or a byte-order mark)",
+                   at: input.at(nil))
+    }
+}

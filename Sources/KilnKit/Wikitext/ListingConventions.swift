@@ -1,0 +1,64 @@
+/// What a wiki's listing templates and tags mean: which templates are listings and of what category, which
+/// parameter names are which field, which `type=` values and section headings give a category, and how templates
+/// inside values are rendered. The defaults are English Wikivoyage's (plus `{{vCard}}`); a manifest adds its wiki's
+/// names (`{{Voir}}`, `nom=`, `{{Prix}}`…). Template and parameter names compare as MediaWiki compares them
+/// (`WikiName.key`), type and heading names ignoring case and accents (`TextFolding.fold`).
+struct ListingConventions {
+    /// The fields a listing has, in record order (after the page, section and id fields).
+    static let fields = ["name", "alt", "address", "directions", "phone", "tollfree", "email", "fax", "url", "hours",
+                         "price", "checkin", "checkout", "image", "wikidata", "lat", "long", "description", "lastedit"]
+
+    /// Listing templates by key, with the category they give (`nil`: from `type=`, the section or the default).
+    var templates: [String: String?] = [
+        "see": "see", "do": "do", "buy": "buy", "eat": "eat", "drink": "drink", "sleep": "sleep", "go": "go",
+        "listing": nil, "marker": nil, "vcard": nil,
+    ]
+    /// Parameter names by key → field (one of `fields`, or `type`).
+    var parameters: [String: String] = ListingConventions.defaultParameters
+    /// `type=` values, folded → category.
+    var types: [String: String] = [
+        "see": "see", "do": "do", "buy": "buy", "eat": "eat", "drink": "drink", "sleep": "sleep", "go": "go", "other": "other",
+    ]
+    /// Section headings, folded → the category of listings under them that name none themselves.
+    var sections: [String: String] = ["see": "see", "do": "do", "buy": "buy", "eat": "eat", "drink": "drink", "sleep": "sleep"]
+    /// How templates inside values read (see `WikiPlainText.inlineTemplates`), by key.
+    var inlineTemplates: [String: String] = ["dead link": "", "deadlink": "", "nbsp": "\u{00A0}", "!": "|", "lang": "{2}"]
+    /// Templates inside values left out without a finding, by key.
+    var ignoredTemplates: Set<String> = []
+    /// The category of a listing that no template, type or section gives one; `nil` leaves it empty.
+    var defaultCategory: String? = "other"
+    /// A template without a description takes the text after it on its line (`{{vCard|…}}: a fine hut.`), as the
+    /// German and French guides write.
+    var trailingDescription = true
+
+    static let defaultParameters: [String: String] = {
+        var names = Dictionary(uniqueKeysWithValues: (fields + ["type"]).map { ($0, $0) })
+        let aliases = ["content": "description", "toll-free": "tollfree", "toll free": "tollfree", "check-in": "checkin",
+                       "check-out": "checkout", "last edit": "lastedit", "lon": "long", "lng": "long"]
+        names.merge(aliases) { _, alias in alias }
+        return names
+    }()
+
+    /// The renderer of listing values under these conventions.
+    var plainText: WikiPlainText {
+        WikiPlainText(inlineTemplates: inlineTemplates, ignoredTemplates: ignoredTemplates)
+    }
+}
+
+/// What page templates mean: which name the page's parent (`{{IsPartOf|Manhattan}}`), and which give the page's
+/// own coordinates and in which parameters (`{{geo|40.78|-73.97}}`: 1 and 2).
+struct PageConventions {
+    /// Parent templates by key; the first positional argument is the parent's title.
+    var parentTemplates: Set<String> = ["ispartof", "isin"]
+    /// Coordinate templates by key, with the parameters holding latitude and longitude (`"1"` is positional).
+    var geoTemplates: [String: (latitude: String, longitude: String)] = ["geo": ("1", "2")]
+}
+
+/// A finding of the wikitext readers, placed by its line in the page's text.
+struct WikiFinding: Equatable {
+    var code: String
+    var severity: Severity
+    var message: String
+    /// The 1-based line in the page's text.
+    var line: Int
+}

@@ -1,0 +1,193 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// Manifests that try to read outside their pipeline folder or to smuggle SQL through names, beyond the cases
+/// `ManifestLoaderTests` covers; and the command line's way out, `allowedPaths` (`kiln build --allow-path`).
+final class HostileManifestTests: KilnTestCase {
+    /// A pipeline whose one source reads `path` into a table named `table` with a column named `column`.
+    private func manifest(path: String, table: String = "stop", column: String = "name", bundle: String = "tiny") -> String {
+        """
+        {
+          bundle: \(json(bundle)),
+          schemaVersion: 1,
+          tables: [{ name: \(json(table)), columns: [{ name: \(json(column)), type: "text" }] }],
+          sources: [{ name: "stops", format: "delimited", path: \(json(path)), options: { fields: ["name"] },
+                      into: \(json(table)), columns: { \(json(column)): "name" } }],
+        }
+        """
+    }
+
+    /// `text` as a JSON string literal.
+    private func json(_ text: String) -> String {
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    /// Writes a pipeline `pipe` with `manifest` and a `stops.txt`; returns its folder.
+    @discardableResult
+    private func pipeline(_ manifest: String) throws -> URL {
+        try write(manifest, to: "pipe/kiln.json5")
+        try write("Πάτρα\n", to: "pipe/stops.txt")
+        return temporaryDirectory.appendingPathComponent("pipe")
+    }
+
+    /// The manifest issue loading `folder` fails with (key path and message).
+    private func issue(_ folder: URL, allowed: [URL] = [], file: StaticString = #filePath, line: UInt = #line) -> String? {
+        do {
+            _ = try ManifestLoader.load(folder.path, allowedPaths: allowed)
+            XCTFail("the manifest loaded, but should have failed", file: file, line: line)
+        } catch KilnError.manifest(let issue) {
+            return "\(issue.keyPath): \(issue.message)"
+        } catch {
+            XCTFail("expected KilnError.manifest, got \(error)", file: file, line: line)
+        }
+        return nil
+    }
+
+    // MARK: Paths
+
+    func testPathsEscapingThePipelineFolderAreRefused() throws {
+        XCTAssertEqual(issue(try pipeline(manifest(path: "../../etc/passwd"))),
+                       "sources[0].path: \"../../etc/passwd\" leaves the pipeline folder")
+        XCTAssertEqual(issue(try pipeline(manifest(path: "data/../../stops.txt"))),
+                       "sources[0].path: \"data/../../stops.txt\" leaves the pipeline folder")
+        XCTAssertEqual(issue(try pipeline(manifest(path: "/etc/passwd"))),
+                       "sources[0].path: \"/etc/passwd\" is an absolute path; source paths are relative to the pipeline folder")
+        XCTAssertEqual(issue(try pipeline(manifest(path: "/etc/*"))),
+                       "sources[0].path: \"/etc/*\" is an absolute path; source paths are relative to the pipeline folder")
+    }
+
+    func testSymlinkedFolderLeadingOutsideIsRefusedForGlobsToo() throws {
+        let outside = try write("secret\n", to: "outside/secret.txt").deletingLastPathComponent()
+        let folder = try pipeline(manifest(path: "data/*.txt"))
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("data"), withDestinationURL: outside)
+        let found = try XCTUnwrap(issue(folder))
+        XCTAssertTrue(found.hasPrefix("sources[0].path: \"data/secret.txt\" leads outside the pipeline folder (to "), found)
+        XCTAssertTrue(found.hasSuffix("outside/secret.txt); inputs must stay inside it"), found)
+    }
+
+    func testSymlinkToEtcPasswdIsRefused() throws {
+        let folder = try pipeline(manifest(path: "passwd.txt"))
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("passwd.txt").path, withDestinationPath: "/etc/passwd")
+        XCTAssertEqual(issue(folder), "sources[0].path: \"passwd.txt\" leads outside the pipeline folder (to /etc/passwd); inputs must stay inside it")
+    }
+
+    func testSymlinkChainLeavingThroughASecondLinkIsRefused() throws {
+        try write("secret\n", to: "outside/secret.txt")
+        let folder = try pipeline(manifest(path: "one.txt"))
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("two.txt").path, withDestinationPath: "../outside/secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("one.txt").path, withDestinationPath: "two.txt")
+        let found = try XCTUnwrap(issue(folder))
+        XCTAssertTrue(found.hasPrefix("sources[0].path: \"one.txt\" leads outside the pipeline folder (to "), found)
+    }
+
+    // MARK: Allowed paths
+
+    func testAnAllowedFolderMayBeReadByAbsolutePathAndThroughLinks() throws {
+        let shared = try write("Αθήνα\n", to: "shared/stops.txt").deletingLastPathComponent()
+        let absolute = try pipeline(manifest(path: shared.appendingPathComponent("*.txt").path))
+        let loaded = try ManifestLoader.load(absolute.path, allowedPaths: [shared])
+        XCTAssertEqual(loaded.sources[0].files.map(\.relativePath), [shared.appendingPathComponent("stops.txt").path],
+                       "a file outside the pipeline is named by its absolute path")
+
+        let linked = try pipeline(manifest(path: "shared/stops.txt"))
+        try FileManager.default.createSymbolicLink(at: linked.appendingPathComponent("shared"), withDestinationURL: shared)
+        XCTAssertEqual(try ManifestLoader.load(linked.path, allowedPaths: [shared]).sources[0].files.map(\.relativePath), ["shared/stops.txt"])
+
+        let parent = try pipeline(manifest(path: "../shared/stops.txt"))
+        XCTAssertEqual(try ManifestLoader.load(parent.path, allowedPaths: [shared]).sources[0].files.count, 1)
+
+        // A single file may be allowed too.
+        let file = shared.appendingPathComponent("stops.txt")
+        XCTAssertEqual(try ManifestLoader.load(try pipeline(manifest(path: file.path)).path, allowedPaths: [file]).sources[0].files.count, 1)
+    }
+
+    func testAllowedPathsAllowNothingElse() throws {
+        let shared = try write("Αθήνα\n", to: "shared/stops.txt").deletingLastPathComponent()
+        try write("secret\n", to: "shared-not/secret.txt")
+        let allowed = [shared]
+        XCTAssertEqual(issue(try pipeline(manifest(path: "/etc/passwd")), allowed: allowed),
+                       "sources[0].path: \"/etc/passwd\" is outside the pipeline folder and the allowed paths (\(shared.path))")
+        let sibling = temporaryDirectory.appendingPathComponent("shared-not/secret.txt").path
+        XCTAssertEqual(issue(try pipeline(manifest(path: sibling)), allowed: allowed),
+                       "sources[0].path: \"\(sibling)\" is outside the pipeline folder and the allowed paths (\(shared.path))")
+        XCTAssertEqual(issue(try pipeline(manifest(path: "../../etc/passwd")), allowed: allowed),
+                       "sources[0].path: \"../../etc/passwd\" is outside the pipeline folder and the allowed paths (\(shared.path))")
+
+        // A link inside the allowed folder that leads further out is still refused.
+        try FileManager.default.createSymbolicLink(atPath: shared.appendingPathComponent("passwd").path, withDestinationPath: "/etc/passwd")
+        let through = shared.appendingPathComponent("passwd").path
+        XCTAssertEqual(issue(try pipeline(manifest(path: through)), allowed: allowed),
+                       "sources[0].path: \"\(through)\" leads outside the pipeline folder and the allowed paths (\(shared.path)) (to /etc/passwd); inputs must stay inside it")
+    }
+
+    // MARK: Names
+
+    func testNamesThatAreNotPlainIdentifiersAreRefused() throws {
+        let message = "is not a plain identifier (ASCII letters, digits and \"_\", not starting with a digit)"
+        for name in ["stop\" (x); DROP TABLE y; --", "a\"b", "όνομα", "", "two words", "stop--", "[stop]", "`stop`", "stop\tx"] {
+            XCTAssertEqual(issue(try pipeline(manifest(path: "stops.txt", table: name))), "tables[0].name: \"\(name)\" \(message)", name)
+            XCTAssertEqual(issue(try pipeline(manifest(path: "stops.txt", column: name))), "tables[0].columns[0].name: \"\(name)\" \(message)", name)
+        }
+    }
+
+    func testDeeplyNestedManifestsAreManifestErrors() throws {
+        // Once a stack overflow in the scan that finds key paths' lines.
+        let depth = 100_000
+        for nested in [String(repeating: "[", count: depth) + String(repeating: "]", count: depth),
+                       String(repeating: "{a:", count: depth) + "1" + String(repeating: "}", count: depth)] {
+            try write("{ bundle: \"deep\", schemaVersion: 1, tables: [], sources: [], x: \(nested) }", to: "pipe/kiln.json5")
+            let start = Date()
+            XCTAssertEqual(issue(temporaryDirectory.appendingPathComponent("pipe")), ": not valid JSON5: values nest deeper than 64 levels")
+            XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+        }
+    }
+
+    func testBundleNamesCannotLeaveTheOutputFolder() throws {
+        let message = "may hold only letters, digits, \"-\", \"_\" and \".\""
+        for name in ["../escape", "a/b", "/abs", ".hidden", "", "x\ny"] {
+            let found = try XCTUnwrap(issue(try pipeline(manifest(path: "stops.txt", bundle: name))), name)
+            XCTAssertTrue(found.hasPrefix("bundle: the bundle name "), found)
+            XCTAssertTrue(found.hasSuffix(message), found)
+        }
+    }
+}
+
+/// SQL a manifest writes (query tables, rules) runs on the staging database only: what would reach another file —
+/// `ATTACH`, `VACUUM INTO` — is refused as a manifest error, and the file is never created.
+final class HostileManifestSQLTests: KilnTestCase {
+    private func build(query: String? = nil, rule: String? = nil) throws -> KilnError? {
+        let table = query.map { ", { name: \"copy\", columns: [{ name: \"v\", type: \"text\" }], query: \"\($0)\" }" } ?? ""
+        let rules = rule.map { ", rules: [{ code: \"x\", kind: \"sql\", sql: \"\($0)\", message: \"x\" }]" } ?? ""
+        try write("""
+            { bundle: "sql", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }\(table)],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }]\(rules) }
+            """, to: "sql/kiln.json5")
+        try write("a\n", to: "sql/in.txt")
+        do {
+            _ = try Builder.build(try ManifestLoader.load(temporaryDirectory.appendingPathComponent("sql").path),
+                                  options: BuildOptions(output: temporaryDirectory.appendingPathComponent("out/sql.sqlite")))
+            return nil
+        } catch let error as KilnError {
+            return error
+        }
+    }
+
+    func testSQLCannotReachOtherFiles() throws {
+        let target = temporaryDirectory.appendingPathComponent("written.db").path
+        let attempts: [(query: String?, rule: String?, keyPath: String)] = [
+            ("SELECT v FROM t; VACUUM INTO '\(target)'", nil, "tables[1].query"),
+            ("SELECT v FROM t; ATTACH DATABASE '\(target)' AS x; CREATE TABLE x.y (z)", nil, "tables[1].query"),
+            (nil, "ATTACH DATABASE '\(target)' AS x", "rules[0].sql"),
+            (nil, "VACUUM INTO '\(target)'", "rules[0].sql"),
+        ]
+        for attempt in attempts {
+            let error = try build(query: attempt.query, rule: attempt.rule)
+            guard case .manifest(let issue)? = error else { XCTFail("\(attempt): got \(String(describing: error))"); continue }
+            XCTAssertEqual(issue.keyPath, attempt.keyPath)
+            XCTAssertTrue(issue.message.hasSuffix(": not authorized") || issue.message.hasSuffix(": authorization denied"), issue.message)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: target), "\(attempt)")
+        }
+    }
+}

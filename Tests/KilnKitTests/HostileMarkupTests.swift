@@ -1,0 +1,201 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The hostile-input corpus for the markup readers (`xml`, `html`, `kml`), beyond what `XMLSafetyTests` covers:
+/// empty pages, NUL bytes, a 100 MB line, huge attributes, 100 000-deep nesting, entities in HTML, wrong encodings,
+/// mixed line endings. Each case has its exact findings, and returns promptly.
+final class HostileMarkupTests: HostileTestCase {
+    private func xml() throws -> RecordReader { try reader("xml", #"{ record: "rec", fields: { v: ".", a: "@a" } }"#) }
+    private func htmlFields() throws -> RecordReader { try reader("html", #"{ records: "//p", fields: { v: "." } }"#) }
+    private func htmlText() throws -> RecordReader { try reader("html", #"{ extract: { row: "^(?<v>.+)$" } }"#) }
+    private func kml() throws -> RecordReader { try reader("kml") }
+
+    // MARK: Empty documents
+
+    func testEmptyXMLDocuments() throws {
+        for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\n".utf8)] as [[UInt8]] {
+            for make in [xml, kml] {
+                let result = try run(make(), content, name: "empty.xml")
+                XCTAssertEqual(result.values, [])
+                XCTAssertEqual(result.findings, [
+                    "empty.xml: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
+                ], "\(content)")
+            }
+        }
+    }
+
+    func testEmptyHTMLPages() throws {
+        for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\n".utf8), Array("<!-- nothing -->\n".utf8)] as [[UInt8]] {
+            for make in [htmlFields, htmlText] {
+                let result = try run(make(), content, name: "empty.html")
+                XCTAssertEqual(result.values, [])
+                XCTAssertEqual(result.findings, ["empty.html: error: empty.html holds no HTML that can be parsed (is it empty?); the page gives no records [html.unreadable]"],
+                               "\(content)")
+            }
+        }
+    }
+
+    // MARK: Bad bytes
+
+    func testNULBytes() throws {
+        let xmlResult = try run(xml(), Array("<r>\n<rec>one</rec>\n<rec>t".utf8) + [0] + Array("wo</rec>\n</r>\n".utf8), name: "nul.xml")
+        XCTAssertEqual(xmlResult.values, [[nil, "one"]])
+        assertOneFinding(xmlResult.findings, at: "nul.xml:3", "error: malformed XML: Char 0x0 out of allowed range")
+
+        // HTML parsers recover from a NUL as browsers do: the page is read.
+        let htmlResult = try run(htmlFields(), Array("<p>one</p><p>t".utf8) + [0] + Array("wo</p><p>three</p>".utf8), name: "nul.html")
+        XCTAssertEqual(htmlResult.values.first, ["one"])
+        XCTAssertEqual(htmlResult.values.last, ["three"])
+    }
+
+    // MARK: Size
+
+    func testAHundredMegabyteLine() throws {
+        let length = 100 << 20
+        let xmlFile = try writeLarge("long.xml", prefix: "<r><rec>before</rec><rec>", count: length, suffix: "</rec><rec>after</rec></r>")
+        let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
+        XCTAssertEqual(records.map(\.values), [[nil, "before"]])
+        assertOneFinding(findings(log), at: "long.xml:1",
+                         ": error: malformed XML: xmlSAX2Characters: huge text node; the rest of this file is not read [xml.malformed]")
+
+        let htmlFile = try writeLarge("long.html", prefix: "<html><body><p>before</p><p>", count: length, suffix: "</p><p>after</p></body></html>")
+        for make in [htmlFields, htmlText] {
+            let reader = try make()
+            let (records, log) = try returnsPromptly { try read(reader, url: htmlFile) }
+            XCTAssertEqual(records.first?.values.last, "before")
+            XCTAssertFalse(records.contains { $0.values.last == "after" })
+            assertOneFinding(findings(log), at: "long.html:1",
+                             ": error: malformed HTML: xmlSAX2Characters: huge text node; the rest of this page is not read [html.malformed]")
+        }
+    }
+
+    func testHugeAttributes() throws {
+        let length = 20 << 20
+        let xmlFile = try writeLarge("attribute.xml", prefix: "<r>\n<rec a=\"1\">before</rec>\n<rec a=\"", count: length, suffix: "\">x</rec>\n</r>\n")
+        let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
+        XCTAssertEqual(records.map(\.values), [["1", "before"]])
+        assertOneFinding(findings(log), at: "attribute.xml:3", ": error: malformed XML: ")
+
+        // libxml2's HTML parser has no limit on attributes: the page is read, the value kept whole.
+        let htmlFile = try writeLarge("attribute.html", prefix: "<p title=\"", count: length, suffix: "\">x</p><p>after</p>")
+        let page = try reader("html", #"{ records: "//p", fields: { title: "string-length(@title)", v: "." } }"#)
+        let (pages, pageLog) = try returnsPromptly { try read(page, url: htmlFile) }
+        XCTAssertEqual(findings(pageLog), [])
+        XCTAssertEqual(pages.map(\.values), [["\(length)", "x"], ["0", "after"]])
+    }
+
+    func testAHundredThousandDeepNesting() throws {
+        let depth = 100_000
+        let xmlFile = try writeLarge("deep.xml", prefix: "<r>\n<rec>before</rec>\n", filler: 0x20, count: 0,
+                                     suffix: String(repeating: "<d>", count: depth) + String(repeating: "</d>", count: depth) + "\n<rec>after</rec></r>\n")
+        let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
+        XCTAssertEqual(records.map(\.values), [[nil, "before"]])
+        assertOneFinding(findings(log), at: "deep.xml:3",
+                         ": error: malformed XML: Excessive depth in document: 256 use XML_PARSE_HUGE option; the rest of this file is not read [xml.malformed]")
+
+        let page = "<html><body><p>before</p>\n" + String(repeating: "<div>", count: depth) + "x" + String(repeating: "</div>", count: depth) + "\n<p>after</p></body></html>\n"
+        for make in [htmlFields, htmlText] {
+            let reader = try make()
+            let result = try returnsPromptly { try run(reader, page, name: "deep.html") }
+            XCTAssertEqual(result.values.first?.last, "before")
+            XCTAssertFalse(result.values.contains { $0.last == "after" })
+            assertOneFinding(result.findings, at: "deep.html:2",
+                             ": error: malformed HTML: Excessive depth in document: 256 use XML_PARSE_HUGE option; the rest of this page is not read [html.malformed]")
+        }
+
+        // A nesting HTML parsers accept is read whole (and rendered without deep recursion trouble).
+        let shallow = "<html><body>" + String(repeating: "<div>", count: 250) + "<p>x</p>" + String(repeating: "</div>", count: 250) + "<p>after</p></body></html>"
+        XCTAssertEqual(try run(htmlFields(), shallow, name: "shallow.html").values, [["x"], ["after"]])
+    }
+
+    // MARK: Entities and DTDs in HTML
+
+    func testHTMLNeverReadsEntitiesFromItsDoctype() throws {
+        let secret = try write("TOPSECRET\n", to: "secret.txt")
+        var bomb = ""
+        for level in 1...9 { bomb += "<!ENTITY lol\(level) \"\(String(repeating: "&lol\(level - 1);", count: 10))\">" }
+        let page = """
+            <!DOCTYPE html [<!ENTITY x SYSTEM "file://\(secret.path)"><!ENTITY lol0 "lol">\(bomb)]>
+            <html><body><p>a &x; b</p><p>&lol9;</p><p>after</p></body></html>
+
+            """
+        for make in [htmlFields, htmlText] {
+            let result = try returnsPromptly { try run(make(), page, name: "entities.html") }
+            let text = result.values.flatMap { $0 }.compactMap { $0 }.joined(separator: "|")
+            XCTAssertFalse(text.contains("TOPSECRET"), text)
+            XCTAssertFalse(text.contains("lollol"), text)
+            XCTAssertTrue(text.contains("after"), text)
+            XCTAssertFalse(result.findings.joined().contains("TOPSECRET"))
+        }
+    }
+
+    func testKMLRefusesEntities() throws {
+        let secret = try write("TOPSECRET\n", to: "secret.txt")
+        let text = """
+            <?xml version="1.0"?>
+            <!DOCTYPE kml [<!ENTITY x SYSTEM "file://\(secret.path)">]>
+            <kml><Document><Placemark><name>&x;</name><Point><coordinates>21.7,38.2</coordinates></Point></Placemark></Document></kml>
+
+            """
+        let result = try run(kml(), text, name: "xxe.kml")
+        XCTAssertEqual(result.values, [])
+        XCTAssertEqual(result.findings, [
+            "xxe.kml:2: error: the document declares entities; Kiln does not expand entities (they can read local files or explode in size); the rest of this file is not read [xml.entity]",
+        ])
+    }
+
+    // MARK: Encodings and line endings
+
+    func testWrongDeclaredXMLEncoding() throws {
+        let utf16 = try run(xml(), "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r><rec>Ακτή</rec></r>\n", name: "utf16.xml")
+        XCTAssertEqual(utf16.values, [])
+        assertOneFinding(utf16.findings, at: "utf16.xml:1", "error: malformed XML: Document labelled UTF-16 but has UTF-8 content")
+
+        let unknown = try run(xml(), "<?xml version=\"1.0\" encoding=\"klingon-42\"?>\n<r><rec>x</rec></r>\n", name: "unknown.xml")
+        XCTAssertEqual(unknown.values, [])
+        XCTAssertTrue(unknown.findings.first?.contains("error: malformed XML: Unsupported encoding klingon-42") == true, "\(unknown.findings)")
+    }
+
+    func testUTF8MarkupDeclaredInALegacyEncodingIsNoted() throws {
+        let declared = try run(xml(), "<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<r><rec>Ακτή</rec></r>\n", name: "greek.xml")
+        XCTAssertEqual(declared.findings, [
+            "greek.xml: warning: the file is UTF-8, but the file declares \"ISO-8859-7\": its text reads garbled; correct the declaration, or set the source's \"encoding\" option to \"UTF-8\" [encoding.mismatch]",
+        ])
+        XCTAssertNotEqual(declared.values.first?.last, "Ακτή")
+        // Really ISO-8859-7: no finding, and the text reads right.
+        let legacy = try run(xml(), Array("<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<r><rec>".utf8) + [0xC1, 0xEA, 0xF4, 0xDE] + Array("</rec></r>\n".utf8),
+                             name: "legacy.xml")
+        XCTAssertEqual(legacy.findings, [])
+        XCTAssertEqual(legacy.values.first?.last, "Ακτή")
+
+        let page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1253\"></head><body><p>Ακτή</p></body></html>"
+        XCTAssertEqual(try run(htmlFields(), page, name: "greek.html").findings, [
+            "greek.html: warning: the file is UTF-8, but the file declares \"windows-1253\": its text reads garbled; correct the declaration, or set the source's \"encoding\" option to \"UTF-8\" [encoding.mismatch]",
+        ])
+        let forced = try reader("html", #"{ records: "//p", fields: { v: "." }, encoding: "iso-8859-7" }"#)
+        XCTAssertEqual(try run(forced, "<p>Ακτή</p>", name: "forced.html").findings, [
+            "forced.html: warning: the file is UTF-8, but the source's \"encoding\" option says \"iso-8859-7\": its text reads garbled; remove the \"encoding\" option [encoding.mismatch]",
+        ])
+        XCTAssertEqual(try run(htmlFields(), "<html><head><meta charset=\"utf-8\"></head><body><p>Ακτή</p></body></html>", name: "utf8.html").findings, [])
+    }
+
+    func testCRLFMixedWithLFKeepsLineNumbers() throws {
+        let text = "<r>\r\n<rec a=\"1\">one</rec>\n<rec a=\"2\">t\r\nwo</rec>\r\n<rec a=\"3\">three</rec>\n</r>\r\n"
+        let (records, log) = try read(xml(), url: try write(text, to: "crlf.xml"))
+        XCTAssertEqual(findings(log), [])
+        XCTAssertEqual(records.map(\.line), [2, 3, 5])
+        XCTAssertEqual(records.map { $0.values[1] }, ["one", "t\nwo", "three"], "XML turns CRLF into LF")
+        let page = try run(htmlFields(), "<html>\r\n<body><p>one</p>\n<p>two</p>\r\n</body></html>", name: "crlf.html")
+        XCTAssertEqual(page.values, [["one"], ["two"]])
+        XCTAssertEqual(page.findings, [])
+    }
+
+    func testMissingAndExtraFieldsInXML() throws {
+        let reader = try reader("xml", #"{ record: "rec", fields: { code: "@code", name: "name", lat: "location/@lat" } }"#)
+        let result = try run(reader, "<r><rec code=\"1\"><name>A</name><extra>x</extra><location lat=\"38\" lon=\"21\"/></rec><rec><name>B</name></rec></r>",
+                             name: "fields.xml")
+        XCTAssertEqual(result.findings, [])
+        XCTAssertEqual(result.values, [["1", "38", "A"], [nil, nil, "B"]], "a missing field is NULL; the rules decide whether that is allowed")
+    }
+}
