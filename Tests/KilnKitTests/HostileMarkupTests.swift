@@ -147,6 +147,26 @@ final class HostileMarkupTests: HostileTestCase {
 
     // MARK: Encodings and line endings
 
+    func testHTMLThatStopsBeingItsEncodingIsReported() throws {
+        // Bytes windows-1253 does not have: libxml2 stops converting, and the rest of the page is missing.
+        let legacy: [UInt8] = Array("<html><head><meta charset=\"windows-1253\"></head><body>\n<p>one</p>\n<p>bad ".utf8) + [0x81]
+            + Array(" byte</p>\n".utf8) + Array(repeating: Array("<p>after</p>\n".utf8), count: 100).flatMap { $0 } + Array("</body></html>".utf8)
+        let stopped = try run(htmlFields(), legacy, name: "legacy.html")
+        XCTAssertEqual(stopped.values.first, ["one"])
+        XCTAssertFalse(stopped.values.contains(["after"]))
+        // libxml2 converts ahead in blocks, and places the failure where it switched to the page's encoding.
+        assertOneFinding(stopped.findings, at: "legacy.html:1",
+                         ": error: malformed HTML: input conversion failed due to input error, bytes 0x81 0x20 0x62 0x79; the rest of this page is not read [html.malformed]")
+
+        // A byte that is not UTF-8 in a UTF-8 page: libxml2 reads the rest as ISO-8859-1.
+        let mixed: [UInt8] = Array("<html><body>\n<p>Α</p>\n<p>bad ".utf8) + [0xFF] + Array(" byte</p>\n<p>Δ</p></body></html>".utf8)
+        let garbled = try run(htmlFields(), mixed, name: "mixed.html")
+        XCTAssertEqual(garbled.values.first, ["Α"])
+        XCTAssertNotEqual(garbled.values.last, ["Δ"])
+        assertOneFinding(garbled.findings, at: "mixed.html:3",
+                         ": error: the page is not valid UTF-8 here (Bytes: 0xFF 0x20 0x62 0x79); the rest of it reads as ISO-8859-1, garbled: if the page is in a legacy code page, set the source's \"encoding\" option [encoding]")
+    }
+
     func testWrongDeclaredXMLEncoding() throws {
         let utf16 = try run(xml(), "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r><rec>Ακτή</rec></r>\n", name: "utf16.xml")
         XCTAssertEqual(utf16.values, [])
@@ -174,8 +194,10 @@ final class HostileMarkupTests: HostileTestCase {
             "greek.html: warning: the file is UTF-8, but the file declares \"windows-1253\": its text reads garbled; correct the declaration, or set the source's \"encoding\" option to \"UTF-8\" [encoding.mismatch]",
         ])
         let forced = try reader("html", #"{ records: "//p", fields: { v: "." }, encoding: "iso-8859-7" }"#)
+        // «ή» is CE AE in UTF-8, and AE is no ISO-8859-7 character: the conversion stops there too.
         XCTAssertEqual(try run(forced, "<p>Ακτή</p>", name: "forced.html").findings, [
             "forced.html: warning: the file is UTF-8, but the source's \"encoding\" option says \"iso-8859-7\": its text reads garbled; remove the \"encoding\" option [encoding.mismatch]",
+            "forced.html: error: malformed HTML: input conversion failed due to input error, bytes 0xAE 0x3C 0x2F 0x70; the rest of this page is not read [html.malformed]",
         ])
         XCTAssertEqual(try run(htmlFields(), "<html><head><meta charset=\"utf-8\"></head><body><p>Ακτή</p></body></html>", name: "utf8.html").findings, [])
     }
@@ -197,5 +219,34 @@ final class HostileMarkupTests: HostileTestCase {
                              name: "fields.xml")
         XCTAssertEqual(result.findings, [])
         XCTAssertEqual(result.values, [["1", "38", "A"], [nil, nil, "B"]], "a missing field is NULL; the rules decide whether that is allowed")
+    }
+}
+
+/// The `mediawiki` reader streams exports through the same XML reader: the same refusals hold for it.
+final class HostileMediaWikiTests: HostileTestCase {
+    private func pages() throws -> RecordReader { try reader("mediawiki", #"{ emit: "pages" }"#) }
+    private func listings() throws -> RecordReader { try reader("mediawiki", #"{ emit: "listings" }"#) }
+    private let page = #"<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><page><title>A</title><ns>0</ns><id>1</id><revision><id>2</id><text xml:space="preserve">"#
+    private let end = "</text></revision></page></mediawiki>\n"
+
+    func testHostileExports() throws {
+        let secret = try write("TOPSECRET\n", to: "secret.txt")
+        for make in [pages, listings] {
+            let reader = try make()
+            XCTAssertEqual(try run(reader, [0xEF, 0xBB, 0xBF], name: "empty.xml").findings, [
+                "empty.xml: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
+            ])
+            let entity = try run(reader, "<!DOCTYPE mediawiki [<!ENTITY x SYSTEM \"file://\(secret.path)\">]>\n\(page)&x;\(end)", name: "xxe.xml")
+            XCTAssertEqual(entity.values, [])
+            XCTAssertEqual(entity.findings, [
+                "xxe.xml:1: error: the document declares entities; Kiln does not expand entities (they can read local files or explode in size); the rest of this file is not read [xml.entity]",
+            ])
+            let deep = try returnsPromptly {
+                try run(reader, "<mediawiki>\n" + String(repeating: "<d>", count: 100_000) + String(repeating: "</d>", count: 100_000) + "</mediawiki>", name: "deep.xml")
+            }
+            assertOneFinding(deep.findings, at: "deep.xml:2", "Excessive depth in document: 256 use XML_PARSE_HUGE option; the rest of this file is not read [xml.malformed]")
+            let nul = try run(reader, Array((page + "a").utf8) + [0] + Array(("b" + end).utf8), name: "nul.xml")
+            assertOneFinding(nul.findings, at: "nul.xml:1", "error: malformed XML: Char 0x0 out of allowed range")
+        }
     }
 }

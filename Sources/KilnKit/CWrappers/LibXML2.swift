@@ -473,15 +473,15 @@ public final class HTMLDocument {
     /// True when the page holds no element at all (only a byte-order mark, white space or comments).
     public var isEmpty: Bool { xmlDocGetRootElement(document) == nil }
 
-    /// Why libxml2 stopped before the end of the page (nesting deeper than 256 elements, a text node over 10 MB);
-    /// the document holds what came before. `nil` when the whole page was read.
-    public let truncation: XMLIssue?
+    /// Where libxml2 stopped before the end of the page, or went on reading it garbled; empty when it read the whole
+    /// page as it is.
+    let problems: [HTMLParser.Problem]
 
     private init(bytes: [UInt8], encoding: String?, name: String) throws {
-        let (parsed, truncation) = HTMLParser.parse(bytes, encoding: encoding)
+        let (parsed, problems) = HTMLParser.parse(bytes, encoding: encoding)
         guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed
-        self.truncation = truncation
+        self.problems = problems
     }
 
     deinit { xmlFreeDoc(document) }

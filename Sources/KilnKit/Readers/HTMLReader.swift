@@ -96,9 +96,15 @@ public struct HTMLReader: ConfigurableReader {
             return
         }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
-        if let stop = document.truncation {
-            log.report("html.malformed", .error, "malformed HTML: \(stop.message); the rest of this page is not read",
-                       at: input.at(stop.line, column: stop.column))
+        for problem in document.problems {
+            let place = input.at(problem.line, column: problem.column)
+            switch problem.kind {
+            case .stopped:
+                log.report("html.malformed", .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
+            case .garbled:
+                log.report("encoding", .error, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
+                               + "garbled: if the page is in a legacy code page, set the source's \"encoding\" option", at: place)
+            }
         }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {

@@ -124,6 +124,8 @@ public struct MediaWikiReader: ConfigurableReader {
     /// Streams the pages of `input`, emitting the records of this source's kind; findings go to `log`.
     /// - Throws: `KilnError.io` when the file cannot be opened; whatever `emit` throws.
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if BlankFile.reportIfBlank(input, log: log) { return }
+        EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         let reader = try XMLStreamReader(path: input.url.path, encoding: options.encoding)
         var state = FileState()
         var page: MediaWikiPage?
