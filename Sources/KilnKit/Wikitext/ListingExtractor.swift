@@ -119,8 +119,8 @@ struct ListingExtractor {
     /// The text after a template on its line (`{{vCard|…}}: a fine hut.` → `a fine hut.`), unless another listing
     /// follows on the same line; leading punctuation is dropped; `nil` when no letter or digit is left.
     private func trailingText(_ source: WikiSource, after end: Int, before next: Int?, unknown: inout [String]) -> String? {
-        let lineEnd = source.endOfLine(from: end)
-        if let next, next < lineEnd { return nil }
+        let lineEnd = source.endOfLine(from: end, before: next)
+        if let next, lineEnd >= next { return nil }
         var text = Substring(plainText.text(source, end..<lineEnd, unknown: &unknown))
         while let first = text.first, first.isWhitespace || ":,.;–—-".contains(first) { text.removeFirst() }
         return text.contains(where: { $0.isLetter || $0.isNumber }) ? String(text) : nil

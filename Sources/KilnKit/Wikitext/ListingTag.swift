@@ -62,7 +62,7 @@ enum ListingTagParser {
             tag.range = start..<closeEnd
         case .unclosed(let nextListing):
             tag.problems.append("no </\(name)> closes it; its description is the rest of the line")
-            let end = min(source.endOfLine(from: contentStart), nextListing ?? source.count)
+            let end = source.endOfLine(from: contentStart, before: nextListing)
             tag.description = contentStart..<end
             tag.range = start..<end
         }

@@ -68,10 +68,12 @@ struct WikiSource {
         return count
     }
 
-    /// The index of the end of the line holding `index` (its `\n`, or the end of the text).
-    func endOfLine(from index: Int) -> Int {
+    /// The index of the end of the line holding `index` (its `\n`, or the end of the text), or `limit` when that comes
+    /// first: callers that stop at a limit anyway scan no further, so that many items on one long line stay linear.
+    func endOfLine(from index: Int, before limit: Int? = nil) -> Int {
+        let stop = min(limit ?? bytes.count, bytes.count)
         var end = index
-        while end < bytes.count, bytes[end] != 0x0A { end += 1 }
+        while end < stop, bytes[end] != 0x0A { end += 1 }
         return end
     }
 
