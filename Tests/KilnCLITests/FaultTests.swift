@@ -110,7 +110,7 @@ final class FaultTests: CLITestCase {
         try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
         let stale = [".app.sqlite.999999.tmp", ".app.sqlite.staging.999999.sqlite", ".app.sqlite.lock", ".app.report.json.999999.tmp"]
         let foreign = [".other.sqlite.999999.tmp", ".app.sqlite.notes", "app.sqlite.999999.tmp"]
-        for name in stale + foreign { FileManager.default.createFile(atPath: file("out/\(name)").path, contents: Data("x".utf8)) }
+        for name in stale + foreign { XCTAssertTrue(FileManager.default.createFile(atPath: file("out/\(name)").path, contents: Data("x".utf8))) }
         XCTAssertEqual(try kiln("build", "patras", "--out", "out/app.sqlite", "--quiet").status, 0)
         XCTAssertEqual(try hiddenFiles(in: "out"), [".app.sqlite.notes", ".other.sqlite.999999.tmp"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: file("out/app.sqlite.999999.tmp").path))
@@ -146,7 +146,7 @@ final class FaultTests: CLITestCase {
 
     func testAnOutputFolderThatCannotBeWrittenIsExit74() throws {
         try copy("raw/patras", to: "patras")
-        FileManager.default.createFile(atPath: file("blocker").path, contents: Data("a file, not a folder\n".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: file("blocker").path, contents: Data("a file, not a folder\n".utf8)))
         let run = try kiln("build", "patras", "--out", "blocker/app.sqlite")
         XCTAssertEqual(run.status, 74)
         XCTAssertTrue(run.stderr.hasPrefix("Error: cannot create the output folder \(file("blocker").path): "), run.stderr)
@@ -167,7 +167,7 @@ final class FaultTests: CLITestCase {
         try copy("raw/patras", to: "patras")
         XCTAssertEqual(try kiln("build", "patras", "--out", "out/app.sqlite", "--quiet").status, 0)
         let previous = try sha256("out/app.sqlite")
-        FileManager.default.createFile(atPath: file("blocker").path, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: file("blocker").path, contents: Data()))
         try FileManager.default.removeItem(at: file("out/app.report.json"))
         let run = try kiln("build", "patras", "--out", "out/app.sqlite", "--report", "blocker/report.json")
         XCTAssertEqual(run.status, 74)

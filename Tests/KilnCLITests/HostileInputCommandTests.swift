@@ -93,7 +93,7 @@ final class HostileInputCommandTests: CLITestCase {
     func testAHundredMegabyteLineFailsTheBuildPromptly() throws {
         let folder = try pipeline("p", format: "delimited", options: #"{ fields: ["v"] }"#, path: "in.txt")
         let url = folder.appendingPathComponent("in.txt")
-        FileManager.default.createFile(atPath: url.path, contents: Data("first\n".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: Data("first\n".utf8)))
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
         let piece = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
@@ -141,7 +141,7 @@ final class HostileInputCommandTests: CLITestCase {
 
     func testAnEmptyInputIsAWarning() throws {
         try pipeline("p", format: "delimited", options: #"{ fields: ["v"] }"#, path: "in.txt")
-        FileManager.default.createFile(atPath: file("p/in.txt").path, contents: Data([0xEF, 0xBB, 0xBF]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: file("p/in.txt").path, contents: Data([0xEF, 0xBB, 0xBF])))
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("  input.empty (warning) ×1\n    p/in.txt: the file holds no data (it is empty, or only white space or a byte-order mark)\n"),

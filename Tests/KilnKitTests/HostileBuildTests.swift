@@ -67,7 +67,7 @@ final class HostileBuildTests: KilnTestCase {
         let names = [".app.sqlite.\(dead).tmp", ".app.sqlite.staging.\(dead).sqlite", ".app.sqlite.staging.\(dead).sqlite-journal",
                      ".app.sqlite.\(alive).tmp", ".app.sqlite.staging.\(alive).sqlite", ".app.sqlite.x.tmp", ".app.sqlite.staging.x.sqlite",
                      ".app.sqlite2.\(dead).tmp", ".app.sqlite.\(dead).txt", "app.sqlite.\(dead).tmp"]
-        for name in names { FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data()) }
+        for name in names { XCTAssertTrue(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())) }
         let removed = BuildFiles(destination: folder.appendingPathComponent("app.sqlite")).removeStale().map(\.lastPathComponent)
         XCTAssertEqual(removed, [".app.sqlite.\(dead).tmp", ".app.sqlite.staging.\(dead).sqlite", ".app.sqlite.staging.\(dead).sqlite-journal"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), Array(names.dropFirst(3)).sorted())

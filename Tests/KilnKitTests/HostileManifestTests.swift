@@ -143,6 +143,14 @@ final class HostileManifestTests: KilnTestCase {
         }
     }
 
+    func testAManifestThatIsNotUTF8IsAManifestError() throws {
+        // Foundation's JSON5 reader traps on these six bytes (found by `scripts/fuzz manifest`); Kiln refuses them first.
+        try write(Data([0x7B, 0xFA, 0xFF, 0x09, 0xFF, 0x09]), to: "pipe/kiln.json5")
+        XCTAssertEqual(issue(temporaryDirectory.appendingPathComponent("pipe")), ": not valid JSON5: the manifest is not UTF-8 (byte 0xFA at column 2)")
+        try write(Data("{\n  bundle: \"caf".utf8) + Data([0xE9]) + Data("\",\n}".utf8), to: "pipe/kiln.json5")
+        XCTAssertEqual(issue(temporaryDirectory.appendingPathComponent("pipe")), ": not valid JSON5: the manifest is not UTF-8 (byte 0xE9 at column 15)")
+    }
+
     func testBundleNamesCannotLeaveTheOutputFolder() throws {
         let message = "may hold only letters, digits, \"-\", \"_\" and \".\""
         for name in ["../escape", "a/b", "/abs", ".hidden", "", "x\ny"] {

@@ -31,7 +31,7 @@ class HostileTestCase: KilnTestCase {
     @discardableResult
     func writeLarge(_ name: String, prefix: String = "", filler: UInt8 = UInt8(ascii: "a"), count: Int, suffix: String = "") throws -> URL {
         let url = temporaryDirectory.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: Data(prefix.utf8))
+        guard FileManager.default.createFile(atPath: url.path, contents: Data(prefix.utf8)) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         try handle.seekToEnd()

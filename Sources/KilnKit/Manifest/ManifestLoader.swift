@@ -57,6 +57,7 @@ public enum ManifestLoader {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
         }
+        if let issue = ManifestEncoding.issue([UInt8](data), file: file.path) { throw issue }
         let text = String(decoding: data, as: UTF8.self)
         let locator = JSON5Locator(text: text)
         let displayName = file.path
