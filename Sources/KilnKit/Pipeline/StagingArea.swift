@@ -6,6 +6,8 @@ import Foundation
 final class StagingArea {
     let database: Database
     private let pipeline: Pipeline
+    /// Digests already computed: several sources may read the same file (a dump read once per kind of record).
+    private var digestCache: [String: String] = [:]
 
     /// Creates the staging tables in a new database at `url`.
     /// - Throws: `SQLiteError` when the file cannot be created.
@@ -43,7 +45,13 @@ final class StagingArea {
                     try insert.run(values)
                 }
             }
-            digests[input.relativePath] = try FileDigest.sha256(of: input.url)
+            if let known = digestCache[input.relativePath] {
+                digests[input.relativePath] = known
+            } else {
+                let digest = try FileDigest.sha256(of: input.url)
+                digestCache[input.relativePath] = digest
+                digests[input.relativePath] = digest
+            }
         }
         return digests
     }
