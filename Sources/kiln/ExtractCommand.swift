@@ -5,10 +5,11 @@ import KilnKit
 struct ExtractCommand: KilnCommand {
     static let name = "extract"
     static let abstract = "Shows what a source extracts from files, then the lines that look like data but were missed."
-    static let usage = "kiln extract SOURCE FILE... [--manifest M] [--format table|json]"
+    static let usage = "kiln extract SOURCE[.KIND] FILE... [--manifest M] [--format table|json]"
     static let details = """
         Runs the reader of the manifest's source SOURCE (with its patterns, headings and expectations) over the given
-        files and prints the records as a table, then every line that looks like data (the source's candidate
+        files and prints the records as a table (for a source that fills several tables, name the kind of record:
+        guide.listing), then every line that looks like data (the source's candidate
         pattern) that no row pattern captured, with its line number — so a pattern can be tuned in seconds.
 
         OPTIONS:
@@ -37,10 +38,8 @@ struct ExtractCommand: KilnCommand {
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(manifestPath)
-        guard let source = pipeline.sources.first(where: { $0.spec.name == sourceName }) else {
-            throw KilnError.usage("the manifest has no source \"\(sourceName)\"; sources: \(pipeline.sources.map(\.spec.name).joined(separator: ", "))")
-        }
-        let extraction = try Extraction.run(source, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files)
+        let (source, kind) = try pipeline.source(named: sourceName)
+        let extraction = try Extraction.run(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files)
         if format == "json" {
             FileHandle.standardOutput.write(try extraction.json())
             print()

@@ -90,11 +90,11 @@ final class ItravelCommandTests: CLITestCase {
 
     func testExtractShowsTheListingsOfTheExport() throws {
         try copy("raw/itravel", to: "raw/itravel")
-        let run = try kiln("extract", "listings", "raw/itravel/itravel-export.xml", "--manifest", "raw/itravel", "--format", "json")
+        let run = try kiln("extract", "guide.listing", "raw/itravel/itravel-export.xml", "--manifest", "raw/itravel", "--format", "json")
         XCTAssertEqual(run.status, 0, run.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         XCTAssertEqual((object["records"] as? [Any])?.count, 160)
-        let aliases = try kiln("extract", "aliases", "raw/itravel/itravel-export.xml", "--manifest", "raw/itravel")
+        let aliases = try kiln("extract", "guide.alias", "raw/itravel/itravel-export.xml", "--manifest", "raw/itravel")
         XCTAssertTrue(aliases.stdout.contains("München    0          Munich"), aliases.stdout)
     }
 }

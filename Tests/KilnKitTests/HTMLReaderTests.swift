@@ -13,7 +13,7 @@ final class HTMLReaderTests: KilnTestCase {
 
     /// Each record as `name=value` pairs in field order (`∅` for nil).
     private func rows(_ reader: HTMLReader, _ records: [Record]) -> [String] {
-        records.map { record in zip(reader.fieldNames, record.values).map { "\($0)=\($1 ?? "∅")" }.joined(separator: " ") }
+        records.map { record in zip(reader.fieldNames, record.declaredValues).map { "\($0)=\($1 ?? "∅")" }.joined(separator: " ") }
     }
 
     private func describe(_ log: DiagnosticLog) -> String { log.diagnostics.map(\.formatted).joined(separator: "\n") }
@@ -37,7 +37,7 @@ final class HTMLReaderTests: KilnTestCase {
             "records": css("tr.stop"),
             "fields": .object(["code": css("td.code"), "name": css("td.name"), "map": css("a"), "data": .string("@data-code")]),
         ])
-        XCTAssertEqual(html.fieldNames, ["code", "data", "map", "name"])
+        XCTAssertEqual(html.fieldNames, ["code", "data", "map", "name", "_ordinal", "_position"])
         let (records, log) = try read(html, stopsPage, name: "stops.html")
         XCTAssertEqual(log.diagnostics.count, 0, describe(log))
         // `tr.stop` matches the class word "stop" (also in "stop odd"), not "stopped".
@@ -50,7 +50,7 @@ final class HTMLReaderTests: KilnTestCase {
         // `td.code` is `.//td[…]` from each row, so each record gets its own cell, not the page's first.
         let html = try reader(["records": css("tr.stop"), "fields": .object(["code": css("td.code")])])
         let (records, _) = try read(html, stopsPage, name: "stops.html")
-        XCTAssertEqual(records.map(\.values), [["0102"], ["0104"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["0102"], ["0104"]])
     }
 
     func testFieldsModeWithXPath() throws {
@@ -74,7 +74,7 @@ final class HTMLReaderTests: KilnTestCase {
             "pageFields": .object(["updated": .string("//p[@class='updated']"), "title": .string("//title"),
                                    "missing": css("h6")]),
         ])
-        XCTAssertEqual(html.fieldNames, ["missing", "title", "updated", "code"])
+        XCTAssertEqual(html.fieldNames, ["missing", "title", "updated", "code", "_ordinal", "_position"])
         let (records, _) = try read(html, stopsPage, name: "stops.html")
         XCTAssertEqual(rows(html, records), ["missing=∅ title=Στάσεις updated=Ενημέρωση: 12/03/2014 code=0102",
                                              "missing=∅ title=Στάσεις updated=Ενημέρωση: 12/03/2014 code=0104"])
@@ -158,7 +158,7 @@ final class HTMLReaderTests: KilnTestCase {
         XCTAssertEqual(finding.severity, .warning)
         XCTAssertEqual(finding.provenance, Provenance(file: "line.html", line: 24))
         XCTAssertEqual(finding.message, "no row pattern captured this line that looks like data: \"δρομολόγιο στις 23:15\"")
-        XCTAssertFalse(records.contains { $0.values.contains("08:00") && $0.values.contains("06:00") })
+        XCTAssertFalse(records.contains { $0.declaredValues.contains("08:00") && $0.declaredValues.contains("06:00") })
     }
 
     func testCellSeparatorOption() throws {
@@ -197,7 +197,7 @@ final class HTMLReaderTests: KilnTestCase {
         XCTAssertEqual(html.fieldNames, ["title", "line", "name", "days", "from", "until", "every"])
         let (records, _) = try read(html, timetablePage, name: "line.html")
         XCTAssertEqual(records.count, 5)
-        XCTAssertTrue(records.allSatisfy { $0.values[0] == "Γραμμή 6.10" })
+        XCTAssertTrue(records.allSatisfy { $0.declaredValues[0] == "Γραμμή 6.10" })
     }
 
     func testWindows1253PageWithMetaCharset() throws {

@@ -55,7 +55,7 @@ final class HostileMarkupTests: HostileTestCase {
         let length = 100 << 20
         let xmlFile = try writeLarge("long.xml", prefix: "<r><rec>before</rec><rec>", count: length, suffix: "</rec><rec>after</rec></r>")
         let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
-        XCTAssertEqual(records.map(\.values), [[nil, "before"]])
+        XCTAssertEqual(records.map(\.declaredValues), [[nil, "before"]])
         assertOneFinding(findings(log), at: "long.xml:1",
                          ": error: malformed XML: xmlSAX2Characters: huge text node; the rest of this file is not read [xml.malformed]")
 
@@ -63,8 +63,8 @@ final class HostileMarkupTests: HostileTestCase {
         for make in [htmlFields, htmlText] {
             let reader = try make()
             let (records, log) = try returnsPromptly { try read(reader, url: htmlFile) }
-            XCTAssertEqual(records.first?.values.last, "before")
-            XCTAssertFalse(records.contains { $0.values.last == "after" })
+            XCTAssertEqual(records.first?.declaredValues.last, "before")
+            XCTAssertFalse(records.contains { $0.declaredValues.last == "after" })
             assertOneFinding(findings(log), at: "long.html:1",
                              ": error: malformed HTML: xmlSAX2Characters: huge text node; the rest of this page is not read [html.malformed]")
         }
@@ -74,7 +74,7 @@ final class HostileMarkupTests: HostileTestCase {
         let length = 20 << 20
         let xmlFile = try writeLarge("attribute.xml", prefix: "<r>\n<rec a=\"1\">before</rec>\n<rec a=\"", count: length, suffix: "\">x</rec>\n</r>\n")
         let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
-        XCTAssertEqual(records.map(\.values), [["1", "before"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["1", "before"]])
         assertOneFinding(findings(log), at: "attribute.xml:3", ": error: malformed XML: ")
 
         // libxml2's HTML parser has no limit on attributes: the page is read, the value kept whole.
@@ -82,7 +82,7 @@ final class HostileMarkupTests: HostileTestCase {
         let page = try reader("html", #"{ records: "//p", fields: { title: "string-length(@title)", v: "." } }"#)
         let (pages, pageLog) = try returnsPromptly { try read(page, url: htmlFile) }
         XCTAssertEqual(findings(pageLog), [])
-        XCTAssertEqual(pages.map(\.values), [["\(length)", "x"], ["0", "after"]])
+        XCTAssertEqual(pages.map(\.declaredValues), [["\(length)", "x"], ["0", "after"]])
     }
 
     func testAHundredThousandDeepNesting() throws {
@@ -90,7 +90,7 @@ final class HostileMarkupTests: HostileTestCase {
         let xmlFile = try writeLarge("deep.xml", prefix: "<r>\n<rec>before</rec>\n", filler: 0x20, count: 0,
                                      suffix: String(repeating: "<d>", count: depth) + String(repeating: "</d>", count: depth) + "\n<rec>after</rec></r>\n")
         let (records, log) = try returnsPromptly { try read(xml(), url: xmlFile) }
-        XCTAssertEqual(records.map(\.values), [[nil, "before"]])
+        XCTAssertEqual(records.map(\.declaredValues), [[nil, "before"]])
         assertOneFinding(findings(log), at: "deep.xml:3",
                          ": error: malformed XML: Excessive depth in document: 256 use XML_PARSE_HUGE option; the rest of this file is not read [xml.malformed]")
 
@@ -207,7 +207,7 @@ final class HostileMarkupTests: HostileTestCase {
         let (records, log) = try read(xml(), url: try write(text, to: "crlf.xml"))
         XCTAssertEqual(findings(log), [])
         XCTAssertEqual(records.map(\.line), [2, 3, 5])
-        XCTAssertEqual(records.map { $0.values[1] }, ["one", "t\nwo", "three"], "XML turns CRLF into LF")
+        XCTAssertEqual(records.map { $0.declaredValues[1] }, ["one", "t\nwo", "three"], "XML turns CRLF into LF")
         let page = try run(htmlFields(), "<html>\r\n<body><p>one</p>\n<p>two</p>\r\n</body></html>", name: "crlf.html")
         XCTAssertEqual(page.values, [["one"], ["two"]])
         XCTAssertEqual(page.findings, [])
@@ -224,8 +224,8 @@ final class HostileMarkupTests: HostileTestCase {
 
 /// The `mediawiki` reader streams exports through the same XML reader: the same refusals hold for it.
 final class HostileMediaWikiTests: HostileTestCase {
-    private func pages() throws -> RecordReader { try reader("mediawiki", #"{ emit: "pages" }"#) }
-    private func listings() throws -> RecordReader { try reader("mediawiki", #"{ emit: "listings" }"#) }
+    private func pages() throws -> RecordReader { try reader("mediawiki", "{}").restricted(to: ["page"]) }
+    private func listings() throws -> RecordReader { try reader("mediawiki", "{}").restricted(to: ["listing"]) }
     private let page = #"<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/"><page><title>A</title><ns>0</ns><id>1</id><revision><id>2</id><text xml:space="preserve">"#
     private let end = "</text></revision></page></mediawiki>\n"
 

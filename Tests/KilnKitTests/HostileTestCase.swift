@@ -19,7 +19,7 @@ class HostileTestCase: KilnTestCase {
     /// Runs `reader` over `bytes` written to `name`; returns the records' values and the findings.
     func run(_ reader: RecordReader, _ bytes: [UInt8], name: String = "input.txt") throws -> (values: [[String?]], findings: [String]) {
         let (records, log) = try read(reader, url: try write(Data(bytes), to: name))
-        return (records.map(\.values), findings(log))
+        return (records.map(\.declaredValues), findings(log))
     }
 
     /// Runs `reader` over `text` (UTF-8) written to `name`.

@@ -11,7 +11,7 @@ final class KMLReaderTests: KilnTestCase {
     /// The record's fields by name (absent for nil).
     private func fields(_ record: Record) -> [String: String] {
         var result: [String: String] = [:]
-        for (name, value) in zip(["name", "description", "longitude", "latitude", "altitude", "folder"], record.values) {
+        for (name, value) in zip(record.kind.fieldNames, record.values) {
             result[name] = value
         }
         return result
@@ -30,7 +30,12 @@ final class KMLReaderTests: KilnTestCase {
     }
 
     func testFieldNames() throws {
-        XCTAssertEqual(try reader().fieldNames, ["name", "description", "longitude", "latitude", "altitude", "folder"])
+        XCTAssertEqual(try reader().fieldNames, ["name", "description", "longitude", "latitude", "altitude", "folder", "id", "styleUrl",
+                                                 "geometryType", "geometry", "_ordinal", "_position"])
+        XCTAssertEqual(try reader(["extendedData": .array([.string("capacity")])]).fieldNames.suffix(3), ["capacity", "_ordinal", "_position"])
+        XCTAssertThrowsError(try reader(["extendedData": .array([.string("name")])])) { error in
+            XCTAssertTrue("\(error)".contains("\"name\" is a built-in field"), "\(error)")
+        }
     }
 
     func testNestedFoldersAreJoined() throws {
@@ -51,7 +56,9 @@ final class KMLReaderTests: KilnTestCase {
             <Folder><name>Υγεία</name><Placemark><name>Φοιτητικό Ιατρείο</name></Placemark></Folder>
             """)
         let (records, log) = try read(reader(), text, name: "places.kml")
-        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(log.diagnostics.map(\.code), Array(repeating: "kml.geometry", count: 3), "placemarks without geometry: \(describe(log))")
+        XCTAssertEqual(records.map { fields($0)["_position"] ?? "∅" }, ["1", "1", "1", "1", "1"], "each is its folder's first placemark")
+        XCTAssertEqual(records.map { fields($0)["_ordinal"] ?? "∅" }, ["1", "2", "3", "4", "5"])
         XCTAssertEqual(records.map { fields($0)["name"] ?? "∅" },
                        ["Πρυτανεία", "Τμήμα Μαθηματικών", "Εργαστήριο Η/Υ", "Κοσμητεία", "Φοιτητικό Ιατρείο"])
         XCTAssertEqual(records.map { fields($0)["folder"] ?? "∅" },
@@ -80,7 +87,8 @@ final class KMLReaderTests: KilnTestCase {
             </Folder>
             """)
         let (records, log) = try read(reader(), text, name: "places.kml")
-        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(log.diagnostics.map(\.code), Array(repeating: "kml.geometry", count: 5), describe(log))
+        XCTAssertEqual(records.map { fields($0)["_position"] ?? "∅" }, ["1", "2", "3", "4", "5", "6"])
         XCTAssertEqual(records.map { fields($0)["name"] ?? "∅" },
                        ["Τμήμα Φυσικής", "Βιβλιοθήκη & Κέντρο", "Κυλικείο", "Escaped", "Empty", "None"])
         XCTAssertEqual(records.map { fields($0)["description"] ?? "∅" }, [
@@ -106,7 +114,9 @@ final class KMLReaderTests: KilnTestCase {
             <Placemark><name>no point</name><description>x</description></Placemark>
             """)
         let (records, log) = try read(reader(), text, name: "coordinates.kml")
-        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            "coordinates.kml:9: warning: placemark \"no point\": has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map [kml.geometry]",
+        ])
         let values = records.map { record in
             [2, 3, 4].map { record.values[$0] ?? "∅" }.joined(separator: " ")
         }

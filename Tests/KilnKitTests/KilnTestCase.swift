@@ -57,3 +57,11 @@ class KilnTestCase: XCTestCase {
         return (records, log)
     }
 }
+
+extension Record {
+    /// The values of the fields the reader was asked for, without Kiln's own `_ordinal` and `_position`, which
+    /// tests of those fields check by name.
+    var declaredValues: [String?] {
+        zip(kind.fieldNames, values).filter { !$0.0.hasPrefix("_") }.map(\.1)
+    }
+}

@@ -88,7 +88,7 @@ final class ManifestLoaderTests: KilnTestCase {
         XCTAssertEqual(pipeline.sources[0].reader.fieldNames, ["name", "code"])
         XCTAssertEqual(pipeline.sources[0].files.map(\.relativePath), ["stops.txt"])
         // A string mapping trims by default.
-        XCTAssertEqual(pipeline.manifest.sources[0].columns["code"]?.normalize, [.named("trim")])
+        XCTAssertEqual(pipeline.manifest.sources[0].targets[0].columns["code"]?.normalize, [.named("trim")])
     }
 
     func testManifestFileCanBeNamedDirectly() throws {

@@ -8,12 +8,15 @@ final class MediaWikiReaderTests: KilnTestCase {
         try MediaWikiReader(options: JSONValue.object(options).decode(MediaWikiReader.Options.self, codingPath: []))
     }
 
-    private func reader(emit: String) throws -> MediaWikiReader { try reader(["emit": .string(emit)]) }
+    /// The reader emitting only `kind` (as a manifest mapping only that kind gets it).
+    private func reader(emit kind: String, _ options: [String: JSONValue] = [:]) throws -> RecordReader {
+        try reader(options).restricted(to: [kind])
+    }
 
     /// Each record as `field=value` pairs (absent fields left out), in field order.
-    private func describe(_ records: [Record], _ reader: MediaWikiReader, fields: [String]? = nil) -> [String] {
+    private func describe(_ records: [Record], _ reader: RecordReader, fields: [String]? = nil) -> [String] {
         records.map { record in
-            zip(reader.fieldNames, record.values).compactMap { name, value in
+            zip(record.kind.fieldNames, record.values).compactMap { name, value in
                 guard let value, fields?.contains(name) ?? true else { return nil }
                 return "\(name)=\(value)"
             }.joined(separator: " ")
@@ -55,17 +58,33 @@ final class MediaWikiReaderTests: KilnTestCase {
     }
 
     func testFieldsOfEachKind() throws {
-        XCTAssertEqual(try reader(emit: "pages").fieldNames, ["pageid", "title", "namespace", "parent", "lat", "long", "timestamp"])
-        XCTAssertEqual(try reader(emit: "sections").fieldNames, ["pageid", "page", "number", "level", "title", "parent"])
-        XCTAssertEqual(try reader(emit: "aliases").fieldNames, ["pageid", "title", "namespace", "target"])
-        XCTAssertEqual(try reader(emit: "listings").fieldNames.prefix(10),
+        XCTAssertEqual(try reader([:]).kinds.map(\.name), ["page", "section", "listing", "alias"])
+        XCTAssertEqual(MediaWikiReader.pageKind.fieldNames, ["pageid", "title", "namespace", "parent", "lat", "long", "timestamp"])
+        XCTAssertEqual(MediaWikiReader.sectionKind.fieldNames, ["pageid", "page", "number", "level", "title", "parent"])
+        XCTAssertEqual(MediaWikiReader.aliasKind.fieldNames, ["pageid", "title", "namespace", "target"])
+        XCTAssertEqual(MediaWikiReader.listingKind.fieldNames.prefix(10),
                        ["pageid", "page", "section", "id", "ordinal", "position", "template", "type", "category", "name"])
-        XCTAssertEqual(try reader(emit: "listings").fieldNames.suffix(4), ["pagelistings", "pageplaced", "pagecenterlat", "pagecenterlong"])
-        XCTAssertEqual(try reader(emit: "listings").fieldNames.count, 9 + 19 + 4)
+        XCTAssertEqual(MediaWikiReader.listingKind.fieldNames.suffix(4), ["pagelistings", "pageplaced", "pagecenterlat", "pagecenterlong"])
+        XCTAssertEqual(MediaWikiReader.listingKind.fieldNames.count, 9 + 19 + 4)
+    }
+
+    func testOnePassEmitsEveryKindInPageOrder() throws {
+        let all = try reader([:])
+        let (records, log) = try read(all, sample, name: "export.xml")
+        XCTAssertEqual(log.diagnostics, [])
+        // Each kind alone gives the same records as the single pass filtered to that kind.
+        for kind in ["page", "section", "listing", "alias"] {
+            let alone = try read(reader(emit: kind), sample, name: "export.xml").records
+            XCTAssertEqual(describe(records.filter { $0.kind.name == kind }, all), describe(alone, all), kind)
+            XCTAssertFalse(alone.isEmpty, kind)
+        }
+        // Page 1's records come before page 2's: one front-to-back pass.
+        let firstOfPage2 = try XCTUnwrap(records.firstIndex { $0.kind.name != "alias" && ($0["pageid"] == "2") })
+        XCTAssertTrue(records[..<firstOfPage2].allSatisfy { $0["pageid"] == "1" })
     }
 
     func testPages() throws {
-        let pages = try reader(emit: "pages")
+        let pages = try reader(emit: "page")
         let (records, log) = try read(pages, sample, name: "export.xml")
         XCTAssertEqual(log.diagnostics, [])
         XCTAssertEqual(describe(records, pages), [
@@ -76,7 +95,7 @@ final class MediaWikiReaderTests: KilnTestCase {
     }
 
     func testSections() throws {
-        let sections = try reader(emit: "sections")
+        let sections = try reader(emit: "section")
         let (records, _) = try read(sections, sample, name: "export.xml")
         XCTAssertEqual(describe(records, sections, fields: ["page", "number", "level", "title", "parent"]), [
             "page=New York City number=0 level=0", "page=New York City number=1 level=2 title=See",
@@ -88,7 +107,7 @@ final class MediaWikiReaderTests: KilnTestCase {
     }
 
     func testListings() throws {
-        let listings = try reader(emit: "listings")
+        let listings = try reader(emit: "listing")
         let (records, log) = try read(listings, sample, name: "export.xml")
         XCTAssertEqual(log.diagnostics, [])
         XCTAssertEqual(describe(records, listings, fields: ["pageid", "page", "section", "ordinal", "template", "category", "name", "url", "lat", "description"]), [
@@ -106,7 +125,7 @@ final class MediaWikiReaderTests: KilnTestCase {
     }
 
     func testAliasesFromRedirectElementsAndRedirectText() throws {
-        let aliases = try reader(emit: "aliases")
+        let aliases = try reader(emit: "alias")
         let (records, _) = try read(aliases, sample, name: "export.xml")
         XCTAssertEqual(describe(records, aliases), [
             "pageid=3 title=NYC namespace=0 target=New York City",
@@ -119,7 +138,7 @@ final class MediaWikiReaderTests: KilnTestCase {
     }
 
     func testOtherNamespacesOnRequest() throws {
-        let talk = try reader(["emit": .string("listings"), "namespaces": .array([.number(1)])])
+        let talk = try reader(emit: "listing", ["namespaces": .array([.number(1)])])
         let (records, _) = try read(talk, sample, name: "export.xml")
         XCTAssertEqual(describe(records, talk, fields: ["page", "name"]), ["page=Talk:Manhattan name=Talk"])
     }
@@ -130,15 +149,15 @@ final class MediaWikiReaderTests: KilnTestCase {
 
             """
         let text = export(page(1, "Paris", "x", ns: nil) + page(2, "Talk:Paris", "x", ns: nil) + page(3, "Paris: the movie", "x", ns: nil), siteinfo: siteinfo)
-        let pages = try reader(emit: "pages")
+        let pages = try reader(emit: "page")
         XCTAssertEqual(describe(try read(pages, text, name: "old.xml").records, pages, fields: ["title", "namespace"]),
                        ["title=Paris namespace=0", "title=Paris: the movie namespace=0"])
     }
 
     func testPageFindingsAreReportedOnTheirLineWithThePageTitle() throws {
         let text = export(page(7, "Thouars", "{{Info Ville|latitude=146.97|longitude=-0.2142}}\n{{Dans|Deux-Sèvres}}\n{{IsPartOf|France}}"))
-        let pages = try reader(["emit": .string("pages"), "parentTemplates": .array([.string("Dans")]),
-                                "geoTemplates": .object(["Info Ville": .array([.string("latitude"), .string("longitude")])])])
+        let pages = try reader(emit: "page", ["parentTemplates": .array([.string("Dans")]),
+                                              "geoTemplates": .object(["Info Ville": .array([.string("latitude"), .string("longitude")])])])
         let (records, log) = try read(pages, text, name: "fr.xml")
         XCTAssertEqual(describe(records, pages, fields: ["title", "parent", "lat", "long"]), ["title=Thouars parent=Deux-Sèvres long=-0.2142"])
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
@@ -150,7 +169,7 @@ final class MediaWikiReaderTests: KilnTestCase {
     func testListingFindingsAndUnknownTemplatesPerFile() throws {
         let text = export(page(1, "A", "== See ==\n* {{see|name=One|lat=95|content={{foo}} and {{bar}}}}\n* {{see|name=Two|content={{foo}}}}\n* {{see|name=Three")
                           + page(2, "B", "* {{see|name=Four|content={{foo}}}}"))
-        let (_, log) = try read(reader(emit: "listings"), text, name: "dump.xml")
+        let (_, log) = try read(reader(emit: "listing"), text, name: "dump.xml")
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
             "dump.xml:10: warning: A: listing \"One\": lat 95 is outside -90…90; the field is left empty [wikitext.coordinates-range]",
             "dump.xml:12: warning: A: {{see… is never closed with }}: MediaWiki shows it as text, so it is not read [wikitext.template]",
@@ -159,7 +178,7 @@ final class MediaWikiReaderTests: KilnTestCase {
         ])
     }
 
-    func testMalformedXMLIsReportedOnceAcrossTheSourcesOfAFile() throws {
+    func testMalformedXMLIsReportedOnceInTheSinglePass() throws {
         // libxml2 gives up on the whole chunk that holds an error, so the pages just before it are lost as well;
         // page C keeps page A out of that chunk.
         let padding = String(repeating: "A long paragraph that keeps the error out of libxml2's first chunks. ", count: 300)
@@ -168,22 +187,19 @@ final class MediaWikiReaderTests: KilnTestCase {
         let url = try write(text, to: "broken.xml")
         let log = DiagnosticLog()
         var counts: [String: Int] = [:]
-        for emit in ["pages", "sections", "listings", "aliases"] {
-            try reader(emit: emit).read(InputFile(url: url, relativePath: "broken.xml"), log: log) { _ in counts[emit, default: 0] += 1 }
-        }
-        XCTAssertEqual(counts, ["pages": 1, "sections": 2, "listings": 1])
+        try reader([:]).read(InputFile(url: url, relativePath: "broken.xml"), log: log) { counts[$0.kind.name, default: 0] += 1 }
+        XCTAssertEqual(counts, ["page": 1, "section": 2, "listing": 1])
         XCTAssertEqual(log.diagnostics.filter { $0.code == "xml.malformed" }.count, 1, log.diagnostics.map(\.formatted).joined(separator: "\n"))
     }
 
-    func testOptionsThatDoNotApplyToTheKindAreRefused() throws {
-        XCTAssertThrowsError(try reader(["emit": .string("sections"), "parameters": .object(["nom": .string("name")])])) { error in
-            XCTAssertTrue("\(error)".contains("\"parameters\" applies only to a source with emit: \"listings\""), "\(error)")
-        }
-        XCTAssertThrowsError(try reader(["emit": .string("listings"), "parameters": .object(["nom": .string("title")])])) { error in
+    func testBadOptionsAreRefused() throws {
+        XCTAssertThrowsError(try reader(["parameters": .object(["nom": .string("title")])])) { error in
             XCTAssertTrue("\(error)".contains("\"title\" is not a listing field"), "\(error)")
         }
-        XCTAssertThrowsError(try reader(["emit": .string("pages"), "geoTemplates": .object(["geo": .array([.string("1")])])]))
-        XCTAssertThrowsError(try reader(["emit": .string("everything")]))
+        XCTAssertThrowsError(try reader(["geoTemplates": .object(["geo": .array([.string("1")])])]))
+        XCTAssertThrowsError(try reader(["emit": .string("pages")])) { error in
+            XCTAssertTrue("\(error)".contains("emit"), "the old per-kind option is refused, not ignored: \(error)")
+        }
     }
 
     func testManifestErrorPointsAtTheOption() throws {
@@ -191,14 +207,14 @@ final class MediaWikiReaderTests: KilnTestCase {
         try write(export(page(1, "A", "x")), to: "wiki/dump.xml")
         try write("""
             { bundle: "w", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }],
-              sources: [{ name: "s", format: "mediawiki", path: "dump.xml", into: "t", columns: { a: "title" },
+              sources: [{ name: "s", format: "mediawiki", path: "dump.xml", into: { alias: { table: "t", columns: { a: "title" } } },
                 options: {
-                  emit: "aliases",
-                  sections: { See: "see" },
+                  namespaces: [0],
+                  sections: { See: 4 },
                 } }] }
             """, to: "wiki/kiln.json5")
         XCTAssertThrowsError(try ManifestLoader.load(folder.path)) { error in
-            XCTAssertTrue("\(error)".contains("kiln.json5:5: manifest error at sources[0].options.sections: \"sections\" applies only to a source with emit: \"listings\""), "\(error)")
+            XCTAssertTrue("\(error)".contains("kiln.json5:5: manifest error at sources[0].options.sections.See: wrong type: expected a string"), "\(error)")
         }
     }
 }

@@ -7,7 +7,7 @@ final class NormalizerTests: XCTestCase {
     private func scalars(_ text: String?) -> [UInt32]? { text.map { $0.unicodeScalars.map(\.value) } }
 
     private func apply(_ spec: NormalizerSpec, _ value: String?) throws -> String? {
-        try Normalizer(spec, fieldNames: [], vocabularies: [:]).apply(value, record: Record(values: [], line: 1))
+        try Normalizer(spec, fieldNames: [], vocabularies: [:]).apply(value, record: Record(RecordKind(fields: []), line: 1))
     }
 
     // MARK: TextFolding

@@ -124,7 +124,7 @@ final class TermSetTests: XCTestCase {
     private func apply(_ spec: NormalizerSpec, _ value: String?, fields: [String] = [], values: [String?] = [],
                        vocabularies: [String: VocabularySpec]? = nil) throws -> String? {
         let normalizer = try Normalizer(spec, fieldNames: fields, vocabularies: vocabularies ?? self.vocabularies())
-        return try normalizer.apply(value, record: Record(values: values, line: 7))
+        return try normalizer.apply(value, record: Record(RecordKind(fields: fields), values: values, line: 7))
     }
 
     func testTermsNormalizerGivesCodes() throws {

@@ -22,7 +22,7 @@ final class XMLRecordReaderTests: KilnTestCase {
     /// Each record as `name=value` pairs in field order (`∅` for a missing value).
     private func rows(_ reader: XMLRecordReader, _ records: [Record]) -> [String] {
         records.map { record in
-            zip(reader.fieldNames, record.values).map { "\($0)=\($1 ?? "∅")" }.joined(separator: " ")
+            zip(reader.fieldNames, record.declaredValues).map { "\($0)=\($1 ?? "∅")" }.joined(separator: " ")
         }
     }
 
@@ -58,7 +58,7 @@ final class XMLRecordReaderTests: KilnTestCase {
 
     func testFieldNamesAreSorted() throws {
         let xml = try reader(record: "stop", fields: ["name": "name", "code": "@code", "latitude": "location/@lat"])
-        XCTAssertEqual(xml.fieldNames, ["code", "latitude", "name"])
+        XCTAssertEqual(xml.fieldNames, ["code", "latitude", "name", "_ordinal", "_position"])
     }
 
     func testAttributeChildTextAndNestedPath() throws {
@@ -99,8 +99,8 @@ final class XMLRecordReaderTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.count, 0)
         XCTAssertEqual(records.count, 3)
         for record in records {
-            XCTAssertEqual(record.values.count, 4)
-            let named = Dictionary(uniqueKeysWithValues: zip(xml.fieldNames, record.values))
+            XCTAssertEqual(record.declaredValues.count, 4)
+            let named = Dictionary(uniqueKeysWithValues: zip(xml.fieldNames, record.declaredValues))
             XCTAssertNotNil(named["code"] ?? nil)
             XCTAssertNil(named["zone"] ?? nil)
             XCTAssertNil(named["note"] ?? nil)
@@ -111,11 +111,12 @@ final class XMLRecordReaderTests: KilnTestCase {
     func testEmptyAttributeIsAnEmptyStringNotNil() throws {
         let xml = try reader(record: "r", fields: ["a": "@a", "t": "t"])
         let (records, _) = try read(xml, "<root><r a=\"\"><t></t></r></root>", name: "empty.xml")
-        XCTAssertEqual(records.map(\.values), [["", ""]])
+        XCTAssertEqual(records.map(\.declaredValues), [["", ""]])
     }
 
-    func testAncestorField() throws {
-        let xml = try reader(record: "line", fields: ["stop": "ancestor::stop/@code", "line": "@ref", "page": "ancestor::stops/@page"])
+    func testContextFieldsOfEnclosingElements() throws {
+        let xml = try reader(["record": .string("line"), "fields": .object(["line": .string("@ref")]),
+                              "context": .object(["stop": .object(["stop": .string("@code")]), "stops": .object(["page": .string("@page")])])])
         let text = """
             <stops page="2">
               <stop code="0102"><lines><line ref="3.2"/><line ref="5.1"/></lines></stop>
@@ -124,12 +125,64 @@ final class XMLRecordReaderTests: KilnTestCase {
                   <line ref="6.3"/>
                 </lines>
               </stop>
+              <line ref="outside"/>
             </stops>
             """
         let (records, log) = try read(xml, text, name: "lines.xml")
         XCTAssertEqual(log.diagnostics.count, 0, describe(log))
-        XCTAssertEqual(rows(xml, records), ["line=3.2 page=2 stop=0102", "line=5.1 page=2 stop=0102", "line=6.3 page=2 stop=0104"])
-        XCTAssertEqual(records.map(\.line), [2, 2, 5])
+        XCTAssertEqual(rows(xml, records), ["line=3.2 stop=0102 page=2", "line=5.1 stop=0102 page=2", "line=6.3 stop=0104 page=2",
+                                            "line=outside stop=∅ page=2"], "a context value ends with its element")
+        XCTAssertEqual(records.map { $0["_ordinal"]! }, ["1", "2", "3", "4"])
+        XCTAssertEqual(records.map { $0["_position"]! }, ["1", "2", "1", "1"])
+        XCTAssertEqual(records.map(\.line), [2, 2, 5, 8])
+    }
+
+    func testOrdinalsAndContextOnOneLineXML() throws {
+        // A NextBus routeConfig: every stop of every route on one line, so line numbers cannot order anything.
+        let text = #"<body><route tag="N"><stop tag="a"/><stop tag="b"/><stop tag="c"/></route><route tag="J"><stop tag="x"/><stop tag="y"/></route></body>"#
+        let xml = try reader(["record": .string("route/stop"), "fields": .object(["stop": .string("@tag")]),
+                              "context": .object(["route": .object(["route": .string("@tag")])])])
+        let (records, log) = try read(xml, text, name: "routeConfig.xml")
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(records.map { "\($0["route"]!) \($0["stop"]!) \($0["_position"]!) \($0["_ordinal"]!)" },
+                       ["N a 1 1", "N b 2 2", "N c 3 3", "J x 1 4", "J y 2 5"])
+        XCTAssertEqual(Set(records.map(\.line)), [1])
+    }
+
+    func testRecordPaths() throws {
+        let text = "<body><route><stop id=\"1\"/><direction><stop id=\"d\"/></direction></route><stop id=\"top\"/></body>"
+        let relative = try reader(record: "route/stop", fields: ["id": "@id"])
+        XCTAssertEqual(rows(relative, try read(relative, text, name: "p.xml").records), ["id=1"])
+        let anchored = try reader(record: "/body/stop", fields: ["id": "@id"])
+        XCTAssertEqual(rows(anchored, try read(anchored, text, name: "p.xml").records), ["id=top"])
+        let any = try reader(record: "stop", fields: ["id": "@id"])
+        XCTAssertEqual(rows(any, try read(any, text, name: "p.xml").records), ["id=1", "id=d", "id=top"])
+        XCTAssertThrowsError(try reader(record: "route/stop[1]", fields: ["id": "@id"]))
+        XCTAssertThrowsError(try reader(record: "x:route/stop", fields: ["id": "@id"]))
+    }
+
+    func testXPathThatStreamingCannotEvaluateIsRefused() throws {
+        let refused: [(String, String)] = [
+            ("count(preceding-sibling::stop)", "use the field \"_position\""),
+            ("following-sibling::stop[1]/@code", "use the field \"_position\""),
+            ("ancestor::stop/@code", "\"context\" field"),
+            ("../@code", "\"context\" field"),
+            ("/stops/@page", "absolute path"),
+            ("position()", "_position"),
+            ("last()", "_position"),
+            ("normalise-space(name)", "did you mean normalize-space()?"),
+            ("q:name", "the namespace prefix \"q\" is not declared"),
+        ]
+        for (expression, expected) in refused {
+            XCTAssertThrowsError(try reader(record: "stop", fields: ["value": expression]), expression) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(expression): \(error)")
+                XCTAssertTrue("\(error)".contains("fields.value"), "names the field: \(error)")
+            }
+        }
+        for allowed in ["count(line)", "line[position() = last()]/@ref", "normalize-space(name)", "s:name", "string-length(@code) > 3",
+                        "concat(@a, '::', \"..\")"] {
+            XCTAssertNoThrow(try reader(record: "stop", fields: ["value": allowed], namespaces: ["s": "urn:x"]), allowed)
+        }
     }
 
     func testNestedRecordElementsAreNotRecordsTwice() throws {
@@ -207,7 +260,7 @@ final class XMLRecordReaderTests: KilnTestCase {
     func testCSSFieldSelector() throws {
         let xml = try reader(["record": .string("stop"), "fields": .object(["name": .object(["css": .string("name")])])])
         let (records, _) = try read(xml, stops, name: "stops.xml")
-        XCTAssertEqual(records.first?.values, ["Ακτή Δυμαίων"])
+        XCTAssertEqual(records.first?.declaredValues, ["Ακτή Δυμαίων"])
     }
 
     // MARK: Encodings
@@ -252,7 +305,7 @@ final class XMLRecordReaderTests: KilnTestCase {
         let overridden = try reader(record: "stop", fields: ["name": "name"], encoding: "windows-1253")
         let (records, log) = try read(overridden, url: url)
         XCTAssertEqual(log.diagnostics.count, 0, describe(log))
-        XCTAssertEqual(records.map(\.values), [["Καθημερινές"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["Καθημερινές"]])
     }
 
     func testUnknownEncodingOptionIsAnErrorAtConstruction() throws {
@@ -284,9 +337,9 @@ final class XMLRecordReaderTests: KilnTestCase {
         }
         XCTAssertEqual(log.diagnostics.count, 0, describe(log))
         XCTAssertEqual(seen, count)
-        XCTAssertEqual(first?.values, ["1", "value 1"])
+        XCTAssertEqual(first?.declaredValues, ["1", "value 1"])
         XCTAssertEqual(first?.line, 3)
-        XCTAssertEqual(last?.values, ["200000", "value 200000"])
+        XCTAssertEqual(last?.declaredValues, ["200000", "value 200000"])
         XCTAssertEqual(last?.line, 200_002, "line numbers past 65 535")
     }
 }

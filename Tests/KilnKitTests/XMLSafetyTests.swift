@@ -32,7 +32,7 @@ final class XMLSafetyTests: KilnTestCase {
 
             """
         let (records, log) = try read(reader(), text, name: "xxe.xml")
-        XCTAssertFalse(records.contains { $0.values.contains { $0?.contains("TOPSECRET") == true } })
+        XCTAssertFalse(records.contains { $0.declaredValues.contains { $0?.contains("TOPSECRET") == true } })
         XCTAssertEqual(records.count, 0, "reading stops at the entity declarations")
         let entity = log.diagnostics.filter { $0.code == "xml.entity" }
         XCTAssertEqual(entity.count, 1, describe(log.diagnostics))
@@ -71,7 +71,7 @@ final class XMLSafetyTests: KilnTestCase {
         let text = "<!DOCTYPE r [<!ELEMENT r ANY><!ATTLIST rec id CDATA #IMPLIED>]>\n<r><rec id=\"1\">one</rec></r>\n"
         let (records, log) = try read(reader(fields: ["id": "@id", "v": "."]), text, name: "dtd.xml")
         XCTAssertEqual(log.diagnostics.count, 0, describe(log.diagnostics))
-        XCTAssertEqual(records.map(\.values), [["1", "one"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["1", "one"]])
     }
 
     func testUndefinedEntityIsReportedWithoutCrashing() throws {
@@ -82,14 +82,14 @@ final class XMLSafetyTests: KilnTestCase {
         XCTAssertEqual(finding.code, "xml.entity")
         XCTAssertEqual(finding.severity, .error)
         XCTAssertEqual(finding.provenance?.line, 3)
-        XCTAssertEqual(records.map { $0.values }, [["one"]], "the record before the error is kept")
-        XCTAssertFalse(records.contains { $0.values.contains { $0?.contains("nope") == true } })
+        XCTAssertEqual(records.map { $0.declaredValues }, [["one"]], "the record before the error is kept")
+        XCTAssertFalse(records.contains { $0.declaredValues.contains { $0?.contains("nope") == true } })
     }
 
     func testPredefinedAndCharacterReferencesAreExpanded() throws {
         let (records, log) = try read(reader(), "<r><rec>a &amp; b &lt;c&gt; &#931;&#x3a3;</rec></r>", name: "refs.xml")
         XCTAssertEqual(log.diagnostics.count, 0, describe(log.diagnostics))
-        XCTAssertEqual(records.map(\.values), [["a & b <c> ΣΣ"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["a & b <c> ΣΣ"]])
     }
 
     // MARK: Structure
@@ -103,7 +103,7 @@ final class XMLSafetyTests: KilnTestCase {
         text += "\n<rec>after</rec></r>\n"
         let ((records, log), seconds) = try timed { try read(reader(), text, name: "deep.xml") }
         XCTAssertLessThan(seconds, 10)
-        XCTAssertEqual(records.map(\.values), [["before"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["before"]])
         let malformed = log.diagnostics.filter { $0.code == "xml.malformed" }
         XCTAssertEqual(malformed.count, 1, describe(log.diagnostics))
         XCTAssertTrue(malformed.first?.message.lowercased().contains("depth") == true, describe(malformed))
@@ -133,8 +133,8 @@ final class XMLSafetyTests: KilnTestCase {
         // before libxml2 parses the 512-byte block that holds it, so the records earlier in that block (here 25)
         // are not there to keep — a documented limit; structural errors keep every complete record.
         XCTAssertGreaterThanOrEqual(records.count, 75)
-        XCTAssertEqual(records.map { $0.values[0]! }, (1...records.count).map { "value \($0)" })
-        XCTAssertFalse(records.contains { $0.values[0] == "never" })
+        XCTAssertEqual(records.map { $0.declaredValues[0]! }, (1...records.count).map { "value \($0)" })
+        XCTAssertFalse(records.contains { $0.declaredValues[0] == "never" })
     }
 
     func testTruncatedFileKeepsTheCompleteRecords() throws {
@@ -142,7 +142,7 @@ final class XMLSafetyTests: KilnTestCase {
         for index in 1...5 { text += "<rec>value \(index)</rec>\n" }
         text += "<rec>val"
         let (records, log) = try read(reader(), text, name: "truncated.xml")
-        XCTAssertEqual(records.map { $0.values[0] }, ["value 1", "value 2", "value 3", "value 4", "value 5"])
+        XCTAssertEqual(records.map { $0.declaredValues[0] }, ["value 1", "value 2", "value 3", "value 4", "value 5"])
         XCTAssertEqual(records.map(\.line), [3, 4, 5, 6, 7])
         let malformed = log.diagnostics.filter { $0.code == "xml.malformed" }
         XCTAssertFalse(malformed.isEmpty, describe(log.diagnostics))
@@ -158,7 +158,7 @@ final class XMLSafetyTests: KilnTestCase {
             """
         let ((records, log), seconds) = try timed { try read(reader(), text, name: "dtd.xml") }
         XCTAssertLessThan(seconds, 5, "the DTD is never fetched")
-        XCTAssertEqual(records.map(\.values), [["one"], ["two"]])
+        XCTAssertEqual(records.map(\.declaredValues), [["one"], ["two"]])
         XCTAssertEqual(log.diagnostics.map(\.code), ["xml.external-dtd"], describe(log.diagnostics))
         let finding = try XCTUnwrap(log.diagnostics.first)
         XCTAssertEqual(finding.severity, .warning)
@@ -172,7 +172,7 @@ final class XMLSafetyTests: KilnTestCase {
         try write("<!ENTITY x \"FROMDTD\">\n", to: "local.dtd")
         let text = "<!DOCTYPE r SYSTEM \"local.dtd\">\n<r><rec>plain</rec><rec>&x;</rec></r>\n"
         let (records, log) = try read(reader(), text, name: "local.xml")
-        XCTAssertFalse(records.contains { $0.values.contains { $0?.contains("FROMDTD") == true } })
+        XCTAssertFalse(records.contains { $0.declaredValues.contains { $0?.contains("FROMDTD") == true } })
         XCTAssertTrue(log.diagnostics.contains { $0.code == "xml.external-dtd" }, describe(log.diagnostics))
     }
 

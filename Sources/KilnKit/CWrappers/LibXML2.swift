@@ -322,6 +322,22 @@ public final class XMLStreamReader {
         return XMLElementCursor(node: node, evaluator: evaluator)
     }
 
+    /// The value of the attribute `localName` (in `namespace` when given) of the element that just started, without
+    /// expanding it; `nil` when the element has no such attribute.
+    public func attribute(_ localName: String, namespace: String? = nil) -> String? {
+        if let namespace { return LibXML2.take(xmlTextReaderGetAttributeNs(reader, localName, namespace)) }
+        return LibXML2.take(xmlTextReaderGetAttribute(reader, localName))
+    }
+
+    /// After the stream stopped on a malformed document: the complete elements named `localName` that libxml2 had
+    /// parsed but the reader never handed over (see `nextElement`); empty when the document was well formed.
+    public func salvagedElements(localName: String, namespace: String?) -> [XMLElementCursor] {
+        let malformed = issueBox.issues.contains { $0.kind == .malformed || $0.kind == .undefinedEntity }
+        let refused = issueBox.issues.contains { $0.kind == .entityDeclarations }
+        guard malformed, !refused, let evaluator = makeEvaluator() else { return [] }
+        return salvage(localName: localName, namespace: namespace).map { XMLElementCursor(node: $0, evaluator: evaluator) }
+    }
+
     /// The element that just started, expanded so that XPath can be evaluated on its subtree.
     /// Its subtree and its end are then skipped: the next event is what follows the element.
     public func expand() -> XMLElementCursor? {
@@ -448,6 +464,14 @@ public final class XMLElementCursor {
 
     /// The string value of `expression` evaluated on this element; `nil` when it selects nothing.
     public func string(_ expression: XPathExpression) -> String? { evaluator.string(expression, at: node) }
+
+    /// The string value of each node `expression` selects on this element, in document order.
+    public func strings(_ expression: XPathExpression) -> [String] {
+        evaluator.nodes(expression, at: node).map { LibXML2.take(xmlNodeGetContent($0)) ?? "" }
+    }
+
+    /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
+    public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
 }
 
 /// A parsed HTML page (libxml2's tolerant HTML parser: unclosed tags, entities, `<meta>` charset).
@@ -498,12 +522,16 @@ public final class HTMLDocument {
         return evaluator.nodes(expression, at: root).map(HTMLDocument.tree)
     }
 
-    /// For each node `records` selects: its line and the string value of each of `fields` evaluated on it
-    /// (`nil` where a field selects nothing).
-    public func records(_ records: XPathExpression, fields: [XPathExpression]) -> [(line: Int, values: [String?])] {
+    /// For each node `records` selects, in document order: its line, its 1-based position among the selected
+    /// nodes with the same parent, and the string value of each of `fields` evaluated on it (`nil` where a field
+    /// selects nothing).
+    public func records(_ records: XPathExpression, fields: [XPathExpression]) -> [(line: Int, position: Int, values: [String?])] {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
+        var countByParent: [UnsafeMutablePointer<xmlNode>?: Int] = [:]
         return evaluator.nodes(records, at: root).map { node in
-            (Int(xmlGetLineNo(node)), fields.map { evaluator.string($0, at: node) })
+            let position = (countByParent[node.pointee.parent] ?? 0) + 1
+            countByParent[node.pointee.parent] = position
+            return (Int(xmlGetLineNo(node)), position, fields.map { evaluator.string($0, at: node) })
         }
     }
 

@@ -18,19 +18,23 @@ public struct Extraction: Sendable {
     /// The findings about lines no pattern captured.
     public var unmatched: [Diagnostic] { diagnostics.filter { $0.code == "extract.unmatched" } }
 
-    /// Runs `source`'s reader over `files` (paths as the user gave them; they need not be inside the pipeline).
-    /// - Throws: `KilnError.io` when a file cannot be read.
-    public static func run(_ source: CompiledSource, files: [URL], displayNames: [String]? = nil) throws -> Extraction {
+    /// Runs `source`'s reader over `files` (paths as the user gave them; they need not be inside the pipeline),
+    /// keeping the records of `kind` (the source's only mapped kind when `nil`).
+    /// - Throws: `KilnError.io` when a file cannot be read, `KilnError.usage` for a kind the source does not map.
+    public static func run(_ source: CompiledSource, kind: String? = nil, files: [URL], displayNames: [String]? = nil) throws -> Extraction {
+        let kind = try source.extractedKind(kind)
+        let reader = source.reader.restricted(to: [kind.name])
         let log = DiagnosticLog()
         var items: [Item] = []
         for (index, url) in files.enumerated() {
             let name = displayNames?[index] ?? url.relativePath
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
-            try source.reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+            try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+                guard record.kind.name == kind.name else { return }
                 items.append(Item(file: name, line: record.line, values: record.values))
             }
         }
-        return Extraction(fieldNames: source.reader.fieldNames, items: items, diagnostics: log.sorted)
+        return Extraction(fieldNames: kind.fieldNames, items: items, diagnostics: log.sorted)
     }
 
     /// The records as objects (`_file`, `_line`, then each field), for JSON output and fixtures.

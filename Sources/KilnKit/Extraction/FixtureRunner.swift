@@ -25,9 +25,9 @@ public struct FixtureRunner {
         let manifest = pipeline.manifest
         let resolver = InputResolver(directory: manifest.directory)
         return try manifest.fixtures.enumerated().map { index, fixture in
-            let source = pipeline.sources.first { $0.spec.name == fixture.source }!
+            let (source, kind) = try pipeline.source(named: fixture.source)
             let input = try resolver.resolve(fixture.input) { pipeline.issue("fixtures[\(index)].input", $0) }[0]
-            let extraction = try Extraction.run(source, files: [input.url], displayNames: [input.relativePath])
+            let extraction = try Extraction.run(source, kind: kind, files: [input.url], displayNames: [input.relativePath])
             let actual = FixtureRunner.lines(of: extraction)
             let expectedURL = manifest.directory.appendingPathComponent(fixture.expected)
             guard !fixture.expected.hasPrefix("/"), !fixture.expected.split(separator: "/").contains("..") else {

@@ -185,8 +185,39 @@ extension SourceSpec: Decodable {
         format = try c.decode(String.self, forKey: .format)
         path = try c.decode(String.self, forKey: .path)
         options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])
-        into = try c.decode(String.self, forKey: .into)
-        columns = try c.decode([String: ColumnMapping].self, forKey: .columns)
+        let prefix = keyPathString(c.codingPath)
+        if !c.contains(.into) || (try? c.decode(String.self, forKey: .into)) != nil {
+            let table = try c.decode(String.self, forKey: .into)
+            targets = [SourceTarget(kind: nil, table: table, columns: try c.decode([String: ColumnMapping].self, forKey: .columns),
+                                    keyPath: prefix + ".into")]
+            return
+        }
+        if c.contains(.columns) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.columns], debugDescription:
+                "with \"into\" as an object, each kind's columns go inside it: into: {kind: {table: \"…\", columns: {…}}}"))
+        }
+        let kinds = try c.decode([String: KindTarget].self, forKey: .into)
+        guard !kinds.isEmpty else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.into], debugDescription:
+                "expected a table name, or an object mapping kinds of record to {table, columns}"))
+        }
+        targets = kinds.keys.sorted().map { kind in
+            SourceTarget(kind: kind, table: kinds[kind]!.table, columns: kinds[kind]!.columns, keyPath: "\(prefix).into.\(kind)")
+        }
+    }
+
+    /// One kind's entry in `into: {kind: {table, columns}}`.
+    private struct KindTarget: Decodable {
+        var table: String
+        var columns: [String: ColumnMapping]
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case table, columns }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            table = try c.decode(String.self, forKey: .table)
+            columns = try c.decode([String: ColumnMapping].self, forKey: .columns)
+        }
     }
 }
 

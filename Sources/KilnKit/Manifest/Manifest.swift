@@ -142,7 +142,7 @@ public struct SpatialSpec: Sendable {
     public static let columns = ["id", "min_lat", "max_lat", "min_lon", "max_lon"]
 }
 
-/// An input: a file or glob in one format, read into the rows of one table.
+/// An input: a file or glob in one format, read once, its records going into one table per kind of record.
 public struct SourceSpec: Sendable {
     public var name: String
     public var format: String
@@ -150,10 +150,21 @@ public struct SourceSpec: Sendable {
     public var path: String
     /// Format options, decoded by the reader of `format`.
     public var options: JSONValue
+    /// Where each kind of record goes, in kind-name order: `into: "table"` with `columns` is one target for the
+    /// reader's default kind; `into: {kind: {table, columns}, …}` one per kind named.
+    public var targets: [SourceTarget]
+}
+
+/// Where one kind of a source's records goes: a table, and how each of its columns gets its value.
+public struct SourceTarget: Sendable {
+    /// The kind of record (`nil`: the reader's default kind, from `into: "table"`).
+    public var kind: String?
     /// The table the records go into.
-    public var into: String
-    /// How each column of `into` gets its value.
+    public var table: String
+    /// How each column of `table` gets its value.
     public var columns: [String: ColumnMapping]
+    /// The manifest key path of this target (`sources[2].into.listing`), for messages.
+    public var keyPath: String
 }
 
 /// Where a column's value comes from: a record field or a constant, then a chain of normalizers.

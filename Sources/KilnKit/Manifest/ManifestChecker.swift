@@ -23,14 +23,17 @@ struct ManifestChecker {
                             "\"\(spatial.name)\" is already the name of a table")
             }
         }
-        for (index, source) in manifest.sources.enumerated() {
-            if let table = manifest.table(source.into), table.query != nil {
-                throw issue("sources[\(index)].into", "table \"\(table.name)\" is filled by its query; a source cannot write into it")
+        for source in manifest.sources {
+            for target in source.targets {
+                if let table = manifest.table(target.table), table.query != nil {
+                    throw issue(target.keyPath, "table \"\(table.name)\" is filled by its query; a source cannot write into it")
+                }
             }
         }
         for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]") }
         for (index, fixture) in manifest.fixtures.enumerated() {
-            try require(manifest.sources.contains { $0.name == fixture.source }, "fixtures[\(index)].source",
+            let sourceName = fixture.source.split(separator: ".", maxSplits: 1).first.map(String.init) ?? fixture.source
+            try require(manifest.sources.contains { $0.name == sourceName }, "fixtures[\(index)].source",
                         "no source named \"\(fixture.source)\"; sources: \(manifest.sources.map(\.name).joined(separator: ", "))")
         }
         var exports: Set<String> = []

@@ -1,10 +1,36 @@
 import Foundation
 
-/// A source ready to run: its reader, the files its path matched, and how each column gets its value.
+/// A source ready to run: its reader (emitting only the kinds mapped), the files its path matched, and for each
+/// kind of record the table it goes into and how each column gets its value.
 public struct CompiledSource {
     public let spec: SourceSpec
     public let reader: RecordReader
     public let files: [InputFile]
+    /// One per mapped kind, in kind-name order.
+    let targets: [CompiledTarget]
+
+    /// The target of records of `kind`; `nil` for a kind the manifest does not map.
+    func target(for kind: RecordKind) -> CompiledTarget? { targets.first { $0.kind == kind.name } }
+
+    /// The kind `kiln extract` and fixtures show: `name`, or the source's only mapped kind.
+    /// - Throws: `KilnError.usage` naming the kinds when `name` is not one of them or is needed and missing.
+    public func extractedKind(_ name: String?) throws -> RecordKind {
+        let mapped = targets.map(\.kind)
+        let choices = mapped.map { "\(spec.name).\($0)" }.joined(separator: ", ")
+        guard let name = name ?? (mapped.count == 1 ? mapped[0] : nil) else {
+            throw KilnError.usage("the source \"\(spec.name)\" fills several tables; name the kind of record: \(choices)")
+        }
+        guard mapped.contains(name), let kind = reader.kind(named: name) else {
+            throw KilnError.usage("the source \"\(spec.name)\" maps no kind of record \"\(name)\"; kinds: \(choices)")
+        }
+        return kind
+    }
+}
+
+/// One kind of a source's records, ready to stage: its table and column mappings.
+struct CompiledTarget {
+    let kind: String
+    let table: TableSpec
     let mappings: [CompiledMapping]
 }
 
@@ -21,6 +47,16 @@ public struct Pipeline {
     public let manifest: Manifest
     public let sources: [CompiledSource]
     let locator: JSON5Locator
+
+    /// The source and kind of record named `name`: `SOURCE`, or `SOURCE.KIND` for a source that fills several tables.
+    /// - Throws: `KilnError.usage` naming the sources when there is no such source.
+    public func source(named name: String) throws -> (source: CompiledSource, kind: String?) {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let source = sources.first(where: { $0.spec.name == parts.first }) else {
+            throw KilnError.usage("the manifest has no source \"\(parts.first ?? name)\"; sources: \(sources.map(\.spec.name).joined(separator: ", "))")
+        }
+        return (source, parts.count == 2 ? parts[1] : nil)
+    }
 
     /// The error for a mistake found later (e.g. SQL that SQLite refuses), pointing at `keyPath` in the manifest.
     func issue(_ keyPath: String, _ message: String) -> KilnError {
@@ -106,27 +142,52 @@ public enum ManifestLoader {
         } catch let problem as ValueProblem {
             throw issue(path + ".options", problem.message)
         }
-        guard let table = manifest.table(source.into) else {
-            throw issue(path + ".into", "no table named \"\(source.into)\"; tables: \(manifest.tables.map(\.name).joined(separator: ", "))")
+        var targets: [CompiledTarget] = []
+        for target in source.targets {
+            let kindNames = reader.kinds.map(\.name).joined(separator: ", ")
+            guard let kind = target.kind.map({ reader.kind(named: $0) }) ?? reader.kinds.first else {
+                throw issue(target.keyPath, "the \(source.format) reader has no kind of record \"\(target.kind ?? "")\"; kinds: \(kindNames)")
+            }
+            if target.kind == nil, reader.kinds.count > 1 {
+                throw issue(target.keyPath, "the \(source.format) reader emits several kinds of record (\(kindNames)): map each one "
+                                + "you want, e.g. into: {\(reader.kinds[0].name): {table: \"\(target.table)\", columns: {…}}}")
+            }
+            let tableKey = target.kind == nil ? target.keyPath : target.keyPath + ".table"
+            guard let table = manifest.table(target.table) else {
+                throw issue(tableKey, "no table named \"\(target.table)\"; tables: \(manifest.tables.map(\.name).joined(separator: ", "))")
+            }
+            let columnsPath = target.kind == nil ? "\(path).columns" : "\(target.keyPath).columns"
+            targets.append(CompiledTarget(kind: kind.name, table: table, mappings: try compileMappings(
+                target.columns, of: table, kind: kind, format: source.format, path: columnsPath, manifest: manifest, issue: issue)))
         }
+        let restricted = reader.restricted(to: Set(targets.map(\.kind)))
+        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
+        let files = try resolver.resolve(source.path) { issue(path + ".path", $0) }
+        return CompiledSource(spec: source, reader: restricted, files: files, targets: targets)
+    }
+
+    /// Compiles how each column of `table` gets its value from records of `kind`.
+    private static func compileMappings(_ columns: [String: ColumnMapping], of table: TableSpec, kind: RecordKind, format: String,
+                                        path: String, manifest: Manifest, issue: (String, String) -> KilnError) throws -> [CompiledMapping] {
         var mappings: [CompiledMapping] = []
-        for name in source.columns.keys.sorted() {
-            let mapping = source.columns[name]!
-            let mappingPath = "\(path).columns.\(name)"
+        for name in columns.keys.sorted() {
+            let mapping = columns[name]!
+            let mappingPath = "\(path).\(name)"
             guard let column = table.column(name) else {
                 throw issue(mappingPath, "table \"\(table.name)\" has no column \"\(name)\"; columns: \(table.columns.map(\.name).joined(separator: ", "))")
             }
             var fieldIndex: Int?
             if let field = mapping.field {
-                guard let found = reader.fieldNames.firstIndex(of: field) else {
-                    throw issue(mappingPath, "the \(source.format) reader has no field \"\(field)\"; fields: \(reader.fieldNames.joined(separator: ", "))")
+                guard let found = kind.position(of: field) else {
+                    let owner = kind.name == RecordKind.defaultName ? "the \(format) reader" : "a \(kind.name) record of the \(format) reader"
+                    throw issue(mappingPath, "\(owner) has no field \"\(field)\"; fields: \(kind.fieldNames.joined(separator: ", "))")
                 }
                 fieldIndex = found
             }
             var normalizers: [Normalizer] = []
             for (step, spec) in mapping.normalize.enumerated() {
                 do {
-                    normalizers.append(try Normalizer(spec, fieldNames: reader.fieldNames, vocabularies: manifest.vocabularies))
+                    normalizers.append(try Normalizer(spec, fieldNames: kind.fieldNames, vocabularies: manifest.vocabularies))
                 } catch let problem as ValueProblem {
                     throw issue("\(mappingPath).normalize[\(step)]", problem.message)
                 } catch let error as RegexCompileError {
@@ -135,9 +196,7 @@ public enum ManifestLoader {
             }
             mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, normalizers: normalizers))
         }
-        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        let files = try resolver.resolve(source.path) { issue(path + ".path", $0) }
-        return CompiledSource(spec: source, reader: reader, files: files, mappings: mappings)
+        return mappings
     }
 
     private static func translate(_ error: DecodingError, file: String, locator: JSON5Locator) -> KilnError {

@@ -6,7 +6,7 @@ import Foundation
 final class StagingArea {
     let database: Database
     private let pipeline: Pipeline
-    /// Digests already computed: several sources may read the same file (a dump read once per kind of record).
+    /// Digests already computed: several sources may read the same file.
     private var digestCache: [String: String] = [:]
 
     /// Creates the staging tables in a new database at `url`.
@@ -22,29 +22,43 @@ final class StagingArea {
         }
     }
 
-    /// Streams every file of `source` into its table. Returns each file's SHA-256 by relative path.
+    /// Streams every file of `source` once, each record into the table of its kind. Returns each file's SHA-256 by
+    /// relative path.
     /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
     func load(_ source: CompiledSource, log: DiagnosticLog) throws -> [String: String] {
-        let table = pipeline.manifest.table(source.spec.into)!
-        let columnNames = source.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
-        let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
-        let insert = try database.prepare(
-            "INSERT INTO \(quoteIdentifier(table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
+        let inserts = try source.targets.map { target in
+            let columnNames = target.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
+            let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
+            return try database.prepare(
+                "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
+        }
+        let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
         var digests: [String: String] = [:]
         var values: [SQLValue] = []
-        values.reserveCapacity(columnNames.count)
+        var unmapped: [String: (count: Int, line: Int)] = [:]
         for input in source.files {
             try database.transaction {
                 try source.reader.read(input, log: log) { record in
+                    guard let index = targetIndex[record.kind.name] else {
+                        unmapped[record.kind.name, default: (0, record.line)].count += 1
+                        return
+                    }
+                    let target = source.targets[index]
                     values.removeAll(keepingCapacity: true)
-                    for mapping in source.mappings {
-                        values.append(shape(record, mapping, table: table, input: input, log: log))
+                    for mapping in target.mappings {
+                        values.append(shape(record, mapping, table: target.table, input: input, log: log))
                     }
                     values.append(.text(input.relativePath))
                     values.append(.integer(Int64(record.line)))
-                    try insert.run(values)
+                    try inserts[index].run(values)
                 }
             }
+            for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
+                log.report("source.unmapped-kind", .info,
+                           "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(source.spec.name)\" went into no table: "
+                               + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
+            }
+            unmapped.removeAll()
             if let known = digestCache[input.relativePath] {
                 digests[input.relativePath] = known
             } else {

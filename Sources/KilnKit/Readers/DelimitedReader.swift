@@ -32,7 +32,7 @@ public struct DelimitedReader: ConfigurableReader {
         }
     }
 
-    public let fieldNames: [String]
+    public let kinds: [RecordKind]
     private let options: Options
     private let separators: [[UInt8]]
     /// The first bytes of the separators, so that most bytes are passed over with one test.
@@ -41,7 +41,7 @@ public struct DelimitedReader: ConfigurableReader {
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
         self.options = options
-        fieldNames = options.fields + (options.tail.map { [$0, options.tailPosition] } ?? [])
+        kinds = [RecordKind(fields: options.fields + (options.tail.map { [$0, options.tailPosition] } ?? []))]
         var separators = [Array(options.separator.utf8)]
         if options.separator == ";" { separators.append(Array("\u{037E}".utf8)) }
         if options.separator == "\u{037E}" { separators.append(Array(";".utf8)) }
@@ -68,11 +68,11 @@ public struct DelimitedReader: ConfigurableReader {
             }
             let head: [String?] = fields.prefix(fixed).map { $0 }
             if options.tail == nil {
-                try emit(Record(values: head, line: number))
+                try emit(Record(kinds[0], values: head, line: number))
                 return
             }
             for (position, item) in fields.dropFirst(fixed).enumerated() {
-                try emit(Record(values: head + [item, String(position)], line: number))
+                try emit(Record(kinds[0], values: head + [item, String(position)], line: number))
             }
         }
     }

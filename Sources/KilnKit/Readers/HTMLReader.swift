@@ -52,7 +52,7 @@ public struct HTMLReader: ConfigurableReader {
         }
     }
 
-    public let fieldNames: [String]
+    public let kinds: [RecordKind]
     private let options: Options
     private let recordSelector: XPathExpression?
     private let fieldExpressions: [XPathExpression]
@@ -71,13 +71,13 @@ public struct HTMLReader: ConfigurableReader {
         if let extract = options.extract {
             let extractor = try RegexBlockExtractor(options: extract, expect: options.expect, pageFields: pageNames)
             self.extractor = extractor
-            fieldNames = extractor.fieldNames
+            kinds = [extractor.kind]
             recordSelector = nil
             fieldExpressions = []
         } else {
             extractor = nil
             let names = options.fields.keys.sorted().filter { !pageNames.contains($0) }
-            fieldNames = pageNames + names
+            kinds = [RecordKind(fields: pageNames + names + RecordOrder.fieldNames)]
             recordSelector = try options.records?.compile()
             fieldExpressions = try names.map { try options.fields[$0]!.compile() }
         }
@@ -116,8 +116,9 @@ public struct HTMLReader: ConfigurableReader {
             }
             try page.finish()
         } else if let recordSelector {
-            for record in document.records(recordSelector, fields: fieldExpressions) {
-                try emit(Record(values: pageValues + record.values, line: record.line))
+            for (index, record) in document.records(recordSelector, fields: fieldExpressions).enumerated() {
+                try emit(Record(kinds[0], values: pageValues + record.values + [String(index + 1), String(record.position)],
+                                line: record.line))
             }
         }
     }
@@ -143,7 +144,7 @@ public struct TextExtractReader: ConfigurableReader {
         }
     }
 
-    public var fieldNames: [String] { extractor.fieldNames }
+    public var kinds: [RecordKind] { [extractor.kind] }
     private let options: Options
     private let extractor: RegexBlockExtractor
 

@@ -1,48 +1,30 @@
 /// Reads MediaWiki XML exports and dumps (`<mediawiki><page><title>…<ns>…<redirect/>…<revision><text>`) page by
-/// page with libxml2's streaming reader, so a dump of any size is read in bounded memory. One source reads one kind
-/// of record (`emit`): pages, their sections, their listings, or the aliases that redirect pages make; a manifest
-/// declares one source per kind over the same file. Pages outside `namespaces` (default: articles, 0) are skipped;
+/// page with libxml2's streaming reader, so a dump of any size is read once, in bounded memory. It emits four kinds of
+/// record in that one pass: `page`, `section`, `listing`, and `alias` (what redirect pages make); a manifest maps the
+/// kinds it wants (`into: {page: {table: …}, listing: {table: …}}`) and the work for the others is skipped.
+/// Pages outside `namespaces` (default: articles, 0) are skipped;
 /// redirect pages are only aliases. Each listing also carries its position on the page and what the page's listings
 /// add up to (`ListingSummary`), so that per-page figures need no sort of every listing in SQL.
 public struct MediaWikiReader: ConfigurableReader {
     public static let format = "mediawiki"
 
-    /// The kinds of record a `mediawiki` source emits.
-    public enum Emit: String, Decodable, Sendable, CaseIterable {
-        case pages, sections, listings, aliases
-    }
-
     /// The options a manifest gives a `mediawiki` source.
     public struct Options: Decodable {
-        var emit: Emit
         var namespaces: [Int] = [0]
         var encoding: String?
         var listings = ListingConventions()
         var pages = PageConventions()
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case emit, namespaces, encoding
+            case namespaces, encoding
             case listingTemplates, parameters, types, sections, inlineTemplates, ignoreTemplates, defaultCategory, trailingDescription
             case parentTemplates, geoTemplates
         }
 
-        /// The keys that apply only to one kind of record.
-        static let keysOfEmit: [Emit: [CodingKeys]] = [
-            .listings: [.listingTemplates, .parameters, .types, .sections, .inlineTemplates, .ignoreTemplates, .defaultCategory, .trailingDescription],
-            .pages: [.parentTemplates, .geoTemplates],
-        ]
-
         public init(from decoder: Decoder) throws {
             let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
-            emit = try c.decode(Emit.self, forKey: .emit)
             namespaces = try c.decodeIfPresent([Int].self, forKey: .namespaces) ?? [0]
             encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
-            for (kind, keys) in Options.keysOfEmit where kind != emit {
-                if let key = keys.first(where: c.contains) {
-                    throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key],
-                                                            debugDescription: "\"\(key.stringValue)\" applies only to a source with emit: \"\(kind.rawValue)\""))
-                }
-            }
             try decodeListingConventions(c)
             try decodePageConventions(c)
         }
@@ -91,37 +73,40 @@ public struct MediaWikiReader: ConfigurableReader {
         }
     }
 
-    /// The fields of each kind of record.
-    public static func fieldNames(of emit: Emit) -> [String] {
-        switch emit {
-        case .pages: return ["pageid", "title", "namespace", "parent", "lat", "long", "timestamp"]
-        case .sections: return ["pageid", "page", "number", "level", "title", "parent"]
-        case .aliases: return ["pageid", "title", "namespace", "target"]
-        case .listings:
-            return ["pageid", "page", "section", "id", "ordinal", "position", "template", "type", "category"] + ListingConventions.fields
-                + ["pagelistings", "pageplaced", "pagecenterlat", "pagecenterlong"]
-        }
-    }
+    /// The kinds of record, in the order `kinds` lists them.
+    public static let pageKind = RecordKind("page", fields: ["pageid", "title", "namespace", "parent", "lat", "long", "timestamp"])
+    public static let sectionKind = RecordKind("section", fields: ["pageid", "page", "number", "level", "title", "parent"])
+    public static let listingKind = RecordKind("listing", fields: [
+        "pageid", "page", "section", "id", "ordinal", "position", "template", "type", "category",
+    ] + ListingConventions.fields + ["pagelistings", "pageplaced", "pagecenterlat", "pagecenterlong"])
+    public static let aliasKind = RecordKind("alias", fields: ["pageid", "title", "namespace", "target"])
 
-    /// The fields of this source's records (see `fieldNames(of:)`).
-    public let fieldNames: [String]
+    public let kinds = [MediaWikiReader.pageKind, MediaWikiReader.sectionKind, MediaWikiReader.listingKind, MediaWikiReader.aliasKind]
     private let options: Options
     private let extractor: ListingExtractor
     private let titleAttribute: XPathExpression
     private let keyAttribute: XPathExpression
+    /// The kinds a manifest maps; the others are not computed.
+    private var wanted: Set<String>
 
-    /// Builds the reader for one kind of record.
+    /// Builds the reader.
     /// - Throws: `EncodingError` for an unknown `encoding`.
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
         self.options = options
-        fieldNames = MediaWikiReader.fieldNames(of: options.emit)
         extractor = try ListingExtractor(conventions: options.listings)
         titleAttribute = try XPathExpression("@title")
         keyAttribute = try XPathExpression("@key")
+        wanted = Set(kinds.map(\.name))
     }
 
-    /// Streams the pages of `input`, emitting the records of this source's kind; findings go to `log`.
+    public func restricted(to kinds: Set<String>) -> RecordReader {
+        var copy = self
+        copy.wanted = kinds
+        return copy
+    }
+
+    /// Streams the pages of `input` once, emitting the records of the wanted kinds; findings go to `log`.
     /// - Throws: `KilnError.io` when the file cannot be opened; whatever `emit` throws.
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
@@ -188,7 +173,7 @@ public struct MediaWikiReader: ConfigurableReader {
     /// `<redirect>` element already said where it leads.
     private func wantsText(_ page: MediaWikiPage, state: FileState) -> Bool {
         guard options.namespaces.contains(state.namespace(of: page)) else { return false }
-        return options.emit != .aliases || page.redirect == nil
+        return wanted != ["alias"] || page.redirect == nil
     }
 
     private func process(_ page: MediaWikiPage, input: InputFile, state: inout FileState, log: DiagnosticLog,
@@ -202,39 +187,68 @@ public struct MediaWikiReader: ConfigurableReader {
                 log.report(finding.code, finding.severity, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
             }
         }
-        switch options.emit {
-        case .aliases:
-            guard let target else { return }
-            try emit(Record(values: [page.id, title, namespace, target], line: page.line))
-        case .pages:
-            guard target == nil else { return }
-            let facts = PageFacts(WikiPageScanner.scan(page.text ?? "", readTags: false), conventions: options.pages, findings: &findings)
-            try emit(Record(values: [page.id, title, namespace, facts.parent, facts.latitude, facts.longitude, page.timestamp],
-                            line: page.line))
-        case .sections:
-            guard target == nil else { return }
-            for section in WikiPageScanner.scan(page.text ?? "", readTags: false).outline.sections {
-                try emit(Record(values: [page.id, title, String(section.number), String(section.level), section.title,
-                                         section.parent.map(String.init)],
-                                line: section.number == 0 ? page.line : page.textLine + section.line - 1))
+        if let target {
+            guard wanted.contains("alias") else { return }
+            var alias = Record(MediaWikiReader.aliasKind, line: page.line)
+            alias["pageid"] = page.id
+            alias["title"] = title
+            alias["namespace"] = namespace
+            alias["target"] = target
+            try emit(alias)
+            return
+        }
+        guard wanted.contains("page") || wanted.contains("section") || wanted.contains("listing") else { return }
+        let scanned = WikiPageScanner.scan(page.text ?? "", readTags: wanted.contains("listing"))
+        if wanted.contains("page") {
+            let facts = PageFacts(scanned, conventions: options.pages, findings: &findings)
+            var record = Record(MediaWikiReader.pageKind, line: page.line)
+            record["pageid"] = page.id
+            record["title"] = title
+            record["namespace"] = namespace
+            record["parent"] = facts.parent
+            record["lat"] = facts.latitude
+            record["long"] = facts.longitude
+            record["timestamp"] = page.timestamp
+            try emit(record)
+        }
+        if wanted.contains("section") {
+            for section in scanned.outline.sections {
+                var record = Record(MediaWikiReader.sectionKind, line: section.number == 0 ? page.line : page.textLine + section.line - 1)
+                record["pageid"] = page.id
+                record["page"] = title
+                record["number"] = String(section.number)
+                record["level"] = String(section.level)
+                record["title"] = section.title
+                record["parent"] = section.parent.map(String.init)
+                try emit(record)
             }
-        case .listings:
-            guard target == nil else { return }
-            let scanned = WikiPageScanner.scan(page.text ?? "")
-            for unclosed in scanned.unclosedTemplates {
-                findings.append(WikiFinding(code: "wikitext.template", severity: .warning,
-                                            message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
-                                            line: unclosed.line))
-            }
-            let listings = extractor.listings(in: scanned, title: title, findings: &findings)
-            let summary = ListingSummary(listings)
-            let tail: [String?] = [String(summary.count), String(summary.placed), summary.medianLatitude, summary.medianLongitude]
-            for (position, listing) in listings.enumerated() {
-                for name in listing.unknownTemplates { state.noteUnknown(name, page: title, listing: listing, line: page.textLine + listing.line - 1) }
-                let head: [String?] = [page.id, title, String(listing.section), String(listing.id), String(listing.ordinal),
-                                       String(position + 1), listing.template, listing.type, listing.category]
-                try emit(Record(values: head + ListingConventions.fields.map { listing.fields[$0] } + tail, line: page.textLine + listing.line - 1))
-            }
+        }
+        guard wanted.contains("listing") else { return }
+        for unclosed in scanned.unclosedTemplates {
+            findings.append(WikiFinding(code: "wikitext.template", severity: .warning,
+                                        message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
+                                        line: unclosed.line))
+        }
+        let listings = extractor.listings(in: scanned, title: title, findings: &findings)
+        let summary = ListingSummary(listings)
+        for (position, listing) in listings.enumerated() {
+            for name in listing.unknownTemplates { state.noteUnknown(name, page: title, listing: listing, line: page.textLine + listing.line - 1) }
+            var record = Record(MediaWikiReader.listingKind, line: page.textLine + listing.line - 1)
+            record["pageid"] = page.id
+            record["page"] = title
+            record["section"] = String(listing.section)
+            record["id"] = String(listing.id)
+            record["ordinal"] = String(listing.ordinal)
+            record["position"] = String(position + 1)
+            record["template"] = listing.template
+            record["type"] = listing.type
+            record["category"] = listing.category
+            for field in ListingConventions.fields { record[field] = listing.fields[field] }
+            record["pagelistings"] = String(summary.count)
+            record["pageplaced"] = String(summary.placed)
+            record["pagecenterlat"] = summary.medianLatitude
+            record["pagecenterlong"] = summary.medianLongitude
+            try emit(record)
         }
     }
 
@@ -247,16 +261,8 @@ public struct MediaWikiReader: ConfigurableReader {
         }
     }
 
-    /// libxml2's findings; each source over the same file reads it again, so a finding already in the log (from
-    /// another source) is not repeated.
     private func report(_ issues: [XMLIssue], in input: InputFile, log: DiagnosticLog) {
-        let scratch = DiagnosticLog()
-        XMLIssueReport.report(issues, in: input, log: scratch)
-        for finding in scratch.diagnostics where !log.diagnostics.contains(where: {
-            $0.code == finding.code && $0.message == finding.message && $0.provenance == finding.provenance
-        }) {
-            log.report(finding)
-        }
+        XMLIssueReport.report(issues, in: input, log: log)
     }
 }
 

@@ -1,16 +1,73 @@
 import Foundation
 
-/// One record read from an input: values aligned with its reader's `fieldNames`, and the line it came from.
+/// A kind of record a reader emits: its name (what a manifest's `into` maps) and its fields, in order.
+/// Most readers emit one kind, `record`; a MediaWiki dump emits pages, sections, listings and aliases in one pass.
+public struct RecordKind: Sendable, Equatable {
+    /// The name a manifest maps to a table, e.g. `listing`.
+    public let name: String
+    /// The names of the fields of every record of this kind, in order.
+    public let fieldNames: [String]
+    /// Field positions by name, resolved once.
+    private let positions: [String: Int]
+
+    /// The name of the kind a single-kind reader emits.
+    public static let defaultName = "record"
+
+    public init(_ name: String = RecordKind.defaultName, fields: [String]) {
+        self.name = name
+        fieldNames = fields
+        positions = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The position of `field` among this kind's fields, or `nil` when the kind has no such field.
+    public func position(of field: String) -> Int? { positions[field] }
+
+    public static func == (lhs: RecordKind, rhs: RecordKind) -> Bool {
+        lhs.name == rhs.name && lhs.fieldNames == rhs.fieldNames
+    }
+}
+
+/// One record read from an input: its kind, its values by field, and the line it came from.
+/// Readers set values by field name (`record["name"] = …`), so the order of a declaration can never move a value
+/// into another field.
 public struct Record: Sendable {
-    /// Field values, in the order of the reader's `fieldNames`; `nil` for an absent field.
-    public var values: [String?]
+    /// What kind of record this is; its field list gives the meaning of `values`.
+    public let kind: RecordKind
+    /// Field values, in the order of `kind.fieldNames`; `nil` for an absent field.
+    public private(set) var values: [String?]
     /// The 1-based line the record starts on.
     public var line: Int
 
-    public init(values: [String?], line: Int) {
+    /// An empty record of `kind` (every field absent), to be filled by name.
+    public init(_ kind: RecordKind, line: Int) {
+        self.kind = kind
+        values = Array(repeating: nil, count: kind.fieldNames.count)
+        self.line = line
+    }
+
+    /// A record whose values were computed in the order of `kind.fieldNames` (readers whose fields are declared by
+    /// the manifest and evaluated from that same list).
+    public init(_ kind: RecordKind, values: [String?], line: Int) {
+        precondition(values.count == kind.fieldNames.count, "a record of \(kind.name) needs \(kind.fieldNames.count) values")
+        self.kind = kind
         self.values = values
         self.line = line
     }
+
+    /// The value of the field named `field`. Naming a field the kind does not declare is a programming error.
+    public subscript(field: String) -> String? {
+        get {
+            guard let position = kind.position(of: field) else { preconditionFailure("\(kind.name) has no field \(field)") }
+            return values[position]
+        }
+        set {
+            guard let position = kind.position(of: field) else { preconditionFailure("\(kind.name) has no field \(field)") }
+            values[position] = newValue
+        }
+    }
+
+    /// The value at a position resolved beforehand with `RecordKind.position(of:)`.
+    public func value(at position: Int) -> String? { position < values.count ? values[position] : nil }
 }
 
 /// An input file as a reader sees it: where it is, and how diagnostics name it.
@@ -31,15 +88,30 @@ public struct InputFile: Sendable {
     }
 }
 
-/// A format reader: turns one input file into records of named fields, streaming.
+/// A format reader: turns one input file into records of named kinds and fields, streaming.
 /// A reader reports every line it cannot parse to the log (file, line, text, what was expected) and goes on.
 public protocol RecordReader {
-    /// The names of the fields of every record, in order.
-    var fieldNames: [String] { get }
+    /// The kinds of record this reader emits, each with its fields; the first is the default kind, which a source
+    /// with `into: "table"` maps.
+    var kinds: [RecordKind] { get }
 
     /// Reads `input`, calling `emit` for each record.
     /// - Throws: `KilnError.io` when the file cannot be read; whatever `emit` throws.
     func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws
+
+    /// This reader, emitting only the kinds named in `kinds` (a manifest maps only those), so that the work for
+    /// the others is skipped. The default emits everything; the pipeline drops records of unmapped kinds.
+    func restricted(to kinds: Set<String>) -> RecordReader
+}
+
+extension RecordReader {
+    /// The fields of the default kind.
+    public var fieldNames: [String] { kinds[0].fieldNames }
+
+    /// The kind named `name`.
+    public func kind(named name: String) -> RecordKind? { kinds.first { $0.name == name } }
+
+    public func restricted(to kinds: Set<String>) -> RecordReader { self }
 }
 
 /// A reader type that is built from a source's `options` object.

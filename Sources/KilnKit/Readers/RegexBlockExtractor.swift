@@ -63,8 +63,9 @@ public struct ExpectOptions: Decodable, Sendable {
 /// rows inherit them, and every line that looks like data but was not captured is reported — what the pattern
 /// missed matters as much as what it found. Not `Sendable`: its patterns reuse match data.
 final class RegexBlockExtractor {
-    /// Page fields first, then the headings' groups, then the row's, without repeats.
-    let fieldNames: [String]
+    /// The records it emits: page fields first, then the headings' groups, then the row's, without repeats.
+    let kind: RecordKind
+    var fieldNames: [String] { kind.fieldNames }
     private let headings: [RegexPattern]
     private let row: RegexPattern
     private let candidate: RegexPattern
@@ -87,7 +88,7 @@ final class RegexBlockExtractor {
         var names = pageFields
         for name in headings.flatMap(\.groupNames) + row.groupNames where !names.contains(name) { names.append(name) }
         guard !row.groupNames.isEmpty else { throw KilnError.usage("the row pattern needs named groups (?<name>…): they become the fields") }
-        fieldNames = names
+        kind = RecordKind(fields: names)
         pageFieldCount = pageFields.count
         let row = self.row, headings = self.headings
         rowGroups = names.map { row.groupNumber(of: $0) }
@@ -138,7 +139,7 @@ final class RegexBlockExtractor {
                     }
                     rowCount += 1
                     try note(values)
-                    try emit(Record(values: values, line: line))
+                    try emit(Record(extractor.kind, values: values, line: line))
                     return
                 }
                 for (level, heading) in extractor.headings.enumerated() {

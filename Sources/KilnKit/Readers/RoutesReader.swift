@@ -26,7 +26,7 @@ public struct RoutesReader: ConfigurableReader {
         }
     }
 
-    public let fieldNames = ["line", "name", "position", "stop"]
+    public let kinds = [RecordKind(fields: ["line", "name", "position", "stop"])]
     private let options: Options
 
     public init(options: Options) throws {
@@ -70,7 +70,12 @@ public struct RoutesReader: ConfigurableReader {
                                at: input.at(number))
                     continue
                 }
-                try emit(Record(values: [header.line, header.name, parts.head, parts.rest], line: number))
+                var record = Record(kinds[0], line: number)
+                record["line"] = header.line
+                record["name"] = header.name
+                record["position"] = parts.head
+                record["stop"] = parts.rest
+                try emit(record)
             }
         }
         if let previous = pending {

@@ -38,7 +38,7 @@ public struct TimetableReader: ConfigurableReader {
         }
     }
 
-    public let fieldNames = ["line", "name", "days", "dayMask", "from", "until", "every", "heading"]
+    public let kinds = [RecordKind(fields: ["line", "name", "days", "dayMask", "from", "until", "every", "heading"])]
     private let options: Options
     private let days: TermSet
     private let columnHeading: RegexPattern
@@ -122,8 +122,16 @@ public struct TimetableReader: ConfigurableReader {
                             number: Int, input: InputFile, log: DiagnosticLog) -> Record? {
         switch ClockTime.span(from: match["from"] ?? "", until: match["until"] ?? "", overnightBefore: overnightBefore) {
         case .success(let span):
-            return Record(values: [line, name, days.codes, String(days.mask), String(span.from), String(span.until), match["every"], heading],
-                          line: number)
+            var record = Record(kinds[0], line: number)
+            record["line"] = line
+            record["name"] = name
+            record["days"] = days.codes
+            record["dayMask"] = String(days.mask)
+            record["from"] = String(span.from)
+            record["until"] = String(span.until)
+            record["every"] = match["every"]
+            record["heading"] = heading
+            return record
         case .failure(let problem):
             log.report(problem.code == "time-order" ? "timetable.time-order" : "timetable.time", .error,
                        "line \(line): \(problem.message)", at: input.at(number))
