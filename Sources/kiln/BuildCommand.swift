@@ -5,25 +5,11 @@ import KilnKit
 struct BuildCommand: KilnCommand {
     static let name = "build"
     static let abstract = "Builds the bundle a pipeline declares, if its inputs pass every rule."
-    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]"
+    static let arguments = "DIR|MANIFEST"
     static let details = """
         Reads every source of the pipeline (a folder holding kiln.json5, or a manifest file), stages the records in
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
         identical inputs. A failed build leaves the previous bundle untouched.
-
-        OPTIONS:
-          --out FILE        The bundle to write (default: build/<bundle>.sqlite).
-          --report FILE     The JSON report (default: beside the bundle, <bundle>.report.json).
-          --format FORMAT   text (default): summary on stderr; json: the report on stdout.
-          --quiet           Prints nothing but errors.
-          --baseline FILE   Before replacing anything, compare the new bundle with FILE (e.g. the bundle being
-                            replaced, or the last release) under the thresholds; over one, exit 1 and nothing is
-                            replaced. Default: the manifest's baseline, if it names one.
-          --max-removed L   Thresholds for the comparison, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-
-          --max-changed L   separated; they replace the manifest's thresholds limit by limit.
-          --allow-path PATH Lets sources read the folder (or file) PATH although it lies outside the pipeline
-                            folder, by absolute path or through a symbolic link; repeat for several. Without it,
-                            absolute paths, ".." and links leading out of the pipeline folder are refused.
 
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
@@ -32,8 +18,16 @@ struct BuildCommand: KilnCommand {
         (also: the disk is full or the output folder cannot be written; the previous bundle is then left as it was).
 
         """
-    static let flags: Set<String> = ["--quiet"]
-    static let options: Set<String> = ["--out", "--report", "--format", "--baseline", "--max-removed", "--max-changed", "--allow-path"]
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
+        CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <bundle>.report.json)."),
+        CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
+        CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
+        CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
+        CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
+        CommandOption("--max-changed", value: "L", help: "The same for changed rows."),
+        CommandOption("--allow-path", value: "PATH", repeatable: true, help: "Lets sources read the folder (or file) PATH although it lies outside the pipeline folder, by absolute path or through a symbolic link. Without it, absolute paths, \"..\" and links leading out of the pipeline folder are refused."),
+    ]
 
     let pipelinePath: String
     let options: BuildOptions

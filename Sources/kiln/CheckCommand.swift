@@ -5,7 +5,7 @@ import KilnKit
 struct CheckCommand: KilnCommand {
     static let name = "check"
     static let abstract = "Checks a shipped bundle: SQLite integrity, schema, metadata and every rule of its manifest."
-    static let usage = "kiln check BUNDLE [--manifest M] [--format text|json|junit|github]"
+    static let arguments = "BUNDLE"
     static let details = """
         Opens BUNDLE read-only and checks, in order: that it is a whole SQLite database built from the manifest
         (an empty, foreign, truncated or damaged file, or a bundle of another pipeline, is one sentence);
@@ -14,19 +14,14 @@ struct CheckCommand: KilnCommand {
         row counts; and every rule of the manifest, run again with its severity overrides. Rules that read tables
         the bundle does not ship are listed as not run. The report goes to stdout.
 
-        OPTIONS:
-          --manifest M     The pipeline folder or manifest (default: raw/<bundle>/ under the current folder,
-                           where <bundle> is the bundle's name in its kiln_metadata table).
-          --format FORMAT  text (default): a line per category, then every finding;
-                           json: the whole report; junit: JUnit XML for CI servers (a suite per category,
-                           a test case per check); github: GitHub Actions annotations (::error file=…::…).
-
         Exit codes: 0 no error, 1 any error (or not a bundle of the manifest), 64 usage or manifest error,
         74 I/O error.
 
         """
-    static let flags: Set<String> = []
-    static let options: Set<String> = ["--manifest", "--format"]
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
+        CommandOption("--format", value: "text|json|junit|github", help: "text (default): a line per category, then every finding; json: the whole report; junit: JUnit XML for CI servers (a suite per category, a test case per check); github: GitHub Actions annotations (::error file=…::…)."),
+    ]
 
     let bundle: URL
     let manifestPath: String?

@@ -8,7 +8,7 @@ struct CommandLineTool {
 
     static let commands: [CommandEntry] = [
         CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(ExtractCommand.self),
-        CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self),
+        CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(CodesCommand.self),
     ]
 
     static var overview: String {
@@ -44,6 +44,9 @@ struct CommandLineTool {
             print(CommandLineTool.overview, terminator: "")
             return 0
         case "--version":
+            if let extra = arguments.dropFirst().first {
+                return usageError("--version takes no argument, found \"\(extra)\"", usage: "kiln --version")
+            }
             print(KilnVersion.current)
             return 0
         case "help":
@@ -53,6 +56,9 @@ struct CommandLineTool {
             }
             guard let command = CommandLineTool.commands.first(where: { $0.name == name }) else {
                 return usageError("unknown command \"\(name)\"", usage: "kiln help <command>")
+            }
+            if let extra = arguments.dropFirst(2).first {
+                return usageError("help takes one command name, found \"\(extra)\" too", usage: "kiln help <command>")
             }
             print(command.help, terminator: "")
             return 0
@@ -95,16 +101,16 @@ func printToStandardError(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
 }
 
-/// One subcommand: its name, one-line abstract, usage and help, and how it runs.
+/// One subcommand: its name, one-line abstract, arguments and options, and how it runs. The options are declared
+/// once, in `commandOptions`: that list drives parsing, the usage line and the OPTIONS section of the help.
 protocol KilnCommand {
     static var name: String { get }
     static var abstract: String { get }
-    static var usage: String { get }
+    /// The positional arguments as the usage line shows them, e.g. `DIR|MANIFEST`.
+    static var arguments: String { get }
+    /// What the command does, then notes and exit codes: the help around the generated OPTIONS section.
     static var details: String { get }
-    /// Options that take no value.
-    static var flags: Set<String> { get }
-    /// Options that take a value.
-    static var options: Set<String> { get }
+    static var commandOptions: [CommandOption] { get }
     /// Validates the parsed arguments.
     /// - Throws: `KilnError.usage` for missing or extra arguments.
     init(_ arguments: inout ParsedArguments) throws
@@ -114,8 +120,64 @@ protocol KilnCommand {
 }
 
 extension KilnCommand {
-    static var help: String { "\(abstract)\n\nUsage: \(usage)\n\n\(details)" }
+    /// `kiln NAME ARGUMENTS [--option VALUE]…`, required options without brackets.
+    static var usage: String {
+        let options = commandOptions.map { option in option.required ? option.synopsis : "[\(option.synopsis)]" }
+        return (["kiln", name, arguments] + options).filter { !$0.isEmpty }.joined(separator: " ")
+    }
 
+    /// The help: abstract, usage, the first paragraph of `details`, the options, then the rest of `details`.
+    static var help: String {
+        let paragraphs = details.components(separatedBy: "\n\n")
+        let description = paragraphs.first ?? ""
+        let rest = paragraphs.dropFirst().joined(separator: "\n\n")
+        let optionsText = commandOptions.isEmpty ? "" : "OPTIONS:\n" + CommandOption.helpLines(commandOptions) + "\n"
+        return "\(abstract)\n\nUsage: \(usage)\n\n\(description)\n\n\(optionsText)\(rest)"
+    }
+}
+
+/// A command-line option: its name, the value it takes (`nil` for a flag), whether it must be given or may be
+/// repeated, and its help.
+struct CommandOption: Sendable {
+    let name: String
+    let value: String?
+    var required = false
+    var repeatable = false
+    let help: String
+
+    init(_ name: String, value: String?, required: Bool = false, repeatable: Bool = false, help: String) {
+        self.name = name
+        self.value = value
+        self.required = required
+        self.repeatable = repeatable
+        self.help = help
+    }
+
+    /// `--name VALUE`, or `--name` for a flag.
+    var synopsis: String { value.map { "\(name) \($0)" } ?? name }
+
+    /// The OPTIONS lines: each synopsis in a column, its help wrapped beside it.
+    static func helpLines(_ options: [CommandOption], width: Int = 110) -> String {
+        let column = (options.map(\.synopsis.count).max() ?? 0) + 4
+        var lines: [String] = []
+        for option in options {
+            var words = option.help.split(separator: " ").map(String.init)
+            if option.repeatable { words += ["(May", "be", "repeated.)"] }
+            var line = "  " + option.synopsis.padding(toLength: column - 2, withPad: " ", startingAt: 0)
+            var first = true
+            while !words.isEmpty {
+                var text = ""
+                while let word = words.first, text.isEmpty || 2 + column + text.count + 1 + word.count <= width {
+                    text += (text.isEmpty ? "" : " ") + word
+                    words.removeFirst()
+                }
+                lines.append((first ? line : String(repeating: " ", count: column)) + text)
+                first = false
+                line = ""
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
 }
 
 /// A subcommand as the dispatcher sees it: its texts and a function that parses, validates and runs it.
@@ -132,7 +194,7 @@ struct CommandEntry: Sendable {
         usage = type.usage
         help = type.help
         run = { arguments in
-            var parsed = try ParsedArguments(arguments, flags: Command.flags, options: Command.options)
+            var parsed = try ParsedArguments(arguments, options: Command.commandOptions)
             return try Command(&parsed).run()
         }
     }
@@ -146,8 +208,12 @@ struct ParsedArguments {
     /// Every value of each option, in order, for options that may be repeated (`values` keeps the last).
     var repeated: [String: [String]] = [:]
 
-    /// - Throws: `KilnError.usage` for an unknown option or a missing value.
-    init(_ arguments: [String], flags knownFlags: Set<String>, options knownOptions: Set<String>) throws {
+    /// - Throws: `KilnError.usage` for an unknown option, a missing value, an option given twice that may not be
+    ///   repeated, or a required option left out.
+    init(_ arguments: [String], options declared: [CommandOption]) throws {
+        let knownFlags = Set(declared.filter { $0.value == nil }.map(\.name))
+        let knownOptions = Set(declared.filter { $0.value != nil }.map(\.name))
+        let repeatable = Set(declared.filter(\.repeatable).map(\.name))
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -160,6 +226,9 @@ struct ParsedArguments {
             if let equals = argument.firstIndex(of: "=") {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
+            }
+            if (flags.contains(name) || values[name] != nil), !repeatable.contains(name) {
+                throw KilnError.usage("\(name) is given twice; give it once")
             }
             if knownFlags.contains(name), inline == nil {
                 flags.insert(name)
@@ -175,8 +244,12 @@ struct ParsedArguments {
                 values[name] = value
                 repeated[name, default: []].append(value)
             } else {
-                throw KilnError.usage("unknown option \(name)")
+                let names = declared.map(\.name)
+                throw KilnError.usage("unknown option \(name)" + (names.isEmpty ? "" : "; options: \(names.joined(separator: ", "))"))
             }
+        }
+        if let missing = declared.first(where: { $0.required && values[$0.name] == nil }) {
+            throw KilnError.usage("missing \(missing.synopsis)")
         }
     }
 

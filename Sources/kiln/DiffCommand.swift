@@ -5,29 +5,23 @@ import KilnKit
 struct DiffCommand: KilnCommand {
     static let name = "diff"
     static let abstract = "Compares two versions of a bundle: rows added, removed and changed per table, and the schema."
-    static let usage = "kiln diff OLD NEW [--format text|json] [--max-removed LIMITS] [--max-changed LIMITS] [--manifest M] [--examples N]"
+    static let arguments = "OLD NEW"
     static let details = """
         Matches the rows of each table of OLD and NEW by primary key (by every column when a table has none) and
         counts the rows added, removed and changed, with the columns that changed and a few examples. Lists the
         schema differences; a schema change without a new user_version is an error. The report goes to stdout.
 
-        OPTIONS:
-          --format FORMAT      text (default) or json.
-          --max-removed LIMITS Fail when more rows than this were removed from a table: 10% (of OLD's rows),
-                               25 (rows), or per table, TABLE=5%; several separated by commas:
-                               --max-removed 10%,timetable=5%.
-          --max-changed LIMITS The same for changed rows.
-          --manifest M         Read thresholds and severity overrides from this pipeline folder or manifest
-                               (default: raw/<bundle>/ under the current folder, when it exists). Options
-                               replace the manifest's limits one by one; a table's own limit wins over a default.
-          --examples N         Examples per table and kind (default 3).
-
         Exit codes: 0 within the thresholds, 1 over a threshold, a schema change without a new user_version, or a
         file that is not a bundle, 64 usage or manifest error, 74 I/O error.
 
         """
-    static let flags: Set<String> = []
-    static let options: Set<String> = ["--format", "--max-removed", "--max-changed", "--manifest", "--examples"]
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--format", value: "text|json", help: "text (default) or json."),
+        CommandOption("--max-removed", value: "LIMITS", help: "Fail when more rows than this were removed from a table: 10% (of OLD's rows), 25 (rows), or per table, TABLE=5%; several separated by commas: --max-removed 10%,timetable=5%."),
+        CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows."),
+        CommandOption("--manifest", value: "M", help: "Read thresholds and severity overrides from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
+        CommandOption("--examples", value: "N", help: "Examples per table and kind (default 3)."),
+    ]
 
     let old: URL
     let new: URL
@@ -56,7 +50,7 @@ struct DiffCommand: KilnCommand {
         var limits = thresholds
         var severity: [String: Severity] = [:]
         if let path = try manifestPath ?? conventionalManifest() {
-            let manifest = try ManifestLoader.load(path).manifest
+            let manifest = try ManifestLoader.load(path, resolvingInputs: false).manifest
             limits = manifest.thresholds.overridden(by: thresholds)
             severity = manifest.severity
         }
@@ -65,10 +59,8 @@ struct DiffCommand: KilnCommand {
         return diff.passed ? 0 : 1
     }
 
-    /// `raw/<bundle>` when NEW names its bundle and that folder holds a manifest.
+    /// The manifest `ManifestLocation` finds for NEW, when there is one (a diff needs none).
     private func conventionalManifest() throws -> String? {
-        guard let path = try? BundleFile.defaultManifestPath(for: new),
-              FileManager.default.fileExists(atPath: path + "/" + ManifestLoader.defaultFileName) else { return nil }
-        return path
+        try? ManifestLocation.resolve(explicit: nil, bundle: new)
     }
 }

@@ -5,22 +5,19 @@ import KilnKit
 struct ExportCommand: KilnCommand {
     static let name = "export"
     static let abstract = "Writes files from a bundle with one of the manifest's exports (e.g. legacy-text)."
-    static let usage = "kiln export NAME BUNDLE --out DIR [--manifest M]"
+    static let arguments = "NAME BUNDLE"
     static let details = """
         Runs the queries of the manifest's export NAME against BUNDLE and writes each file into DIR, in the same
         formats the readers read. For the Patras pipeline, `kiln export legacy-text build/patras.sqlite --out DIR`
         writes the seven text files the older app loads.
 
-        OPTIONS:
-          --out DIR        The folder to write into (created if missing).
-          --manifest M     The pipeline folder or manifest (default: raw/<bundle>/ under the current folder,
-                           where <bundle> is the bundle's name in its kiln_metadata table).
-
         Exit codes: 0 written, 1 the bundle is not a Kiln bundle, 64 usage or manifest error, 74 I/O error.
 
         """
-    static let flags: Set<String> = []
-    static let options: Set<String> = ["--out", "--manifest"]
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
+        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
+    ]
 
     let exportName: String
     let bundle: URL
@@ -37,8 +34,8 @@ struct ExportCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
-        let manifestPath = try self.manifestPath ?? "raw/" + Exporter.bundleName(of: bundle)
-        let pipeline = try ManifestLoader.load(manifestPath)
+        let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
+        let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         let written = try Exporter(manifest: pipeline.manifest).export(exportName, from: bundle, to: output)
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         return 0

@@ -5,22 +5,20 @@ import KilnKit
 struct ExtractCommand: KilnCommand {
     static let name = "extract"
     static let abstract = "Shows what a source extracts from files, then the lines that look like data but were missed."
-    static let usage = "kiln extract SOURCE[.KIND] FILE... [--manifest M] [--format table|json]"
+    static let arguments = "SOURCE[.KIND] FILE..."
     static let details = """
         Runs the reader of the manifest's source SOURCE (with its patterns, headings and expectations) over the given
         files and prints the records as a table (for a source that fills several tables, name the kind of record:
         guide.listing), then every line that looks like data (the source's candidate
         pattern) that no row pattern captured, with its line number — so a pattern can be tuned in seconds.
 
-        OPTIONS:
-          --manifest M     The pipeline folder or manifest (default: the current folder).
-          --format FORMAT  table (default) or json.
-
         Exit codes: 0 extracted (findings are shown, not failures), 64 usage or manifest error, 74 I/O error.
 
         """
-    static let flags: Set<String> = []
-    static let options: Set<String> = ["--manifest", "--format"]
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest (default: kiln.json5 in the current folder)."),
+        CommandOption("--format", value: "table|json", help: "table (default) or json."),
+    ]
 
     let sourceName: String
     let files: [String]
@@ -32,7 +30,8 @@ struct ExtractCommand: KilnCommand {
         guard !arguments.positionals.isEmpty else { throw KilnError.usage("missing the files to extract from") }
         files = arguments.positionals
         arguments.positionals = []
-        manifestPath = arguments.values["--manifest"] ?? "."
+        manifestPath = try ManifestLocation.resolve(explicit: arguments.values["--manifest"], bundle: nil)
+            ?? { throw KilnError.usage("no \(ManifestLoader.defaultFileName) in the current folder; give the pipeline with --manifest") }()
         format = try arguments.format(allowed: ["table", "json"])
     }
 

@@ -5,21 +5,19 @@ import KilnKit
 struct TestCommand: KilnCommand {
     static let name = "test"
     static let abstract = "Runs the manifest's extraction fixtures and shows a diff where extraction changed."
-    static let usage = "kiln test DIR|MANIFEST [--update]"
+    static let arguments = "DIR|MANIFEST"
     static let details = """
         For every entry of the manifest's `fixtures` (source, input, expected), runs the source's reader over the
         input and compares the records and the unmatched lines with the expected JSON file. Prints `ok` or a
         line diff (`- expected`, `+ now`) for each fixture.
 
-        OPTIONS:
-          --update   Writes the expected files from what is extracted now (review the change with git diff).
-
         Exit codes: 0 every fixture matches, 1 any difference or missing expected file, 64 usage or manifest
         error, 74 I/O error.
 
         """
-    static let flags: Set<String> = ["--update"]
-    static let options: Set<String> = []
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--update", value: nil, help: "Writes the expected files from what is extracted now (review the change with git diff)."),
+    ]
 
     let pipelinePath: String
     let update: Bool

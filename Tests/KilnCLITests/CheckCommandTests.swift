@@ -141,7 +141,7 @@ final class CheckCommandTests: CLITestCase {
         try FileManager.default.removeItem(at: file("raw"))
         let noPipeline = try kiln("check", "app.sqlite")
         XCTAssertEqual(noPipeline.status, 64)
-        XCTAssertEqual(noPipeline.stderr, "Error: app.sqlite is a bundle of \"patras\", but there is no raw/patras/kiln.json5 here; give its manifest with --manifest\nUsage: kiln check BUNDLE [--manifest M] [--format text|json|junit|github]\n")
+        XCTAssertEqual(noPipeline.stderr, "Error: app.sqlite is a bundle of \"patras\", but there is no kiln.json5 here nor raw/patras/kiln.json5; give its manifest with --manifest\nUsage: kiln check BUNDLE [--manifest M] [--format text|json|junit|github]\n")
 
         let format = try kiln("check", "app.sqlite", "--format", "xml")
         XCTAssertEqual(format.status, 64)

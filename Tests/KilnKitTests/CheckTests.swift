@@ -52,7 +52,7 @@ final class CheckTests: KilnTestCase {
                        ["table line_entry is not shipped", "table starting_point is not shipped",
                         "table stop_line_listing is not shipped", "table timetable_row is not shipped"])
         let ran = report.results.filter { $0.category == .rules && $0.notRun == nil }.map(\.name)
-        XCTAssertTrue(ran.contains("coordinates on stop (rules[0])"), ran.joined(separator: "\n"))
+        XCTAssertTrue(ran.contains("coordinates on stop.latitude,longitude (rules[0])"), ran.joined(separator: "\n"))
         XCTAssertTrue(ran.contains("route.order (rules[3])"), "an SQL rule reading _file runs on the bundle")
         XCTAssertTrue(ran.contains("foreign-key on route_stop.stop_code (tables[4])"), ran.joined(separator: "\n"))
         XCTAssertEqual(report.results.first { $0.name == "line.no-route (rules[7])" }?.notRun, "table line_entry is not shipped")

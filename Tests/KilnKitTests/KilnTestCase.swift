@@ -65,3 +65,11 @@ extension Record {
         zip(kind.fieldNames, values).filter { !$0.0.hasPrefix("_") }.map(\.1)
     }
 }
+
+/// Tests write Kiln's codes as they appear in reports; a code not in the catalogue stops the test.
+extension DiagnosticCode: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) {
+        guard let code = DiagnosticCode.named(value) else { preconditionFailure("\(value) is not in DiagnosticCode.catalogue") }
+        self = code
+    }
+}

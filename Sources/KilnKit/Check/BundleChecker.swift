@@ -16,26 +16,19 @@ public struct BundleChecker {
         self.pipeline = pipeline
     }
 
-    /// Checks the bundle at `url`, finding its manifest at `manifestPath` or, when `nil`, at `raw/<bundle>` under
-    /// the current folder (the bundle's name in its `kiln_metadata`). A file that is not a bundle gives a report
-    /// with that one finding.
+    /// Checks the bundle at `url` against the manifest `ManifestLocation` finds (`manifestPath`, else the current
+    /// folder's, else `raw/<bundle>`), without reading any raw input. A file that is not a bundle gives a report with
+    /// that one finding.
     /// - Throws: `KilnError.io` when the bundle cannot be read; `KilnError.usage` or `KilnError.manifest` when the
     ///   manifest is missing or wrong.
     public static func check(_ url: URL, manifestPath: String?) throws -> CheckReport {
-        var path = manifestPath ?? ""
-        if manifestPath == nil {
-            let name: String
-            do {
-                name = try BundleFile.name(of: url)
-            } catch KilnError.validation(let sentence) {
-                return unusable(url, sentence, manifest: nil)
-            }
-            path = BundleFile.conventionalPipeline(named: name)
-            guard FileManager.default.fileExists(atPath: path + "/" + ManifestLoader.defaultFileName) else {
-                throw KilnError.usage("\(url.relativePath) is a bundle of \"\(name)\", but there is no \(path)/\(ManifestLoader.defaultFileName) here; give its manifest with --manifest")
-            }
+        let path: String
+        do {
+            path = try ManifestLocation.require(explicit: manifestPath, bundle: url)
+        } catch KilnError.validation(let sentence) {
+            return unusable(url, sentence, manifest: nil)
         }
-        return try BundleChecker(pipeline: try ManifestLoader.load(path)).check(url)
+        return try BundleChecker(pipeline: try ManifestLoader.load(path, resolvingInputs: false)).check(url)
     }
 
     /// Checks the bundle at `url` against this pipeline's manifest.
@@ -68,13 +61,13 @@ public struct BundleChecker {
 
     /// The report of a file that cannot be checked at all: one sentence, one error.
     private static func unusable(_ url: URL, _ sentence: String, manifest: String?) -> CheckReport {
-        let finding = Diagnostic(code: "check.file", severity: .error, message: sentence, provenance: Provenance(file: url.relativePath))
+        let finding = Diagnostic(code: .checkFile, severity: .error, message: sentence, provenance: Provenance(file: url.relativePath))
         return CheckReport(bundle: url.relativePath, manifest: manifest,
                            results: [CheckResult(category: .file, name: "SQLite file", findings: [finding])])
     }
 
     private func problem(_ url: URL, _ message: String) -> Diagnostic {
-        Diagnostic(code: "check.file", severity: .error, message: message, provenance: Provenance(file: url.relativePath))
+        Diagnostic(code: .checkFile, severity: .error, message: message, provenance: Provenance(file: url.relativePath))
     }
 
     /// A result whose findings have the manifest's severity overrides applied, placed in the bundle, in a stable order.
@@ -87,7 +80,7 @@ public struct BundleChecker {
         return CheckResult(category: category, name: name, findings: log.sorted)
     }
 
-    private func finding(_ code: String, _ message: String) -> Diagnostic {
+    private func finding(_ code: DiagnosticCode, _ message: String) -> Diagnostic {
         Diagnostic(code: code, severity: .error, message: message)
     }
 
@@ -97,7 +90,7 @@ public struct BundleChecker {
     /// the row counts of full-text tables against their tables.
     private func integrity(_ database: Database, _ url: URL) throws -> [CheckResult] {
         let problems = try database.rows("PRAGMA integrity_check").compactMap(\.values.first?.textValue).filter { $0 != "ok" }
-        var results = [result(.integrity, "integrity_check", url, problems.map { finding("check.integrity", "PRAGMA integrity_check: \($0)") })]
+        var results = [result(.integrity, "integrity_check", url, problems.map { finding(.checkIntegrity, "PRAGMA integrity_check: \($0)") })]
 
         var groups: [(table: String, key: Int, rowids: [Int64])] = []
         for row in try database.rows("PRAGMA foreign_key_check") {
@@ -117,7 +110,7 @@ public struct BundleChecker {
             let first = try database.rows("SELECT * FROM \(quoteIdentifier(group.table)) WHERE rowid = ?", [.integer(group.rowids[0])]).first
             let values = columns.map { first?[$0].textValue ?? "NULL" }.joined(separator: ", ")
             let more = group.rowids.count > 1 ? "; \(group.rowids.count - 1) more rows of \(group.table) break this key" : ""
-            broken.append(finding("check.foreign-key", "PRAGMA foreign_key_check: \(describe(group.table, first, rowid: group.rowids[0])): \(columns.joined(separator: ",")) \"\(values)\" refers to no \(parent) (no \(parent).\(target.joined(separator: ",")) \"\(values)\")\(more)"))
+            broken.append(finding(.checkForeignKey, "PRAGMA foreign_key_check: \(describe(group.table, first, rowid: group.rowids[0])): \(columns.joined(separator: ",")) \"\(values)\" refers to no \(parent) (no \(parent).\(target.joined(separator: ",")) \"\(values)\")\(more)"))
         }
         results.append(result(.integrity, "foreign_key_check", url, broken))
 
@@ -125,7 +118,7 @@ public struct BundleChecker {
             guard let fullText = table.fullText,
                   let indexed = try? database.rows("SELECT count(*) FROM \(quoteIdentifier(fullText.name))").first?.values.first?.number,
                   let rows = try? database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))").first?.values.first?.number else { continue }
-            let stale = indexed == rows ? [] : [finding("check.full-text", "full-text table \(fullText.name) holds \(Int(indexed)) rows, but its table \(table.name) holds \(Int(rows))")]
+            let stale = indexed == rows ? [] : [finding(.checkFullText, "full-text table \(fullText.name) holds \(Int(indexed)) rows, but its table \(table.name) holds \(Int(rows))")]
             results.append(result(.integrity, "full-text rows of \(fullText.name)", url, stale))
         }
         return results
@@ -151,7 +144,7 @@ public struct BundleChecker {
         }
         func findings(_ matching: (SchemaDifference) -> Bool) -> [Diagnostic] {
             differences.filter(matching).map {
-                finding("schema.\($0.kind.rawValue)", $0.sentence(expected: "the manifest", actual: "the bundle"))
+                finding(.schema($0.kind), $0.sentence(expected: "the manifest", actual: "the bundle"))
             }
         }
         var results = manifest.tables.filter(\.ship).map { table in
@@ -169,7 +162,7 @@ public struct BundleChecker {
     private func metadataCheck(_ metadata: [String: String]?, _ database: Database, _ present: SchemaSnapshot, _ url: URL) -> CheckResult {
         let name = BundleWriter.metadataTable
         guard let metadata else {
-            return result(.metadata, name, url, [finding("check.metadata", "the bundle has no \(name) table: it was not written by kiln build")])
+            return result(.metadata, name, url, [finding(.checkMetadata, "the bundle has no \(name) table: it was not written by kiln build")])
         }
         var problems: [String] = []
         if metadata["bundle.name"] == nil { problems.append("\(name) names no bundle (no bundle.name entry)") }
@@ -189,7 +182,7 @@ public struct BundleChecker {
         for key in metadata.keys.sorted() where key.hasPrefix("rows.") && present.tables[String(key.dropFirst(5))] == nil {
             problems.append("\(name) records \(metadata[key]!) rows for table \(key.dropFirst(5)), which is missing in the bundle")
         }
-        return result(.metadata, name, url, problems.map { finding("check.metadata", $0) })
+        return result(.metadata, name, url, problems.map { finding(.checkMetadata, $0) })
     }
 
     // MARK: - Rules
@@ -209,7 +202,9 @@ public struct BundleChecker {
         var results: [CheckResult] = []
         for (rule, keyPath) in engine.rules {
             var name = rule.code
-            if let table = rule.table { name += " on \(table)" + (rule.columns.isEmpty ? "" : "." + rule.columns.joined(separator: ",")) }
+            if let table = rule.check.table {
+                name += " on \(table)" + (rule.check.columns.isEmpty ? "" : "." + rule.check.columns.joined(separator: ","))
+            }
             name += " (\(keyPath))"
             if let table = rule.tablesRead.first(where: { present.tables[$0] == nil }) {
                 results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))
@@ -223,7 +218,7 @@ public struct BundleChecker {
                 if error.message.hasPrefix("no such table: "), case let table = String(error.message.dropFirst(15)), manifest.table(table) != nil {
                     results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))
                 } else {
-                    results.append(result(.rules, name, url, [finding("check.rule", "rule \(rule.code) (\(keyPath)) cannot run on the bundle: SQLite says \(error.message)")]))
+                    results.append(result(.rules, name, url, [finding(.checkRule, "rule \(rule.code) (\(keyPath)) cannot run on the bundle: SQLite says \(error.message)")]))
                 }
             }
         }
@@ -239,7 +234,10 @@ public struct BundleChecker {
 private extension RuleSpec {
     /// The tables a built-in or declared rule reads; SQL rules are found out by running them.
     var tablesRead: [String] {
-        guard kind != .sql else { return [] }
-        return [table, foreignKey?.table, references?.table].compactMap { $0 }
+        switch check {
+        case .sql: return []
+        case .references(let table, let key): return [table, key.table]
+        default: return check.table.map { [$0] } ?? []
+        }
     }
 }

@@ -170,19 +170,19 @@ public struct BundleDiff: Sendable {
     /// The errors of this diff under its thresholds.
     private func judge(oldBundle: String?, newBundle: String?) -> [Diagnostic] {
         var found: [Diagnostic] = []
-        func error(_ code: String, _ message: String) {
+        func error(_ code: DiagnosticCode, _ message: String) {
             found.append(Diagnostic(code: code, severity: .error, message: message, provenance: Provenance(file: new)))
         }
         if let oldBundle, let newBundle, oldBundle != newBundle {
-            error("diff.bundle", "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
+            error(.diffBundle, "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
         }
         if schema.contains(where: { $0.kind != .userVersion }), oldVersion == newVersion {
-            error("diff.user-version", "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
+            error(.diffUserVersion, "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
         }
         for table in tables {
             for (measure, count) in [(Thresholds.Measure.removed, table.removed), (.changed, table.changed)] {
                 guard let limit = thresholds.limit(measure, for: table.name), limit.isExceeded(by: count, of: table.oldRows) else { continue }
-                error("diff.threshold", "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) since \(old) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
+                error(.diffThreshold, "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) since \(old) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
             }
         }
         return found

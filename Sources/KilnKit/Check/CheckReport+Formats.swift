@@ -113,7 +113,7 @@ extension CheckReport {
         var lines = diagnostics.map(githubAnnotation)
         let notRun = notRunSummary
         if !notRun.isEmpty {
-            lines.append(githubAnnotation(Diagnostic(code: "check.not-run", severity: .info,
+            lines.append(githubAnnotation(Diagnostic(code: .checkNotRun, severity: .info,
                                                      message: "not run on a bundle: " + notRun.joined(separator: "; "),
                                                      provenance: Provenance(file: bundle))))
         }
@@ -132,8 +132,7 @@ extension BuildReport.Entry {
 
 /// `value` as pretty-printed JSON with sorted keys, ending with a newline.
 func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let encoder = KilnJSON.encoder()
     return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
 }
 

@@ -47,6 +47,11 @@ public struct Diagnostic: Codable, Hashable, Sendable {
         self.provenance = provenance
     }
 
+    /// A finding of one of Kiln's own codes.
+    public init(code: DiagnosticCode, severity: Severity, message: String, provenance: Provenance? = nil) {
+        self.init(code: code.rawValue, severity: severity, message: message, provenance: provenance)
+    }
+
     /// `file:line: severity: message [code]`.
     public var formatted: String {
         let place = provenance.map { $0.location + ": " } ?? ""
@@ -74,8 +79,13 @@ public final class DiagnosticLog {
         diagnostics.append(finding)
     }
 
-    /// Records a finding built from its parts.
-    public func report(_ code: String, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
+    /// Records a finding of one of Kiln's own codes.
+    public func report(_ code: DiagnosticCode, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
+        report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
+    }
+
+    /// Records a finding of a manifest rule, whose code the manifest chose.
+    public func report(ruleCode code: String, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
         report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
     }
 

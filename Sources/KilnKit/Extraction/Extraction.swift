@@ -16,7 +16,7 @@ public struct Extraction: Sendable {
     public var diagnostics: [Diagnostic]
 
     /// The findings about lines no pattern captured.
-    public var unmatched: [Diagnostic] { diagnostics.filter { $0.code == "extract.unmatched" } }
+    public var unmatched: [Diagnostic] { diagnostics.filter { $0.code == DiagnosticCode.extractUnmatched.rawValue } }
 
     /// Runs `source`'s reader over `files` (paths as the user gave them; they need not be inside the pipeline),
     /// keeping the records of `kind` (the source's only mapped kind when `nil`).
@@ -54,8 +54,7 @@ public struct Extraction: Sendable {
             var unmatched: [[String: JSONValue]]
             var diagnostics: [Diagnostic]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = KilnJSON.encoder()
         return try encoder.encode(Output(fields: fieldNames, records: recordObjects,
                                          unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics))
     }
@@ -86,7 +85,7 @@ public struct Extraction: Sendable {
         lines.append("")
         lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")
         for miss in misses { lines.append("  \(miss.provenance?.location ?? ""): \(miss.message)") }
-        let others = diagnostics.filter { $0.code != "extract.unmatched" }
+        let others = diagnostics.filter { $0.code != DiagnosticCode.extractUnmatched.rawValue }
         if !others.isEmpty {
             lines.append("")
             lines.append("other findings:")

@@ -84,8 +84,7 @@ public struct FixtureRunner {
             var records: [[String: JSONValue]]
             var unmatched: [[String: JSONValue]]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = KilnJSON.encoder()
         let records = extraction.recordObjects.map { $0.filter { $0.key != "_file" } }
         let unmatched = extraction.unmatched.map { Extraction.object($0).filter { $0.key != "file" } }
         do {

@@ -5,6 +5,8 @@ struct JSON5Locator {
     private(set) var lines: [String: Int] = [:]
     /// The first structural syntax error found (Foundation's JSON5 errors carry no position), if any.
     private(set) var syntaxError: (line: Int, message: String)?
+    /// The first key written twice in one object (Foundation's decoder keeps one of them silently), if any.
+    private(set) var duplicateKey: (keyPath: String, line: Int, firstLine: Int)?
 
     init(text: String) {
         var scanner = Scanner(bytes: Array(text.utf8))
@@ -12,6 +14,7 @@ struct JSON5Locator {
         scanner.skipTrivia()
         if scanner.error == nil, scanner.index < scanner.bytes.count { scanner.fail("unexpected text after the end of the manifest") }
         syntaxError = scanner.error
+        duplicateKey = scanner.duplicateKey
     }
 
     /// The line of `path`, or of its nearest located ancestor.
@@ -33,6 +36,7 @@ struct JSON5Locator {
         var index = 0
         var line = 1
         var error: (line: Int, message: String)?
+        var duplicateKey: (keyPath: String, line: Int, firstLine: Int)?
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -62,6 +66,7 @@ struct JSON5Locator {
             switch bytes[index] {
             case UInt8(ascii: "{"):
                 index += 1
+                var keysSeen: [String: Int] = [:]
                 while true {
                     skipTrivia()
                     guard index < bytes.count else { return fail("unexpected end of the manifest; an object is not closed") }
@@ -70,6 +75,11 @@ struct JSON5Locator {
                     let keyLine = line
                     let key = readKey()
                     let child = path.isEmpty ? key : path + "." + key
+                    if let first = keysSeen[key] {
+                        if duplicateKey == nil { duplicateKey = (child, keyLine, first) }
+                    } else {
+                        keysSeen[key] = keyLine
+                    }
                     lines[child] = keyLine
                     skipTrivia()
                     guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return fail("expected \":\" after the key \"\(key)\"") }

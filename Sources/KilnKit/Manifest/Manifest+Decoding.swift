@@ -275,26 +275,63 @@ extension RuleSpec: Decodable {
         case latitude, longitude, box, sql, message, severity
     }
 
+    /// The keys each kind takes besides `code`, `description`, `kind` and `severity`.
+    private static let keysOfKind: [RuleKind: Set<CodingKeys>] = [
+        .unique: [.table, .columns, .column], .notNull: [.table, .columns, .column], .references: [.table, .columns, .column, .references],
+        .range: [.table, .columns, .column, .range], .enum: [.table, .columns, .column, .allowed],
+        .pattern: [.table, .columns, .column, .pattern], .bounds: [.table, .latitude, .longitude, .box], .sql: [.sql, .message],
+    ]
+
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         code = try c.decode(String.self, forKey: .code)
-        kind = try c.decode(RuleKind.self, forKey: .kind)
-        table = try c.decodeIfPresent(String.self, forKey: .table)
-        if let single = try c.decodeIfPresent(String.self, forKey: .column) {
-            columns = [single]
-        } else {
-            columns = try c.decodeIfPresent([String].self, forKey: .columns) ?? []
-        }
-        references = try c.decodeIfPresent(ColumnReference.self, forKey: .references)
-        range = try c.decodeIfPresent(RangeSpec.self, forKey: .range)
-        allowed = try c.decodeIfPresent([String].self, forKey: .allowed)
-        pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
-        latitude = try c.decodeIfPresent(String.self, forKey: .latitude)
-        longitude = try c.decodeIfPresent(String.self, forKey: .longitude)
-        box = try c.decodeIfPresent(BoxSpec.self, forKey: .box)
-        sql = try c.decodeIfPresent(String.self, forKey: .sql)
-        message = try c.decodeIfPresent(String.self, forKey: .message)
+        let kind = try c.decode(RuleKind.self, forKey: .kind)
         severity = try c.decodeIfPresent(Severity.self, forKey: .severity) ?? .error
+        let common: Set<CodingKeys> = [.code, .description, .kind, .severity]
+        let accepted = common.union(RuleSpec.keysOfKind[kind]!)
+        if let stray = c.allKeys.first(where: { !accepted.contains($0) }) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [stray], debugDescription:
+                "a \(kind.rawValue) rule does not take \"\(stray.stringValue)\"; it takes: \(accepted.subtracting(common).map(\.stringValue).sorted().joined(separator: ", "))"))
+        }
+        func required<T: Decodable>(_ type: T.Type, _ key: CodingKeys, _ what: String) throws -> T {
+            guard let value = try c.decodeIfPresent(type, forKey: key) else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: c.codingPath, debugDescription: "a \(kind.rawValue) rule needs \"\(key.stringValue)\": \(what)"))
+            }
+            return value
+        }
+        func columns() throws -> [String] {
+            if let single = try c.decodeIfPresent(String.self, forKey: .column) { return [single] }
+            let columns = try c.decodeIfPresent([String].self, forKey: .columns) ?? []
+            guard !columns.isEmpty else {
+                throw DecodingError.keyNotFound(CodingKeys.columns, .init(codingPath: c.codingPath, debugDescription: "a \(kind.rawValue) rule needs \"column\" or \"columns\""))
+            }
+            return columns
+        }
+        switch kind {
+        case .sql:
+            check = .sql(query: try required(String.self, .sql, "a query returning the offending rows"),
+                         message: try required(String.self, .message, "the finding's sentence, with {column} placeholders"))
+        case .bounds:
+            check = .bounds(table: try required(String.self, .table, "the table"), latitude: try required(String.self, .latitude, "the column name"),
+                            longitude: try required(String.self, .longitude, "the column name"),
+                            box: try required(BoxSpec.self, .box, "{minLatitude, maxLatitude, minLongitude, maxLongitude}"))
+        default:
+            let table = try required(String.self, .table, "the table")
+            let columns = try columns()
+            switch kind {
+            case .unique: check = .unique(table: table, columns: columns)
+            case .notNull: check = .notNull(table: table, columns: columns)
+            case .references:
+                let target = try required(ColumnReference.self, .references, "\"table.column\"")
+                guard columns.count == 1 else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.columns], debugDescription: "a references rule checks exactly one column"))
+                }
+                check = .references(table: table, key: ForeignKeySpec(columns: columns, table: target.table, referencedColumns: [target.column]))
+            case .range: check = .range(table: table, columns: columns, range: try required(RangeSpec.self, .range, "{min, max}"))
+            case .enum: check = .allowed(table: table, columns: columns, values: try required([String].self, .allowed, "[values]"))
+            default: check = .pattern(table: table, columns: columns, pattern: try required(String.self, .pattern, "a PCRE2 pattern"))
+            }
+        }
     }
 }
 
@@ -328,5 +365,23 @@ extension ExportFileSpec: Decodable {
         format = try c.decode(String.self, forKey: .format)
         options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])
         query = try c.decode(String.self, forKey: .query)
+    }
+}
+
+extension RangeSpec: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case min, max }
+
+    /// Refuses a range whose `min` is above its `max`: no value could pass it.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        min = try c.decodeIfPresent(Double.self, forKey: .min)
+        max = try c.decodeIfPresent(Double.self, forKey: .max)
+        if let min, let max, min > max {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.min], debugDescription:
+                "min \(SQLValue.format(min)) is above max \(SQLValue.format(max)): no value could pass this range"))
+        }
+        guard min != nil || max != nil else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a range needs \"min\", \"max\" or both"))
+        }
     }
 }

@@ -37,7 +37,7 @@ public struct Manifest: Sendable {
 }
 
 /// The SQL type a column is declared with; values are converted to it, never guessed.
-public enum ColumnType: String, Codable, Sendable {
+public enum ColumnType: String, Codable, Sendable, CaseIterable {
     case text, integer, real, blob
     var sql: String { rawValue.uppercased() }
 }
@@ -98,7 +98,7 @@ public struct ColumnReference: Sendable, Hashable {
 }
 
 /// Inclusive numeric bounds; either side may be open.
-public struct RangeSpec: Codable, Sendable, Hashable {
+public struct RangeSpec: Sendable, Hashable {
     public var min: Double?
     public var max: Double?
 }
@@ -188,32 +188,78 @@ public enum NormalizerSpec: Sendable, Equatable {
     case minutesAfter(field: String, overnightBefore: String)
 }
 
-/// A check over the staged tables.
+/// A check over the staged tables (or a shipped bundle): what it checks, the code it reports under, its severity.
 public struct RuleSpec: Sendable {
     /// The diagnostic code the rule reports under.
     public var code: String
-    public var kind: RuleKind
-    public var table: String?
-    public var columns: [String]
-    public var references: ColumnReference?
-    public var range: RangeSpec?
-    public var allowed: [String]?
-    public var pattern: String?
-    /// For `bounds`: the latitude and longitude columns and the box they must fall in.
-    public var latitude: String?
-    public var longitude: String?
-    public var box: BoxSpec?
-    /// For `sql`: a query returning one row per finding (columns `_file` and `_line` give the place).
-    public var sql: String?
-    /// The message, with `{column}` placeholders filled from the offending row.
-    public var message: String?
+    /// What the rule checks, with the fields its kind needs.
+    public var check: RuleCheck
     public var severity: Severity
-    /// For `references` rules made from a table's foreign keys, which may span several columns.
-    var foreignKey: ForeignKeySpec?
+
+    /// The kind of the check.
+    public var kind: RuleKind { check.kind }
+}
+
+/// What a rule checks. Each kind carries exactly the fields it needs, so a rule can never be missing one when it runs.
+/// To add a kind: a case here, its `kind` and `table`, its decoding in `RuleSpec.init(from:)`, its checks in
+/// `ManifestChecker.checkRule`, and its query in `RuleEngine.evaluate`.
+public enum RuleCheck: Sendable {
+    /// No two rows share `columns` (a key or a unique set).
+    case unique(table: String, columns: [String])
+    /// Every row has a value in each of `columns`.
+    case notNull(table: String, columns: [String])
+    /// Every non-NULL `key.columns` of `table` matches a row of `key.table`.
+    case references(table: String, key: ForeignKeySpec)
+    /// Numbers in `columns` lie in `range`.
+    case range(table: String, columns: [String], range: RangeSpec)
+    /// Values in `columns` are among `values`.
+    case allowed(table: String, columns: [String], values: [String])
+    /// Values in `columns` match the PCRE2 `pattern`.
+    case pattern(table: String, columns: [String], pattern: String)
+    /// Coordinates lie in `box` (a swap of latitude and longitude is named as such).
+    case bounds(table: String, latitude: String, longitude: String, box: BoxSpec)
+    /// `query` returns one row per finding (`_file`, `_line` give the place); `message` fills `{column}` from it.
+    case sql(query: String, message: String)
+
+    /// The kind, as manifests write it.
+    public var kind: RuleKind {
+        switch self {
+        case .unique: return .unique
+        case .notNull: return .notNull
+        case .references: return .references
+        case .range: return .range
+        case .allowed: return .enum
+        case .pattern: return .pattern
+        case .bounds: return .bounds
+        case .sql: return .sql
+        }
+    }
+
+    /// The table the check reads; `nil` for SQL, which may read any.
+    public var table: String? {
+        switch self {
+        case .unique(let table, _), .notNull(let table, _), .references(let table, _), .range(let table, _, _),
+             .allowed(let table, _, _), .pattern(let table, _, _), .bounds(let table, _, _, _):
+            return table
+        case .sql: return nil
+        }
+    }
+
+    /// The columns the check reads (empty for SQL).
+    public var columns: [String] {
+        switch self {
+        case .unique(_, let columns), .notNull(_, let columns), .range(_, let columns, _), .allowed(_, let columns, _),
+             .pattern(_, let columns, _):
+            return columns
+        case .references(_, let key): return key.columns
+        case .bounds(_, let latitude, let longitude, _): return [latitude, longitude]
+        case .sql: return []
+        }
+    }
 }
 
 /// The kinds of rule.
-public enum RuleKind: String, Codable, Sendable {
+public enum RuleKind: String, Codable, Sendable, CaseIterable {
     case unique, references, notNull, range, `enum`, pattern, bounds, sql
 }
 

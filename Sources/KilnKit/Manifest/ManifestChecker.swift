@@ -6,14 +6,20 @@ struct ManifestChecker {
     let issue: (String, String) -> KilnError
 
     func check() throws {
-        try require(manifest.bundle.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } && !manifest.bundle.isEmpty
-                    && !manifest.bundle.hasPrefix("."),
+        try require(BundleName.isValid(manifest.bundle),
                     "bundle", "the bundle name \"\(manifest.bundle)\" may hold only letters, digits, \"-\", \"_\" and \".\"")
         try require(manifest.schemaVersion >= 0, "schemaVersion", "the schema version must not be negative")
+        let ruleCodes = Set(manifest.rules.map(\.code))
+        for code in manifest.severity.keys.sorted() {
+            let ruleCode = code.hasSuffix(".identical") ? String(code.dropLast(".identical".count)) : code
+            try require(DiagnosticCode.named(code) != nil || ruleCodes.contains(ruleCode), "severity.\(code)",
+                        "no finding has the code \"\(code)\": it is neither one of Kiln's codes (kiln codes lists them) nor the code "
+                            + "of a rule of this manifest\(ruleCodes.isEmpty ? "" : " (\(ruleCodes.sorted().joined(separator: ", ")))")")
+        }
         var seen: Set<String> = []
         for (index, table) in manifest.tables.enumerated() {
             try checkTable(table, path: "tables[\(index)]")
-            try require(seen.insert(table.name).inserted, "tables[\(index)].name", "table \"\(table.name)\" is declared twice")
+            try require(seen.insert(table.name.lowercased()).inserted, "tables[\(index)].name", "table \"\(table.name)\" is declared twice (SQLite does not tell table names apart by case)")
             if let fullText = table.fullText {
                 try require(seen.insert(fullText.name).inserted, "tables[\(index)].fullText.name",
                             "\"\(fullText.name)\" is already the name of a table")
@@ -98,33 +104,29 @@ struct ManifestChecker {
                     "an R*Tree keys its entries by the row's id: table \"\(table.name)\" needs a primary key of one integer column")
     }
 
+    /// Checks that a rule names tables and columns that exist, that its pattern compiles, and that an SQL rule's
+    /// message names only columns its query returns (`SQLRuleCheck`).
     private func checkRule(_ rule: RuleSpec, path: String) throws {
-        if rule.kind == .sql {
-            try require(rule.sql != nil, path + ".sql", "an sql rule needs \"sql\": a query returning the offending rows")
-            try require(rule.message != nil, path + ".message", "an sql rule needs a \"message\"")
+        guard let tableName = rule.check.table else {
+            guard case .sql(let query, let message) = rule.check else { return }
+            if let problem = SQLRuleCheck(manifest: manifest).problem(query: query, message: message) {
+                throw issue(path + (problem.inMessage ? ".message" : ".sql"), problem.text)
+            }
             return
         }
-        guard let tableName = rule.table else { throw issue(path + ".table", "a \(rule.kind.rawValue) rule needs \"table\"") }
         guard let table = manifest.table(tableName) else { throw issue(path + ".table", "no table named \"\(tableName)\"") }
-        try columns(rule.columns, of: table, path + ".columns")
-        switch rule.kind {
-        case .bounds:
-            for (key, column) in [("latitude", rule.latitude), ("longitude", rule.longitude)] {
-                guard let column else { throw issue(path + "." + key, "a bounds rule needs \"\(key)\": the column name") }
-                try columns([column], of: table, path + "." + key)
-            }
-            try require(rule.box != nil, path + ".box", "a bounds rule needs \"box\" {minLatitude, maxLatitude, minLongitude, maxLongitude}")
-        case .references:
-            guard let reference = rule.references else { throw issue(path + ".references", "a references rule needs \"references\": \"table.column\"") }
-            try checkReference(reference, path: path + ".references")
-            try require(rule.columns.count == 1, path + ".columns", "a references rule checks exactly one column")
-        case .range: try require(rule.range != nil && !rule.columns.isEmpty, path + ".range", "a range rule needs \"column\" and \"range\" {min, max}")
-        case .enum: try require(rule.allowed != nil && !rule.columns.isEmpty, path + ".enum", "an enum rule needs \"column\" and \"enum\": [values]")
-        case .pattern:
-            guard let pattern = rule.pattern, !rule.columns.isEmpty else { throw issue(path + ".pattern", "a pattern rule needs \"column\" and \"pattern\"") }
+        switch rule.check {
+        case .bounds(_, let latitude, let longitude, _):
+            try columns([latitude], of: table, path + ".latitude")
+            try columns([longitude], of: table, path + ".longitude")
+        case .references(_, let key):
+            try columns(key.columns, of: table, path + ".columns")
+            try checkReference(ColumnReference(table: key.table, column: key.referencedColumns[0]), path: path + ".references")
+        case .pattern(_, let names, let pattern):
+            try columns(names, of: table, path + ".columns")
             try compiles(pattern, path + ".pattern")
-        case .unique, .notNull: try require(!rule.columns.isEmpty, path + ".columns", "a \(rule.kind.rawValue) rule needs \"columns\"")
-        case .sql: break
+        default:
+            try columns(rule.check.columns, of: table, path + ".columns")
         }
     }
 

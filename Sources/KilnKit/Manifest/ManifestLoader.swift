@@ -87,8 +87,10 @@ public enum ManifestLoader {
 
     /// Loads and checks the pipeline at `path` (a folder or a manifest file). Source paths must stay inside the
     /// pipeline folder, or lie in one of `allowedPaths` (absolute folders or files the command line allowed).
+    /// With `resolvingInputs` false (`check`, `diff`, `export`: an app's repository holds the manifest and the bundle,
+    /// not the raw inputs) no source path is looked up and every source has no files.
     /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
-    public static func load(_ path: String, allowedPaths: [URL] = []) throws -> Pipeline {
+    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> Pipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
@@ -101,6 +103,11 @@ public enum ManifestLoader {
             .manifest(ManifestIssue(file: displayName, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
         }
 
+        if locator.syntaxError == nil, let duplicate = locator.duplicateKey {
+            throw KilnError.manifest(ManifestIssue(file: displayName, line: duplicate.line, keyPath: duplicate.keyPath,
+                                                   message: "this key is written twice in one object (first on line \(duplicate.firstLine)); "
+                                                       + "only one of the two values would be read: remove one"))
+        }
         let decoder = JSONDecoder()
         decoder.allowsJSON5 = true
         let document: ManifestDocument
@@ -116,7 +123,8 @@ public enum ManifestLoader {
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
             do {
-                sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths, issue: issue))
+                sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths,
+                                           resolvingInputs: resolvingInputs, issue: issue))
             } catch let error as DecodingError {
                 throw translate(error, file: displayName, locator: locator)
             }
@@ -124,7 +132,7 @@ public enum ManifestLoader {
         return Pipeline(manifest: manifest, sources: sources, locator: locator)
     }
 
-    private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL],
+    private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL], resolvingInputs: Bool,
                                 issue: (String, String) -> KilnError) throws -> CompiledSource {
         let path = "sources[\(index)]"
         let optionsPath: [CodingKey] = [AnyKey(stringValue: "sources"), AnyKey(intValue: index), AnyKey(stringValue: "options")]
@@ -162,7 +170,7 @@ public enum ManifestLoader {
         }
         let restricted = reader.restricted(to: Set(targets.map(\.kind)))
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        let files = try resolver.resolve(source.path) { issue(path + ".path", $0) }
+        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets)
     }
 
@@ -214,7 +222,7 @@ public enum ManifestLoader {
             message = "missing required key \"\(key.stringValue)\""
         case .dataCorrupted(let c):
             context = c
-            message = c.debugDescription
+            message = acceptedValuesMessage(c.debugDescription) ?? c.debugDescription
             if let underlying = c.underlyingError {
                 message = "not valid JSON5: \((underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(underlying)")"
             }
@@ -228,6 +236,24 @@ public enum ManifestLoader {
             message = "not valid JSON5: " + syntax.message
         }
         return .manifest(ManifestIssue(file: file, line: line, keyPath: keyPath, message: message))
+    }
+
+    /// The words a manifest may use for each kind of named value.
+    private static let acceptedValues: [String: [String]] = [
+        "ColumnType": ColumnType.allCases.map(\.rawValue),
+        "Severity": Severity.allCases.map(\.rawValue),
+        "RuleKind": RuleKind.allCases.map(\.rawValue),
+    ]
+
+    /// Foundation's "Cannot initialize ColumnType from invalid String value float" as a sentence naming the accepted
+    /// values; `nil` for any other message.
+    private static func acceptedValuesMessage(_ text: String) -> String? {
+        let prefix = "Cannot initialize "
+        guard text.hasPrefix(prefix), let from = text.range(of: " from invalid "), let value = text.range(of: " value ") else { return nil }
+        let typeName = String(text[text.index(text.startIndex, offsetBy: prefix.count)..<from.lowerBound])
+        guard let accepted = acceptedValues[typeName] else { return nil }
+        let found = String(text[value.upperBound...])
+        return "\"\(found)\" is not accepted here; expected one of: \(accepted.joined(separator: ", "))"
     }
 
     private static func describe(_ type: Any.Type) -> String {

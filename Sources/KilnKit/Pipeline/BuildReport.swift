@@ -38,8 +38,7 @@ public struct BuildReport: Encodable {
 
     /// The report as pretty-printed JSON with sorted keys.
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = KilnJSON.encoder()
         return try encoder.encode(self)
     }
 

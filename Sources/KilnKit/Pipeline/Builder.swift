@@ -113,7 +113,7 @@ public enum Builder {
                     comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
                 }
             } catch KilnError.validation(let message) {
-                log.report("bundle", .error, message)
+                log.report(.bundle, .error, message)
             }
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
@@ -144,7 +144,7 @@ public enum Builder {
         if let baseline = options.baseline { return baseline }
         guard let baseline = manifest.baselineURL else { return nil }
         if FileManager.default.fileExists(atPath: baseline.path) { return baseline }
-        log.report("diff.no-baseline", .info, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
+        log.report(.diffNoBaseline, .info, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
         return nil
     }
 
@@ -159,10 +159,10 @@ public enum Builder {
             }
             return diff
         } catch let error as KilnError {
-            log.report("diff.baseline", .error, "the new bundle cannot be compared with the baseline: \(error.description)")
+            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error.description)")
             return nil
         } catch {
-            log.report("diff.baseline", .error, "the new bundle cannot be compared with the baseline: \(error)")
+            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error)")
             return nil
         }
     }

@@ -10,16 +10,18 @@ struct RuleEngine {
 
     /// The default code of each built-in kind.
     static func defaultCode(_ kind: RuleKind) -> String {
+        let code: DiagnosticCode
         switch kind {
-        case .unique: return "duplicate-key"
-        case .references: return "foreign-key"
-        case .notNull: return "not-null"
-        case .range: return "range"
-        case .enum: return "enum"
-        case .pattern: return "pattern"
-        case .bounds: return "out-of-bounds"
-        case .sql: return "sql"
+        case .unique: code = .duplicateKey
+        case .references: code = .foreignKey
+        case .notNull: code = .notNull
+        case .range: code = .range
+        case .enum: code = .enumeration
+        case .pattern: code = .pattern
+        case .bounds: code = .outOfBounds
+        case .sql: code = .sql
         }
+        return code.rawValue
     }
 
     /// Every rule: the declared constraints first, table by table, then the manifest's rules in order.
@@ -27,33 +29,30 @@ struct RuleEngine {
         var rules: [(RuleSpec, String)] = []
         for (index, table) in pipeline.manifest.tables.enumerated() {
             let path = "tables[\(index)]"
-            func rule(_ kind: RuleKind, _ columns: [String]) -> RuleSpec {
-                RuleSpec(code: RuleEngine.defaultCode(kind), kind: kind, table: table.name, columns: columns, severity: .error)
+            func rule(_ check: RuleCheck) -> RuleSpec {
+                RuleSpec(code: RuleEngine.defaultCode(check.kind), check: check, severity: .error)
             }
-            if !table.primaryKey.isEmpty { rules.append((rule(.unique, table.primaryKey), path + ".primaryKey")) }
-            for (setIndex, set) in table.unique.enumerated() { rules.append((rule(.unique, set), "\(path).unique[\(setIndex)]")) }
+            let name = table.name
+            if !table.primaryKey.isEmpty { rules.append((rule(.unique(table: name, columns: table.primaryKey)), path + ".primaryKey")) }
+            for (setIndex, set) in table.unique.enumerated() {
+                rules.append((rule(.unique(table: name, columns: set)), "\(path).unique[\(setIndex)]"))
+            }
             for (columnIndex, column) in table.columns.enumerated() {
                 let columnPath = "\(path).columns[\(columnIndex)]"
-                if column.unique { rules.append((rule(.unique, [column.name]), columnPath)) }
-                if column.notNull || table.primaryKey.contains(column.name) { rules.append((rule(.notNull, [column.name]), columnPath)) }
-                if let range = column.range {
-                    var spec = rule(.range, [column.name]); spec.range = range
-                    rules.append((spec, columnPath + ".range"))
+                let columns = [column.name]
+                if column.unique { rules.append((rule(.unique(table: name, columns: columns)), columnPath)) }
+                if column.notNull || table.primaryKey.contains(column.name) {
+                    rules.append((rule(.notNull(table: name, columns: columns)), columnPath))
                 }
+                if let range = column.range { rules.append((rule(.range(table: name, columns: columns, range: range)), columnPath + ".range")) }
                 if let allowed = column.allowed {
-                    var spec = rule(.enum, [column.name]); spec.allowed = allowed
-                    rules.append((spec, columnPath + ".enum"))
+                    rules.append((rule(.allowed(table: name, columns: columns, values: allowed)), columnPath + ".enum"))
                 }
                 if let pattern = column.pattern {
-                    var spec = rule(.pattern, [column.name]); spec.pattern = pattern
-                    rules.append((spec, columnPath + ".pattern"))
+                    rules.append((rule(.pattern(table: name, columns: columns, pattern: pattern)), columnPath + ".pattern"))
                 }
             }
-            for key in table.allForeignKeys {
-                var spec = rule(.references, key.columns)
-                spec.foreignKey = key
-                rules.append((spec, path))
-            }
+            for key in table.allForeignKeys { rules.append((rule(.references(table: name, key: key)), path)) }
         }
         for (index, rule) in pipeline.manifest.rules.enumerated() { rules.append((rule, "rules[\(index)]")) }
         return rules
@@ -77,24 +76,23 @@ struct RuleEngine {
         do {
             try evaluate(rule)
         } catch let error as RegexMatchError {
-            log.report(rule.code, .error, error.description)
+            log.report(ruleCode: rule.code, .error, error.description)
         }
     }
 
     private func evaluate(_ rule: RuleSpec) throws {
-        let table = rule.table.map(quoteIdentifier) ?? ""
         let place = hasProvenance ? "_file, _line" : "NULL AS _file, NULL AS _line"
-        switch rule.kind {
-        case .unique: try duplicates(rule)
-        case .notNull:
-            for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") {
-                    report(rule, row, "\(describe(rule.table!, row)) has no \(column)")
+        switch rule.check {
+        case .unique(let tableName, let columns): try duplicates(rule, tableName, columns)
+        case .notNull(let tableName, let columns):
+            let table = quoteIdentifier(tableName)
+            for column in columns {
+                for row in try database.rows("SELECT \(place), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") {
+                    report(rule, row, "\(describe(tableName, row)) has no \(column)")
                 }
             }
-        case .references:
-            let key = rule.foreignKey
-                ?? ForeignKeySpec(columns: rule.columns, table: rule.references!.table, referencedColumns: [rule.references!.column])
+        case .references(let tableName, let key):
+            let table = quoteIdentifier(tableName)
             let join = zip(key.columns, key.referencedColumns).map { "r.\(quoteIdentifier($1)) = t.\(quoteIdentifier($0))" }.joined(separator: " AND ")
             let present = key.columns.map { "t.\(quoteIdentifier($0)) IS NOT NULL" }.joined(separator: " AND ")
             let selected = key.columns.map { "t.\(quoteIdentifier($0))" }.joined(separator: ", ")
@@ -103,52 +101,55 @@ struct RuleEngine {
             for row in try database.rows(sql) {
                 let values = key.columns.map { row[$0].textValue ?? "" }.joined(separator: ", ")
                 let times = row["times"].number.map { $0 > 1 ? " (\(Int($0)) \(hasProvenance ? "times on this line" : "rows"))" : "" } ?? ""
-                report(rule, row, "\(rule.table!).\(key.columns.joined(separator: ",")) \"\(values)\" refers to no \(key.table) (no \(key.table).\(key.referencedColumns.joined(separator: ",")) \"\(values)\")\(times)")
+                report(rule, row, "\(tableName).\(key.columns.joined(separator: ",")) \"\(values)\" refers to no \(key.table) (no \(key.table).\(key.referencedColumns.joined(separator: ",")) \"\(values)\")\(times)")
             }
-        case .range:
-            let range = rule.range!
-            for column in rule.columns {
+        case .range(let tableName, let columns, let range):
+            let table = quoteIdentifier(tableName)
+            for column in columns {
                 var tests: [String] = []
                 if let min = range.min { tests.append("\(quoteIdentifier(column)) < \(sqlNumber(min))") }
                 if let max = range.max { tests.append("\(quoteIdentifier(column)) > \(sqlNumber(max))") }
                 guard !tests.isEmpty else { continue }
                 let numeric = "typeof(\(quoteIdentifier(column))) IN ('integer', 'real')"
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") {
-                    report(rule, row, "\(describe(rule.table!, row)): \(column) \(row[column].textValue ?? "") is outside \(range.min.map(sqlNumber) ?? "")…\(range.max.map(sqlNumber) ?? "")")
+                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") {
+                    report(rule, row, "\(describe(tableName, row)): \(column) \(row[column].textValue ?? "") is outside \(range.min.map(sqlNumber) ?? "")…\(range.max.map(sqlNumber) ?? "")")
                 }
             }
-        case .enum:
-            let allowed = rule.allowed!.map(quoteLiteral).joined(separator: ", ")
-            for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") {
-                    report(rule, row, "\(describe(rule.table!, row)): \(column) \"\(row[column].textValue ?? "")\" is not one of \(rule.allowed!.joined(separator: ", "))")
+        case .allowed(let tableName, let columns, let values):
+            let table = quoteIdentifier(tableName)
+            let allowed = values.map(quoteLiteral).joined(separator: ", ")
+            for column in columns {
+                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") {
+                    report(rule, row, "\(describe(tableName, row)): \(column) \"\(row[column].textValue ?? "")\" is not one of \(values.joined(separator: ", "))")
                 }
             }
-        case .pattern:
-            let pattern = try RegexPattern(rule.pattern!)
-            for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") {
+        case .pattern(let tableName, let columns, let source):
+            let table = quoteIdentifier(tableName)
+            let pattern = try RegexPattern(source)
+            for column in columns {
+                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") {
                     let value = row[column].textValue ?? ""
                     if try !pattern.matches(value) {
-                        report(rule, row, "\(describe(rule.table!, row)): \(column) \"\(value)\" does not match /\(rule.pattern!)/")
+                        report(rule, row, "\(describe(tableName, row)): \(column) \"\(value)\" does not match /\(source)/")
                     }
                 }
             }
-        case .bounds: try bounds(rule)
-        case .sql:
-            for row in try database.rows(rule.sql!) {
-                report(rule, row, fill(rule.message!, row))
+        case .bounds(let tableName, let latitude, let longitude, let box):
+            try bounds(rule, tableName, latitude: latitude, longitude: longitude, box: box)
+        case .sql(let query, let message):
+            for row in try database.rows(query) {
+                report(rule, row, fill(message, row))
             }
         }
     }
 
     /// Key uniqueness: a repeated key with identical rows is a `duplicate-row` warning (kept once);
     /// with different values it is an error naming the columns that differ.
-    private func duplicates(_ rule: RuleSpec) throws {
-        let spec = pipeline.manifest.table(rule.table!)!
+    private func duplicates(_ rule: RuleSpec, _ tableName: String, _ keyColumns: [String]) throws {
+        guard let spec = pipeline.manifest.table(tableName) else { return }
         let table = quoteIdentifier(spec.name)
-        let keyJoin = rule.columns.map { "a.\(quoteIdentifier($0)) = b.\(quoteIdentifier($0))" }.joined(separator: " AND ")
-        let firstJoin = rule.columns.map { "c.\(quoteIdentifier($0)) = a.\(quoteIdentifier($0))" }.joined(separator: " AND ")
+        let keyJoin = keyColumns.map { "a.\(quoteIdentifier($0)) = b.\(quoteIdentifier($0))" }.joined(separator: " AND ")
+        let firstJoin = keyColumns.map { "c.\(quoteIdentifier($0)) = a.\(quoteIdentifier($0))" }.joined(separator: " AND ")
         let columns = spec.columns.map(\.name)
         let selected = columns.flatMap { ["a.\(quoteIdentifier($0)) AS \(quoteIdentifier("a." + $0))", "b.\(quoteIdentifier($0)) AS \(quoteIdentifier("b." + $0))"] }
         let places = hasProvenance ? "a._file AS first_file, a._line AS first_line, b._file AS _file, b._line AS _line"
@@ -158,14 +159,14 @@ struct RuleEngine {
             WHERE NOT EXISTS (SELECT 1 FROM \(table) AS c WHERE \(firstJoin) AND c.rowid < a.rowid) ORDER BY b.rowid
             """
         for row in try database.rows(sql) {
-            let key = rule.columns.map { row["b." + $0].textValue ?? "" }.joined(separator: ", ")
+            let key = keyColumns.map { row["b." + $0].textValue ?? "" }.joined(separator: ", ")
             let firstPlace = [row["first_file"].textValue, row["first_line"].textValue].compactMap { $0 }.joined(separator: ":")
             let first = firstPlace.isEmpty ? "" : " (first at \(firstPlace))"
             let differing = columns.filter { row["a." + $0] != row["b." + $0] }
-            let what = "\(spec.name) \(rule.columns.joined(separator: ",")) \"\(key)\""
+            let what = "\(spec.name) \(keyColumns.joined(separator: ",")) \"\(key)\""
             if differing.isEmpty {
                 var duplicate = rule
-                duplicate.code = rule.code == RuleEngine.defaultCode(.unique) ? "duplicate-row" : rule.code + ".identical"
+                duplicate.code = rule.code == RuleEngine.defaultCode(.unique) ? DiagnosticCode.duplicateRow.rawValue : rule.code + ".identical"
                 duplicate.severity = .warning
                 report(duplicate, row, "\(what) is listed again with identical values\(first); kept once")
             } else {
@@ -176,20 +177,18 @@ struct RuleEngine {
     }
 
     /// Coordinates outside the box; when swapping latitude and longitude would put them inside, says so.
-    private func bounds(_ rule: RuleSpec) throws {
-        let box = rule.box!
-        let latitude = rule.latitude!, longitude = rule.longitude!
+    private func bounds(_ rule: RuleSpec, _ tableName: String, latitude: String, longitude: String, box: BoxSpec) throws {
         let place = hasProvenance ? "_file, _line" : "NULL AS _file, NULL AS _line"
-        let sql = "SELECT \(place), \(quoteIdentifier(latitude)), \(quoteIdentifier(longitude)), \(describedKey(rule.table!)) FROM \(quoteIdentifier(rule.table!)) WHERE \(quoteIdentifier(latitude)) IS NOT NULL AND \(quoteIdentifier(longitude)) IS NOT NULL ORDER BY rowid"
+        let sql = "SELECT \(place), \(quoteIdentifier(latitude)), \(quoteIdentifier(longitude)), \(describedKey(tableName)) FROM \(quoteIdentifier(tableName)) WHERE \(quoteIdentifier(latitude)) IS NOT NULL AND \(quoteIdentifier(longitude)) IS NOT NULL ORDER BY rowid"
         func inside(_ lat: Double, _ lon: Double) -> Bool {
             (box.minLatitude...box.maxLatitude).contains(lat) && (box.minLongitude...box.maxLongitude).contains(lon)
         }
         for row in try database.rows(sql) {
             guard let lat = row[latitude].number, let lon = row[longitude].number, !inside(lat, lon) else { continue }
-            let what = describe(rule.table!, row)
+            let what = describe(tableName, row)
             if inside(lon, lat) {
                 var swapped = rule
-                swapped.code = "swapped-coordinates"
+                swapped.code = DiagnosticCode.swappedCoordinates.rawValue
                 report(swapped, row, "\(what): latitude \(SQLValue.real(lat).textValue!) and longitude \(SQLValue.real(lon).textValue!) are swapped (the other way round they fall inside the box)")
             } else {
                 report(rule, row, "\(what): coordinates \(SQLValue.real(lat).textValue!), \(SQLValue.real(lon).textValue!) are outside the box latitude \(box.minLatitude)…\(box.maxLatitude), longitude \(box.minLongitude)…\(box.maxLongitude)")

@@ -16,7 +16,14 @@ final class StagingArea {
         database = try Database(path: url.path)
         self.pipeline = pipeline
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
-        for table in pipeline.manifest.tables {
+        try StagingArea.createTables(pipeline.manifest.tables, in: database)
+    }
+
+    /// Creates every declared table as staging holds it: the declared columns and types, no constraints, and the
+    /// provenance columns `_file` and `_line`.
+    /// - Throws: `SQLiteError` when SQLite refuses a table.
+    static func createTables(_ tables: [TableSpec], in database: Database) throws {
+        for table in tables {
             let columns = table.columns.map { "\(quoteIdentifier($0.name)) \($0.type.sql)" } + ["_file TEXT", "_line INTEGER"]
             try database.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))")
         }
@@ -54,7 +61,7 @@ final class StagingArea {
                 }
             }
             for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
-                log.report("source.unmapped-kind", .info,
+                log.report(.sourceUnmappedKind, .info,
                            "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(source.spec.name)\" went into no table: "
                                + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
             }
@@ -125,7 +132,7 @@ final class StagingArea {
         case .success(let value): return value
         case .failure(let problem):
             let shown = raw.map { $0 == text ? "" : " (written \"\(excerpt($0))\")" } ?? ""
-            log.report("value", .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
+            log.report(.value, .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
     }

@@ -60,7 +60,7 @@ public struct DelimitedReader: ConfigurableReader {
             var fields = split(text)
             if fields.count > 1, fields.last!.isEmpty { fields.removeLast() }
             if options.tail == nil ? fields.count != fixed : fields.count < fixed {
-                log.report("parse", .error,
+                log.report(.parse, .error,
                            "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
                                + "found \(fields.count) in \"\(excerpt(text))\"",
                            at: input.at(number))

@@ -46,7 +46,7 @@ enum EncodingMismatch {
         guard let encoding = override ?? declared(inMarkup: prefix), isLegacy(encoding), isUTF8Text(prefix, cut: true) else { return }
         let origin = override == nil ? "the file declares" : "the source's \"encoding\" option says"
         let remedy = override == nil ? "correct the declaration, or set the source's \"encoding\" option to \"UTF-8\"" : "remove the \"encoding\" option"
-        log.report("encoding.mismatch", .warning,
+        log.report(.encodingMismatch, .warning,
                    "the file is UTF-8, but \(origin) \"\(encoding)\": its text reads garbled; \(remedy)", at: input.at(nil))
     }
 }

@@ -91,7 +91,7 @@ public struct HTMLReader: ConfigurableReader {
             document = nil
         }
         guard let document, !document.isEmpty else {
-            log.report("html.unreadable", .error, "\(HTMLParseError(name: input.relativePath).description); the page gives no records",
+            log.report(.htmlUnreadable, .error, "\(HTMLParseError(name: input.relativePath).description); the page gives no records",
                        at: input.at(nil))
             return
         }
@@ -100,9 +100,9 @@ public struct HTMLReader: ConfigurableReader {
             let place = input.at(problem.line, column: problem.column)
             switch problem.kind {
             case .stopped:
-                log.report("html.malformed", .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
+                log.report(.htmlMalformed, .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
             case .garbled:
-                log.report("encoding", .error, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
+                log.report(.encoding, .error, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
                                + "garbled: if the page is in a legacy code page, set the source's \"encoding\" option", at: place)
             }
         }

@@ -34,7 +34,7 @@ enum KMLGeometry {
 
     /// What is wrong with a placemark's geometry.
     struct Problem: Error {
-        var code: String
+        var code: DiagnosticCode
         var message: String
     }
 
@@ -58,9 +58,9 @@ enum KMLGeometry {
         } catch let problem as Problem {
             return .failure(problem)
         } catch {
-            return .failure(Problem(code: "kml.coordinates", message: "\(error)"))
+            return .failure(Problem(code: .kmlCoordinates, message: "\(error)"))
         }
-        return .failure(Problem(code: "kml.geometry", message: "has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map"))
+        return .failure(Problem(code: .kmlGeometry, message: "has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map"))
     }
 
     private static func point(_ text: String) throws -> Shape {
@@ -78,7 +78,7 @@ enum KMLGeometry {
     }
 
     private static func polygon(outer: String?, inner: [String]) throws -> Shape {
-        guard let outer else { throw Problem(code: "kml.geometry", message: "its Polygon has no outerBoundaryIs ring; it has no place on the map") }
+        guard let outer else { throw Problem(code: .kmlGeometry, message: "its Polygon has no outerBoundaryIs ring; it has no place on the map") }
         let ring = try coordinates(outer, minimum: 3)
         let holes = try inner.map { try coordinates($0, minimum: 3) }
         let center = centroid(ring)
@@ -118,12 +118,12 @@ enum KMLGeometry {
             let parts = tuple.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
             guard (2...3).contains(parts.count), let longitude = Double(parts[0]), let latitude = Double(parts[1]),
                   longitude.isFinite, latitude.isFinite, parts.count == 2 || Double(parts[2]) != nil else {
-                throw Problem(code: "kml.coordinates", message: "coordinates \"\(excerpt(String(tuple)))\" are not lon,lat[,alt]")
+                throw Problem(code: .kmlCoordinates, message: "coordinates \"\(excerpt(String(tuple)))\" are not lon,lat[,alt]")
             }
             positions.append((longitude, latitude, parts.count == 3 ? Double(parts[2]) : nil, (parts[0], parts[1], parts.count == 3 ? parts[2] : nil)))
         }
         guard positions.count >= minimum else {
-            throw Problem(code: "kml.coordinates", message: "coordinates \"\(excerpt(text.trimmingSpaces))\" hold \(positions.count) positions; expected at least \(minimum)")
+            throw Problem(code: .kmlCoordinates, message: "coordinates \"\(excerpt(text.trimmingSpaces))\" hold \(positions.count) positions; expected at least \(minimum)")
         }
         return positions
     }

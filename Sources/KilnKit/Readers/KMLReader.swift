@@ -108,7 +108,7 @@ public struct KMLReader: ConfigurableReader {
                     record["latitude"] = shape.point.latitude
                     record["altitude"] = shape.point.altitude
                 case .failure(let problem):
-                    log.report(problem.code, problem.code == "kml.coordinates" ? .error : .warning,
+                    log.report(problem.code, problem.code.severity,
                                "placemark \"\(label ?? "")\": \(problem.message)", at: place)
                 }
                 try emit(record)
@@ -117,7 +117,7 @@ public struct KMLReader: ConfigurableReader {
             }
         }
         for (dataName, use) in undeclared.sorted(by: { ($0.value.line, $0.key) < ($1.value.line, $1.key) }) {
-            log.report("kml.extended-data", .info,
+            log.report(.kmlExtendedData, .info,
                        "ExtendedData \"\(dataName)\" (on \(use.count == 1 ? "1 placemark" : "\(use.count) placemarks")) is not read: "
                            + "name it in the source's \"extendedData\" option to keep it", at: input.at(use.line))
         }

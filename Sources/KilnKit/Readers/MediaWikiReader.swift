@@ -225,7 +225,7 @@ public struct MediaWikiReader: ConfigurableReader {
         }
         guard wanted.contains("listing") else { return }
         for unclosed in scanned.unclosedTemplates {
-            findings.append(WikiFinding(code: "wikitext.template", severity: .warning,
+            findings.append(WikiFinding(code: .wikitextTemplate, severity: .warning,
                                         message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
                                         line: unclosed.line))
         }
@@ -255,7 +255,7 @@ public struct MediaWikiReader: ConfigurableReader {
     /// One `wikitext.unknown-template` finding per template name: how often it was left out of listing values.
     private func report(_ state: FileState, in input: InputFile, log: DiagnosticLog) {
         for (name, use) in state.unknownTemplates.sorted(by: { ($0.value.line, $0.key) < ($1.value.line, $1.key) }) {
-            log.report("wikitext.unknown-template", .info,
+            log.report(.wikitextUnknownTemplate, .info,
                        "template {{\(name)}} is not known: left out of listing values \(use.count == 1 ? "once" : "\(use.count) times") (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
                        at: input.at(use.line))
         }

@@ -262,13 +262,13 @@ enum XMLIssueReport {
             let place = input.at(issue.line, column: issue.column)
             switch issue.kind {
             case .malformed:
-                log.report("xml.malformed", .error, "malformed XML: \(issue.message); the rest of this file is not read", at: place)
+                log.report(.xmlMalformed, .error, "malformed XML: \(issue.message); the rest of this file is not read", at: place)
             case .warning:
-                log.report("xml.warning", .warning, "libxml2: \(issue.message)", at: place)
+                log.report(.xmlWarning, .warning, "libxml2: \(issue.message)", at: place)
             case .entityDeclarations, .undefinedEntity:
-                log.report("xml.entity", .error, "\(issue.message); the rest of this file is not read", at: place)
+                log.report(.xmlEntity, .error, "\(issue.message); the rest of this file is not read", at: place)
             case .externalDTD:
-                log.report("xml.external-dtd", .warning, issue.message, at: place)
+                log.report(.xmlExternalDTD, .warning, issue.message, at: place)
             }
         }
     }

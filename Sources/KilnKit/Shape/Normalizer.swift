@@ -75,7 +75,7 @@ enum Normalizer {
         case .terms(let set, let mask):
             guard let selection = try set.parse(value) else {
                 throw ValueProblem(message: "\"\(excerpt(value))\" names no known term; expected names from: \(set.names.joined(separator: ", "))",
-                                   code: "value.unknown-term")
+                                   code: .valueUnknownTerm)
             }
             return mask ? String(selection.mask) : selection.codes
         case .minutesAfter(let fieldIndex, let overnightBefore):
@@ -83,7 +83,7 @@ enum Normalizer {
             switch ClockTime.span(from: start, until: value, overnightBefore: overnightBefore) {
             case .success(let span): return String(span.until)
             case .failure(let problem):
-                throw ValueProblem(message: problem.message, code: problem.code == "value" ? "value" : "value." + problem.code)
+                throw problem
             }
         }
     }

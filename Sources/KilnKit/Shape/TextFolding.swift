@@ -80,9 +80,9 @@ public struct ValueProblem: Error, Sendable {
     /// What is wrong and what was expected, as a sentence fragment.
     public let message: String
     /// The diagnostic code it is reported under.
-    public var code = "value"
+    public var code = DiagnosticCode.value
 
-    public init(message: String, code: String = "value") {
+    public init(message: String, code: DiagnosticCode = .value) {
         self.message = message
         self.code = code
     }
@@ -115,7 +115,7 @@ public enum ClockTime {
         if end > start { return .success((start, end)) }
         guard end < overnightBefore else {
             return .failure(ValueProblem(message: "the period ends at \(until), not after it starts at \(from); only an end before \(text(overnightBefore)) may run past midnight",
-                                         code: "time-order"))
+                                         code: .valueTimeOrder))
         }
         return .success((start, end + 1440))
     }

@@ -38,7 +38,7 @@ struct PageFacts: Equatable {
         }
         parent = parents.first?.0
         if parents.count > 1, Set(parents.map(\.0)).count > 1 {
-            findings.append(WikiFinding(code: "wikitext.parent", severity: .info,
+            findings.append(WikiFinding(code: .wikitextParent, severity: .info,
                                         message: "the page names \(parents.count) parents (\(parents.map { "\"\($0.0)\"" }.joined(separator: ", "))); the first is used",
                                         line: parents[1].1))
         }
@@ -50,13 +50,13 @@ struct PageFacts: Equatable {
             case .notANumber:
                 value = nil
                 if !text.isEmpty {
-                    findings.append(WikiFinding(code: "wikitext.coordinates", severity: .info,
+                    findings.append(WikiFinding(code: .wikitextCoordinates, severity: .info,
                                                 message: "the page's \(field) \"\(excerpt(text))\" is not a number of degrees; left out",
                                                 line: coordinates.line))
                 }
             case .outOfRange:
                 value = nil
-                findings.append(WikiFinding(code: "wikitext.coordinates-range", severity: .warning,
+                findings.append(WikiFinding(code: .wikitextCoordinatesRange, severity: .warning,
                                             message: "the page's \(field) \(text) is outside -\(Int(limit))…\(Int(limit)); left out",
                                             line: coordinates.line))
             }

@@ -1,0 +1,146 @@
+/// A stable identifier of a kind of finding, with its default severity and a one-line meaning. Every code Kiln itself
+/// can emit is declared in this file (`DiagnosticCode.catalogue`), which `kiln codes` prints and the manifest's
+/// `severity` overrides are checked against; a test fails if a code is written as a string anywhere else.
+/// Manifest rules bring their own codes (`RuleSpec.code`), which are plain strings.
+public struct DiagnosticCode: Hashable, Sendable, CustomStringConvertible {
+    /// The code as reports and overrides write it, e.g. `xml.malformed`.
+    public let rawValue: String
+    /// The severity the finding has unless the manifest overrides it.
+    public let severity: Severity
+    /// What the finding means, in one line.
+    public let meaning: String
+
+    private init(_ rawValue: String, _ severity: Severity, _ meaning: String) {
+        self.rawValue = rawValue
+        self.severity = severity
+        self.meaning = meaning
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: DiagnosticCode, rhs: DiagnosticCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// The declared code written `rawValue`, if any.
+    public static func named(_ rawValue: String) -> DiagnosticCode? { byName[rawValue] }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: catalogue.map { ($0.rawValue, $0) })
+}
+
+extension DiagnosticCode {
+    // MARK: - Reading text inputs
+    public static let parse = DiagnosticCode("parse", .error, "A line of a text input does not have the shape its source declares (fields, route records).")
+    public static let encoding = DiagnosticCode("encoding", .error, "Bytes that are not text in the source's encoding (invalid UTF-8, NUL bytes, unconvertible legacy bytes).")
+    public static let encodingMismatch = DiagnosticCode("encoding.mismatch", .warning, "A file declared in a legacy encoding is in fact UTF-8 (or the reverse).")
+    public static let inputEmpty = DiagnosticCode("input.empty", .warning, "An input file holds no data at all.")
+    public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
+    public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
+    public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
+    public static let timetableRow = DiagnosticCode("timetable.row", .error, "A line inside a timetable block that is not a row the pattern reads.")
+    public static let timetableUnknownDay = DiagnosticCode("timetable.unknown-day", .error, "A day heading that names no day of the vocabulary.")
+    public static let timetableTime = DiagnosticCode("timetable.time", .error, "A time of day that is not HH:MM within a day.")
+    public static let timetableTimeOrder = DiagnosticCode("timetable.time-order", .error, "A period that ends before it starts (and is not an overnight run).")
+    public static let timetableMatchLimit = DiagnosticCode("timetable.match-limit", .error, "The timetable pattern hit PCRE2's match limit on a line, which is passed over.")
+
+    // MARK: - Regex extraction
+    public static let extractUnmatched = DiagnosticCode("extract.unmatched", .warning, "A line that looks like data (the candidate pattern) but no row pattern captured.")
+    public static let extractExpectation = DiagnosticCode("extract.expectation", .error, "A page gave fewer rows, more missed lines or fewer required blocks than its source expects.")
+    public static let extractMatchLimit = DiagnosticCode("extract.match-limit", .error, "An extraction pattern hit PCRE2's match limit on a line, which is passed over.")
+
+    // MARK: - Markup inputs
+    public static let htmlMalformed = DiagnosticCode("html.malformed", .error, "libxml2 stopped reading an HTML page; the rest of it is not read.")
+    public static let htmlUnreadable = DiagnosticCode("html.unreadable", .error, "An HTML page that cannot be parsed at all; it gives no records.")
+    public static let xmlMalformed = DiagnosticCode("xml.malformed", .error, "Malformed XML; the rest of the file is not read (complete records before it are kept).")
+    public static let xmlWarning = DiagnosticCode("xml.warning", .warning, "A warning from libxml2 about an XML file.")
+    public static let xmlEntity = DiagnosticCode("xml.entity", .error, "The document declares or uses entities, which Kiln never expands; the rest is not read.")
+    public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
+    public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
+    public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon or MultiGeometry: it has no place on the map.")
+    public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
+    public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
+
+    // MARK: - Wikitext
+    public static let wikitextCoordinates = DiagnosticCode("wikitext.coordinates", .info, "A listing's or page's coordinate that is not a number of degrees; left out.")
+    public static let wikitextCoordinatesRange = DiagnosticCode("wikitext.coordinates-range", .warning, "A coordinate outside -90…90 or -180…180; left out.")
+    public static let wikitextURL = DiagnosticCode("wikitext.url", .warning, "A listing's url that is not a web address; the field is left empty.")
+    public static let wikitextEmail = DiagnosticCode("wikitext.email", .warning, "A listing's e-mail that is not an address; the field is left empty.")
+    public static let wikitextParent = DiagnosticCode("wikitext.parent", .info, "A page names several parents; the first is used.")
+    public static let wikitextTag = DiagnosticCode("wikitext.tag", .warning, "A Wikitravel listing tag read tolerantly (unclosed, mismatched), with what was recovered.")
+    public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }}: MediaWiki shows it as text, so it is not read.")
+    public static let wikitextUnknownTemplate = DiagnosticCode("wikitext.unknown-template", .info, "A template inside a listing value that is not declared, so left out of the value.")
+
+    // MARK: - Shaping values
+    public static let value = DiagnosticCode("value", .error, "A value that does not convert to its column's declared type; staged as its text.")
+    public static let valueUnknownTerm = DiagnosticCode("value.unknown-term", .error, "A text that names no term of its vocabulary.")
+    public static let valueTimeOrder = DiagnosticCode("value.time-order", .error, "An end time before its start time that is not an overnight run.")
+
+    // MARK: - Rules (the codes of the declared constraints)
+    public static let duplicateKey = DiagnosticCode("duplicate-key", .error, "Two rows share a key (primary key or unique set) with different values elsewhere.")
+    public static let duplicateRow = DiagnosticCode("duplicate-row", .warning, "Identical rows under one key: they merge into one in the bundle.")
+    public static let foreignKey = DiagnosticCode("foreign-key", .error, "A reference to a row that does not exist.")
+    public static let notNull = DiagnosticCode("not-null", .error, "A required value is missing.")
+    public static let range = DiagnosticCode("range", .error, "A number outside its column's declared range.")
+    public static let enumeration = DiagnosticCode("enum", .error, "A value that is not one of its column's allowed values.")
+    public static let pattern = DiagnosticCode("pattern", .error, "A value that does not match its column's pattern.")
+    public static let outOfBounds = DiagnosticCode("out-of-bounds", .error, "Coordinates outside the declared box.")
+    public static let swappedCoordinates = DiagnosticCode("swapped-coordinates", .error, "Coordinates outside the box that would be inside it swapped: latitude and longitude exchanged.")
+    public static let sql = DiagnosticCode("sql", .error, "A row returned by a manifest SQL rule that names no code of its own.")
+
+    // MARK: - Build and baseline
+    public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
+    public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
+    public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
+    public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
+    public static let diffUserVersion = DiagnosticCode("diff.user-version", .error, "The schema changed but PRAGMA user_version did not.")
+    public static let diffThreshold = DiagnosticCode("diff.threshold", .error, "More rows removed or changed since the baseline than the thresholds allow.")
+
+    // MARK: - kiln check
+    public static let checkFile = DiagnosticCode("check.file", .error, "The file is not a readable bundle (missing, empty, foreign, truncated).")
+    public static let checkIntegrity = DiagnosticCode("check.integrity", .error, "PRAGMA integrity_check found damage.")
+    public static let checkForeignKey = DiagnosticCode("check.foreign-key", .error, "PRAGMA foreign_key_check found dangling references.")
+    public static let checkFullText = DiagnosticCode("check.full-text", .error, "A full-text index does not hold every row of its table.")
+    public static let checkMetadata = DiagnosticCode("check.metadata", .error, "kiln_metadata is missing or disagrees with the bundle.")
+    public static let checkRule = DiagnosticCode("check.rule", .error, "A manifest rule could not run on the bundle.")
+    public static let checkNotRun = DiagnosticCode("check.not-run", .info, "A rule on tables that are not shipped, so not run on a bundle.")
+    public static let schemaTable = DiagnosticCode("schema.table", .error, "A table missing from one side or present only on the other.")
+    public static let schemaColumn = DiagnosticCode("schema.column", .error, "A column missing, added, or declared differently.")
+    public static let schemaPrimaryKey = DiagnosticCode("schema.primary-key", .error, "A table's primary key differs.")
+    public static let schemaIndex = DiagnosticCode("schema.index", .error, "An index missing, added, or over other columns.")
+    public static let schemaForeignKey = DiagnosticCode("schema.foreign-key", .error, "A foreign key missing, added, or different.")
+    public static let schemaDefinition = DiagnosticCode("schema.definition", .error, "A table's CREATE statement differs (constraints, CHECKs).")
+    public static let schemaFullText = DiagnosticCode("schema.full-text", .error, "A full-text table is missing or declared differently.")
+    public static let schemaSpatial = DiagnosticCode("schema.spatial", .error, "An R*Tree is missing or declared differently.")
+    public static let schemaUserVersion = DiagnosticCode("schema.user-version", .error, "PRAGMA user_version differs from the manifest's schemaVersion.")
+
+    /// The code of a schema difference of `kind`.
+    static func schema(_ kind: SchemaDifference.Kind) -> DiagnosticCode {
+        switch kind {
+        case .table: return schemaTable
+        case .column: return schemaColumn
+        case .primaryKey: return schemaPrimaryKey
+        case .index: return schemaIndex
+        case .foreignKey: return schemaForeignKey
+        case .definition: return schemaDefinition
+        case .fullText: return schemaFullText
+        case .spatial: return schemaSpatial
+        case .userVersion: return schemaUserVersion
+        }
+    }
+
+    /// Every code Kiln can emit, in the order `kiln codes` prints them.
+    public static let catalogue: [DiagnosticCode] = [
+        parse, encoding, encodingMismatch, inputEmpty, lineTooLong, routesUnterminated, timetableNoHeading, timetableRow,
+        timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
+        extractUnmatched, extractExpectation, extractMatchLimit,
+        htmlMalformed, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        kmlExtendedData, sourceUnmappedKind,
+        wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
+        wikitextUnknownTemplate,
+        value, valueUnknownTerm, valueTimeOrder,
+        duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
+        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffThreshold,
+        checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
+        schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
+        schemaUserVersion,
+    ]
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// How Kiln writes JSON (reports, extraction output, fixtures, `kiln codes`): one encoder setting for every file, so
+/// bytes are stable — keys sorted, pretty-printed, slashes as they are.
+public enum KilnJSON {
+    /// An encoder with Kiln's settings.
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// `value` as JSON with Kiln's settings.
+    /// - Throws: `EncodingError` for a value JSON cannot hold.
+    public static func encode<Value: Encodable>(_ value: Value) throws -> Data { try encoder().encode(value) }
+}

@@ -1,0 +1,35 @@
+/// Checks an SQL rule when the manifest loads, against an empty database shaped like the staging area: SQLite must
+/// accept the query, and every `{placeholder}` of the message must be a column the query returns — a misspelt one
+/// would otherwise print as written in every finding.
+struct SQLRuleCheck {
+    let manifest: Manifest
+
+    /// What is wrong, and whether it is in the message (else in the query); `nil` when the rule is sound.
+    func problem(query: String, message: String) -> (text: String, inMessage: Bool)? {
+        let columns: [String]
+        do {
+            let database = try Database(path: ":memory:")
+            try StagingArea.createTables(manifest.tables, in: database)
+            columns = try database.prepare(query).columnNames
+        } catch let error as SQLiteError {
+            return ("SQLite refuses the rule's query: \(error.message)", false)
+        } catch {
+            return ("the rule's query cannot be prepared: \(error)", false)
+        }
+        for placeholder in SQLRuleCheck.placeholders(in: message) where !columns.contains(placeholder) {
+            return ("the message names {\(placeholder)}, which the query does not return; its columns: \(columns.joined(separator: ", "))", true)
+        }
+        return nil
+    }
+
+    /// The names between braces in `message`, in order.
+    static func placeholders(in message: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(message)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+}
