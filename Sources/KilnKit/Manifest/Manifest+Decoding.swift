@@ -212,7 +212,7 @@ extension ColumnMapping: Decodable {
 }
 
 extension NormalizerSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case capture, terms, output, minutesAfter, overnightBefore }
+    enum CodingKeys: String, CodingKey, CaseIterable { case capture, terms, output, minutesAfter, overnightBefore, collationKey }
 
     public init(from decoder: Decoder) throws {
         if let name = try? decoder.singleValueContainer().decode(String.self) {
@@ -231,9 +231,11 @@ extension NormalizerSpec: Decodable {
             self = .terms(vocabulary: vocabulary, output: output)
         } else if let field = try c.decodeIfPresent(String.self, forKey: .minutesAfter) {
             self = .minutesAfter(field: field, overnightBefore: try c.decodeIfPresent(String.self, forKey: .overnightBefore) ?? "04:00")
+        } else if let locale = try c.decodeIfPresent(String.self, forKey: .collationKey) {
+            self = .collationKey(locale: locale)
         } else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
-                                                    debugDescription: "expected a normalizer name or one of {capture}, {terms, output}, {minutesAfter, overnightBefore}"))
+                                                    debugDescription: "expected a normalizer name or one of {capture}, {terms, output}, {minutesAfter, overnightBefore}, {collationKey}"))
         }
     }
 }

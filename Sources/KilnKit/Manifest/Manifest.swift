@@ -175,6 +175,8 @@ public enum NormalizerSpec: Sendable, Equatable {
     /// A time of day in minutes that ends a period starting at the time in another field: an end not after the
     /// start but before `overnightBefore` runs past midnight (+1440); any other such end is a `time-order` error.
     case minutesAfter(field: String, overnightBefore: String)
+    /// ICU's sort key for the locale, as hexadecimal text that sorts (as bytes) in the locale's order.
+    case collationKey(locale: String)
 }
 
 /// A check over the staged tables.
