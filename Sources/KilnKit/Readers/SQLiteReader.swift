@@ -131,7 +131,7 @@ public struct SQLiteReader: ConfigurableReader {
                                    + "and was stopped here; nothing is read from it", at: input.at(line))
                     stopped = true
                 } else if !denied.isEmpty {
-                    log.report("sql.denied", .error, "\(denied[0]) is not allowed in a script read as data (only CREATE TABLE, CREATE INDEX, "
+                    log.report("sql.denied", .error, "\(SQLiteReader.verb(of: statement)) is not allowed in a script read as data (only CREATE TABLE, CREATE INDEX, "
                                    + "INSERT and transactions run); statement not run: \(statement)", at: input.at(line))
                 } else {
                     log.report("sql.statement", .error, "statement failed: \(error.message): \(statement)", at: input.at(line))
@@ -150,6 +150,18 @@ public struct SQLiteReader: ConfigurableReader {
         }
         try run()
         return !stopped
+    }
+
+    /// What a statement does, as its first words say (`DROP TABLE`, `ATTACH`, `PRAGMA`), for messages: SQLite's
+    /// authorizer sees the steps (a `DROP TABLE` first deletes from the schema table), not the statement.
+    static func verb(of statement: String) -> String {
+        let words = statement.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == ";" }).prefix(3).map { $0.uppercased() }
+        guard let first = words.first else { return "an empty statement" }
+        if ["CREATE", "DROP", "ALTER"].contains(first), words.count > 1 {
+            return words[1] == "TEMP" || words[1] == "TEMPORARY" || words[1] == "VIRTUAL" || words[1] == "UNIQUE"
+                ? words.prefix(3).joined(separator: " ") : words.prefix(2).joined(separator: " ")
+        }
+        return first
     }
 
     /// The number of line breaks before the first non-blank character at or after `offset` (UTF-8) in `text`.
