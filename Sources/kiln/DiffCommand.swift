@@ -17,7 +17,8 @@ struct DiffCommand: KilnCommand {
                                25 (rows), or per table, TABLE=5%; several separated by commas:
                                --max-removed 10%,timetable=5%.
           --max-changed LIMITS The same for changed rows.
-          --manifest M         Read thresholds and severity overrides from this pipeline folder or manifest
+          --manifest M         Read thresholds, severity overrides and the tables the app fills (userFilled:
+                               counted, not compared) from this pipeline folder or manifest
                                (default: raw/<bundle>/ under the current folder, when it exists). Options
                                replace the manifest's limits one by one; a table's own limit wins over a default.
           --examples N         Examples per table and kind (default 3).
@@ -55,12 +56,15 @@ struct DiffCommand: KilnCommand {
     func run() throws -> Int32 {
         var limits = thresholds
         var severity: [String: Severity] = [:]
+        var userFilled: Set<String> = []
         if let path = try manifestPath ?? conventionalManifest() {
             let manifest = try ManifestLoader.load(path).manifest
             limits = manifest.thresholds.overridden(by: thresholds)
             severity = manifest.severity
+            userFilled = Set(manifest.tables.filter(\.userFilled).map(\.name))
         }
-        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity)
+        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
+                                          userFilled: userFilled)
         print(format == "json" ? try diff.json : diff.text, terminator: "")
         return diff.passed ? 0 : 1
     }

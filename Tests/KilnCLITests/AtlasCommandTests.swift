@@ -163,4 +163,52 @@ final class AtlasCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 64, run.stderr)
         XCTAssertTrue(run.stderr.contains("manifest error at sources[0].columns.name_key.normalize[2]: ICU has no collation for locale \"xx\""), run.stderr)
     }
+
+    /// An app's copy of the bundle, with the user's finds in it.
+    private func appCopy() throws -> URL {
+        XCTAssertEqual(try buildSample().status, 0)
+        let copy = file("app.sqlite")
+        try FileManager.default.copyItem(at: file("build/atlas.sqlite"), to: copy)
+        let database = try Database(path: copy.path, mode: .readWrite)
+        for day in 1...3 {
+            try database.execute("INSERT INTO finds (description, date, category) VALUES ('Borůvky', '2026-07-0\(day)', 'blueberries')")
+        }
+        try database.close()
+        return copy
+    }
+
+    func testCheckAcceptsTheUsersRowsInAUserFilledTable() throws {
+        _ = try appCopy()
+        let run = try kiln("check", "app.sqlite")
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("  metadata   passed (1 check)\n"), run.stdout)
+
+        // Without userFilled, the user's rows contradict the recorded count.
+        let manifest = file("raw/atlas/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "      userFilled: true,\n", with: "")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let strict = try kiln("check", "app.sqlite")
+        XCTAssertEqual(strict.status, 1, strict.stdout)
+        XCTAssertTrue(strict.stdout.contains("kiln_metadata records 0 rows for table finds, but the table holds 3"), strict.stdout)
+    }
+
+    func testDiffDoesNotCountTheUsersRowsAsRemoved() throws {
+        _ = try appCopy()
+        let run = try kiln("diff", "app.sqlite", "build/atlas.sqlite", "--max-removed", "0")
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("  finds     3 → 0         filled by the app: not compared\n"), run.stdout)
+        let json = try kiln("diff", "app.sqlite", "build/atlas.sqlite", "--format", "json")
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let finds = (document?["tables"] as? [[String: Any]])?.first { $0["name"] as? String == "finds" }
+        XCTAssertEqual(finds?["userFilled"] as? Bool, true)
+        XCTAssertEqual(finds?["removed"] as? Int, 0)
+        XCTAssertEqual(finds?["oldRows"] as? Int, 3)
+
+        let manifest = file("raw/atlas/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "      userFilled: true,\n", with: "")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let strict = try kiln("diff", "app.sqlite", "build/atlas.sqlite", "--max-removed", "0")
+        XCTAssertEqual(strict.status, 1, strict.stdout)
+        XCTAssertTrue(strict.stdout.contains("finds: 3 of 3 rows removed"), strict.stdout)
+    }
 }

@@ -82,7 +82,7 @@ extension RowLimit: Decodable {
 
 extension TableSpec: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, spatial, query, ship
+        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, spatial, query, ship, userFilled
     }
 
     public init(from decoder: Decoder) throws {
@@ -97,6 +97,7 @@ extension TableSpec: Decodable {
         spatial = try c.decodeIfPresent(SpatialSpec.self, forKey: .spatial)
         query = try c.decodeIfPresent(String.self, forKey: .query)
         ship = try c.decodeIfPresent(Bool.self, forKey: .ship) ?? true
+        userFilled = try c.decodeIfPresent(Bool.self, forKey: .userFilled) ?? false
     }
 }
 

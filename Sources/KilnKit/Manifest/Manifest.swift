@@ -60,6 +60,9 @@ public struct TableSpec: Sendable {
     public var query: String?
     /// False for tables that exist only for validation and are not written to the bundle.
     public var ship: Bool
+    /// True for a table the app fills (shipped empty or with defaults): `kiln check` does not hold its rows to the
+    /// recorded count, and `kiln diff` lists its rows without counting them as added or removed.
+    public var userFilled = false
 
     /// The column named `name`.
     public func column(_ name: String) -> ColumnSpec? { columns.first { $0.name == name } }
