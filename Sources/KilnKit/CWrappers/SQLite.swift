@@ -315,7 +315,7 @@ private final class SandboxState {
 
 extension Database {
     /// An in-memory connection for SQL an input file holds, which must touch nothing else: hardened (defensive mode,
-    /// untrusted schema, no extensions), with an authorizer that allows only what `setPolicy` says (`ATTACH` never)
+    /// untrusted schema, no extensions, texts and blobs of at most 64 MiB), with an authorizer that allows only what `setPolicy` says (`ATTACH` never)
     /// and a progress handler that interrupts any statement once `seconds` have passed since opening. With `bytes`,
     /// the connection holds a copy of that SQLite database file (read by the caller; SQLite opens no file), read-only.
     /// - Throws: `SQLiteError` when SQLite refuses (e.g. the bytes are not a database: that shows at the first query).
@@ -324,6 +324,8 @@ extension Database {
         guard let handle = database.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "closed", sql: nil) }
         let hardened = kiln_sqlite3_harden(handle)
         guard hardened == SQLITE_OK else { throw database.error(hardened, sql: nil) }
+        // No single text or blob over 64 MiB (the default is 1 GB): `zeroblob` and recursive queries stay bounded.
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 64 << 20)
         if let bytes {
             guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
                 throw SQLiteError(code: SQLITE_NOMEM, message: "out of memory for a \(bytes.count)-byte database", sql: nil)
