@@ -55,6 +55,13 @@ final class AtlasCommandTests: CLITestCase {
         XCTAssertTrue(check.stdout.hasSuffix("passed: 0 errors, 0 warnings, 0 info\n"), check.stdout)
     }
 
+    func testTwoBuildsGiveTheSameBytes() throws {
+        XCTAssertEqual(try buildSample().status, 0)
+        let first = try sha256("build/atlas.sqlite")
+        XCTAssertEqual(try kiln("build", "raw/atlas", "--out", "build/again.sqlite").status, 0)
+        XCTAssertEqual(try sha256("build/again.sqlite"), first)
+    }
+
     func testLegacySQLAndPagesDisagreeOnTheseSpecies() throws {
         XCTAssertEqual(try buildSample().status, 0)
         // The differences SOURCES.md lists (made by scripts/atlas-data/generate.py).
