@@ -85,6 +85,15 @@ final class FilesReaderTests: KilnTestCase {
         XCTAssertEqual(misnamed.diagnostics.map(\.code), ["image.media-type"])
         XCTAssertEqual(records[0].values[6], "image/png")
         XCTAssertEqual(records[0].values[7], "10")
+
+        let jpeg = try image("really-a-jpeg.png", "JPEG", 30, 40)
+        let (jpegRecords, jpegLog) = try read(try reader(), url: jpeg)
+        XCTAssertEqual(jpegLog.diagnostics.map(\.message), ["really-a-jpeg.png is named .png but is a JPEG image"])
+        XCTAssertEqual(jpegRecords[0].values[8], "40")
+
+        let notPNG = try write("plain text", to: "fake.png")
+        XCTAssertEqual(try read(try reader(), url: notPNG).log.diagnostics.map(\.message),
+                       ["fake.png is not a sound PNG image: the file does not start with the PNG signature"])
     }
 
     func testImagesOverTheLimitAreNotDecoded() throws {

@@ -59,12 +59,15 @@ public struct FilesReader: ConfigurableReader {
         if PNGImage.hasSignature(bytes) {
             mediaType = "image/png"
             inspection = PNGImage.inspect(bytes, maxPixels: options.maxPixels)
-        } else if claimed == "image/png" {
-            inspection = .damaged(message: "the file does not start with the PNG signature")
         } else {
             let jpeg = JPEGImage.inspect(bytes, maxPixels: options.maxPixels)
             if case .damaged(let message) = jpeg, message.hasPrefix("Not a JPEG file") || bytes.isEmpty {
-                inspection = claimed == "image/jpeg" ? .damaged(message: bytes.isEmpty ? "the file is empty" : message) : nil
+                switch claimed {
+                case _ where bytes.isEmpty && claimed?.hasPrefix("image/") == true: inspection = .damaged(message: "the file is empty")
+                case "image/jpeg": inspection = .damaged(message: message)
+                case "image/png": inspection = .damaged(message: "the file does not start with the PNG signature")
+                default: inspection = nil
+                }
             } else {
                 mediaType = "image/jpeg"
                 inspection = jpeg
@@ -83,7 +86,7 @@ public struct FilesReader: ConfigurableReader {
             break
         }
         if let claimed, claimed.hasPrefix("image/"), mediaType != claimed, inspection != nil {
-            log.report("image.media-type", .warning, "\(fileName) is named .\(fileExtension) but holds a \(mediaType) image",
+            log.report("image.media-type", .warning, "\(fileName) is named .\(fileExtension) but is a \(mediaType == "image/png" ? "PNG" : "JPEG") image",
                        at: input.at(nil))
         }
         try emit(Record(values: [input.relativePath, fileName, stem, fileExtension, String(bytes.count), digest.hexDigest(),
