@@ -8,3 +8,13 @@ static inline int kiln_sqlite3_bind_text(sqlite3_stmt *statement, int index, con
 static inline int kiln_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
     return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
 }
+
+/// sqlite3_db_config is variadic: Swift cannot call it. Hardens a connection that runs SQL from an input file:
+/// defensive mode (no writes to the schema or shadow tables by hand), schemas not trusted (functions with side
+/// effects refused in views and triggers), extensions not loadable.
+static inline int kiln_sqlite3_harden(sqlite3 *db) {
+    int result = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
+    if (result == SQLITE_OK) result = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
+    if (result == SQLITE_OK) result = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
+    return result;
+}

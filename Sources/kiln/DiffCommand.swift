@@ -19,7 +19,7 @@ struct DiffCommand: KilnCommand {
         CommandOption("--format", value: "text|json", help: "text (default) or json."),
         CommandOption("--max-removed", value: "LIMITS", help: "Fail when more rows than this were removed from a table: 10% (of OLD's rows), 25 (rows), or per table, TABLE=5%; several separated by commas: --max-removed 10%,timetable=5%."),
         CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows."),
-        CommandOption("--manifest", value: "M", help: "Read thresholds and severity overrides from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
+        CommandOption("--manifest", value: "M", help: "Read thresholds, severity overrides and the tables the app fills (userFilled: counted, not compared) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
         CommandOption("--examples", value: "N", help: "Examples per table and kind (default 3)."),
     ]
 
@@ -49,12 +49,15 @@ struct DiffCommand: KilnCommand {
     func run() throws -> Int32 {
         var limits = thresholds
         var severity: [String: Severity] = [:]
+        var userFilled: Set<String> = []
         if let path = try manifestPath ?? conventionalManifest() {
             let manifest = try ManifestLoader.load(path, resolvingInputs: false).manifest
             limits = manifest.thresholds.overridden(by: thresholds)
             severity = manifest.severity
+            userFilled = Set(manifest.tables.filter(\.userFilled).map(\.name))
         }
-        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity)
+        let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
+                                          userFilled: userFilled)
         print(format == "json" ? try diff.json : diff.text, terminator: "")
         return diff.passed ? 0 : 1
     }

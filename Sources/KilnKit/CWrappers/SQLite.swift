@@ -61,6 +61,8 @@ public final class Database {
     private var handle: OpaquePointer?
     /// The path the connection was opened on.
     public let path: String
+    /// What a sandboxed connection may do, and what it did; kept alive here for SQLite's callbacks.
+    private var sandbox: SandboxState?
 
     /// How a database file is opened.
     public enum Mode { case readOnly, readWrite, create }
@@ -256,6 +258,160 @@ public func quoteIdentifier(_ name: String) -> String {
 /// Quotes a string literal for SQL.
 public func quoteLiteral(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
+
+// MARK: - Sandbox
+
+/// What a sandboxed connection may run (see `Database.sandboxed(deserializing:seconds:)`).
+public enum SandboxPolicy: Sendable {
+    /// A legacy script: `CREATE TABLE`, `CREATE INDEX`, `INSERT` (of values) and transactions; nothing else.
+    case script
+    /// Queries: `SELECT` reading tables and calling SQLite's built-in functions; nothing else.
+    case query
+    /// Anything but `ATTACH`, for Kiln's own statements between the two.
+    case kiln
+}
+
+/// The sandbox's state, reached from SQLite's C callbacks through an unmanaged pointer.
+private final class SandboxState {
+    var policy = SandboxPolicy.script
+    var deadline: UInt64
+    var timedOut = false
+    var denied: [String] = []
+    var inserted: [(table: String, rowid: Int64)] = []
+
+    init(deadline: UInt64) { self.deadline = deadline }
+
+    func allows(_ action: Int32, _ first: String?) -> Bool {
+        switch policy {
+        case .kiln:
+            return action != SQLITE_ATTACH && action != SQLITE_DETACH
+        case .query:
+            return [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE].contains(action)
+        case .script:
+            switch action {
+            case SQLITE_CREATE_TABLE, SQLITE_CREATE_INDEX, SQLITE_TRANSACTION, SQLITE_INSERT: return true
+            // CREATE TABLE … PRIMARY KEY/UNIQUE reads and updates SQLite's own schema table.
+            case SQLITE_READ, SQLITE_UPDATE: return first == "sqlite_master" || first == "sqlite_schema"
+            default: return false
+            }
+        }
+    }
+
+    /// The name of an authorizer action code, for messages.
+    static func actionName(_ action: Int32) -> String {
+        let names: [Int32: String] = [
+            SQLITE_ATTACH: "ATTACH", SQLITE_DETACH: "DETACH", SQLITE_PRAGMA: "PRAGMA", SQLITE_DELETE: "DELETE",
+            SQLITE_UPDATE: "UPDATE", SQLITE_DROP_TABLE: "DROP TABLE", SQLITE_CREATE_TRIGGER: "CREATE TRIGGER",
+            SQLITE_CREATE_VIEW: "CREATE VIEW", SQLITE_SELECT: "SELECT", SQLITE_READ: "reading a table",
+            SQLITE_FUNCTION: "a function call", SQLITE_CREATE_VTABLE: "CREATE VIRTUAL TABLE", SQLITE_ALTER_TABLE: "ALTER TABLE",
+            SQLITE_INSERT: "INSERT", SQLITE_CREATE_TABLE: "CREATE TABLE", SQLITE_CREATE_INDEX: "CREATE INDEX",
+            SQLITE_ANALYZE: "ANALYZE", SQLITE_REINDEX: "REINDEX", SQLITE_SAVEPOINT: "SAVEPOINT",
+            SQLITE_CREATE_TEMP_TABLE: "CREATE TEMP TABLE", SQLITE_DROP_INDEX: "DROP INDEX", SQLITE_TRANSACTION: "a transaction",
+        ]
+        return names[action] ?? "action \(action)"
+    }
+}
+
+extension Database {
+    /// An in-memory connection for SQL an input file holds, which must touch nothing else: hardened (defensive mode,
+    /// untrusted schema, no extensions, texts and blobs of at most 64 MiB), with an authorizer that allows only what `setPolicy` says (`ATTACH` never)
+    /// and a progress handler that interrupts any statement once `seconds` have passed since opening. With `bytes`,
+    /// the connection holds a copy of that SQLite database file (read by the caller; SQLite opens no file), read-only.
+    /// - Throws: `SQLiteError` when SQLite refuses (e.g. the bytes are not a database: that shows at the first query).
+    public static func sandboxed(deserializing bytes: [UInt8]? = nil, seconds: Double) throws -> Database {
+        let database = try Database(path: ":memory:")
+        guard let handle = database.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "closed", sql: nil) }
+        let hardened = kiln_sqlite3_harden(handle)
+        guard hardened == SQLITE_OK else { throw database.error(hardened, sql: nil) }
+        // No single text or blob over 64 MiB (the default is 1 GB): `zeroblob` and recursive queries stay bounded.
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 64 << 20)
+        if let bytes {
+            guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
+                throw SQLiteError(code: SQLITE_NOMEM, message: "out of memory for a \(bytes.count)-byte database", sql: nil)
+            }
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY)
+            let result = sqlite3_deserialize(handle, "main", buffer.assumingMemoryBound(to: UInt8.self),
+                                             Int64(bytes.count), Int64(bytes.count), flags)
+            guard result == SQLITE_OK else { throw database.error(result, sql: nil) }
+        }
+        let nanoseconds = UInt64(max(0, min(seconds, 86_400)) * 1e9)
+        let state = SandboxState(deadline: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+        database.sandbox = state
+        let context = Unmanaged.passUnretained(state).toOpaque()
+        sqlite3_set_authorizer(handle, { context, action, first, _, _, _ in
+            guard let context else { return SQLITE_DENY }
+            let state = Unmanaged<SandboxState>.fromOpaque(context).takeUnretainedValue()
+            if state.allows(action, first.map { String(cString: $0) }) { return SQLITE_OK }
+            state.denied.append(SandboxState.actionName(action))
+            return SQLITE_DENY
+        }, context)
+        sqlite3_progress_handler(handle, 1000, { context in
+            guard let context else { return 1 }
+            let state = Unmanaged<SandboxState>.fromOpaque(context).takeUnretainedValue()
+            if DispatchTime.now().uptimeNanoseconds > state.deadline { state.timedOut = true }
+            return state.timedOut ? 1 : 0
+        }, context)
+        sqlite3_update_hook(handle, { context, operation, _, table, rowid in
+            guard let context, operation == SQLITE_INSERT, let table else { return }
+            Unmanaged<SandboxState>.fromOpaque(context).takeUnretainedValue().inserted.append((String(cString: table), rowid))
+        }, context)
+        return database
+    }
+
+    /// Changes what a sandboxed connection may run from now on.
+    public func setPolicy(_ policy: SandboxPolicy) { sandbox?.policy = policy }
+
+    /// True when a sandboxed connection's time ran out (its statements are then interrupted).
+    public var timedOut: Bool { sandbox?.timedOut ?? false }
+
+    /// The actions the sandbox refused since the last call, named (`PRAGMA`, `ATTACH`…), and forgets them.
+    public func takeDeniedActions() -> [String] {
+        defer { sandbox?.denied = [] }
+        return sandbox?.denied ?? []
+    }
+
+    /// The rows inserted since the last call, as table name and rowid, in order, and forgets them.
+    public func takeInsertedRows() -> [(table: String, rowid: Int64)] {
+        defer { sandbox?.inserted = [] }
+        return sandbox?.inserted ?? []
+    }
+
+    /// True when `sql` ends with a complete statement (SQLite's `sqlite3_complete`: a `;` outside literals,
+    /// comments and trigger bodies) — how SQLite's own shell cuts a script into statements line by line.
+    public static func isComplete(_ sql: String) -> Bool { sqlite3_complete(sql) != 0 }
+
+    /// Runs the statements of `sql` one by one. A statement that fails is passed to `failed` with the UTF-8 byte
+    /// offset where it starts; when it fails to compile, the rest of `sql` is not run (its end is unknown).
+    /// - Throws: whatever `failed` throws.
+    public func executeEach(_ sql: String, failed: (_ offset: Int, _ error: SQLiteError) throws -> Void) throws {
+        let bytes = Array(sql.utf8)
+        try bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { start in
+                var offset = 0
+                while offset < buffer.count {
+                    var statement: OpaquePointer?
+                    var tail: UnsafePointer<CChar>?
+                    let result = sqlite3_prepare_v2(handle, start + offset, Int32(buffer.count - offset), &statement, &tail)
+                    guard result == SQLITE_OK else {
+                        try failed(offset, error(result, sql: String(decoding: bytes[offset...], as: UTF8.self)))
+                        return
+                    }
+                    let next = tail.map { $0 - start } ?? buffer.count
+                    guard let statement else { offset = max(next, offset + 1); continue }
+                    let text = String(decoding: bytes[offset..<next], as: UTF8.self)
+                    var step = sqlite3_step(statement)
+                    while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                    let stepError = step == SQLITE_DONE ? nil : error(step, sql: text)
+                    sqlite3_finalize(statement)
+                    if let stepError { try failed(offset, stepError) }
+                    offset = max(next, offset + 1)
+                }
+            }
+        }
+    }
 }
 
 // MARK: - Kiln's SQL functions

@@ -170,7 +170,7 @@ public struct BundleChecker {
         if version != String(manifest.schemaVersion) {
             problems.append("\(name) records schema version \(version ?? "none"), but the manifest's schemaVersion is \(manifest.schemaVersion)")
         }
-        for table in present.tables.keys.sorted() {
+        for table in present.tables.keys.sorted() where manifest.table(table)?.userFilled != true {
             let rows = (try? database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table))").first?.values.first?.number).flatMap { $0 }.map { Int($0) }
             switch metadata["rows.\(table)"] {
             case nil: problems.append("\(name) has no row count for table \(table) (rows.\(table))")

@@ -9,7 +9,9 @@ extension BundleDiff {
         for table in tables {
             let rows = "\(table.oldRows) → \(table.newRows)"
             var line = "  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + rows.padding(toLength: max(12, rows.count), withPad: " ", startingAt: 0) + "  "
-            if table.isUnchanged {
+            if table.userFilled {
+                line += "filled by the app: not compared"
+            } else if table.isUnchanged {
                 line += "unchanged"
             } else {
                 line += "\(table.added) added, \(table.removed) removed (\(BundleDiff.percent(table.removed, of: table.oldRows))), "
@@ -75,6 +77,7 @@ extension BundleDiff {
                 var name: String
                 var key: [String]
                 var oldRows, newRows, added, removed, changed: Int
+                var userFilled: Bool
                 var changedColumns: [String: Int]
                 var examples: Examples
             }
@@ -102,7 +105,7 @@ extension BundleDiff {
                     }))
                 }
                 return TableEntry(name: table.name, key: table.key, oldRows: table.oldRows, newRows: table.newRows, added: table.added,
-                                  removed: table.removed, changed: table.changed, changedColumns: table.changedColumns,
+                                  removed: table.removed, changed: table.changed, userFilled: table.userFilled, changedColumns: table.changedColumns,
                                   examples: Examples(added: table.addedExamples.map(object), removed: table.removedExamples.map(object), changed: changed))
             }
             let schema = Schema(oldVersion: oldVersion, newVersion: newVersion,

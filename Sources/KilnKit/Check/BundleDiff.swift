@@ -40,6 +40,8 @@ public struct BundleDiff: Sendable {
         public var removedExamples: [[SQLValue]] = []
         /// The first changed rows, in key order.
         public var changedExamples: [ChangedRow] = []
+        /// True for a table the app fills (the manifest's `userFilled`): its rows are counted, not compared.
+        public var userFilled = false
 
         /// True when nothing was added, removed or changed.
         public var isUnchanged: Bool { added == 0 && removed == 0 && changed == 0 }
@@ -77,11 +79,13 @@ public struct BundleDiff: Sendable {
     ///   - oldName, newName: how the two are named in messages (their paths by default).
     ///   - examples: how many added, removed and changed rows each table keeps as examples.
     ///   - severity: overrides by diagnostic code, as a manifest's `severity` (e.g. `diff.threshold: warning`).
+    ///   - userFilled: tables the app fills (the manifest's `userFilled`): the user's rows in an app's copy are not
+    ///     counted as removed (nor as added or changed), so no threshold can fail on them.
     /// - Throws: `KilnError.io` when a file cannot be read; `KilnError.validation` with one sentence when one is
     ///   not an SQLite database (empty, foreign, truncated or damaged).
     public static func compare(old: URL, new: URL, oldName: String? = nil, newName: String? = nil,
                                thresholds: Thresholds = Thresholds(), examples: Int = defaultExamples,
-                               severity: [String: Severity] = [:]) throws -> BundleDiff {
+                               severity: [String: Severity] = [:], userFilled: Set<String> = []) throws -> BundleDiff {
         let oldLabel = oldName ?? old.relativePath, newLabel = newName ?? new.relativePath
         let database = try BundleFile.open(old)
         _ = try BundleFile.open(new)
@@ -91,6 +95,15 @@ public struct BundleDiff: Sendable {
             let after = try SchemaSnapshot(database, schema: "new", excluding: [BundleWriter.metadataTable])
             var tables: [Table] = []
             for name in Set(before.tables.keys).union(after.tables.keys).sorted() {
+                if userFilled.contains(name) {
+                    let rows = { (schema: String, present: Bool) throws -> Int in
+                        present ? Int(try database.rows("SELECT count(*) FROM \(schema).\(quoteIdentifier(name))").first?.values.first?.number ?? 0) : 0
+                    }
+                    tables.append(Table(name: name, key: (after.tables[name] ?? before.tables[name])?.primaryKey ?? [],
+                                        oldRows: try rows("main", before.tables[name] != nil), newRows: try rows("new", after.tables[name] != nil),
+                                        userFilled: true))
+                    continue
+                }
                 tables.append(try compareTable(name, before.tables[name], after.tables[name], in: database, examples: examples))
             }
             var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),

@@ -59,6 +59,15 @@ extension DiagnosticCode {
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
+    public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
+    public static let imageTooLarge = DiagnosticCode("image.too-large", .error, "An image with more pixels than the source's maxPixels.")
+    public static let imageMediaType = DiagnosticCode("image.media-type", .warning, "An image whose name says one format and whose bytes another.")
+    public static let sqlUnreadable = DiagnosticCode("sql.unreadable", .error, "A legacy SQL script or database that cannot be loaded into the sandbox.")
+    public static let sqlQuery = DiagnosticCode("sql.query", .error, "The sqlite source's query does not give the declared fields.")
+    public static let sqlStatement = DiagnosticCode("sql.statement", .error, "A statement of a legacy SQL script failed; the others still ran.")
+    public static let sqlDenied = DiagnosticCode("sql.denied", .error, "A statement a legacy SQL script may not run in the sandbox (only CREATE, INSERT, transactions).")
+    public static let sqlTimeLimit = DiagnosticCode("sql.time-limit", .error, "A legacy SQL script ran longer than its time limit.")
+
     // MARK: - Wikitext
     public static let wikitextCoordinates = DiagnosticCode("wikitext.coordinates", .info, "A listing's or page's coordinate that is not a number of degrees; left out.")
     public static let wikitextCoordinatesRange = DiagnosticCode("wikitext.coordinates-range", .warning, "A coordinate outside -90…90 or -180…180; left out.")
@@ -73,6 +82,7 @@ extension DiagnosticCode {
     public static let value = DiagnosticCode("value", .error, "A value that does not convert to its column's declared type; staged as its text.")
     public static let valueUnknownTerm = DiagnosticCode("value.unknown-term", .error, "A text that names no term of its vocabulary.")
     public static let valueTimeOrder = DiagnosticCode("value.time-order", .error, "An end time before its start time that is not an overnight run.")
+    public static let valueMonth = DiagnosticCode("value.month", .error, "A season that is not month names, Roman numerals or a range of them.")
 
     // MARK: - Rules (the codes of the declared constraints)
     public static let duplicateKey = DiagnosticCode("duplicate-key", .error, "Two rows share a key (primary key or unique set) with different values elsewhere.")
@@ -133,10 +143,11 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlExtendedData, sourceUnmappedKind,
+        kmlExtendedData, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        sqlDenied, sqlTimeLimit,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownTemplate,
-        value, valueUnknownTerm, valueTimeOrder,
+        value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,

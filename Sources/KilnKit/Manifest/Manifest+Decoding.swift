@@ -82,7 +82,7 @@ extension RowLimit: Decodable {
 
 extension TableSpec: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, spatial, query, ship
+        case name, description, columns, primaryKey, unique, foreignKeys, indexes, fullText, spatial, query, ship, userFilled
     }
 
     public init(from decoder: Decoder) throws {
@@ -97,6 +97,7 @@ extension TableSpec: Decodable {
         spatial = try c.decodeIfPresent(SpatialSpec.self, forKey: .spatial)
         query = try c.decodeIfPresent(String.self, forKey: .query)
         ship = try c.decodeIfPresent(Bool.self, forKey: .ship) ?? true
+        userFilled = try c.decodeIfPresent(Bool.self, forKey: .userFilled) ?? false
     }
 }
 
@@ -243,7 +244,7 @@ extension ColumnMapping: Decodable {
 }
 
 extension NormalizerSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case capture, terms, output, minutesAfter, overnightBefore }
+    enum CodingKeys: String, CodingKey, CaseIterable { case capture, terms, output, minutesAfter, overnightBefore, collationKey }
 
     public init(from decoder: Decoder) throws {
         if let name = try? decoder.singleValueContainer().decode(String.self) {
@@ -262,9 +263,11 @@ extension NormalizerSpec: Decodable {
             self = .terms(vocabulary: vocabulary, output: output)
         } else if let field = try c.decodeIfPresent(String.self, forKey: .minutesAfter) {
             self = .minutesAfter(field: field, overnightBefore: try c.decodeIfPresent(String.self, forKey: .overnightBefore) ?? "04:00")
+        } else if let locale = try c.decodeIfPresent(String.self, forKey: .collationKey) {
+            self = .collationKey(locale: locale)
         } else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
-                                                    debugDescription: "expected a normalizer name or one of {capture}, {terms, output}, {minutesAfter, overnightBefore}"))
+                                                    debugDescription: "expected a normalizer name or one of {capture}, {terms, output}, {minutesAfter, overnightBefore}, {collationKey}"))
         }
     }
 }

@@ -60,6 +60,9 @@ public struct TableSpec: Sendable {
     public var query: String?
     /// False for tables that exist only for validation and are not written to the bundle.
     public var ship: Bool
+    /// True for a table the app fills (shipped empty or with defaults): `kiln check` does not hold its rows to the
+    /// recorded count, and `kiln diff` lists its rows without counting them as added or removed.
+    public var userFilled = false
 
     /// The column named `name`.
     public func column(_ name: String) -> ColumnSpec? { columns.first { $0.name == name } }
@@ -186,6 +189,8 @@ public enum NormalizerSpec: Sendable, Equatable {
     /// A time of day in minutes that ends a period starting at the time in another field: an end not after the
     /// start but before `overnightBefore` runs past midnight (+1440); any other such end is a `time-order` error.
     case minutesAfter(field: String, overnightBefore: String)
+    /// ICU's sort key for the locale, as hexadecimal text that sorts (as bytes) in the locale's order.
+    case collationKey(locale: String)
 }
 
 /// A check over the staged tables (or a shipped bundle): what it checks, the code it reports under, its severity.

@@ -110,7 +110,8 @@ public enum Builder {
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {
-                    comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
+                    comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
+                                         userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
                 }
             } catch KilnError.validation(let message) {
                 log.report(.bundle, .error, message)
@@ -149,10 +150,11 @@ public enum Builder {
     }
 
     /// Compares the finished bundle with the baseline; its errors go to the log, so that the bundle is not committed.
-    private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, log: DiagnosticLog) -> BundleDiff? {
+    private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, userFilled: Set<String>,
+                                log: DiagnosticLog) -> BundleDiff? {
         do {
             let diff = try BundleDiff.compare(old: baseline, new: pending.temporary, oldName: displayPath(baseline),
-                                              newName: pending.destination.relativePath, thresholds: thresholds)
+                                              newName: pending.destination.relativePath, thresholds: thresholds, userFilled: userFilled)
             for var finding in diff.findings {
                 finding.provenance = nil
                 log.report(finding)

@@ -6,10 +6,12 @@ enum Normalizer {
     case capture(RegexPattern)
     case terms(TermSet, mask: Bool)
     case minutesAfter(fieldIndex: Int, overnightBefore: Int)
+    case month, monthFrom, monthTo
+    case collationKey(Collator)
 
     /// The step names a manifest may use.
     static let names = ["trim", "collapseSpaces", "nfc", "fold", "lower", "upper", "decimal", "minutes",
-                        "naturalSortKey", "emptyToNull"]
+                        "naturalSortKey", "emptyToNull", "month", "monthFrom", "monthTo"]
 
     /// Compiles a manifest step for records with `fieldNames`.
     /// - Throws: `ValueProblem` for an unknown name, field or vocabulary, `RegexCompileError` for a bad pattern.
@@ -30,6 +32,12 @@ enum Normalizer {
                 throw ValueProblem(message: "overnightBefore must be a time like 04:00, not \"\(overnightBefore)\"")
             }
             self = .minutesAfter(fieldIndex: index, overnightBefore: limit)
+        case .collationKey(let locale):
+            do {
+                self = .collationKey(try Collator(locale: locale))
+            } catch let error as ICUError {
+                throw ValueProblem(message: error.message)
+            }
         case .named(let name):
             switch name {
             case "trim": self = .trim
@@ -42,8 +50,11 @@ enum Normalizer {
             case "minutes": self = .minutes
             case "naturalSortKey": self = .naturalSortKey
             case "emptyToNull": self = .emptyToNull
+            case "month": self = .month
+            case "monthFrom": self = .monthFrom
+            case "monthTo": self = .monthTo
             default:
-                throw ValueProblem(message: "unknown normalizer \"\(name)\"; expected one of: \(Normalizer.names.joined(separator: ", ")) or {capture: PATTERN}")
+                throw ValueProblem(message: "unknown normalizer \"\(name)\"; expected one of: \(Normalizer.names.joined(separator: ", ")) or {capture: PATTERN} or {collationKey: LOCALE}")
             }
         }
     }
@@ -78,6 +89,10 @@ enum Normalizer {
                                    code: .valueUnknownTerm)
             }
             return mask ? String(selection.mask) : selection.codes
+        case .month: return String(try MonthText.month(value))
+        case .monthFrom: return String(try MonthText.season(value).from)
+        case .monthTo: return String(try MonthText.season(value).to)
+        case .collationKey(let collator): return collator.hexSortKey(value)
         case .minutesAfter(let fieldIndex, let overnightBefore):
             let start = fieldIndex < record.values.count ? record.values[fieldIndex] ?? "" : ""
             switch ClockTime.span(from: start, until: value, overnightBefore: overnightBefore) {

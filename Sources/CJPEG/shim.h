@@ -1,0 +1,71 @@
+#include <stdio.h>
+#include <stddef.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+
+/* libjpeg reports a fatal error by calling error_exit, which by default ends the process, and expects it never to
+   return. Swift cannot longjmp, so the whole decode lives here: error_exit jumps back with libjpeg's message, and
+   warnings (a file cut short, corrupt data that libjpeg papers over with grey) are counted and the first kept. */
+struct kiln_jpeg_error {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+    int warnings;
+};
+
+static void kiln_jpeg_error_exit(j_common_ptr info) {
+    struct kiln_jpeg_error *error = (struct kiln_jpeg_error *)info->err;
+    (*info->err->format_message)(info, error->message);
+    longjmp(error->jump, 1);
+}
+
+static void kiln_jpeg_emit_message(j_common_ptr info, int level) {
+    struct kiln_jpeg_error *error = (struct kiln_jpeg_error *)info->err;
+    if (level < 0) {
+        if (error->warnings == 0) (*info->err->format_message)(info, error->message);
+        error->warnings += 1;
+    }
+}
+
+/* Decodes the whole JPEG in `data` (so that a truncated or corrupt file shows), refusing images of more than
+   `max_pixels` pixels before any is decoded. Returns 0 when the image is sound (width and height set), 1 when
+   libjpeg failed or warned (the first message in `message`), 2 when the image is too large (width and height set). */
+static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long size, unsigned long long max_pixels,
+                                    unsigned *width, unsigned *height, char *message, size_t message_size) {
+    struct jpeg_decompress_struct info;
+    struct kiln_jpeg_error error;
+    JSAMPARRAY row = NULL;
+    volatile int result = 0;
+    memset(&info, 0, sizeof info);
+    memset(&error, 0, sizeof error);
+    info.err = jpeg_std_error(&error.base);
+    error.base.error_exit = kiln_jpeg_error_exit;
+    error.base.emit_message = kiln_jpeg_emit_message;
+    *width = 0;
+    *height = 0;
+    if (setjmp(error.jump)) {
+        jpeg_destroy_decompress(&info);
+        snprintf(message, message_size, "%s", error.message);
+        return 1;
+    }
+    jpeg_create_decompress(&info);
+    jpeg_mem_src(&info, data, size);
+    jpeg_read_header(&info, TRUE);
+    *width = info.image_width;
+    *height = info.image_height;
+    if ((unsigned long long)info.image_width * info.image_height > max_pixels) {
+        jpeg_destroy_decompress(&info);
+        return 2;
+    }
+    jpeg_start_decompress(&info);
+    row = (*info.mem->alloc_sarray)((j_common_ptr)&info, JPOOL_IMAGE, info.output_width * info.output_components, 1);
+    while (info.output_scanline < info.output_height) jpeg_read_scanlines(&info, row, 1);
+    jpeg_finish_decompress(&info);
+    if (error.warnings > 0) {
+        snprintf(message, message_size, "%s", error.message);
+        result = 1;
+    }
+    jpeg_destroy_decompress(&info);
+    return result;
+}

@@ -1,0 +1,127 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The `sqlite` reader: legacy scripts and database files in a sandbox, the query's rows as records, and a finding at
+/// its line for every statement that fails or is refused.
+final class SQLiteReaderTests: KilnTestCase {
+    private let query = "SELECT m.latin, m.status, l.line AS _line FROM Mushrooms AS m "
+        + "LEFT JOIN kiln_row_line AS l ON l.table_name = 'Mushrooms' AND l.row_id = m.rowid ORDER BY m.rowid"
+
+    private func reader(query: String? = nil, fields: [String] = ["latin", "status"], seconds: Double = 5) throws -> SQLiteReader {
+        try SQLiteReader(options: JSONValue.object(["query": .string(query ?? self.query), "fields": .array(fields.map(JSONValue.string)),
+                                                    "seconds": .number(seconds)])
+            .decode(SQLiteReader.Options.self, codingPath: []))
+    }
+
+    private let script = """
+        -- the author's data
+        CREATE TABLE Mushrooms (name TEXT, latin TEXT, status TEXT);
+        BEGIN TRANSACTION;
+        INSERT INTO Mushrooms VALUES ('Hřib smrkový', 'Boletus edulis', 'jedlá');
+
+        INSERT INTO Mushrooms VALUES ('Muchomůrka zelená',
+            'Amanita phalloides', 'jedovatá'); INSERT INTO Mushrooms VALUES ('Hřib žlučník', 'Tylopilus felleus', 'nejedlá');
+        INSERT INTO Mushrooms VALUES ('Liška; obecná', 'Cantharellus cibarius', 'jedlá');
+        COMMIT;
+
+        """
+
+    /// The 1-based numbers of the lines of `text` that start an INSERT statement (what an editor shows).
+    private func insertLines(_ text: String) -> [Int] {
+        text.components(separatedBy: "\n").enumerated().flatMap { index, line in
+            Array(repeating: index + 1, count: line.components(separatedBy: "INSERT INTO").count - 1)
+        }
+    }
+
+    func testScriptRowsWithTheLinesTheirInsertsStartOn() throws {
+        let reader = try reader()
+        let (records, log) = try read(reader, script, name: "atlas.sql")
+        XCTAssertTrue(log.diagnostics.isEmpty, "\(log.diagnostics)")
+        XCTAssertEqual(records.map { $0.values }, [["Boletus edulis", "jedlá"], ["Amanita phalloides", "jedovatá"],
+                                                  ["Tylopilus felleus", "nejedlá"], ["Cantharellus cibarius", "jedlá"]])
+        // Two INSERTs share a line; the statement that starts on line 6 gives line 6.
+        XCTAssertEqual(insertLines(script), [4, 6, 7, 8])
+        XCTAssertEqual(records.map(\.line), [4, 6, 6, 8])
+    }
+
+    func testADatabaseFileGivesTheSameRowsAsItsScript() throws {
+        let scriptFile = try write(script, to: "atlas.sql")
+        let database = temporaryDirectory.appendingPathComponent("atlas.sqlite")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database.path, ".read \(scriptFile.path)"]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let fromScript = try read(reader(), url: scriptFile).records.map(\.values)
+        let (fromFile, log) = try read(reader(), url: database)
+        XCTAssertTrue(log.diagnostics.isEmpty, "\(log.diagnostics)")
+        XCTAssertEqual(fromFile.map(\.values), fromScript)
+        XCTAssertEqual(fromFile.map(\.line), [1, 1, 1, 1], "a database file has no lines")
+        XCTAssertEqual(try Data(contentsOf: database).prefix(16), Data("SQLite format 3\0".utf8), "the file itself is untouched")
+    }
+
+    func testFailingStatementsAreFindingsAtTheirLinesAndTheRestRuns() throws {
+        let text = """
+            CREATE TABLE Mushrooms (name TEXT, latin TEXT, status TEXT);
+            INSERT INTO Mushrooms VALUES ('Hřib smrkový', 'Boletus edulis' 'jedlá');
+            INSERT INTO Mushrooms VALUES ('Liška obecná', 'Cantharellus cibarius', 'jedlá');
+            ATTACH DATABASE 'other.sqlite' AS other;
+            PRAGMA writable_schema = ON;
+            DROP TABLE Mushrooms;
+            DELETE FROM Mushrooms;
+            UPDATE Mushrooms SET status = 'jedovatá';
+            INSERT INTO Mushrooms SELECT name, latin, status FROM Mushrooms;
+            CREATE TRIGGER t AFTER INSERT ON Mushrooms BEGIN DELETE FROM Mushrooms; END;
+            INSERT INTO Nowhere VALUES (1);
+            INSERT INTO Mushrooms VALUES ('Hřib žlučník', 'Tylopilus felleus', 'nejedlá')
+            """
+        let (records, log) = try read(reader(), text, name: "atlas.sql")
+        XCTAssertEqual(records.map { $0.values[0] }, ["Cantharellus cibarius", "Tylopilus felleus"])
+        XCTAssertEqual(records.map(\.line), [3, 12])
+        let found = log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }
+        XCTAssertEqual(found, ["2 sql.statement", "4 sql.denied", "5 sql.denied", "6 sql.denied", "7 sql.denied", "8 sql.denied",
+                               "9 sql.denied", "10 sql.denied", "11 sql.statement"])
+        XCTAssertTrue(log.diagnostics.allSatisfy { $0.severity == .error })
+        XCTAssertTrue(log.diagnostics[1].message.hasPrefix("ATTACH is not allowed"), log.diagnostics[1].message)
+        XCTAssertTrue(log.diagnostics[3].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[3].message)
+        XCTAssertTrue(log.diagnostics[8].message.contains("no such table: Nowhere"), log.diagnostics[8].message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: temporaryDirectory.appendingPathComponent("other.sqlite").path))
+    }
+
+    func testTheQueryMayOnlyRead() throws {
+        let (_, log) = try read(reader(query: "SELECT * FROM pragma_table_info('Mushrooms')", fields: ["name"]), script, name: "a.sql")
+        XCTAssertEqual(log.diagnostics.map(\.code), ["sql.query"])
+        let (_, attach) = try read(reader(query: "ATTACH DATABASE 'x.sqlite' AS x", fields: ["x"]), script, name: "a.sql")
+        XCTAssertEqual(attach.diagnostics.map(\.code), ["sql.query"])
+        let (_, missing) = try read(reader(fields: ["latin", "edibility"]), script, name: "a.sql")
+        XCTAssertEqual(missing.diagnostics.map(\.message), ["the query gives no column \"edibility\"; it gives: latin, status, _line"])
+    }
+
+    func testTimeIsBounded() throws {
+        let endless = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) AS total FROM n"
+        let started = Date()
+        let (records, log) = try read(reader(query: endless, fields: ["total"], seconds: 0.5), script, name: "a.sql")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        XCTAssertTrue(records.isEmpty)
+        XCTAssertEqual(log.diagnostics.map(\.code), ["sql.time-limit"])
+    }
+
+    func testADamagedDatabaseFileIsOneFinding() throws {
+        var bytes = Data("SQLite format 3\0".utf8)
+        bytes.append(Data(repeating: 0x41, count: 600))
+        let url = try write(bytes, to: "broken.sqlite")
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertTrue(records.isEmpty)
+        XCTAssertEqual(log.diagnostics.count, 1)
+        XCTAssertTrue(["sql.unreadable", "sql.query"].contains(log.diagnostics[0].code), log.diagnostics[0].code)
+        XCTAssertEqual(log.diagnostics[0].severity, .error)
+    }
+
+    func testOptionsAreChecked() {
+        XCTAssertThrowsError(try reader(fields: []))
+        XCTAssertThrowsError(try reader(fields: ["latin", "latin"]))
+        XCTAssertThrowsError(try reader(seconds: 0))
+    }
+}
