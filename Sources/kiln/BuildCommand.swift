@@ -45,9 +45,8 @@ struct BuildCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        options = BuildOptions(output: arguments.values["--out"].map { URL(fileURLWithPath: $0) },
-                               report: arguments.values["--report"].map { URL(fileURLWithPath: $0) },
-                               baseline: arguments.values["--baseline"].map { URL(fileURLWithPath: $0) },
+        options = BuildOptions(output: try arguments.path("--out"), report: try arguments.path("--report"),
+                               baseline: try arguments.path("--baseline"),
                                thresholds: try Thresholds(options: arguments.values))
         allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL

@@ -193,6 +193,14 @@ struct ParsedArguments {
         if let extra = positionals.first { throw KilnError.usage("unexpected argument \"\(extra)\"") }
     }
 
+    /// The value of a path option as a file URL; `nil` when the option is absent.
+    /// - Throws: `KilnError.usage` for an empty path.
+    func path(_ option: String) throws -> URL? {
+        guard let value = values[option] else { return nil }
+        guard !value.isEmpty else { throw KilnError.usage("\(option) needs a path, not an empty string") }
+        return URL(fileURLWithPath: value)
+    }
+
     /// The value of `--format`, checked against the allowed ones.
     /// - Throws: `KilnError.usage` for another value.
     func format(allowed: [String]) throws -> String {

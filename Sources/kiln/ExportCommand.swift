@@ -31,8 +31,8 @@ struct ExportCommand: KilnCommand {
         exportName = try arguments.positional("the export name")
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         try arguments.requireNoMore()
-        guard let out = arguments.values["--out"] else { throw KilnError.usage("missing --out DIR") }
-        output = URL(fileURLWithPath: out)
+        guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
+        output = out
         manifestPath = arguments.values["--manifest"]
     }
 

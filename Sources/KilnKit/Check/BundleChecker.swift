@@ -217,7 +217,12 @@ public struct BundleChecker {
             }
             let log = DiagnosticLog()
             do {
-                try RuleEngine(pipeline: pipeline, database: database, log: log, hasProvenance: false).run(rule)
+                let seconds = manifest.limits.sqlSeconds
+                do {
+                    try database.withTimeLimit(seconds) { try RuleEngine(pipeline: pipeline, database: database, log: log, hasProvenance: false).run(rule) }
+                } catch let error as SQLiteError where error.isInterrupted {
+                    log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
+                }
                 results.append(result(.rules, name, url, log.diagnostics))
             } catch let error as SQLiteError {
                 if error.message.hasPrefix("no such table: "), case let table = String(error.message.dropFirst(15)), manifest.table(table) != nil {

@@ -26,6 +26,11 @@ public struct Exporter {
             let known = manifest.exports.map(\.name)
             throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
         }
+        try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
+        for file in manifest.exports[index].files {
+            try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
+                                     protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
+        }
         let database = try BundleFile.open(bundle)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -39,11 +44,16 @@ public struct Exporter {
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
-                let statement = try database.prepare(file.query)
+                let statement = try database.prepareQuery(file.query)
                 try writer.check(columns: statement.columnNames)
-                while let row = try statement.step() { try writer.add(row, to: sink) }
+                try database.withTimeLimit(manifest.limits.sqlSeconds) {
+                    while let row = try statement.step() { try writer.add(row, to: sink) }
+                }
                 try writer.finish(sink)
                 try sink.commit()
+            } catch let error as SQLiteError where error.isInterrupted {
+                sink.abandon()
+                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
             } catch let error as SQLiteError {
                 sink.abandon()
                 throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")

@@ -24,6 +24,7 @@ public struct FixtureRunner {
     public func run(update: Bool = false) throws -> [Outcome] {
         let manifest = pipeline.manifest
         let resolver = InputResolver(directory: manifest.directory)
+        if update { try checkExpectedFiles(resolver) }
         return try manifest.fixtures.enumerated().map { index, fixture in
             let source = pipeline.sources.first { $0.spec.name == fixture.source }!
             let input = try resolver.resolve(fixture.input) { pipeline.issue("fixtures[\(index)].input", $0) }[0]
@@ -42,6 +43,26 @@ public struct FixtureRunner {
             }
             let expected = try FixtureRunner.lines(ofExpected: data, file: fixture.expected)
             return Outcome(fixture: fixture, differences: LineDiff.changes(from: expected, to: actual), missingExpectation: false)
+        }
+    }
+
+    /// Refuses, before anything is written, an expected file that is not a regular file or is the manifest or an input.
+    /// - Throws: `KilnError.manifest` at the fixture's `expected`.
+    private func checkExpectedFiles(_ resolver: InputResolver) throws {
+        let manifest = pipeline.manifest
+        var protected = [OutputPath.Protected(manifest.file, "the manifest")]
+        for file in pipeline.sources.flatMap(\.files) { protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)")) }
+        for (index, fixture) in manifest.fixtures.enumerated() {
+            for input in (try? resolver.resolve(fixture.input) { pipeline.issue("fixtures[\(index)].input", $0) }) ?? [] {
+                protected.append(OutputPath.Protected(input.url, "the fixture input \(input.relativePath)"))
+            }
+        }
+        for (index, fixture) in manifest.fixtures.enumerated() {
+            do {
+                try OutputPath.checkFile(manifest.directory.appendingPathComponent(fixture.expected), option: "the expected file", protected: protected)
+            } catch let error as KilnError {
+                throw pipeline.issue("fixtures[\(index)].expected", error.description)
+            }
         }
     }
 

@@ -66,6 +66,7 @@ public enum Builder {
         }
         let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
         let reportURL = options.report ?? output.deletingPathExtension().appendingPathExtension("report.json")
+        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL)
         let folder = output.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -130,6 +131,20 @@ public enum Builder {
             }
         }
         return outcome
+    }
+
+    /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
+    /// the baseline (for the report), or each other.
+    /// - Throws: `KilnError.usage` with one sentence.
+    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?) throws {
+        var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
+        for file in pipeline.sources.flatMap(\.files) {
+            protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
+        }
+        try OutputPath.checkFile(output, option: "--out", protected: protected)
+        protected.append(OutputPath.Protected(output, "the bundle (--out)"))
+        if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
+        try OutputPath.checkFile(report, option: "--report", protected: protected)
     }
 
     /// Writes the JSON report through a temporary file.

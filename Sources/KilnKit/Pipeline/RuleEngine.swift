@@ -62,13 +62,24 @@ struct RuleEngine {
     /// Runs every rule, reporting findings to the log.
     /// - Throws: `KilnError.manifest` when SQLite refuses a rule's SQL.
     func run() throws {
+        let seconds = pipeline.manifest.limits.sqlSeconds
         for (rule, keyPath) in rules {
             do {
-                try run(rule)
+                try database.withTimeLimit(seconds) { try run(rule) }
+            } catch let error as SQLiteError where error.isInterrupted {
+                log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
             } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
             }
         }
+    }
+
+    /// The code of the finding for a rule stopped by `limits.sqlSeconds`.
+    static let timeLimitCode = "sql.time-limit"
+
+    /// The sentence for a rule stopped by the time limit.
+    static func timeLimitMessage(_ rule: RuleSpec, keyPath: String, seconds: Double) -> String {
+        "rule \(rule.code) (\(keyPath)) ran longer than \(sqlNumber(seconds)) s and was stopped, so it checked nothing; make it cheaper or raise limits.sqlSeconds"
     }
 
     /// Runs one rule, reporting its findings to the log; a pattern that gives up on a value is a finding too.
@@ -136,7 +147,8 @@ struct RuleEngine {
             }
         case .bounds: try bounds(rule)
         case .sql:
-            for row in try database.rows(rule.sql!) {
+            let statement = try database.prepareQuery(rule.sql!)
+            while let row = try statement.step() {
                 report(rule, row, fill(rule.message!, row))
             }
         }
