@@ -127,18 +127,19 @@ public final class Database {
     ///   saying what was refused.
     public func prepareQuery(_ sql: String) throws -> Statement {
         guards.readOnly = true
-        guards.refused = nil
+        guards.resetRefusal()
         installAuthorizer()
         defer { guards.readOnly = false }
         let statement: Statement
         do {
             statement = try compileOne(sql)
-        } catch let error as SQLiteError where error.code & 0xff == SQLITE_AUTH {
+        } catch let error as SQLiteError where guards.refused != nil || error.code & 0xff == SQLITE_AUTH {
             let what = guards.refused ?? "a statement that does not only read"
             throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this one holds \(what)", sql: sql)
         }
         guard sqlite3_stmt_readonly(statement.handle) != 0 else {
-            throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this statement writes", sql: sql)
+            let keyword = sql.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0.isLetter }.uppercased()
+            throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this statement (\(keyword)) writes", sql: sql)
         }
         return statement
     }
@@ -168,6 +169,10 @@ public final class Database {
             throw error(result, sql: sql)
         }
         let compiled = Statement(statement, database: self, sql: sql)
+        // What follows is compiled only to find out whether it is a statement, never run: with the usual authorizer.
+        let readOnly = guards.readOnly
+        guards.readOnly = false
+        defer { guards.readOnly = readOnly }
         var remaining = rest
         while !remaining.isEmpty {
             var next: OpaquePointer?
@@ -274,23 +279,25 @@ private final class SQLGuards {
     var refused: String?
     var deadline: UInt64 = .max
 
+    func resetRefusal() { refused = nil }
+
     /// Actions that read and nothing else.
     private static let reads: Set<Int32> = [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE]
     /// Functions refused even in reads.
     private static let refusedFunctions: Set<String> = ["load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"]
 
     func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
-        if refusesOtherFiles && action == SQLITE_ATTACH {
-            refused = "ATTACH (another file)"
-            return SQLITE_DENY
-        }
-        guard readOnly else { return SQLITE_OK }
+        guard readOnly else { return refusesOtherFiles && action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }
         if SQLGuards.reads.contains(action) {
             guard action == SQLITE_FUNCTION, let name = second?.lowercased(), SQLGuards.refusedFunctions.contains(name) else { return SQLITE_OK }
             refused = "a call to \(name)()"
             return SQLITE_DENY
         }
-        if refused == nil { refused = SQLGuards.describe(action, first) }
+        if refused == nil {
+            // A statement that changes the schema asks to write sqlite_master first.
+            let schemaWrite = ["sqlite_master", "sqlite_temp_master"].contains(first ?? "")
+            refused = schemaWrite ? "a change to the schema (CREATE, DROP or ALTER)" : SQLGuards.describe(action, first)
+        }
         return SQLITE_DENY
     }
 

@@ -1,0 +1,203 @@
+import Foundation
+import XCTest
+import KilnKit
+
+/// A hostile environment through the `kiln` binary: outputs that are not regular files or name an input, manifest
+/// SQL that writes or runs forever. Each case has its exit code and one sentence, and every file is as it was.
+final class HostileEnvironmentCommandTests: CLITestCase {
+    /// A pipeline `name` reading `in.txt` into `t(v)`, with `extra` appended to the manifest's top level.
+    @discardableResult
+    private func pipeline(_ name: String = "p", extra: String = "", table: String = "") throws -> URL {
+        let folder = file(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "env", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }\(table)],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }],
+              exports: [{ name: "text", files: [{ path: "out.txt", format: "delimited", query: "SELECT v FROM t ORDER BY v" }] }],\(extra)
+            }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        try "a\nb\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    private func manifestLine(_ folder: URL, containing marker: String) throws -> Int {
+        let lines = try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8).components(separatedBy: "\n")
+        return (lines.firstIndex { $0.contains(marker) } ?? -1) + 1
+    }
+
+    /// The digest of every regular file under the working folder, by relative path.
+    private func snapshot() throws -> [String: String] {
+        var digests: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: workingDirectory.path)
+        while let path = enumerator?.nextObject() as? String {
+            var status = stat()
+            guard lstat(file(path).path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            digests[path] = try sha256(path)
+        }
+        return digests
+    }
+
+    private func firstLine(_ run: Run) -> String { String(run.stderr.prefix { $0 != "\n" }) }
+
+    // MARK: Outputs
+
+    func testBuildRefusesOutputsThatAreNotRegularFilesAndKeepsThem() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        try "elsewhere\n".write(to: file("target.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: file("link.sqlite").path, withDestinationPath: "target.txt")
+        try FileManager.default.createSymbolicLink(atPath: file("link.json").path, withDestinationPath: "/proc/self/fd/1")
+        XCTAssertEqual(mkfifo(file("fifo").path, 0o644), 0)
+        try FileManager.default.createDirectory(at: file("folder"), withIntermediateDirectories: true)
+        let before = try snapshot()
+
+        let cases: [([String], String)] = [
+            (["--out", "link.sqlite"], "Error: --out link.sqlite is a symbolic link; Kiln replaces only regular files"),
+            (["--report", "link.json"], "Error: --report link.json is a symbolic link; Kiln replaces only regular files"),
+            (["--out", "fifo"], "Error: --out fifo is a FIFO (named pipe); Kiln replaces only regular files"),
+            (["--report", "folder"], "Error: --report folder is a folder; Kiln replaces only regular files"),
+            (["--out", ""], "Error: --out needs a path, not an empty string"),
+        ]
+        for (options, message) in cases {
+            let run = try kiln(["build", "p"] + options)
+            XCTAssertEqual(run.status, 64, "\(options)")
+            XCTAssertEqual(firstLine(run), message)
+        }
+        XCTAssertEqual(try snapshot(), before, "every file is as it was")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: file("link.sqlite").path), "target.txt")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: file("link.json").path), "/proc/self/fd/1")
+        XCTAssertEqual(OutputPathKind.of(file("fifo")), S_IFIFO)
+        XCTAssertEqual(try hiddenFiles("build"), [], "no lock or staging file is left")
+    }
+
+    func testBuildRefusesOutputsThatAreAnInputTheManifestOrTheOtherOutput() throws {
+        let folder = try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        let before = try snapshot()
+        let manifest = folder.appendingPathComponent("kiln.json5").path
+        let cases: [([String], String)] = [
+            (["--out", "p/in.txt"], "Error: --out p/in.txt is the input in.txt; it would be overwritten"),
+            (["--report", "p/kiln.json5"], "Error: --report p/kiln.json5 is the manifest; it would be overwritten"),
+            (["--report", manifest], "Error: --report \(manifest) is the manifest; it would be overwritten"),
+            (["--report", "build/env.sqlite"], "Error: --report build/env.sqlite is the bundle (--out); it would be overwritten"),
+            (["--out", "x/a.sqlite", "--report", "x/../x/a.sqlite"], "Error: --report x/../x/a.sqlite is the bundle (--out); it would be overwritten"),
+            (["--baseline", "build/env.sqlite", "--out", "new/env.sqlite", "--report", "build/env.sqlite"],
+             "Error: --report build/env.sqlite is the baseline; it would be overwritten"),
+        ]
+        for (options, message) in cases {
+            let run = try kiln(["build", "p"] + options)
+            XCTAssertEqual(run.status, 64, "\(options)")
+            XCTAssertEqual(firstLine(run), message)
+        }
+        XCTAssertEqual(try snapshot(), before, "the last good bundle, the manifest and the input are as they were")
+        // The bundle being replaced remains a valid baseline.
+        XCTAssertEqual(try kiln("build", "p", "--baseline", "build/env.sqlite", "--quiet").status, 0)
+    }
+
+    func testExportRefusesAnEmptyPathThePipelineFolderAndFilesThatAreNotRegular() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: file("out/out.txt").path, withDestinationPath: "../p/in.txt")
+        let before = try snapshot()
+        let cases: [(String, String)] = [
+            ("", "Error: --out needs a path, not an empty string"),
+            ("p", "Error: --out p is the pipeline folder; files written there would replace its files"),
+            ("p/in.txt", "Error: --out p/in.txt is a regular file, not a folder"),
+            ("out", "Error: the export file out/out.txt is a symbolic link; Kiln replaces only regular files"),
+        ]
+        for (out, message) in cases {
+            let run = try kiln("export", "text", "build/env.sqlite", "--out", out, "--manifest", "p")
+            XCTAssertEqual(run.status, 64, out)
+            XCTAssertEqual(firstLine(run), message)
+        }
+        XCTAssertEqual(try snapshot(), before)
+        XCTAssertEqual(try kiln("export", "text", "build/env.sqlite", "--out", "fresh", "--manifest", "p").status, 0)
+        XCTAssertEqual(try String(contentsOf: file("fresh/out.txt"), encoding: .utf8), "a\nb\n")
+    }
+
+    func testTestUpdateRefusesToOverwriteTheManifestOrAnInput() throws {
+        let folder = try pipeline(extra: #" fixtures: [{ source: "s", input: "in.txt", expected: "kiln.json5" }],"#)
+        let before = try snapshot()
+        let run = try kiln("test", "p", "--update")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "fixtures")): manifest error at fixtures[0].expected: the expected file \(folder.appendingPathComponent("kiln.json5").path) is the manifest; it would be overwritten")
+        try pipeline(extra: #" fixtures: [{ source: "s", input: "in.txt", expected: "in.txt" }],"#)
+        let input = try kiln("test", "p", "--update")
+        XCTAssertEqual(input.status, 64)
+        XCTAssertTrue(firstLine(input).hasSuffix("manifest error at fixtures[0].expected: the expected file \(folder.appendingPathComponent("in.txt").path) is the input in.txt; it would be overwritten"), input.stderr)
+        XCTAssertEqual(try snapshot().filter { $0.key != "p/kiln.json5" }, before.filter { $0.key != "p/kiln.json5" })
+    }
+
+    // MARK: Manifest SQL
+
+    func testManifestSQLThatWritesIsAManifestErrorAndTheBundleIsUnchanged() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        let shipped = try sha256("build/env.sqlite")
+        let cases: [(table: String, extra: String, marker: String, message: String)] = [
+            (#", { name: "u", columns: [{ name: "v", type: "text" }], query: "SELECT v FROM t; UPDATE t SET v = 'X'" }"#, "", "query:",
+             "manifest error at tables[1].query: SQLite refuses the query: only one statement is allowed, but text follows the first: \"UPDATE t SET v = 'X'\""),
+            ("", #" rules: [{ code: "x", kind: "sql", sql: "UPDATE t SET v = 'X' RETURNING _file, _line", message: "x" }],"#, "rules:",
+             "manifest error at rules[0].sql: SQLite refuses the rule's query: manifest SQL may only read, but this one holds an UPDATE (t)"),
+            ("", #" rules: [{ code: "x", kind: "sql", sql: "SELECT v FROM t WHERE v IS NULL; garbage", message: "x" }],"#, "rules:",
+             "manifest error at rules[0].sql: SQLite refuses the rule's query: only one statement is allowed, but text follows the first: \"garbage\""),
+            ("", #" rules: [{ code: "x", kind: "sql", sql: "PRAGMA writable_schema = ON", message: "x" }],"#, "rules:",
+             "manifest error at rules[0].sql: SQLite refuses the rule's query: manifest SQL may only read, but this one holds a PRAGMA (writable_schema)"),
+        ]
+        for item in cases {
+            let folder = try pipeline(extra: item.extra, table: item.table)
+            let run = try kiln("build", "p")
+            XCTAssertEqual(run.status, 64, item.message)
+            let manifest = folder.appendingPathComponent("kiln.json5").path
+            XCTAssertEqual(firstLine(run), "Error: \(manifest):\(try manifestLine(folder, containing: item.marker)): \(item.message)")
+            XCTAssertEqual(try sha256("build/env.sqlite"), shipped, "the shipped bundle is unchanged")
+        }
+        XCTAssertEqual(try hiddenFiles("build"), [])
+    }
+
+    func testExportQueriesOnlyRead() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        let manifest = file("p/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+            .replacingOccurrences(of: "SELECT v FROM t ORDER BY v", with: "VACUUM INTO 'copy.sqlite'")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("export", "text", "build/env.sqlite", "--out", "out", "--manifest", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(try manifestLine(file("p"), containing: "exports:")): manifest error at exports[0].files[0].query: SQLite refuses the export query: manifest SQL may only read, but this statement (VACUUM) writes")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("copy.sqlite").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), [], "no file, no temporary")
+    }
+
+    func testARunawayRuleIsStoppedAtTheTimeLimitAndNamed() throws {
+        let slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n WHERE i < 0"
+        try pipeline(extra: " limits: { sqlSeconds: 1 }, rules: [{ code: \"cartesian\", kind: \"sql\", sql: \"\(slow)\", message: \"x\" }],")
+        let start = Date()
+        let run = try kiln("build", "p")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("    rule cartesian (rules[0]) ran longer than 1 s and was stopped, so it checked nothing; make it cheaper or raise limits.sqlSeconds\n"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/env.sqlite").path))
+        XCTAssertEqual(try hiddenFiles("build"), [], "no lock or staging file is left")
+
+        let folder = try pipeline(extra: " limits: { sqlSeconds: 1 },", table: ", { name: \"u\", columns: [{ name: \"v\", type: \"text\" }], query: \"\(slow.replacingOccurrences(of: "SELECT i FROM n", with: "SELECT i AS v FROM n"))\" }")
+        let table = try kiln("build", "p")
+        XCTAssertEqual(table.status, 64)
+        XCTAssertEqual(firstLine(table), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "query:")): manifest error at tables[1].query: the query of table \"u\" ran longer than 1 s and was stopped; make it cheaper or raise limits.sqlSeconds")
+        XCTAssertEqual(try hiddenFiles("build"), [])
+    }
+
+    private func hiddenFiles(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
+    }
+}
+
+/// The file type bits of a path, without following a link.
+private enum OutputPathKind {
+    static func of(_ url: URL) -> mode_t? {
+        var status = stat()
+        return lstat(url.path, &status) == 0 ? status.st_mode & S_IFMT : nil
+    }
+}
