@@ -189,6 +189,91 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try hiddenFiles("build"), [])
     }
 
+    // MARK: SQLite's files beside the bundle
+
+    /// Builds `p` into `build/env.sqlite` and the same pipeline into `reference/env.sqlite`.
+    private func builtTwice() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "reference/env.sqlite").status, 0)
+    }
+
+    /// Leaves beside the bundle the side files a writer that stopped mid-way leaves: `mode` WAL (an edit in the log
+    /// that was never checkpointed) or DELETE (a hot rollback journal of an edit).
+    private func leaveSideFiles(journalMode mode: String) throws -> [String] {
+        let path = file("build/env.sqlite").path
+        let database = try Database(path: path, mode: .readWrite)
+        _ = try database.rows("PRAGMA journal_mode = \(mode)")
+        try database.execute("PRAGMA cache_size = 1; BEGIN; UPDATE t SET v = 'EDITED'")
+        if mode == "WAL" { try database.execute("COMMIT; BEGIN; SELECT count(*) FROM t") }
+        let suffixes = mode == "WAL" ? ["-wal", "-shm"] : ["-journal"]
+        for suffix in suffixes { try FileManager.default.copyItem(atPath: path + suffix, toPath: file("saved" + suffix).path) }
+        try database.execute("ROLLBACK")
+        try database.close()
+        for suffix in suffixes {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+            try FileManager.default.copyItem(atPath: file("saved" + suffix).path, toPath: path + suffix)
+        }
+        return suffixes.map { "env.sqlite" + $0 }
+    }
+
+    func testLeftoverSideFilesAreNeverAppliedToTheNewBundle() throws {
+        try builtTwice()
+        let reference = try sha256("reference/env.sqlite")
+        for mode in ["WAL", "DELETE"] {
+            let left = try leaveSideFiles(journalMode: mode)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("build").path).filter { left.contains($0) }.sorted(), left.sorted())
+            let run = try kiln("build", "p", "--quiet")
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("build").path).sorted(), ["env.report.json", "env.sqlite"], mode)
+            XCTAssertEqual(try sha256("build/env.sqlite"), reference, "\(mode): the new bundle is exactly a fresh build's")
+            let check = try kiln("check", "build/env.sqlite", "--manifest", "p")
+            XCTAssertEqual(check.status, 0, check.stdout)
+            let database = try Database(path: file("build/env.sqlite").path, mode: .readOnly)
+            XCTAssertEqual(try database.rows("SELECT count(*) FROM t WHERE v = 'EDITED'").first?.values.first, .integer(0), mode)
+        }
+    }
+
+    func testABundleAnotherProcessHoldsIsNotReplacedNorRead() throws {
+        try builtTwice()
+        let bundle = file("build/env.sqlite").path
+        let locked = "Error: build/env.sqlite is locked by another process (an app or a database browser has it open); close it and try again"
+
+        // A browser with the bundle open in WAL mode: the build stops before replacing anything.
+        let browser = try Database(path: bundle, mode: .readWrite)
+        _ = try browser.rows("PRAGMA journal_mode = WAL")
+        XCTAssertEqual(try browser.rows("SELECT count(*) FROM t").first?.values.first, .integer(2))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "-wal"))
+        let build = try kiln("build", "p", "--quiet")
+        XCTAssertEqual(build.status, 74)
+        XCTAssertEqual(firstLine(build), locked)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "-wal"), "the browser's log is left to it")
+        XCTAssertEqual(try browser.rows("SELECT count(*) FROM t").first?.values.first, .integer(2))
+        _ = try browser.rows("PRAGMA journal_mode = DELETE")
+
+        // A writer holding an exclusive lock: nothing reads the bundle as "not an SQLite database".
+        try browser.execute("BEGIN EXCLUSIVE; UPDATE t SET v = 'EDITED'")
+        let runs: [(String, [String])] = [
+            ("build", ["build", "p", "--quiet"]),
+            ("baseline guard", ["build", "p", "--quiet", "--out", "other/env.sqlite", "--baseline", "build/env.sqlite"]),
+            ("check", ["check", "build/env.sqlite", "--manifest", "p"]),
+            ("diff", ["diff", "build/env.sqlite", "reference/env.sqlite", "--manifest", "p"]),
+            ("export", ["export", "text", "build/env.sqlite", "--out", "out", "--manifest", "p"]),
+        ]
+        for (name, arguments) in runs {
+            let run = try kiln(arguments)
+            XCTAssertEqual(run.status, 74, name)
+            XCTAssertEqual(firstLine(run), locked, name)
+        }
+        try browser.execute("ROLLBACK")
+        try browser.close()
+        // The browser's switches of journal mode changed header bytes; the rows are the build's.
+        let rows = try Database(path: bundle, mode: .readOnly).rows("SELECT group_concat(v, ',') FROM (SELECT v FROM t ORDER BY v)")
+        XCTAssertEqual(rows.first?.values.first, .text("a,b"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("other/env.sqlite").path))
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0, "once it is closed, the build goes on")
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

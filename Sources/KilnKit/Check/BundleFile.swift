@@ -16,6 +16,7 @@ public enum BundleFile {
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
             return database
         } catch let error as SQLiteError {
+            if error.isLocked { throw BundleSideFiles.lockedError(url) }
             throw KilnError.validation("\(url.relativePath) is not an SQLite database (\(error.message))")
         }
     }

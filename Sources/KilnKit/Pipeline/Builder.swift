@@ -111,7 +111,7 @@ public enum Builder {
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {
-                    comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
+                    comparison = try compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds), log: log)
                 }
             } catch KilnError.validation(let message) {
                 log.report("bundle", .error, message)
@@ -164,7 +164,7 @@ public enum Builder {
     }
 
     /// Compares the finished bundle with the baseline; its errors go to the log, so that the bundle is not committed.
-    private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, log: DiagnosticLog) -> BundleDiff? {
+    private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, log: DiagnosticLog) throws -> BundleDiff? {
         do {
             let diff = try BundleDiff.compare(old: baseline, new: pending.temporary, oldName: displayPath(baseline),
                                               newName: pending.destination.relativePath, thresholds: thresholds)
@@ -174,6 +174,7 @@ public enum Builder {
             }
             return diff
         } catch let error as KilnError {
+            if BundleSideFiles.isLocked(error) { throw error }
             log.report("diff.baseline", .error, "the new bundle cannot be compared with the baseline: \(error.description)")
             return nil
         } catch {

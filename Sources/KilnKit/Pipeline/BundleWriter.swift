@@ -106,10 +106,13 @@ struct PendingBundle {
     /// The row count of each shipped table, in declaration order.
     let counts: [(table: String, rows: Int)]
 
-    /// Syncs the bundle and renames it over the destination in one step.
-    /// - Throws: `KilnError.io` when syncing or renaming fails.
+    /// Syncs the bundle and renames it over the destination in one step, after settling the SQLite files beside the
+    /// old one (`BundleSideFiles`); then reads it back.
+    /// - Throws: `KilnError.io` when another process holds the old bundle, or syncing, renaming or reading back fails.
     func commit() throws {
+        try BundleSideFiles.settle(beside: destination)
         try FileSync.replace(destination, with: temporary)
+        try BundleSideFiles.verify(destination)
     }
 
     /// Removes the temporary file, if it is still there.
