@@ -85,14 +85,20 @@ struct CommandLineTool {
     }
 }
 
-/// Writes `Error: message` to stderr.
+/// Writes `Error: message` to stderr, made safe for terminals and CI logs (`TerminalText.sanitize`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("Error: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(TerminalText.sanitize("Error: " + message + "\n").utf8))
 }
 
-/// Writes text to stderr as it is.
+/// Writes human-readable text to stderr, made safe for terminals and CI logs.
 func printToStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+}
+
+/// Writes human-readable text to stdout, made safe for terminals and CI logs; `workflowCommands` keeps GitHub
+/// Actions commands (for `--format github`).
+func printOut(_ text: String, workflowCommands: Bool = false) {
+    FileHandle.standardOutput.write(Data(TerminalText.sanitize(text, workflowCommands: workflowCommands).utf8))
 }
 
 /// One subcommand: its name, one-line abstract, usage and help, and how it runs.

@@ -61,7 +61,7 @@ struct DiffCommand: KilnCommand {
             severity = manifest.severity
         }
         let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity)
-        print(format == "json" ? try diff.json : diff.text, terminator: "")
+        printOut(format == "json" ? try diff.json : diff.text)
         return diff.passed ? 0 : 1
     }
 

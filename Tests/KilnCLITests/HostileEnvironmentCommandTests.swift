@@ -274,6 +274,50 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0, "once it is closed, the build goes on")
     }
 
+    // MARK: Output
+
+    func testScrapedTextCannotDriveTheTerminalOrTheCIRunner() throws {
+        let folder = file("p")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "esc", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text" }, { name: "n", type: "integer" }] }],
+              sources: [{ name: "x", format: "xml", path: "in.xml", options: { record: "r", fields: { v: "v" } }, into: "t", columns: { v: "v", n: "v" } },
+                        { name: "d", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }],
+              rules: [{ code: "looks-like-a-command", kind: "sql", severity: "warning", sql: "SELECT v FROM t WHERE v LIKE '::%'", message: "{v}" }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        try "<d><r><v>1\n::error file=x.swift::boom</v></r></d>\n".write(to: folder.appendingPathComponent("in.xml"), atomically: true, encoding: .utf8)
+        try "::error file=a.swift,line=1::injected \u{1B}[31mred\u{1B}[0m \u{202E}txt.exe\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+
+        func assertSafe(_ output: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertFalse(output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" || $0 == "\r" }, what, file: file, line: line)
+            for text in output.split(separator: "\n") where text.drop(while: { $0 == " " }).hasPrefix("::") {
+                XCTFail("\(what): a workflow command: \(text)", file: file, line: line)
+            }
+        }
+        let build = try kiln("build", "p")
+        XCTAssertEqual(build.status, 1)
+        assertSafe(build.stderr, "build")
+        XCTAssertTrue(build.stderr.contains(#"p/in.xml:1: t.n: expected a whole number, found "1\n::error file=x.swift::boom""#), build.stderr)
+        XCTAssertTrue(build.stderr.contains(#"    \::error file=a.swift,line=1::injected \u{1B}[31mred\u{1B}[0m \u{202E}txt.exe"#), build.stderr)
+
+        let extract = try kiln("extract", "d", "p/in.txt", "--manifest", "p")
+        XCTAssertEqual(extract.status, 0)
+        assertSafe(extract.stdout, "extract")
+        XCTAssertTrue(extract.stdout.contains(#"p/in.txt:1  ::error file=a.swift,line=1::injected \u{1B}[31mred\u{1B}[0m \u{202E}txt.exe"#), extract.stdout)
+
+        // Only the annotations of --format github are workflow commands; the value inside stays escaped.
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: #"n: "v" }"#, with: "}")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        let github = try kiln("check", "build/esc.sqlite", "--manifest", "p", "--format", "github")
+        XCTAssertFalse(github.stdout.contains("\u{1B}"), github.stdout)
+        XCTAssertTrue(github.stdout.contains("::warning file=build/esc.sqlite,title=looks-like-a-command::::error file=a.swift,line=1::injected \\u{1B}[31mred"), github.stdout)
+        let text = try kiln("check", "build/esc.sqlite", "--manifest", "p")
+        assertSafe(text.stdout, "check")
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -48,7 +48,7 @@ extension BundleDiff {
     static func show(_ value: SQLValue) -> String {
         switch value {
         case .null: return "NULL"
-        case .text(let text): return "\"\(excerpt(text, limit: 60))\""
+        case .text(let text): return "\"\(TerminalText.escape(excerpt(text, limit: 60)))\""
         case .blob: return "x'\(value.textValue ?? "")'"
         case .integer, .real: return value.textValue ?? ""
         }

@@ -37,7 +37,7 @@ extension CheckReport {
             if notRun > 0 { status += ", \(notRun) not run on a bundle" }
             lines.append("  " + category.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + status)
         }
-        lines += diagnostics.map { "  " + $0.formatted }
+        lines += diagnostics.map { "  " + $0.displayLine }
         let notRun = notRunSummary
         if !notRun.isEmpty { lines.append("not run on a bundle: " + notRun.joined(separator: "; ")) }
         lines.append((passed ? "passed: " : "failed: ") + counts)

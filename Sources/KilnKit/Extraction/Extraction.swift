@@ -68,7 +68,7 @@ public struct Extraction: Sendable {
     /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern.
     public func table() -> String {
         let headers = ["file:line"] + fieldNames
-        let rows = items.map { ["\($0.file):\($0.line)"] + $0.values.map { $0 ?? "∅" } }
+        let rows = items.map { [TerminalText.escape("\($0.file):\($0.line)")] + $0.values.map { $0.map(TerminalText.escape) ?? "∅" } }
         let widths = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map { $0.count }.max() ?? 0
         }
@@ -81,12 +81,12 @@ public struct Extraction: Sendable {
         let misses = unmatched
         lines.append("")
         lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")
-        for miss in misses { lines.append("  \(miss.provenance?.location ?? ""): \(miss.message)") }
+        for miss in misses { lines.append("  \(TerminalText.escape(miss.provenance?.location ?? "")): \(TerminalText.escape(miss.message))") }
         let others = diagnostics.filter { $0.code != "extract.unmatched" }
         if !others.isEmpty {
             lines.append("")
             lines.append("other findings:")
-            for finding in others { lines.append("  " + finding.formatted) }
+            for finding in others { lines.append("  " + finding.displayLine) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

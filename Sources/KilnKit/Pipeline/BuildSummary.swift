@@ -42,11 +42,11 @@ public struct BuildSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One finding as `path:line: message`.
+    /// One finding as `path:line: message`, control characters in the path and the message escaped.
     public func format(_ diagnostic: Diagnostic) -> String {
-        guard var place = diagnostic.provenance else { return diagnostic.message }
+        guard var place = diagnostic.provenance else { return TerminalText.escape(diagnostic.message) }
         place.file = pathPrefix + place.file
-        return place.location + ": " + diagnostic.message
+        return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message)
     }
 
     private func severity(of code: String, in outcome: BuildOutcome) -> Severity {
