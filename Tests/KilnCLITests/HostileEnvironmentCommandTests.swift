@@ -318,6 +318,23 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         assertSafe(text.stdout, "check")
     }
 
+    func testTheSummarySaysHowManyFindingsWereNotStored() throws {
+        let folder = try pipeline()
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: #"{ name: "v", type: "text" }"#, with: #"{ name: "v", type: "integer" }"#)
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let count = 20_000
+        try (0..<count).map { "not a number \($0)\n" }.joined().write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("diagnostics: \(count) errors, 0 warnings, 0 info\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  value (error) ×\(count)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("    … 97 more in the report\n    … and \(count - 100) more not stored (the report keeps the first 100 of each code)\n"), run.stderr)
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: file("build/env.report.json"))) as? [String: Any]
+        XCTAssertEqual((report?["diagnostics"] as? [Any])?.count, 100)
+        XCTAssertEqual((report?["summary"] as? [String: Int])?["error"], count)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

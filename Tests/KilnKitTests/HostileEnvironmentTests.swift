@@ -204,4 +204,40 @@ final class HostileEnvironmentTests: KilnTestCase {
         XCTAssertEqual(try String(contentsOf: url("env/in.txt"), encoding: .utf8), "a\nb\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: url("out").path), "nothing is written, not even the folder")
     }
+
+    // MARK: Findings are capped per code
+
+    func testTheLogStoresTheFirstFindingsOfEachCodeAndSeverityAndCountsTheRest() {
+        let log = DiagnosticLog()
+        for index in 0..<250 { log.report("value", .warning, "w\(index)") }
+        log.report("value", .error, "the error after 250 warnings of its code")
+        for index in 0..<3 { log.report("other", .info, "i\(index)") }
+        XCTAssertEqual(log.diagnostics.count, DiagnosticTally.defaultExamplesPerCode + 1 + 3)
+        XCTAssertEqual(log.count(.warning), 250)
+        XCTAssertEqual(log.count(.error), 1)
+        XCTAssertEqual(log.count(.info), 3)
+        XCTAssertTrue(log.hasErrors, "an error is never hidden behind warnings of its code")
+        XCTAssertEqual(log.tally.notStored, [DiagnosticTally.Key(code: "value", severity: .warning): 150])
+        XCTAssertEqual(log.diagnostics.filter { $0.severity == .warning }.last?.message, "w99")
+    }
+
+    func testABuildWithManyFindingsReportsExactCountsAndStoresTheFirst() throws {
+        try write("""
+            { bundle: "many", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "n", type: "integer" }] }],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["n"] }, into: "t", columns: { n: "n" } }] }
+            """, to: "many/kiln.json5")
+        let lines = (0..<1500).map { "x\($0)" }
+        try write(lines.joined(separator: "\n") + "\n", to: "many/in.txt")
+        let outcome = try Builder.build(try ManifestLoader.load(url("many").path), options: BuildOptions(output: url("out/many.sqlite")))
+        XCTAssertFalse(outcome.built)
+        XCTAssertEqual(outcome.diagnostics.count, DiagnosticTally.defaultExamplesPerCode)
+        XCTAssertEqual(outcome.notStored, [DiagnosticTally.Key(code: "value", severity: .error): lines.count - DiagnosticTally.defaultExamplesPerCode])
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: outcome.reportURL)) as? [String: Any]
+        XCTAssertEqual((report?["summary"] as? [String: Int])?["error"], lines.count)
+        XCTAssertEqual((report?["diagnostics"] as? [Any])?.count, DiagnosticTally.defaultExamplesPerCode)
+        let notStored = report?["notStored"] as? [[String: Any]]
+        XCTAssertEqual(notStored?.first?["code"] as? String, "value")
+        XCTAssertEqual(notStored?.first?["count"] as? Int, lines.count - DiagnosticTally.defaultExamplesPerCode)
+    }
 }

@@ -250,6 +250,14 @@ public final class Database {
         return rows
     }
 
+    /// Runs a query and hands each row to `body` as it is read, so that memory does not grow with the result.
+    /// - Throws: `SQLiteError` with the failing SQL, or what `body` throws.
+    public func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while let row = try statement.step() { try body(row) }
+    }
+
     /// Runs `body` inside one transaction, committed when it returns and rolled back when it throws.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")

@@ -35,8 +35,10 @@ public struct BuildOutcome: Sendable {
     public var tables: [TableCount]
     /// SHA-256 of every input, by path relative to the pipeline folder.
     public var inputs: [String: String]
-    /// Every finding, in a stable order.
+    /// Every finding stored, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
     public var diagnostics: [Diagnostic]
+    /// The findings counted but not stored, by code and severity.
+    public var notStored: [DiagnosticTally.Key: Int] = [:]
     /// The comparison of the new bundle with the baseline, when there was one to compare with.
     public var comparison: BundleDiff? = nil
 }
@@ -120,6 +122,7 @@ public enum Builder {
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
+        outcome.notStored = log.tally.notStored
         try writeReport(outcome)
         if outcome.built, let pending {
             do {

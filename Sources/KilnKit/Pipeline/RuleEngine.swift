@@ -99,7 +99,7 @@ struct RuleEngine {
         case .unique: try duplicates(rule)
         case .notNull:
             for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") { row in
                     report(rule, row, "\(describe(rule.table!, row)) has no \(column)")
                 }
             }
@@ -111,7 +111,7 @@ struct RuleEngine {
             let selected = key.columns.map { "t.\(quoteIdentifier($0))" }.joined(separator: ", ")
             let grouping = (hasProvenance ? ["t._file", "t._line"] : []) + key.columns.map { "t.\(quoteIdentifier($0))" }
             let sql = "SELECT \(hasProvenance ? "t._file, t._line" : "NULL AS _file, NULL AS _line"), \(selected), count(*) AS times FROM \(table) AS t WHERE \(present) AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(key.table)) AS r WHERE \(join)) GROUP BY \(grouping.joined(separator: ", ")) ORDER BY min(t.rowid)"
-            for row in try database.rows(sql) {
+            try database.forEachRow(sql) { row in
                 let values = key.columns.map { row[$0].textValue ?? "" }.joined(separator: ", ")
                 let times = row["times"].number.map { $0 > 1 ? " (\(Int($0)) \(hasProvenance ? "times on this line" : "rows"))" : "" } ?? ""
                 report(rule, row, "\(rule.table!).\(key.columns.joined(separator: ",")) \"\(values)\" refers to no \(key.table) (no \(key.table).\(key.referencedColumns.joined(separator: ",")) \"\(values)\")\(times)")
@@ -124,21 +124,21 @@ struct RuleEngine {
                 if let max = range.max { tests.append("\(quoteIdentifier(column)) > \(sqlNumber(max))") }
                 guard !tests.isEmpty else { continue }
                 let numeric = "typeof(\(quoteIdentifier(column))) IN ('integer', 'real')"
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") { row in
                     report(rule, row, "\(describe(rule.table!, row)): \(column) \(row[column].textValue ?? "") is outside \(range.min.map(sqlNumber) ?? "")…\(range.max.map(sqlNumber) ?? "")")
                 }
             }
         case .enum:
             let allowed = rule.allowed!.map(quoteLiteral).joined(separator: ", ")
             for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") { row in
                     report(rule, row, "\(describe(rule.table!, row)): \(column) \"\(row[column].textValue ?? "")\" is not one of \(rule.allowed!.joined(separator: ", "))")
                 }
             }
         case .pattern:
             let pattern = try RegexPattern(rule.pattern!)
             for column in rule.columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(rule.table!)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") { row in
                     let value = row[column].textValue ?? ""
                     if try !pattern.matches(value) {
                         report(rule, row, "\(describe(rule.table!, row)): \(column) \"\(value)\" does not match /\(rule.pattern!)/")
@@ -169,7 +169,7 @@ struct RuleEngine {
             SELECT \(places), \(selected.joined(separator: ", ")) FROM \(table) AS a JOIN \(table) AS b ON \(keyJoin) AND a.rowid < b.rowid
             WHERE NOT EXISTS (SELECT 1 FROM \(table) AS c WHERE \(firstJoin) AND c.rowid < a.rowid) ORDER BY b.rowid
             """
-        for row in try database.rows(sql) {
+        try database.forEachRow(sql) { row in
             let key = rule.columns.map { row["b." + $0].textValue ?? "" }.joined(separator: ", ")
             let firstPlace = [row["first_file"].textValue, row["first_line"].textValue].compactMap { $0 }.joined(separator: ":")
             let first = firstPlace.isEmpty ? "" : " (first at \(firstPlace))"
@@ -196,8 +196,8 @@ struct RuleEngine {
         func inside(_ lat: Double, _ lon: Double) -> Bool {
             (box.minLatitude...box.maxLatitude).contains(lat) && (box.minLongitude...box.maxLongitude).contains(lon)
         }
-        for row in try database.rows(sql) {
-            guard let lat = row[latitude].number, let lon = row[longitude].number, !inside(lat, lon) else { continue }
+        try database.forEachRow(sql) { row in
+            guard let lat = row[latitude].number, let lon = row[longitude].number, !inside(lat, lon) else { return }
             let what = describe(rule.table!, row)
             if inside(lon, lat) {
                 var swapped = rule
