@@ -335,6 +335,97 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual((report?["summary"] as? [String: Int])?["error"], count)
     }
 
+    // MARK: Signals
+
+    /// A pipeline `big` of `rows` stops with a full-text table, and an export of them, so that each stage takes a while.
+    private func bigPipeline(rows: Int) throws {
+        let folder = file("big")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "big", schemaVersion: 1,
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }], primaryKey: ["code"],
+                         fullText: { name: "stop_search", columns: ["name"] } }],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["name", "code"] }, into: "stop", columns: { code: "code", name: "name" } }],
+              exports: [{ name: "text", files: [{ path: "stops.txt", format: "delimited", query: "SELECT name, code FROM stop ORDER BY code" }] },
+                        { name: "slow", files: [{ path: "stops.txt", format: "delimited",
+                          query: "SELECT name, code FROM stop WHERE (WITH RECURSIVE n(i) AS (SELECT length(code) UNION ALL SELECT i + 1 FROM n WHERE i < 2000) SELECT count(*) FROM n) > 0 ORDER BY code" }] }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        var lines = ""
+        for row in 0..<rows { lines += "Στάση Πανεπιστημίου \(row); \(100_000 + row)\n" }
+        try lines.write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+    }
+
+    /// Starts `kiln arguments…`, waits until a file of `folder` matches `ready`, sends `signal`, and returns the exit
+    /// status and stderr; `nil` when the run ended before the file appeared.
+    private func interrupt(_ arguments: [String], when folder: String, has ready: (String) -> Bool, with signal: Int32) throws -> (status: Int32, stderr: String)? {
+        let process = Process()
+        process.executableURL = CLITestCase.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        var seen = false
+        while process.isRunning, Date() < deadline {
+            if ((try? FileManager.default.contentsOfDirectory(atPath: file(folder).path)) ?? []).contains(where: ready) {
+                seen = true
+                break
+            }
+            usleep(2_000)
+        }
+        if seen { kill(process.processIdentifier, signal) }
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return seen ? (process.terminationStatus, stderr) : nil
+    }
+
+    func testSignalsDuringABuildRemoveItsTemporaryFilesAndKeepTheBundle() throws {
+        try bigPipeline(rows: 60_000)
+        XCTAssertEqual(try kiln("build", "big", "--quiet").status, 0)
+        let previous = try sha256("build/big.sqlite")
+        let stages: [(signal: Int32, status: Int32, name: String, ready: (String) -> Bool)] = [
+            (SIGINT, 130, "SIGINT", { $0.hasPrefix(".big.sqlite.staging.") }),
+            (SIGTERM, 143, "SIGTERM", { $0.hasPrefix(".big.sqlite.") && $0.hasSuffix(".tmp") }),
+            (SIGHUP, 129, "SIGHUP", { $0.hasPrefix(".big.sqlite.staging.") }),
+        ]
+        var interrupted = 0
+        for stage in stages {
+            guard let run = try interrupt(["build", "big", "--quiet"], when: "build", has: stage.ready, with: stage.signal) else { continue }
+            interrupted += 1
+            XCTAssertEqual(run.status, stage.status, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("kiln: interrupted by \(stage.name): removed the temporary files .big.sqlite."), run.stderr)
+            XCTAssertTrue(run.stderr.hasSuffix("; the bundle in place, if any, is whole (the previous one or the new one)\n"), run.stderr)
+            XCTAssertEqual(try hiddenFiles("build"), [], stage.name)
+            XCTAssertEqual(try sha256("build/big.sqlite"), previous, stage.name)
+        }
+        XCTAssertGreaterThanOrEqual(interrupted, 2, "the builds were interrupted, not finished first")
+        XCTAssertEqual(try kiln("build", "big", "--quiet").status, 0)
+    }
+
+    func testAnInterruptedExportLeavesNoTemporaryAndStaleOnesAreRemoved() throws {
+        try bigPipeline(rows: 60_000)
+        XCTAssertEqual(try kiln("build", "big", "--quiet").status, 0)
+        // A temporary of an export that died (its process is gone) is removed by the next export into the folder.
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
+        try "half".write(to: file("out/.stops.txt.\(finished.processIdentifier).tmp"), atomically: true, encoding: .utf8)
+        if let run = try interrupt(["export", "slow", "build/big.sqlite", "--out", "out", "--manifest", "big"], when: "out",
+                                   has: { $0.hasPrefix(".stops.txt.") && $0 != ".stops.txt.\(finished.processIdentifier).tmp" }, with: SIGTERM) {
+            XCTAssertEqual(run.status, 143, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("kiln: interrupted by SIGTERM: removed the temporary files .stops.txt."), run.stderr)
+        } else {
+            XCTFail("the export ended before it could be interrupted")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).filter { $0.hasPrefix(".") }, [])
+        XCTAssertEqual(try kiln("export", "text", "build/big.sqlite", "--out", "out", "--manifest", "big").status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), ["stops.txt"])
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

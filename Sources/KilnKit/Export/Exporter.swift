@@ -97,9 +97,12 @@ final class TextFileSink {
     /// - Throws: `KilnError.io` when the file cannot be created.
     init(url: URL) throws {
         self.url = url
-        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        temporary = AtomicFile.temporary(for: url)
+        BuildFiles(destination: url).removeStale()
+        TemporaryFiles.shared.register(temporary)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
               let handle = FileHandle(forWritingAtPath: temporary.path) else {
+            TemporaryFiles.shared.unregister(temporary)
             throw KilnError.io("cannot write \(url.path)")
         }
         self.handle = handle
@@ -125,6 +128,7 @@ final class TextFileSink {
         }
         do {
             try FileSync.replace(url, with: temporary)
+            TemporaryFiles.shared.unregister(temporary)
         } catch {
             abandon()
             throw error
@@ -135,6 +139,7 @@ final class TextFileSink {
     func abandon() {
         try? handle.close()
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
     }
 
     private func flush() throws {

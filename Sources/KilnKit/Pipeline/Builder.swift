@@ -77,11 +77,19 @@ public enum Builder {
         }
         let files = BuildFiles(destination: output)
         let lock = try BuildLock(files.lock, timeout: options.lockTimeout)
-        defer { lock.release() }
+        TemporaryFiles.shared.register(files.lock)
+        defer {
+            lock.release()
+            TemporaryFiles.shared.unregister(files.lock)
+        }
         files.removeStale()
         BuildFiles(destination: reportURL).removeStale()
         let stagingURL = files.staging
-        defer { try? FileManager.default.removeItem(at: stagingURL) }
+        TemporaryFiles.shared.register(stagingURL)
+        defer {
+            try? FileManager.default.removeItem(at: stagingURL)
+            TemporaryFiles.shared.unregister(stagingURL)
+        }
 
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]

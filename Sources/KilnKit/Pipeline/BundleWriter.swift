@@ -34,6 +34,7 @@ struct BundleWriter {
         }
         let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.register(temporary)
         do {
             let database = try Database(path: temporary.path)
             let counts = try fill(database, staging: staging, inputs: inputs)
@@ -41,6 +42,7 @@ struct BundleWriter {
             return PendingBundle(temporary: temporary, destination: destination, counts: counts)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
             guard let error = error as? SQLiteError else { throw error }
             if error.isStorageFailure { throw KilnError.io("cannot write \(destination.path): \(error.message)") }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
@@ -118,6 +120,7 @@ struct PendingBundle {
     /// Removes the temporary file, if it is still there.
     func discard() {
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
     }
 }
 
