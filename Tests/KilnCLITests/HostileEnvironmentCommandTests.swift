@@ -426,6 +426,47 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), ["stops.txt"])
     }
 
+    // MARK: Exports as a set
+
+    func testAFailedExportLeavesTheFolderAsItWas() throws {
+        let folder = try pipeline()
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: #"files: [{ path: "out.txt", format: "delimited", query: "SELECT v FROM t ORDER BY v" }]"#,
+                                  with: #"files: [{ path: "out.txt", format: "delimited", query: "SELECT v FROM t ORDER BY v" }, { path: "second.txt", format: "delimited", query: "SELECT no_such_column FROM t" }]"#)
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
+        try "old\n".write(to: file("out/out.txt"), atomically: true, encoding: .utf8)
+        let run = try kiln("export", "text", "build/env.sqlite", "--out", "out", "--manifest", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(firstLine(run).hasSuffix("manifest error at exports[0].files[1].query: SQLite refuses the export query: no such column: no_such_column"), run.stderr)
+        XCTAssertEqual(try String(contentsOf: file("out/out.txt"), encoding: .utf8), "old\n", "the first file was not replaced alone")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), ["out.txt"])
+    }
+
+    func testParallelExportsIntoOneFolderBothSucceed() throws {
+        try bigPipeline(rows: 20_000)
+        XCTAssertEqual(try kiln("build", "big", "--quiet").status, 0)
+        XCTAssertEqual(try kiln("export", "text", "build/big.sqlite", "--out", "alone", "--manifest", "big").status, 0)
+        var processes: [Process] = []
+        for _ in 0..<3 {
+            let process = Process()
+            process.executableURL = CLITestCase.executable
+            process.arguments = ["export", "text", "build/big.sqlite", "--out", "shared", "--manifest", "big"]
+            process.currentDirectoryURL = workingDirectory
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            processes.append(process)
+        }
+        for process in processes {
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+        }
+        XCTAssertEqual(try sha256("shared/stops.txt"), try sha256("alone/stops.txt"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("shared").path), ["stops.txt"])
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -37,7 +37,10 @@ public struct Exporter {
         } catch {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
-        var written: [URL] = []
+        // Every file is written to its temporary first; only when all are complete are they renamed into place, so
+        // that a failure leaves the folder as it was rather than mixing old and new files.
+        var complete: [TextFileSink] = []
+        defer { for sink in complete { sink.abandon() } }
         for (fileIndex, file) in manifest.exports[index].files.enumerated() {
             let keyPath = "exports[\(index)].files[\(fileIndex)]"
             let writer = try makeWriter(file, keyPath: keyPath)
@@ -50,7 +53,7 @@ public struct Exporter {
                     while let row = try statement.step() { try writer.add(row, to: sink) }
                 }
                 try writer.finish(sink)
-                try sink.commit()
+                try sink.close()
             } catch let error as SQLiteError where error.isInterrupted {
                 sink.abandon()
                 throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
@@ -60,10 +63,14 @@ public struct Exporter {
             } catch let problem as ValueProblem {
                 sink.abandon()
                 throw issue(keyPath + ".query", problem.message)
+            } catch {
+                sink.abandon()
+                throw error
             }
-            written.append(url)
+            complete.append(sink)
         }
-        return written
+        for sink in complete { try sink.install() }
+        return complete.map(\.url)
     }
 
     private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {
@@ -89,7 +96,8 @@ public struct Exporter {
 /// Writes a text file through a temporary file, renamed into place only when complete.
 /// Not `Sendable`: it owns a file handle.
 final class TextFileSink {
-    private let url: URL
+    /// The file it replaces.
+    let url: URL
     private let temporary: URL
     private let handle: FileHandle
     private var buffer: [UInt8] = []
@@ -116,9 +124,9 @@ final class TextFileSink {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
-    /// Flushes, closes and renames the file into place.
+    /// Flushes and closes the temporary file, complete but not yet in place.
     /// - Throws: `KilnError.io` when writing fails.
-    func commit() throws {
+    func close() throws {
         try flush()
         do {
             try handle.close()
@@ -126,6 +134,11 @@ final class TextFileSink {
             abandon()
             throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
         }
+    }
+
+    /// Syncs the closed file and renames it into place.
+    /// - Throws: `KilnError.io` when syncing or renaming fails.
+    func install() throws {
         do {
             try FileSync.replace(url, with: temporary)
             TemporaryFiles.shared.unregister(temporary)
