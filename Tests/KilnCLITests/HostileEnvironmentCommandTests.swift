@@ -467,6 +467,82 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("shared").path), ["stops.txt"])
     }
 
+    // MARK: Exit codes and messages
+
+    func testTableNamesDifferingOnlyInCaseAreAManifestError() throws {
+        let folder = try pipeline(table: #", { name: "T", columns: [{ name: "v", type: "text" }] }"#)
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "tables:")): manifest error at tables[1].name: \"T\" and \"t\" differ only in case, and SQLite does not tell them apart")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("build").path))
+    }
+
+    func testExportRefusesAnotherPipelinesBundleAndADamagedOne() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        try copy("raw/patras", to: "raw/patras")
+        XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
+        let other = try kiln("export", "text", "build/patras.sqlite", "--out", "out", "--manifest", "p")
+        XCTAssertEqual(other.status, 1)
+        XCTAssertEqual(firstLine(other), "Error: build/patras.sqlite is a bundle of pipeline \"patras\", not of \"env\" (p/kiln.json5)")
+
+        // Bytes overwritten inside pages (the header stays whole): SQLite finds the damage while the query reads.
+        try FileManager.default.copyItem(at: file("build/patras.sqlite"), to: file("damaged.sqlite"))
+        let handle = try FileHandle(forUpdating: file("damaged.sqlite"))
+        let size = try handle.seekToEnd()
+        for offset in stride(from: UInt64(4096 * 3), to: size - 4096, by: 4096 * 7) {
+            try handle.seek(toOffset: offset + 200)
+            try handle.write(contentsOf: Data(repeating: 0xFF, count: 300))
+        }
+        try handle.close()
+        let damaged = try kiln("export", "legacy-text", "damaged.sqlite", "--out", "legacy", "--manifest", "raw/patras")
+        XCTAssertEqual(damaged.status, 1)
+        XCTAssertEqual(firstLine(damaged), "Error: damaged.sqlite is damaged: database disk image is malformed")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("legacy").path), [], "no file of a damaged bundle")
+    }
+
+    func testBundlesThatAreNotFilesOrHaveEmptyMetadataAreNamedAsSuch() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        XCTAssertEqual(mkfifo(file("fifo.sqlite").path, 0o644), 0)
+        let fifo = try kiln("check", "fifo.sqlite", "--manifest", "p")
+        XCTAssertEqual(fifo.status, 74)
+        XCTAssertEqual(firstLine(fifo), "Error: fifo.sqlite is a FIFO (named pipe), not a bundle file")
+        let folder = try kiln("diff", "p", "build/env.sqlite")
+        XCTAssertEqual(folder.status, 74)
+        XCTAssertEqual(firstLine(folder), "Error: p is a folder, not a bundle file")
+
+        try FileManager.default.copyItem(at: file("build/env.sqlite"), to: file("empty-metadata.sqlite"))
+        let database = try Database(path: file("empty-metadata.sqlite").path, mode: .readWrite)
+        try database.execute("DELETE FROM kiln_metadata")
+        try database.close()
+        let check = try kiln("check", "empty-metadata.sqlite")
+        XCTAssertEqual(check.status, 1)
+        XCTAssertTrue(check.stdout.contains("empty-metadata.sqlite is not a Kiln bundle: its kiln_metadata table names no bundle (no bundle.name entry; the table is empty)"), check.stdout)
+    }
+
+    func testAMalformedFixtureFileIsOneSentence() throws {
+        let folder = try pipeline(extra: #" fixtures: [{ source: "s", input: "in.txt", expected: "expected.json" }],"#)
+        try #"{ "fields": ["v"], "records": "not a list", "unmatched": [] }"#.write(to: folder.appendingPathComponent("expected.json"), atomically: true, encoding: .utf8)
+        let run = try kiln("test", "p")
+        XCTAssertEqual(run.status, 74)
+        XCTAssertEqual(firstLine(run), "Error: expected.json is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): records does not have the expected type")
+        try "{ not json".write(to: folder.appendingPathComponent("expected.json"), atomically: true, encoding: .utf8)
+        XCTAssertTrue(firstLine(try kiln("test", "p")).hasSuffix("that kiln test --update writes): it is not valid JSON"))
+    }
+
+    func testDiffOfATableOnlyOneBundleHasCountsItsRows() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "old/env.sqlite").status, 0)
+        try pipeline(table: #", { name: "u", columns: [{ name: "v", type: "text" }], query: "SELECT v FROM t" }"#)
+        XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "new/env.sqlite").status, 0)
+        let run = try kiln("diff", "old/env.sqlite", "new/env.sqlite", "--manifest", "p")
+        XCTAssertTrue(run.stdout.contains("\n      added: 2 rows\n"), run.stdout)
+        let back = try kiln("diff", "new/env.sqlite", "old/env.sqlite", "--manifest", "p")
+        XCTAssertTrue(back.stdout.contains("\n      removed: 2 rows\n"), back.stdout)
+        XCTAssertFalse(back.stdout.contains("removed: ;"), back.stdout)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

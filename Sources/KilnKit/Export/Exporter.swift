@@ -32,6 +32,10 @@ public struct Exporter {
                                      protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
         }
         let database = try BundleFile.open(bundle)
+        let bundleName = try BundleFile.name(of: bundle)
+        guard bundleName == manifest.bundle else {
+            throw KilnError.validation("\(bundle.relativePath) is a bundle of pipeline \"\(bundleName)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+        }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -57,6 +61,12 @@ public struct Exporter {
             } catch let error as SQLiteError where error.isInterrupted {
                 sink.abandon()
                 throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
+            } catch let error as SQLiteError where error.isNotADatabase {
+                sink.abandon()
+                throw KilnError.validation("\(bundle.relativePath) is damaged: \(error.message)")
+            } catch let error as SQLiteError where error.isLocked {
+                sink.abandon()
+                throw BundleSideFiles.lockedError(bundle)
             } catch let error as SQLiteError {
                 sink.abandon()
                 throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")
