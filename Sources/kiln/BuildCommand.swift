@@ -13,7 +13,8 @@ struct BuildCommand: KilnCommand {
 
         OPTIONS:
           --out FILE        The bundle to write (default: build/<bundle>.sqlite).
-          --report FILE     The JSON report (default: beside the bundle, <bundle>.report.json).
+          --report FILE     The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite,
+                            <file>.report.json for any other bundle file name).
           --format FORMAT   text (default): summary on stderr; json: the report on stdout.
           --quiet           Prints nothing but errors.
           --baseline FILE   Before replacing anything, compare the new bundle with FILE (e.g. the bundle being

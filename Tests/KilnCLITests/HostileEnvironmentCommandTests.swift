@@ -543,6 +543,14 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertFalse(back.stdout.contains("removed: ;"), back.stdout)
     }
 
+    func testBundlesDifferingInTheirExtensionKeepTheirOwnReports() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "x/a.sqlite").status, 0)
+        XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "x/a.db").status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("x").path).sorted(),
+                       ["a.db", "a.db.report.json", "a.report.json", "a.sqlite"])
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -240,4 +240,11 @@ final class HostileEnvironmentTests: KilnTestCase {
         XCTAssertEqual(notStored?.first?["code"] as? String, "value")
         XCTAssertEqual(notStored?.first?["count"] as? Int, lines.count - DiagnosticTally.defaultExamplesPerCode)
     }
+
+    func testBundlesDifferingInTheirExtensionHaveTheirOwnReports() {
+        let sqlite = BuildOptions.defaultReport(for: URL(fileURLWithPath: "/x/a.sqlite"))
+        let db = BuildOptions.defaultReport(for: URL(fileURLWithPath: "/x/a.db"))
+        XCTAssertEqual(sqlite.path, "/x/a.report.json")
+        XCTAssertEqual(db.path, "/x/a.db.report.json")
+    }
 }

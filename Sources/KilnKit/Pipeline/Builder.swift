@@ -4,7 +4,7 @@ import Foundation
 public struct BuildOptions: Sendable {
     /// The bundle file; `build/<bundle>.sqlite` under the current folder when `nil`.
     public var output: URL?
-    /// The JSON report; beside the bundle as `<bundle>.report.json` when `nil`.
+    /// The JSON report; beside the bundle when `nil` (`defaultReport(for:)`).
     public var report: URL?
     /// The bundle to compare the new one with before replacing anything (it must exist); the manifest's
     /// `baseline` when `nil`.
@@ -13,6 +13,13 @@ public struct BuildOptions: Sendable {
     public var thresholds: Thresholds
     /// How long to wait for another build of the same bundle file to finish (seconds).
     public var lockTimeout: TimeInterval
+
+    /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
+    /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
+    public static func defaultReport(for bundle: URL) -> URL {
+        bundle.pathExtension == "sqlite" ? bundle.deletingPathExtension().appendingPathExtension("report.json")
+            : bundle.deletingLastPathComponent().appendingPathComponent(bundle.lastPathComponent + ".report.json")
+    }
 
     public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds(),
                 lockTimeout: TimeInterval = 600) {
@@ -67,7 +74,7 @@ public enum Builder {
             throw KilnError.io("cannot read the baseline \(baseline.path): there is no such file")
         }
         let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
-        let reportURL = options.report ?? output.deletingPathExtension().appendingPathExtension("report.json")
+        let reportURL = options.report ?? BuildOptions.defaultReport(for: output)
         try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL)
         let folder = output.deletingLastPathComponent()
         do {
