@@ -26,6 +26,9 @@ struct BuildCommand: KilnCommand {
                             folder, by absolute path or through a symbolic link; repeat for several. Without it,
                             absolute paths, ".." and links leading out of the pipeline folder are refused.
 
+        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, size and
+        records, the rules, the writing, and a wait for another build's lock.
+
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
 
@@ -62,6 +65,10 @@ struct BuildCommand: KilnCommand {
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
+        var options = self.options
+        if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
+            options.progress = { stage in printToStandardError(stage.line + "\n") }
+        }
         let outcome = try Builder.build(pipeline, options: options)
         if format == "json" {
             FileHandle.standardOutput.write(try BuildReport(outcome).json())

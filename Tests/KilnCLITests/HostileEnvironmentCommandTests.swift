@@ -551,6 +551,47 @@ final class HostileEnvironmentCommandTests: CLITestCase {
                        ["a.db", "a.db.report.json", "a.report.json", "a.sqlite"])
     }
 
+    // MARK: Progress
+
+    /// Runs `kiln arguments…` with stderr on a terminal (a pseudo-terminal from `script`); returns what it showed.
+    private func kilnOnATerminal(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", ([CLITestCase.executable.path] + arguments).joined(separator: " "), "/dev/null"]
+        process.currentDirectoryURL = workingDirectory
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+    }
+
+    func testProgressShowsOnATerminalOnlyAndNamesALockWait() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal")
+        try pipeline()
+        let shown = try kilnOnATerminal(["build", "p"])
+        XCTAssertTrue(shown.hasPrefix("reading s: 1 file, 4 bytes\n  s: 2 records in "), shown)
+        XCTAssertTrue(shown.contains(" s\nchecking 0 rules\nwriting build/env.sqlite\nbuilt build/env.sqlite (bundle env)\n"), shown)
+        XCTAssertFalse(try kiln("build", "p").stderr.contains("reading"), "no progress when stderr is not a terminal")
+        XCTAssertFalse(try kilnOnATerminal(["build", "p", "--quiet"]).contains("reading"), "nor with --quiet")
+
+        // Another build holds the lock for a second: the wait is shown, then the build goes on.
+        let lockPath = file("build/.env.sqlite.lock").path
+        let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        XCTAssertEqual(flock(descriptor, LOCK_EX), 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+            unlink(lockPath)
+            close(descriptor)
+        }
+        let waited = try kilnOnATerminal(["build", "p"])
+        XCTAssertTrue(waited.hasPrefix("waiting for another build of build/env.sqlite to finish (lock .env.sqlite.lock)\nreading s: "), waited)
+        XCTAssertTrue(waited.contains("built build/env.sqlite (bundle env)\n"), waited)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -13,6 +13,8 @@ public struct BuildOptions: Sendable {
     public var thresholds: Thresholds
     /// How long to wait for another build of the same bundle file to finish (seconds).
     public var lockTimeout: TimeInterval
+    /// Told of each stage as it happens (the CLI shows it on a terminal); `nil` for none.
+    public var progress: BuildProgress?
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
@@ -83,7 +85,7 @@ public enum Builder {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
         let files = BuildFiles(destination: output)
-        let lock = try BuildLock(files.lock, timeout: options.lockTimeout)
+        let lock = try BuildLock(files.lock, timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
         TemporaryFiles.shared.register(files.lock)
         defer {
             lock.release()
@@ -105,11 +107,23 @@ public enum Builder {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
             for source in pipeline.sources {
+                let started = Date()
+                let records = try options.progress.map { progress in
+                    let bytes = source.files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.url.path)[.size] as? Int) ?? 0) }
+                    progress(.reading(source: source.spec.name, files: source.files.count, bytes: bytes))
+                    return try rowCount(source.spec.into, in: staging.database)
+                }
                 inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                if let progress = options.progress, let before = records {
+                    let added = try rowCount(source.spec.into, in: staging.database) - before
+                    progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
+                }
             }
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
-            try RuleEngine(pipeline: pipeline, database: staging.database, log: log).run()
+            let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
+            options.progress?(.checking(rules: engine.rules.count))
+            try engine.run()
             counts = try manifest.tables.filter(\.ship).map { table in
                 let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
                 return TableCount(name: table.name, rows: Int(rows.first?.values.first?.number ?? 0))
@@ -124,6 +138,7 @@ public enum Builder {
         var comparison: BundleDiff?
         if !log.hasErrors {
             do {
+                options.progress?(.writing(output))
                 let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs)
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
@@ -163,6 +178,11 @@ public enum Builder {
         protected.append(OutputPath.Protected(output, "the bundle (--out)"))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
         try OutputPath.checkFile(report, option: "--report", protected: protected)
+    }
+
+    /// The rows of a staged table.
+    private static func rowCount(_ table: String, in database: Database) throws -> Int {
+        Int(try database.rows("SELECT count(*) FROM \(quoteIdentifier(table))").first?.values.first?.number ?? 0)
     }
 
     /// Writes the JSON report through a temporary file.
