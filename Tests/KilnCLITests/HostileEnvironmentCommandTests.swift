@@ -592,6 +592,22 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertTrue(waited.contains("built build/env.sqlite (bundle env)\n"), waited)
     }
 
+    func testAnHTMLPageOverItsLimitIsAFinding() throws {
+        let folder = file("web")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "web", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }],
+              sources: [{ name: "pages", format: "html", path: "*.html", options: { records: "//p", fields: { v: "." }, maxPageBytes: 100 }, into: "t", columns: { v: "v" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let big = "<p>" + String(repeating: "Πάτρα ", count: 20) + "</p>"
+        try big.write(to: folder.appendingPathComponent("big.html"), atomically: true, encoding: .utf8)
+        try "<p>small</p>".write(to: folder.appendingPathComponent("small.html"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "web")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("  html.too-large (error) ×1\n    web/big.html: the page is \(big.utf8.count) bytes, over the limit of 100 bytes per page (the source's maxPageBytes option); it is not read\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  t  1 rows\n"), run.stderr)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

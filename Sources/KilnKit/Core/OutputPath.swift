@@ -80,6 +80,12 @@ public enum OutputPath {
         }
     }
 
+    /// The size in bytes of the file at `url` (following links), or `nil` when it cannot be read.
+    static func size(of url: URL) -> Int? {
+        var status = stat()
+        return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
+    }
+
     /// True when both paths name one file: the same device and inode when both exist, else the same path once the
     /// folder holding each is resolved (links and `..` followed).
     static func sameFile(_ a: URL, _ b: URL) -> Bool {
