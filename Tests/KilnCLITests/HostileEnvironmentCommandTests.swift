@@ -608,6 +608,16 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains("  t  1 rows\n"), run.stderr)
     }
 
+    func testAFractionalSchemaVersionSaysWhatWasExpected() throws {
+        let folder = try pipeline()
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 1.5,")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):1: manifest error at schemaVersion: expected a whole number, not 1.5")
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

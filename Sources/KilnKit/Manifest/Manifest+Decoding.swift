@@ -24,7 +24,7 @@ struct ManifestDocument: Decodable {
     init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         bundle = try c.decode(String.self, forKey: .bundle)
-        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        schemaVersion = try c.decodeWholeNumber(forKey: .schemaVersion)
         tables = try c.decode([TableSpec].self, forKey: .tables)
         sources = try c.decodeIfPresent([SourceSpec].self, forKey: .sources) ?? []
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []

@@ -26,3 +26,16 @@ extension ManifestLimits: Decodable {
         }
     }
 }
+
+extension KeyedDecodingContainer {
+    /// A whole number at `key`. Foundation's own error for a fraction (`schemaVersion: 1.5`) names neither the key nor
+    /// the problem ("not valid JSON"); this one says what was expected, at the key.
+    func decodeWholeNumber(forKey key: Key) throws -> Int {
+        if let value = try? decode(Int.self, forKey: key) { return value }
+        if let value = try? decode(Double.self, forKey: key) {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [key],
+                                                    debugDescription: "expected a whole number, not \(value)"))
+        }
+        return try decode(Int.self, forKey: key)
+    }
+}
