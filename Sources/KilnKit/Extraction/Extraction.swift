@@ -22,6 +22,8 @@ public struct Extraction: Sendable {
     /// - Throws: `KilnError.io` when a file cannot be read.
     public static func run(_ source: CompiledSource, files: [URL], displayNames: [String]? = nil) throws -> Extraction {
         let log = DiagnosticLog()
+        // Every unmatched line is shown and compared with fixtures: no cap here (the files are the user's samples).
+        log.tally = DiagnosticTally(examplesPerCode: .max)
         var items: [Item] = []
         for (index, url) in files.enumerated() {
             let name = displayNames?[index] ?? url.relativePath
