@@ -618,6 +618,23 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):1: manifest error at schemaVersion: expected a whole number, not 1.5")
     }
 
+    func testInputThatIsNotMarkupIsSaidSoWithoutLibxml2sAdvice() throws {
+        let folder = file("x")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "x", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }],
+              sources: [{ name: "x", format: "xml", path: "*.xml", options: { record: "r", fields: { v: "." } }, into: "t", columns: { v: "v" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        try "plain text, not XML\n".write(to: folder.appendingPathComponent("a.xml"), atomically: true, encoding: .utf8)
+        try ("<d>" + String(repeating: "<a>", count: 300) + String(repeating: "</a>", count: 300) + "</d>")
+            .write(to: folder.appendingPathComponent("b.xml"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "x")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("    x/a.xml:1:1: malformed XML: the file holds no XML element: is it XML at all? (libxml2: Document is empty); the rest of this file is not read\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains(": malformed XML: Excessive depth in document: 256 (libxml2's limit, which Kiln keeps); the rest of this file is not read\n"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("XML_PARSE_HUGE"), run.stderr)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }
