@@ -635,6 +635,21 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertFalse(run.stderr.contains("XML_PARSE_HUGE"), run.stderr)
     }
 
+    func testAStagingDatabaseOfAnyDeadBuildInTheFolderIsRemoved() throws {
+        try pipeline()
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        try FileManager.default.createDirectory(at: file("build"), withIntermediateDirectories: true)
+        let dead = ".other.sqlite.staging.\(finished.processIdentifier).sqlite"
+        let alive = ".other.sqlite.staging.\(ProcessInfo.processInfo.processIdentifier).sqlite"
+        let foreign = ".other.sqlite.\(finished.processIdentifier).tmp"
+        for name in [dead, alive, foreign] { try "x".write(to: file("build/" + name), atomically: true, encoding: .utf8) }
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        XCTAssertEqual(try hiddenFiles("build"), [alive, foreign].sorted(), "only a dead build's staging database is removed")
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -92,6 +92,7 @@ public enum Builder {
             TemporaryFiles.shared.unregister(files.lock)
         }
         files.removeStale()
+        files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
