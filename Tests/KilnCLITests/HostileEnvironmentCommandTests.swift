@@ -650,6 +650,19 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try hiddenFiles("build"), [alive, foreign].sorted(), "only a dead build's staging database is removed")
     }
 
+    func testCheckCountsEveryFindingAndSaysHowManyWereNotStored() throws {
+        let folder = try pipeline(extra: #" rules: [{ code: "every-row", kind: "sql", severity: "warning", sql: "SELECT v FROM t", message: "row {v}" }],"#)
+        let count = 250
+        try (0..<count).map { "v\($0)\n" }.joined().write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
+        let text = try kiln("check", "build/env.sqlite", "--manifest", "p")
+        XCTAssertEqual(text.status, 0)
+        XCTAssertTrue(text.stdout.contains("  … and \(count - 100) more findings not stored (the first 100 of each code are listed)\npassed: 0 errors, \(count) warnings, 0 info\n"), text.stdout)
+        let json = try kiln("check", "build/env.sqlite", "--manifest", "p", "--format", "json")
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual((report?["summary"] as? [String: Int])?["warning"], count)
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }
