@@ -663,6 +663,29 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual((report?["summary"] as? [String: Int])?["warning"], count)
     }
 
+    func testAFolderOrAFIFOGivenAsAnInputIsNamedAndNothingHangs() throws {
+        let folder = try pipeline()
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("in.txt"))
+        XCTAssertEqual(mkfifo(folder.appendingPathComponent("in.txt").path, 0o644), 0)
+        let start = Date()
+        let fifo = try kiln("build", "p")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30)
+        XCTAssertEqual(fifo.status, 64)
+        XCTAssertEqual(firstLine(fifo), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "sources:")): manifest error at sources[0].path: input \"in.txt\" is a FIFO (named pipe), not a regular file")
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("in.txt"))
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("in.txt"), withIntermediateDirectories: true)
+        XCTAssertTrue(firstLine(try kiln("build", "p")).hasSuffix("manifest error at sources[0].path: input \"in.txt\" is a folder, not a regular file"))
+
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("in.txt"))
+        try "a\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(mkfifo(file("fifo.txt").path, 0o644), 0)
+        for (name, kind) in [("fifo.txt", "a FIFO (named pipe)"), ("p", "a folder")] {
+            let run = try kiln("extract", "s", name, "--manifest", "p")
+            XCTAssertEqual(run.status, 74, name)
+            XCTAssertEqual(firstLine(run), "Error: \(name) is \(kind), not a file to extract from")
+        }
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

@@ -27,6 +27,9 @@ public struct Extraction: Sendable {
         var items: [Item] = []
         for (index, url) in files.enumerated() {
             let name = displayNames?[index] ?? url.relativePath
+            if let kind = OutputPath.entryKind(url, followingLinks: true), kind != .regular {
+                throw KilnError.io("\(name) is \(kind.phrase), not a file to extract from")
+            }
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
             try source.reader.read(InputFile(url: url, relativePath: name), log: log) { record in
                 items.append(Item(file: name, line: record.line, values: record.values))
