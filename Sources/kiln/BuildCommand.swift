@@ -29,6 +29,12 @@ struct BuildCommand: KilnCommand {
         On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, size and
         records, the rules, the writing, and a wait for another build's lock.
 
+        --out and --report replace only regular files (or create them): a device, a symbolic link, a FIFO or a folder
+        is refused, and so is an input, the manifest, the baseline (for --report) or each other. SQLite's -wal, -shm
+        and -journal beside the old bundle are settled before it is replaced; while another process holds it, the
+        build stops (exit 74, "locked by another process"). On Ctrl-C, SIGTERM or SIGHUP the build removes its
+        temporary files and exits 130, 143 or 129.
+
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
 

@@ -16,7 +16,12 @@ struct ExportCommand: KilnCommand {
           --manifest M     The pipeline folder or manifest (default: raw/<bundle>/ under the current folder,
                            where <bundle> is the bundle's name in its kiln_metadata table).
 
-        Exit codes: 0 written, 1 the bundle is not a Kiln bundle, 64 usage or manifest error, 74 I/O error.
+        Every file is written to a temporary file first, and they are renamed into place only when all are complete:
+        a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the
+        manifest's limits.sqlSeconds.
+
+        Exit codes: 0 written, 1 the bundle is not a Kiln bundle of this pipeline (or is damaged), 64 usage or manifest
+        error, 74 I/O error (also: the bundle is locked by another process).
 
         """
     static let flags: Set<String> = []
