@@ -11,6 +11,15 @@ struct BuildCommand: KilnCommand {
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
         identical inputs. A failed build leaves the previous bundle untouched.
 
+        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, size and
+        records, the rules, the writing, and a wait for another build's lock.
+
+        --out and --report replace only regular files (or create them): a device, a symbolic link, a FIFO or a folder
+        is refused, and so is an input, the manifest, the baseline (for --report) or each other. SQLite's -wal, -shm
+        and -journal beside the old bundle are settled before it is replaced; while another process holds it, the
+        build stops (exit 74, "locked by another process"). On Ctrl-C, SIGTERM or SIGHUP the build removes its
+        temporary files and exits 130, 143 or 129.
+
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
 
@@ -20,7 +29,7 @@ struct BuildCommand: KilnCommand {
         """
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
-        CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <bundle>.report.json)."),
+        CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
         CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
@@ -39,9 +48,8 @@ struct BuildCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        options = BuildOptions(output: arguments.values["--out"].map { URL(fileURLWithPath: $0) },
-                               report: arguments.values["--report"].map { URL(fileURLWithPath: $0) },
-                               baseline: arguments.values["--baseline"].map { URL(fileURLWithPath: $0) },
+        options = BuildOptions(output: try arguments.path("--out"), report: try arguments.path("--report"),
+                               baseline: try arguments.path("--baseline"),
                                thresholds: try Thresholds(options: arguments.values))
         allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL
@@ -56,6 +64,10 @@ struct BuildCommand: KilnCommand {
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
+        var options = self.options
+        if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
+            options.progress = { stage in printToStandardError(stage.line + "\n") }
+        }
         let outcome = try Builder.build(pipeline, options: options)
         if format == "json" {
             FileHandle.standardOutput.write(try BuildReport(outcome).json())

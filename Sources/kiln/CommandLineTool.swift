@@ -91,14 +91,20 @@ struct CommandLineTool {
     }
 }
 
-/// Writes `Error: message` to stderr.
+/// Writes `Error: message` to stderr, made safe for terminals and CI logs (`TerminalText.sanitize`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("Error: " + message + "\n").utf8))
+    FileHandle.standardError.write(Data(TerminalText.sanitize("Error: " + message + "\n").utf8))
 }
 
-/// Writes text to stderr as it is.
+/// Writes human-readable text to stderr, made safe for terminals and CI logs.
 func printToStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+}
+
+/// Writes human-readable text to stdout, made safe for terminals and CI logs; `workflowCommands` keeps GitHub
+/// Actions commands (for `--format github`).
+func printOut(_ text: String, workflowCommands: Bool = false) {
+    FileHandle.standardOutput.write(Data(TerminalText.sanitize(text, workflowCommands: workflowCommands).utf8))
 }
 
 /// One subcommand: its name, one-line abstract, arguments and options, and how it runs. The options are declared
@@ -264,6 +270,14 @@ struct ParsedArguments {
     /// - Throws: `KilnError.usage` naming the extra argument.
     func requireNoMore() throws {
         if let extra = positionals.first { throw KilnError.usage("unexpected argument \"\(extra)\"") }
+    }
+
+    /// The value of a path option as a file URL; `nil` when the option is absent.
+    /// - Throws: `KilnError.usage` for an empty path.
+    func path(_ option: String) throws -> URL? {
+        guard let value = values[option] else { return nil }
+        guard !value.isEmpty else { throw KilnError.usage("\(option) needs a path, not an empty string") }
+        return URL(fileURLWithPath: value)
     }
 
     /// The value of `--format`, checked against the allowed ones.

@@ -11,7 +11,12 @@ struct ExportCommand: KilnCommand {
         formats the readers read. For the Patras pipeline, `kiln export legacy-text build/patras.sqlite --out DIR`
         writes the seven text files the older app loads.
 
-        Exit codes: 0 written, 1 the bundle is not a Kiln bundle, 64 usage or manifest error, 74 I/O error.
+        Every file is written to a temporary file first, and they are renamed into place only when all are complete:
+        a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the
+        manifest's limits.sqlSeconds.
+
+        Exit codes: 0 written, 1 the bundle is not a Kiln bundle of this pipeline (or is damaged), 64 usage or manifest
+        error, 74 I/O error (also: the bundle is locked by another process).
 
         """
     static let commandOptions: [CommandOption] = [
@@ -28,8 +33,8 @@ struct ExportCommand: KilnCommand {
         exportName = try arguments.positional("the export name")
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         try arguments.requireNoMore()
-        guard let out = arguments.values["--out"] else { throw KilnError.usage("missing --out DIR") }
-        output = URL(fileURLWithPath: out)
+        guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
+        output = out
         manifestPath = arguments.values["--manifest"]
     }
 

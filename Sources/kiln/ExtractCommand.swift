@@ -43,7 +43,7 @@ struct ExtractCommand: KilnCommand {
             FileHandle.standardOutput.write(try extraction.json())
             print()
         } else {
-            print(extraction.table(), terminator: "")
+            printOut(extraction.table())
         }
         return 0
     }

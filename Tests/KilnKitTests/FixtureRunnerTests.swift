@@ -152,7 +152,7 @@ final class FixtureRunnerTests: KilnTestCase {
         try write("{\"records\": []}", to: "tiny/fixtures/a.json")
         XCTAssertThrowsError(try FixtureRunner(pipeline: try pipeline()).run()) { error in
             guard case KilnError.io(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertTrue(message.hasPrefix("fixtures/a.json is not a fixture file (expected {fields, records, unmatched})"), message)
+            XCTAssertEqual(message, "fixtures/a.json is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): fields is missing")
         }
     }
 

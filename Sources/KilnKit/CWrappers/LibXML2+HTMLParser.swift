@@ -79,7 +79,7 @@ enum HTMLParser {
         init(_ error: xmlError) {
             domain = error.domain
             code = error.code
-            message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)"
+            message = LibXML2.userMessage(error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)")
             detail = error.str1.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
             position = error.line > 0 ? (Int(error.line), error.int2 > 0 ? Int(error.int2) : nil) : nil
         }

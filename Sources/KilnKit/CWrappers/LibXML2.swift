@@ -20,6 +20,19 @@ enum LibXML2 {
     static let htmlOptions = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
                                    | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue)
 
+    /// libxml2's message as a user reads it: the advice to set `XML_PARSE_HUGE` (an option Kiln never sets, on
+    /// purpose) becomes "libxml2's limit", and "Document is empty" (said of any file that holds no element, such as
+    /// plain text or random bytes) says so.
+    static func userMessage(_ message: String) -> String {
+        if message.hasPrefix("Document is empty") {
+            return "the file holds no XML element: is it XML at all? (libxml2: Document is empty)"
+        }
+        for advice in [", use XML_PARSE_HUGE option", " use XML_PARSE_HUGE option"] where message.contains(advice) {
+            return message.replacingOccurrences(of: advice, with: "") + " (libxml2's limit, which Kiln keeps)"
+        }
+        return message
+    }
+
     /// Takes ownership of a libxml2 string, frees it, and returns it as a Swift string.
     static func take(_ pointer: UnsafeMutablePointer<xmlChar>?) -> String? {
         guard let pointer else { return nil }
@@ -427,7 +440,7 @@ public final class XMLStreamReader {
         var issues: [XMLIssue] = []
 
         func record(_ error: xmlError) {
-            let message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)"
+            let message = LibXML2.userMessage(error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)")
             let line = error.line > 0 ? Int(error.line) : nil
             let kind: XMLIssue.Kind
             if error.level == XML_ERR_WARNING {

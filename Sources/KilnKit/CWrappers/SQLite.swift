@@ -49,6 +49,15 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
+    /// True when a time limit (`Database.withTimeLimit`) stopped the statement.
+    public var isInterrupted: Bool { code & 0xff == SQLITE_INTERRUPT }
+
+    /// True when another process holds a lock on the database (or a file beside it).
+    public var isLocked: Bool {
+        let primary = code & 0xff
+        return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+    }
+
     /// True when the file is not a database at all or is damaged.
     public var isNotADatabase: Bool {
         let primary = code & 0xff
@@ -63,6 +72,8 @@ public final class Database {
     public let path: String
     /// What a sandboxed connection may do, and what it did; kept alive here for SQLite's callbacks.
     private var sandbox: SandboxState?
+    /// What the authorizer and the progress handler read and record (passed to their C callbacks).
+    private let guards = SQLGuards()
 
     /// How a database file is opened.
     public enum Mode { case readOnly, readWrite, create }
@@ -99,7 +110,106 @@ public final class Database {
     /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as
     /// an attach): for connections that run SQL a manifest wrote, which must read and write nothing else.
     public func refuseOtherFiles() {
-        sqlite3_set_authorizer(handle, { _, action, _, _, _, _ in action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }, nil)
+        guards.refusesOtherFiles = true
+        installAuthorizer()
+    }
+
+    private func installAuthorizer() {
+        sqlite3_set_authorizer(handle, { userData, action, first, second, _, _ in
+            let guards = Unmanaged<SQLGuards>.fromOpaque(userData!).takeUnretainedValue()
+            return guards.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+        }, Unmanaged.passUnretained(guards).toOpaque())
+    }
+
+    /// Compiles SQL a manifest wrote (a query table, an `sql` rule, an export query): it must be exactly one
+    /// statement that only reads. An authorizer allows only reading tables and views and calling functions
+    /// (SQLite's and Kiln's, not `load_extension`) while it is compiled; `sqlite3_stmt_readonly` confirms it, and
+    /// anything after the first statement but white space, `;` and comments is refused.
+    /// - Throws: `SQLiteError` (code `SQLITE_AUTH` for SQL that is not one read-only statement) with a sentence
+    ///   saying what was refused.
+    public func prepareQuery(_ sql: String) throws -> Statement {
+        guards.readOnly = true
+        guards.resetRefusal()
+        installAuthorizer()
+        defer { guards.readOnly = false }
+        let statement: Statement
+        do {
+            statement = try compileOne(sql)
+        } catch let error as SQLiteError where guards.refused != nil || error.code & 0xff == SQLITE_AUTH {
+            let what = guards.refused ?? "a statement that does not only read"
+            throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this one holds \(what)", sql: sql)
+        }
+        guard sqlite3_stmt_readonly(statement.handle) != 0 else {
+            let keyword = sql.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0.isLetter }.uppercased()
+            throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this statement (\(keyword)) writes", sql: sql)
+        }
+        return statement
+    }
+
+    /// Compiles exactly one statement; text after it other than white space, `;` and comments is an error.
+    /// - Throws: `SQLiteError` with SQLite's message, or saying that more than one statement was given.
+    public func prepareSingle(_ sql: String) throws -> Statement {
+        try compileOne(sql)
+    }
+
+    private func compileOne(_ sql: String) throws -> Statement {
+        let bytes = Array(sql.utf8)
+        var statement: OpaquePointer?
+        var rest: [UInt8] = []
+        let result: Int32 = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { text in
+                var tail: UnsafePointer<CChar>?
+                let result = sqlite3_prepare_v2(handle, text.baseAddress, Int32(text.count), &statement, &tail)
+                if result == SQLITE_OK, let tail, let base = text.baseAddress {
+                    rest = Array(bytes[(tail - base)...])
+                }
+                return result
+            }
+        }
+        guard result == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error(result, sql: sql)
+        }
+        let compiled = Statement(statement, database: self, sql: sql)
+        // What follows is compiled only to find out whether it is a statement, never run: with the usual authorizer.
+        let readOnly = guards.readOnly
+        guards.readOnly = false
+        defer { guards.readOnly = readOnly }
+        var remaining = rest
+        while !remaining.isEmpty {
+            var next: OpaquePointer?
+            var nextRest: [UInt8] = []
+            let nextResult: Int32 = remaining.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { text in
+                    var tail: UnsafePointer<CChar>?
+                    let result = sqlite3_prepare_v2(handle, text.baseAddress, Int32(text.count), &next, &tail)
+                    if let tail, let base = text.baseAddress { nextRest = Array(remaining[(tail - base)...]) }
+                    return result
+                }
+            }
+            let hasStatement = next != nil
+            sqlite3_finalize(next)
+            if nextResult != SQLITE_OK || hasStatement {
+                let extra = String(decoding: remaining, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                throw SQLiteError(code: SQLITE_ERROR, message: "only one statement is allowed, but text follows the first: \"\(extra.prefix(80))\"", sql: sql)
+            }
+            if nextRest.count >= remaining.count { break }
+            remaining = nextRest
+        }
+        return compiled
+    }
+
+    /// Runs `body` with a limit of `seconds` per call: a statement still running then is stopped and fails with an
+    /// `SQLiteError` whose `isInterrupted` is true. A limit of 0 or less means none.
+    public func withTimeLimit<T>(_ seconds: Double, _ body: () throws -> T) rethrows -> T {
+        guard seconds > 0 else { return try body() }
+        guards.deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9)
+        sqlite3_progress_handler(handle, 10_000, { userData in
+            let guards = Unmanaged<SQLGuards>.fromOpaque(userData!).takeUnretainedValue()
+            return DispatchTime.now().uptimeNanoseconds > guards.deadline ? 1 : 0
+        }, Unmanaged.passUnretained(guards).toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        return try body()
     }
 
     /// Closes the connection; any later use of it fails.
@@ -142,6 +252,14 @@ public final class Database {
         return rows
     }
 
+    /// Runs a query and hands each row to `body` as it is read, so that memory does not grow with the result.
+    /// - Throws: `SQLiteError` with the failing SQL, or what `body` throws.
+    public func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while let row = try statement.step() { try body(row) }
+    }
+
     /// Runs `body` inside one transaction, committed when it returns and rolled back when it throws.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
@@ -162,6 +280,54 @@ public final class Database {
     }
 }
 
+/// What a connection's authorizer and progress handler read: whether manifest SQL is being compiled (only reads
+/// allowed), whether other files are refused, what was refused last, and when a time limit ends.
+/// Not `Sendable`: it belongs to its connection.
+private final class SQLGuards {
+    var readOnly = false
+    var refusesOtherFiles = false
+    var refused: String?
+    var deadline: UInt64 = .max
+
+    func resetRefusal() { refused = nil }
+
+    /// Actions that read and nothing else.
+    private static let reads: Set<Int32> = [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE]
+    /// Functions refused even in reads.
+    private static let refusedFunctions: Set<String> = ["load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"]
+
+    func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
+        guard readOnly else { return refusesOtherFiles && action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }
+        if SQLGuards.reads.contains(action) {
+            guard action == SQLITE_FUNCTION, let name = second?.lowercased(), SQLGuards.refusedFunctions.contains(name) else { return SQLITE_OK }
+            refused = "a call to \(name)()"
+            return SQLITE_DENY
+        }
+        if refused == nil {
+            // A statement that changes the schema asks to write sqlite_master first.
+            let schemaWrite = ["sqlite_master", "sqlite_temp_master"].contains(first ?? "")
+            refused = schemaWrite ? "a change to the schema (CREATE, DROP or ALTER)" : SQLGuards.describe(action, first)
+        }
+        return SQLITE_DENY
+    }
+
+    private static func describe(_ action: Int32, _ argument: String?) -> String {
+        let names: [Int32: String] = [
+            SQLITE_INSERT: "an INSERT", SQLITE_UPDATE: "an UPDATE", SQLITE_DELETE: "a DELETE", SQLITE_PRAGMA: "a PRAGMA",
+            SQLITE_ATTACH: "an ATTACH or VACUUM INTO", SQLITE_DETACH: "a DETACH", SQLITE_TRANSACTION: "a transaction",
+            SQLITE_SAVEPOINT: "a SAVEPOINT", SQLITE_ANALYZE: "an ANALYZE", SQLITE_ALTER_TABLE: "an ALTER TABLE",
+            SQLITE_REINDEX: "a REINDEX", SQLITE_CREATE_TABLE: "a CREATE TABLE", SQLITE_CREATE_TEMP_TABLE: "a CREATE TABLE",
+            SQLITE_CREATE_VIEW: "a CREATE VIEW", SQLITE_CREATE_TEMP_VIEW: "a CREATE VIEW", SQLITE_CREATE_INDEX: "a CREATE INDEX",
+            SQLITE_CREATE_TRIGGER: "a CREATE TRIGGER", SQLITE_CREATE_TEMP_TRIGGER: "a CREATE TRIGGER",
+            SQLITE_CREATE_VTABLE: "a CREATE VIRTUAL TABLE", SQLITE_DROP_TABLE: "a DROP TABLE", SQLITE_DROP_VIEW: "a DROP VIEW",
+            SQLITE_DROP_INDEX: "a DROP INDEX", SQLITE_DROP_TRIGGER: "a DROP TRIGGER", SQLITE_DROP_VTABLE: "a DROP TABLE",
+        ]
+        let name = names[action] ?? "an action other than reading (SQLite authorizer code \(action))"
+        guard let argument, action != SQLITE_TRANSACTION, action != SQLITE_ATTACH else { return name }
+        return "\(name) (\(argument))"
+    }
+}
+
 /// One result row: column names and values, in the order the query selected them.
 public struct Row: Sendable {
     /// The result column names.
@@ -178,7 +344,7 @@ public struct Row: Sendable {
 
 /// A compiled statement. Not `Sendable`: it belongs to its connection's thread.
 public final class Statement {
-    private let handle: OpaquePointer
+    fileprivate let handle: OpaquePointer
     private let database: Database
     /// The statement's SQL text.
     public let sql: String

@@ -71,13 +71,19 @@ public struct BundleChecker {
     }
 
     /// A result whose findings have the manifest's severity overrides applied, placed in the bundle, in a stable order.
-    private func result(_ category: CheckCategory, _ name: String, _ url: URL, _ findings: [Diagnostic]) -> CheckResult {
+    private func result(_ category: CheckCategory, _ name: String, _ url: URL, _ findings: [Diagnostic],
+                        notStored: [DiagnosticTally.Key: Int] = [:]) -> CheckResult {
         let log = DiagnosticLog(overrides: manifest.severity)
         for var finding in findings {
             if finding.provenance == nil { finding.provenance = Provenance(file: url.relativePath) }
             log.report(finding)
         }
-        return CheckResult(category: category, name: name, findings: log.sorted)
+        var result = CheckResult(category: category, name: name, findings: log.sorted)
+        for (key, count) in notStored.merging(log.tally.notStored, uniquingKeysWith: +) {
+            let severity = manifest.severity[key.code] ?? key.severity
+            if severity != .off { result.notStored[severity, default: 0] += count }
+        }
+        return result
     }
 
     private func finding(_ code: DiagnosticCode, _ message: String) -> Diagnostic {
@@ -212,8 +218,13 @@ public struct BundleChecker {
             }
             let log = DiagnosticLog()
             do {
-                try RuleEngine(pipeline: pipeline, database: database, log: log, hasProvenance: false).run(rule)
-                results.append(result(.rules, name, url, log.diagnostics))
+                let seconds = manifest.limits.sqlSeconds
+                do {
+                    try database.withTimeLimit(seconds) { try RuleEngine(pipeline: pipeline, database: database, log: log, hasProvenance: false).run(rule) }
+                } catch let error as SQLiteError where error.isInterrupted {
+                    log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
+                }
+                results.append(result(.rules, name, url, log.diagnostics, notStored: log.tally.notStored))
             } catch let error as SQLiteError {
                 if error.message.hasPrefix("no such table: "), case let table = String(error.message.dropFirst(15)), manifest.table(table) != nil {
                     results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))

@@ -33,7 +33,7 @@ extension BundleDiff {
                                     : "schema: \(schema.count) difference\(schema.count == 1 ? "" : "s"), \(versions)")
         lines += schema.map { "  " + $0.sentence(expected: "the old bundle", actual: "the new bundle") }
         lines.append("thresholds: " + thresholds.summary)
-        lines += findings.map { "  " + $0.formatted }
+        lines += findings.map { "  " + $0.displayLine }
         let errors = findings.filter { $0.severity == .error }.count
         lines.append(passed ? "passed" : "failed: \(errors) error\(errors == 1 ? "" : "s")")
         return lines.joined(separator: "\n") + "\n"
@@ -42,6 +42,10 @@ extension BundleDiff {
     /// `    removed: timetable 1; timetable 2; timetable 3; … 36 more`, or nothing when there are none.
     private func examples(_ kind: String, _ count: Int, _ shown: [String], _ table: Table) -> [String] {
         guard count > 0 else { return [] }
+        // No examples: a table only one bundle has, or --examples 0.
+        if shown.isEmpty {
+            return ["      \(kind): \(count) row\(count == 1 ? "" : "s")"]
+        }
         let more = count > shown.count ? "; … \(count - shown.count) more" : ""
         return ["      \(kind): " + shown.joined(separator: "; ") + more]
     }
@@ -50,7 +54,7 @@ extension BundleDiff {
     static func show(_ value: SQLValue) -> String {
         switch value {
         case .null: return "NULL"
-        case .text(let text): return "\"\(excerpt(text, limit: 60))\""
+        case .text(let text): return "\"\(TerminalText.escape(excerpt(text, limit: 60)))\""
         case .blob: return "x'\(value.textValue ?? "")'"
         case .integer, .real: return value.textValue ?? ""
         }

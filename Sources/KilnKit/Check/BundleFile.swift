@@ -16,6 +16,7 @@ public enum BundleFile {
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
             return database
         } catch let error as SQLiteError {
+            if error.isLocked { throw BundleSideFiles.lockedError(url) }
             throw KilnError.validation("\(url.relativePath) is not an SQLite database (\(error.message))")
         }
     }
@@ -24,8 +25,11 @@ public enum BundleFile {
     /// - Throws: as `open`, and `KilnError.validation` when the file is not a Kiln bundle.
     public static func name(of url: URL) throws -> String {
         let database = try open(url)
-        guard let name = metadata(of: database)?["bundle.name"] else {
+        guard let entries = metadata(of: database) else {
             throw KilnError.validation("\(url.relativePath) is not a Kiln bundle: it has no \(BundleWriter.metadataTable) table naming its bundle")
+        }
+        guard let name = entries["bundle.name"] else {
+            throw KilnError.validation("\(url.relativePath) is not a Kiln bundle: its \(BundleWriter.metadataTable) table names no bundle (no bundle.name entry\(entries.isEmpty ? "; the table is empty" : ""))")
         }
         return name
     }
@@ -53,6 +57,10 @@ public enum BundleFile {
 
     /// Reads the file's size and SQLite header: empty, foreign and truncated files are named before SQLite sees them.
     private static func inspect(_ url: URL) throws {
+        // Opening a FIFO would wait for a writer; a folder or a device is no bundle either.
+        if let kind = OutputPath.entryKind(url, followingLinks: true), kind != .regular {
+            throw KilnError.io("\(url.relativePath) is \(kind.phrase), not a bundle file")
+        }
         guard FileManager.default.isReadableFile(atPath: url.path),
               let handle = FileHandle(forReadingAtPath: url.path) else {
             throw KilnError.io("cannot read \(url.path)")

@@ -37,7 +37,10 @@ extension CheckReport {
             if notRun > 0 { status += ", \(notRun) not run on a bundle" }
             lines.append("  " + category.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + status)
         }
-        lines += diagnostics.map { "  " + $0.formatted }
+        lines += diagnostics.map { "  " + $0.displayLine }
+        if notStoredTotal > 0 {
+            lines.append("  … and \(notStoredTotal) more findings not stored (the first \(DiagnosticTally.defaultExamplesPerCode) of each code are listed)")
+        }
         let notRun = notRunSummary
         if !notRun.isEmpty { lines.append("not run on a bundle: " + notRun.joined(separator: "; ")) }
         lines.append((passed ? "passed: " : "failed: ") + counts)
@@ -53,6 +56,7 @@ extension CheckReport {
                 var status: String
                 var reason: String?
                 var findings: [BuildReport.Entry]
+                var notStored: Int?
             }
             struct Document: Encodable {
                 var bundle: String
@@ -63,7 +67,8 @@ extension CheckReport {
             }
             let checks = results.map { result in
                 Check(category: result.category.rawValue, name: result.name, status: result.status, reason: result.notRun,
-                      findings: result.findings.map(BuildReport.Entry.init))
+                      findings: result.findings.map(BuildReport.Entry.init),
+                      notStored: result.notStored.isEmpty ? nil : result.notStored.values.reduce(0, +))
             }
             let summary = ["error": count(.error), "warning": count(.warning), "info": count(.info),
                            "notRun": results.filter { $0.notRun != nil }.count]

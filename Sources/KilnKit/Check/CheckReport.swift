@@ -20,8 +20,10 @@ public struct CheckResult: Sendable {
     public var category: CheckCategory
     /// What was checked, e.g. `table stop` or `duplicate-key on stop.code (tables[0].primaryKey)`.
     public var name: String
-    /// The findings, in a stable order.
+    /// The findings, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
     public var findings: [Diagnostic]
+    /// The findings counted but not stored, by severity.
+    public var notStored: [Severity: Int] = [:]
     /// Why the check was not run (e.g. `table line_entry is not shipped`), or `nil` when it ran.
     public var notRun: String?
 
@@ -63,7 +65,12 @@ public struct CheckReport: Sendable {
     public var passed: Bool { !results.contains { $0.failed } }
 
     /// The number of findings at `severity`.
-    public func count(_ severity: Severity) -> Int { diagnostics.filter { $0.severity == severity }.count }
+    public func count(_ severity: Severity) -> Int {
+        diagnostics.filter { $0.severity == severity }.count + results.reduce(0) { $0 + $1.notStored[severity, default: 0] }
+    }
+
+    /// The findings counted but not stored, over every check.
+    public var notStoredTotal: Int { results.reduce(0) { $0 + $1.notStored.values.reduce(0, +) } }
 
     /// The checks that were not run, grouped by reason, e.g. `table line_entry is not shipped (9 checks)`.
     public var notRunSummary: [String] {

@@ -12,6 +12,8 @@ enum AtomicFile {
     /// - Throws: `KilnError.io` naming the file and the system's reason; the temporary file is removed.
     static func write(_ data: Data, to destination: URL) throws {
         let temporary = temporary(for: destination)
+        TemporaryFiles.shared.register(temporary)
+        defer { TemporaryFiles.shared.unregister(temporary) }
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: temporary)

@@ -11,11 +11,13 @@ final class BuildLock {
     let url: URL
     private var descriptor: Int32 = -1
 
-    /// Takes the lock on `url`, waiting up to `timeout` seconds while another process holds it.
+    /// Takes the lock on `url`, waiting up to `timeout` seconds while another process holds it; `waiting` is called
+    /// once when it has to wait.
     /// - Throws: `KilnError.io` when the lock file cannot be created or locked, or is still held after `timeout`.
-    init(_ url: URL, timeout: TimeInterval) throws {
+    init(_ url: URL, timeout: TimeInterval, waiting: (() -> Void)? = nil) throws {
         self.url = url
         let deadline = Date().addingTimeInterval(timeout)
+        var waited = false
         while true {
             let candidate = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard candidate >= 0 else { throw KilnError.io("cannot create the lock file \(url.path): \(BuildLock.lastError())") }
@@ -39,6 +41,10 @@ final class BuildLock {
             }
             guard Date() < deadline else {
                 throw KilnError.io("another build is writing the same bundle (\(url.path) is locked); waited \(Int(timeout)) s")
+            }
+            if !waited {
+                waited = true
+                waiting?()
             }
             usleep(20_000)
         }

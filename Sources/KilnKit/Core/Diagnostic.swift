@@ -65,6 +65,8 @@ public final class DiagnosticLog {
     /// Every finding kept so far (those turned `off` are dropped).
     public private(set) var diagnostics: [Diagnostic] = []
     private let overrides: [String: Severity]
+    /// Counts every finding; only the first of each code and severity are stored in `diagnostics` (`DiagnosticTally`).
+    public var tally = DiagnosticTally()
 
     /// - Parameter overrides: severities by diagnostic code.
     public init(overrides: [String: Severity] = [:]) {
@@ -75,7 +77,7 @@ public final class DiagnosticLog {
     public func report(_ diagnostic: Diagnostic) {
         var finding = diagnostic
         if let severity = overrides[diagnostic.code] { finding.severity = severity }
-        guard finding.severity != .off else { return }
+        guard finding.severity != .off, tally.admit(finding) else { return }
         diagnostics.append(finding)
     }
 
@@ -90,7 +92,7 @@ public final class DiagnosticLog {
     }
 
     /// The number of findings at `severity`.
-    public func count(_ severity: Severity) -> Int { diagnostics.lazy.filter { $0.severity == severity }.count }
+    public func count(_ severity: Severity) -> Int { diagnostics.lazy.filter { $0.severity == severity }.count + tally.notStored(severity) }
 
     /// True when any finding is an error.
     public var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }

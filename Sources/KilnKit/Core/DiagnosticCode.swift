@@ -49,6 +49,7 @@ extension DiagnosticCode {
 
     // MARK: - Markup inputs
     public static let htmlMalformed = DiagnosticCode("html.malformed", .error, "libxml2 stopped reading an HTML page; the rest of it is not read.")
+    public static let htmlTooLarge = DiagnosticCode("html.too-large", .error, "An HTML page larger than the source's maxPageBytes; it is not parsed.")
     public static let htmlUnreadable = DiagnosticCode("html.unreadable", .error, "An HTML page that cannot be parsed at all; it gives no records.")
     public static let xmlMalformed = DiagnosticCode("xml.malformed", .error, "Malformed XML; the rest of the file is not read (complete records before it are kept).")
     public static let xmlWarning = DiagnosticCode("xml.warning", .warning, "A warning from libxml2 about an XML file.")
@@ -66,7 +67,7 @@ extension DiagnosticCode {
     public static let sqlQuery = DiagnosticCode("sql.query", .error, "The sqlite source's query does not give the declared fields.")
     public static let sqlStatement = DiagnosticCode("sql.statement", .error, "A statement of a legacy SQL script failed; the others still ran.")
     public static let sqlDenied = DiagnosticCode("sql.denied", .error, "A statement a legacy SQL script may not run in the sandbox (only CREATE, INSERT, transactions).")
-    public static let sqlTimeLimit = DiagnosticCode("sql.time-limit", .error, "A legacy SQL script ran longer than its time limit.")
+    public static let sqlTimeLimit = DiagnosticCode("sql.time-limit", .error, "SQL ran longer than its time limit (limits.sqlSeconds for a rule, seconds for a legacy script) and was stopped.")
 
     // MARK: - Wikitext
     public static let wikitextCoordinates = DiagnosticCode("wikitext.coordinates", .info, "A listing's or page's coordinate that is not a number of degrees; left out.")
@@ -142,7 +143,7 @@ extension DiagnosticCode {
         parse, encoding, encodingMismatch, inputEmpty, lineTooLong, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
-        htmlMalformed, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlExtendedData, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,

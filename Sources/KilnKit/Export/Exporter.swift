@@ -26,34 +26,61 @@ public struct Exporter {
             let known = manifest.exports.map(\.name)
             throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
         }
+        try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
+        for file in manifest.exports[index].files {
+            try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
+                                     protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
+        }
         let database = try BundleFile.open(bundle)
+        let bundleName = try BundleFile.name(of: bundle)
+        guard bundleName == manifest.bundle else {
+            throw KilnError.validation("\(bundle.relativePath) is a bundle of pipeline \"\(bundleName)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+        }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
-        var written: [URL] = []
+        // Every file is written to its temporary first; only when all are complete are they renamed into place, so
+        // that a failure leaves the folder as it was rather than mixing old and new files.
+        var complete: [TextFileSink] = []
+        defer { for sink in complete { sink.abandon() } }
         for (fileIndex, file) in manifest.exports[index].files.enumerated() {
             let keyPath = "exports[\(index)].files[\(fileIndex)]"
             let writer = try makeWriter(file, keyPath: keyPath)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
-                let statement = try database.prepare(file.query)
+                let statement = try database.prepareQuery(file.query)
                 try writer.check(columns: statement.columnNames)
-                while let row = try statement.step() { try writer.add(row, to: sink) }
+                try database.withTimeLimit(manifest.limits.sqlSeconds) {
+                    while let row = try statement.step() { try writer.add(row, to: sink) }
+                }
                 try writer.finish(sink)
-                try sink.commit()
+                try sink.close()
+            } catch let error as SQLiteError where error.isInterrupted {
+                sink.abandon()
+                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
+            } catch let error as SQLiteError where error.isNotADatabase {
+                sink.abandon()
+                throw KilnError.validation("\(bundle.relativePath) is damaged: \(error.message)")
+            } catch let error as SQLiteError where error.isLocked {
+                sink.abandon()
+                throw BundleSideFiles.lockedError(bundle)
             } catch let error as SQLiteError {
                 sink.abandon()
                 throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")
             } catch let problem as ValueProblem {
                 sink.abandon()
                 throw issue(keyPath + ".query", problem.message)
+            } catch {
+                sink.abandon()
+                throw error
             }
-            written.append(url)
+            complete.append(sink)
         }
-        return written
+        for sink in complete { try sink.install() }
+        return complete.map(\.url)
     }
 
     private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {
@@ -79,7 +106,8 @@ public struct Exporter {
 /// Writes a text file through a temporary file, renamed into place only when complete.
 /// Not `Sendable`: it owns a file handle.
 final class TextFileSink {
-    private let url: URL
+    /// The file it replaces.
+    let url: URL
     private let temporary: URL
     private let handle: FileHandle
     private var buffer: [UInt8] = []
@@ -87,9 +115,12 @@ final class TextFileSink {
     /// - Throws: `KilnError.io` when the file cannot be created.
     init(url: URL) throws {
         self.url = url
-        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        temporary = AtomicFile.temporary(for: url)
+        BuildFiles(destination: url).removeStale()
+        TemporaryFiles.shared.register(temporary)
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
               let handle = FileHandle(forWritingAtPath: temporary.path) else {
+            TemporaryFiles.shared.unregister(temporary)
             throw KilnError.io("cannot write \(url.path)")
         }
         self.handle = handle
@@ -103,9 +134,9 @@ final class TextFileSink {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
-    /// Flushes, closes and renames the file into place.
+    /// Flushes and closes the temporary file, complete but not yet in place.
     /// - Throws: `KilnError.io` when writing fails.
-    func commit() throws {
+    func close() throws {
         try flush()
         do {
             try handle.close()
@@ -113,8 +144,14 @@ final class TextFileSink {
             abandon()
             throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
         }
+    }
+
+    /// Syncs the closed file and renames it into place.
+    /// - Throws: `KilnError.io` when syncing or renaming fails.
+    func install() throws {
         do {
             try FileSync.replace(url, with: temporary)
+            TemporaryFiles.shared.unregister(temporary)
         } catch {
             abandon()
             throw error
@@ -125,6 +162,7 @@ final class TextFileSink {
     func abandon() {
         try? handle.close()
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
     }
 
     private func flush() throws {

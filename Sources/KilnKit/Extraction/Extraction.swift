@@ -25,9 +25,14 @@ public struct Extraction: Sendable {
         let kind = try source.extractedKind(kind)
         let reader = source.reader.restricted(to: [kind.name])
         let log = DiagnosticLog()
+        // Every unmatched line is shown and compared with fixtures: no cap here (the files are the user's samples).
+        log.tally = DiagnosticTally(examplesPerCode: .max)
         var items: [Item] = []
         for (index, url) in files.enumerated() {
             let name = displayNames?[index] ?? url.relativePath
+            if let kind = OutputPath.entryKind(url, followingLinks: true), kind != .regular {
+                throw KilnError.io("\(name) is \(kind.phrase), not a file to extract from")
+            }
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
             try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
                 guard record.kind.name == kind.name else { return }
@@ -71,7 +76,7 @@ public struct Extraction: Sendable {
     /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern.
     public func table() -> String {
         let headers = ["file:line"] + fieldNames
-        let rows = items.map { ["\($0.file):\($0.line)"] + $0.values.map { $0 ?? "∅" } }
+        let rows = items.map { [TerminalText.escape("\($0.file):\($0.line)")] + $0.values.map { $0.map(TerminalText.escape) ?? "∅" } }
         let widths = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map { $0.count }.max() ?? 0
         }
@@ -84,12 +89,12 @@ public struct Extraction: Sendable {
         let misses = unmatched
         lines.append("")
         lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")
-        for miss in misses { lines.append("  \(miss.provenance?.location ?? ""): \(miss.message)") }
+        for miss in misses { lines.append("  \(TerminalText.escape(miss.provenance?.location ?? "")): \(TerminalText.escape(miss.message))") }
         let others = diagnostics.filter { $0.code != DiagnosticCode.extractUnmatched.rawValue }
         if !others.isEmpty {
             lines.append("")
             lines.append("other findings:")
-            for finding in others { lines.append("  " + finding.formatted) }
+            for finding in others { lines.append("  " + finding.displayLine) }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -24,6 +24,7 @@ public struct FixtureRunner {
     public func run(update: Bool = false) throws -> [Outcome] {
         let manifest = pipeline.manifest
         let resolver = InputResolver(directory: manifest.directory)
+        if update { try checkExpectedFiles(resolver) }
         return try manifest.fixtures.enumerated().map { index, fixture in
             let (source, kind) = try pipeline.source(named: fixture.source)
             let input = try resolver.resolve(fixture.input) { pipeline.issue("fixtures[\(index)].input", $0) }[0]
@@ -42,6 +43,26 @@ public struct FixtureRunner {
             }
             let expected = try FixtureRunner.lines(ofExpected: data, file: fixture.expected)
             return Outcome(fixture: fixture, differences: LineDiff.changes(from: expected, to: actual), missingExpectation: false)
+        }
+    }
+
+    /// Refuses, before anything is written, an expected file that is not a regular file or is the manifest or an input.
+    /// - Throws: `KilnError.manifest` at the fixture's `expected`.
+    private func checkExpectedFiles(_ resolver: InputResolver) throws {
+        let manifest = pipeline.manifest
+        var protected = [OutputPath.Protected(manifest.file, "the manifest")]
+        for file in pipeline.sources.flatMap(\.files) { protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)")) }
+        for (index, fixture) in manifest.fixtures.enumerated() {
+            for input in (try? resolver.resolve(fixture.input) { pipeline.issue("fixtures[\(index)].input", $0) }) ?? [] {
+                protected.append(OutputPath.Protected(input.url, "the fixture input \(input.relativePath)"))
+            }
+        }
+        for (index, fixture) in manifest.fixtures.enumerated() {
+            do {
+                try OutputPath.checkFile(manifest.directory.appendingPathComponent(fixture.expected), option: "the expected file", protected: protected)
+            } catch let error as KilnError {
+                throw pipeline.issue("fixtures[\(index)].expected", error.description)
+            }
         }
     }
 
@@ -66,7 +87,7 @@ public struct FixtureRunner {
         }
         let expected: Expected
         do { expected = try JSONDecoder().decode(Expected.self, from: data) } catch {
-            throw KilnError.io("\(file) is not a fixture file (expected {fields, records, unmatched}): \(error)")
+            throw KilnError.io("\(file) is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): \(FixtureRunner.reason(error))")
         }
         let records = expected.records.map { record in
             "record at line \(record["_line"]?.scalarText ?? "?"): " + expected.fields
@@ -74,6 +95,22 @@ public struct FixtureRunner {
         }
         let unmatched = expected.unmatched.map { "unmatched at line \($0["line"]?.scalarText ?? "?"): \($0["message"]?.scalarText ?? "")" }
         return records + unmatched
+    }
+
+    /// Why a fixture file could not be decoded, as a short phrase rather than Swift's description of the error.
+    private static func reason(_ error: Error) -> String {
+        guard let error = error as? DecodingError else { return "it cannot be read" }
+        func place(_ path: [CodingKey]) -> String {
+            path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+        }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not valid JSON"
+        case .dataCorrupted(let context): return "the value at \(place(context.codingPath)) is not valid"
+        case .keyNotFound(let key, let context): return "\(place(context.codingPath + [key])) is missing"
+        case .typeMismatch(_, let context): return "\(place(context.codingPath)) does not have the expected type"
+        case .valueNotFound(_, let context): return "\(place(context.codingPath)) is null"
+        @unknown default: return "it does not have the expected shape"
+        }
     }
 
     /// Writes an extraction as a fixture file.

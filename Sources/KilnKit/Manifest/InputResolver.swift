@@ -32,9 +32,14 @@ struct InputResolver {
         }
         return try names.map { name in
             let url = folder.appendingPathComponent(name)
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
+            switch OutputPath.entryKind(url, followingLinks: true) {
+            case nil:
                 throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
+            case .regular?:
+                break
+            case let kind?:
+                // A FIFO would block the build until something writes into it; a folder or a device is no input file.
+                throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
             }
             let real = url.resolvingSymlinksInPath().standardizedFileURL.path
             guard isAllowed(real) else {

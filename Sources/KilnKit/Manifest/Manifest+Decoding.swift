@@ -15,15 +15,16 @@ struct ManifestDocument: Decodable {
     var baseline: String?
     var vocabularies: [String: VocabularySpec]
     var fixtures: [FixtureSpec]
+    var limits: ManifestLimits
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits
     }
 
     init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         bundle = try c.decode(String.self, forKey: .bundle)
-        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        schemaVersion = try c.decodeWholeNumber(forKey: .schemaVersion)
         tables = try c.decode([TableSpec].self, forKey: .tables)
         sources = try c.decodeIfPresent([SourceSpec].self, forKey: .sources) ?? []
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
@@ -33,6 +34,7 @@ struct ManifestDocument: Decodable {
         baseline = try c.decodeIfPresent(String.self, forKey: .baseline)
         vocabularies = try c.decodeIfPresent([String: VocabularySpec].self, forKey: .vocabularies) ?? [:]
         fixtures = try c.decodeIfPresent([FixtureSpec].self, forKey: .fixtures) ?? []
+        limits = try c.decodeIfPresent(ManifestLimits.self, forKey: .limits) ?? ManifestLimits()
         let shipped = tables.filter(\.ship).map(\.name)
         for name in thresholds.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(

@@ -22,6 +22,8 @@ public struct Manifest: Sendable {
     /// The bundle a build compares its new bundle with before replacing it, as written (relative to the pipeline
     /// folder); `nil` when the manifest names none.
     public var baseline: String?
+    /// Limits on the manifest's own SQL (`limits`).
+    public var limits = ManifestLimits()
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.

@@ -16,17 +16,22 @@ struct ManifestChecker {
                         "no finding has the code \"\(code)\": it is neither one of Kiln's codes (kiln codes lists them) nor the code "
                             + "of a rule of this manifest\(ruleCodes.isEmpty ? "" : " (\(ruleCodes.sorted().joined(separator: ", ")))")")
         }
-        var seen: Set<String> = []
+        // SQLite does not tell ASCII names apart by case: "T" and "t" are one table.
+        var seen: [String: String] = [:]
+        func claim(_ name: String, _ keyPath: String, _ twice: String) throws {
+            if let earlier = seen[name.lowercased()] {
+                throw issue(keyPath, earlier == name ? twice : "\"\(name)\" and \"\(earlier)\" differ only in case, and SQLite does not tell them apart")
+            }
+            seen[name.lowercased()] = name
+        }
         for (index, table) in manifest.tables.enumerated() {
             try checkTable(table, path: "tables[\(index)]")
-            try require(seen.insert(table.name.lowercased()).inserted, "tables[\(index)].name", "table \"\(table.name)\" is declared twice (SQLite does not tell table names apart by case)")
+            try claim(table.name, "tables[\(index)].name", "table \"\(table.name)\" is declared twice")
             if let fullText = table.fullText {
-                try require(seen.insert(fullText.name).inserted, "tables[\(index)].fullText.name",
-                            "\"\(fullText.name)\" is already the name of a table")
+                try claim(fullText.name, "tables[\(index)].fullText.name", "\"\(fullText.name)\" is already the name of a table")
             }
             if let spatial = table.spatial {
-                try require(seen.insert(spatial.name).inserted, "tables[\(index)].spatial.name",
-                            "\"\(spatial.name)\" is already the name of a table")
+                try claim(spatial.name, "tables[\(index)].spatial.name", "\"\(spatial.name)\" is already the name of a table")
             }
         }
         for source in manifest.sources {
@@ -62,7 +67,7 @@ struct ManifestChecker {
             let columnPath = "\(path).columns[\(index)]"
             try identifier(column.name, columnPath + ".name")
             try require(!column.name.hasPrefix("_"), columnPath + ".name", "column names starting with \"_\" are reserved for provenance")
-            try require(names.insert(column.name).inserted, columnPath + ".name", "column \"\(column.name)\" is declared twice")
+            try require(names.insert(column.name.lowercased()).inserted, columnPath + ".name", "column \"\(column.name)\" is declared twice (SQLite does not tell names apart by case)")
             if let reference = column.references { try checkReference(reference, path: columnPath + ".references") }
             if let pattern = column.pattern { try compiles(pattern, columnPath + ".pattern") }
         }

@@ -1,5 +1,5 @@
 /// Checks an SQL rule when the manifest loads, against an empty database shaped like the staging area: SQLite must
-/// accept the query, and every `{placeholder}` of the message must be a column the query returns — a misspelt one
+/// accept the query as one statement that only reads (`Database.prepareQuery`), and every `{placeholder}` of the message must be a column the query returns — a misspelt one
 /// would otherwise print as written in every finding.
 struct SQLRuleCheck {
     let manifest: Manifest
@@ -10,7 +10,7 @@ struct SQLRuleCheck {
         do {
             let database = try Database(path: ":memory:")
             try StagingArea.createTables(manifest.tables, in: database)
-            columns = try database.prepare(query).columnNames
+            columns = try database.prepareQuery(query).columnNames
         } catch let error as SQLiteError {
             return ("SQLite refuses the rule's query: \(error.message)", false)
         } catch {

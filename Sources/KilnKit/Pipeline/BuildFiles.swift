@@ -31,6 +31,22 @@ struct BuildFiles {
         }
     }
 
+    /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite`, a name no other
+    /// program uses) whose process is gone, and returns them: a build killed while writing another bundle of the
+    /// same folder left them. A running build's are left alone.
+    @discardableResult
+    func removeStaleStagingDatabases() -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return entries.sorted().compactMap { entry in
+            guard entry.hasPrefix("."), let range = entry.range(of: ".staging.", options: .backwards) else { return nil }
+            let rest = entry[range.upperBound...]
+            guard let dot = rest.firstIndex(of: "."), ["sqlite", "sqlite-journal"].contains(rest[rest.index(after: dot)...]),
+                  let process = Int32(rest[..<dot]), !BuildFiles.isRunning(process) else { return nil }
+            let url = folder.appendingPathComponent(entry)
+            return (try? FileManager.default.removeItem(at: url)).map { url }
+        }
+    }
+
     /// The process id in the name of one of `destination`'s temporary files, or `nil` for any other file.
     private func owner(of entry: String) -> Int32? {
         let prefix = ".\(name)."

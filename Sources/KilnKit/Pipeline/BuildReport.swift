@@ -19,6 +19,14 @@ public struct BuildReport: Encodable {
     var summary: [String: Int]
     var inputs: [String: String]
     var diagnostics: [Entry]
+    /// Findings counted in `summary` but not listed in `diagnostics`, by code and severity (omitted when none).
+    var notStored: [NotStored]?
+
+    struct NotStored: Encodable {
+        var code: String
+        var severity: Severity
+        var count: Int
+    }
 
     /// The report of `outcome`.
     public init(_ outcome: BuildOutcome) {
@@ -29,6 +37,9 @@ public struct BuildReport: Encodable {
         inputs = outcome.inputs
         var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
         for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }
+        for (key, count) in outcome.notStored { summary[key.severity.rawValue, default: 0] += count }
+        let omitted = outcome.notStored.sorted { $0.key < $1.key }.map { NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) }
+        notStored = omitted.isEmpty ? nil : omitted
         self.summary = summary
         diagnostics = outcome.diagnostics.map {
             Entry(code: $0.code, severity: $0.severity, message: $0.message,

@@ -23,6 +23,7 @@ public struct BuildSummary {
         }
         let counts = Severity.allCases.reversed().compactMap { severity -> String? in
             let count = outcome.diagnostics.filter { $0.severity == severity }.count
+                + outcome.notStored.filter { $0.key.severity == severity }.reduce(0) { $0 + $1.value }
             return severity == .off ? nil : "\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")"
         }
         lines.append("diagnostics: " + counts.joined(separator: ", "))
@@ -34,19 +35,21 @@ public struct BuildSummary {
         }
         for code in ordered {
             let findings = outcome.diagnostics.filter { $0.code == code }
-            lines.append("  \(code) (\(findings[0].severity.rawValue)) ×\(findings.count)")
+            let notStored = outcome.notStored.filter { $0.key.code == code }.reduce(0) { $0 + $1.value }
+            lines.append("  \(code) (\(findings[0].severity.rawValue)) ×\(findings.count + notStored)")
             for finding in findings.prefix(examplesPerCode) { lines.append("    " + format(finding)) }
             if findings.count > examplesPerCode { lines.append("    … \(findings.count - examplesPerCode) more in the report") }
+            if notStored > 0 { lines.append("    … and \(notStored) more not stored (the report keeps the first \(DiagnosticTally.defaultExamplesPerCode) of each code)") }
         }
         lines.append("report: \(outcome.reportURL.relativePath)")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One finding as `path:line: message`.
+    /// One finding as `path:line: message`, control characters in the path and the message escaped.
     public func format(_ diagnostic: Diagnostic) -> String {
-        guard var place = diagnostic.provenance else { return diagnostic.message }
+        guard var place = diagnostic.provenance else { return TerminalText.escape(diagnostic.message) }
         place.file = pathPrefix + place.file
-        return place.location + ": " + diagnostic.message
+        return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message)
     }
 
     private func severity(of code: String, in outcome: BuildOutcome) -> Severity {

@@ -4,7 +4,7 @@ import Foundation
 public struct BuildOptions: Sendable {
     /// The bundle file; `build/<bundle>.sqlite` under the current folder when `nil`.
     public var output: URL?
-    /// The JSON report; beside the bundle as `<bundle>.report.json` when `nil`.
+    /// The JSON report; beside the bundle when `nil` (`defaultReport(for:)`).
     public var report: URL?
     /// The bundle to compare the new one with before replacing anything (it must exist); the manifest's
     /// `baseline` when `nil`.
@@ -13,6 +13,15 @@ public struct BuildOptions: Sendable {
     public var thresholds: Thresholds
     /// How long to wait for another build of the same bundle file to finish (seconds).
     public var lockTimeout: TimeInterval
+    /// Told of each stage as it happens (the CLI shows it on a terminal); `nil` for none.
+    public var progress: BuildProgress?
+
+    /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
+    /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
+    public static func defaultReport(for bundle: URL) -> URL {
+        bundle.pathExtension == "sqlite" ? bundle.deletingPathExtension().appendingPathExtension("report.json")
+            : bundle.deletingLastPathComponent().appendingPathComponent(bundle.lastPathComponent + ".report.json")
+    }
 
     public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds(),
                 lockTimeout: TimeInterval = 600) {
@@ -35,8 +44,10 @@ public struct BuildOutcome: Sendable {
     public var tables: [TableCount]
     /// SHA-256 of every input, by path relative to the pipeline folder.
     public var inputs: [String: String]
-    /// Every finding, in a stable order.
+    /// Every finding stored, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
     public var diagnostics: [Diagnostic]
+    /// The findings counted but not stored, by code and severity.
+    public var notStored: [DiagnosticTally.Key: Int] = [:]
     /// The comparison of the new bundle with the baseline, when there was one to compare with.
     public var comparison: BundleDiff? = nil
 }
@@ -65,7 +76,8 @@ public enum Builder {
             throw KilnError.io("cannot read the baseline \(baseline.path): there is no such file")
         }
         let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
-        let reportURL = options.report ?? output.deletingPathExtension().appendingPathExtension("report.json")
+        let reportURL = options.report ?? BuildOptions.defaultReport(for: output)
+        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL)
         let folder = output.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -73,12 +85,21 @@ public enum Builder {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
         let files = BuildFiles(destination: output)
-        let lock = try BuildLock(files.lock, timeout: options.lockTimeout)
-        defer { lock.release() }
+        let lock = try BuildLock(files.lock, timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
+        TemporaryFiles.shared.register(files.lock)
+        defer {
+            lock.release()
+            TemporaryFiles.shared.unregister(files.lock)
+        }
         files.removeStale()
+        files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         let stagingURL = files.staging
-        defer { try? FileManager.default.removeItem(at: stagingURL) }
+        TemporaryFiles.shared.register(stagingURL)
+        defer {
+            try? FileManager.default.removeItem(at: stagingURL)
+            TemporaryFiles.shared.unregister(stagingURL)
+        }
 
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]
@@ -87,11 +108,23 @@ public enum Builder {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
             for source in pipeline.sources {
+                let started = Date()
+                let records = try options.progress.map { progress in
+                    let bytes = source.files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.url.path)[.size] as? Int) ?? 0) }
+                    progress(.reading(source: source.spec.name, files: source.files.count, bytes: bytes))
+                    return try rowCount(of: source, in: staging.database)
+                }
                 inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                if let progress = options.progress, let before = records {
+                    let added = try rowCount(of: source, in: staging.database) - before
+                    progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
+                }
             }
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
-            try RuleEngine(pipeline: pipeline, database: staging.database, log: log).run()
+            let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
+            options.progress?(.checking(rules: engine.rules.count))
+            try engine.run()
             counts = try manifest.tables.filter(\.ship).map { table in
                 let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
                 return TableCount(name: table.name, rows: Int(rows.first?.values.first?.number ?? 0))
@@ -106,11 +139,12 @@ public enum Builder {
         var comparison: BundleDiff?
         if !log.hasErrors {
             do {
+                options.progress?(.writing(output))
                 let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs)
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {
-                    comparison = compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
+                    comparison = try compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
                                          userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
                 }
             } catch KilnError.validation(let message) {
@@ -120,6 +154,7 @@ public enum Builder {
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
+        outcome.notStored = log.tally.notStored
         try writeReport(outcome)
         if outcome.built, let pending {
             do {
@@ -131,6 +166,28 @@ public enum Builder {
             }
         }
         return outcome
+    }
+
+    /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
+    /// the baseline (for the report), or each other.
+    /// - Throws: `KilnError.usage` with one sentence.
+    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?) throws {
+        var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
+        for file in pipeline.sources.flatMap(\.files) {
+            protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
+        }
+        try OutputPath.checkFile(output, option: "--out", protected: protected)
+        protected.append(OutputPath.Protected(output, "the bundle (--out)"))
+        if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
+        try OutputPath.checkFile(report, option: "--report", protected: protected)
+    }
+
+    /// The rows of a staged table.
+    /// The rows staged so far in the tables `source` fills.
+    private static func rowCount(of source: CompiledSource, in database: Database) throws -> Int {
+        try Set(source.targets.map(\.table.name)).reduce(0) { total, table in
+            total + Int(try database.rows("SELECT count(*) FROM \(quoteIdentifier(table))").first?.values.first?.number ?? 0)
+        }
     }
 
     /// Writes the JSON report through a temporary file.
@@ -151,7 +208,7 @@ public enum Builder {
 
     /// Compares the finished bundle with the baseline; its errors go to the log, so that the bundle is not committed.
     private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, userFilled: Set<String>,
-                                log: DiagnosticLog) -> BundleDiff? {
+                                log: DiagnosticLog) throws -> BundleDiff? {
         do {
             let diff = try BundleDiff.compare(old: baseline, new: pending.temporary, oldName: displayPath(baseline),
                                               newName: pending.destination.relativePath, thresholds: thresholds, userFilled: userFilled)
@@ -161,6 +218,7 @@ public enum Builder {
             }
             return diff
         } catch let error as KilnError {
+            if BundleSideFiles.isLocked(error) { throw error }
             log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error.description)")
             return nil
         } catch {

@@ -34,6 +34,7 @@ struct BundleWriter {
         }
         let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.register(temporary)
         do {
             let database = try Database(path: temporary.path)
             let counts = try fill(database, staging: staging, inputs: inputs)
@@ -41,6 +42,7 @@ struct BundleWriter {
             return PendingBundle(temporary: temporary, destination: destination, counts: counts)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
             guard let error = error as? SQLiteError else { throw error }
             if error.isStorageFailure { throw KilnError.io("cannot write \(destination.path): \(error.message)") }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
@@ -106,15 +108,19 @@ struct PendingBundle {
     /// The row count of each shipped table, in declaration order.
     let counts: [(table: String, rows: Int)]
 
-    /// Syncs the bundle and renames it over the destination in one step.
-    /// - Throws: `KilnError.io` when syncing or renaming fails.
+    /// Syncs the bundle and renames it over the destination in one step, after settling the SQLite files beside the
+    /// old one (`BundleSideFiles`); then reads it back.
+    /// - Throws: `KilnError.io` when another process holds the old bundle, or syncing, renaming or reading back fails.
     func commit() throws {
+        try BundleSideFiles.settle(beside: destination)
         try FileSync.replace(destination, with: temporary)
+        try BundleSideFiles.verify(destination)
     }
 
     /// Removes the temporary file, if it is still there.
     func discard() {
         try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
     }
 }
 

@@ -61,13 +61,24 @@ struct RuleEngine {
     /// Runs every rule, reporting findings to the log.
     /// - Throws: `KilnError.manifest` when SQLite refuses a rule's SQL.
     func run() throws {
+        let seconds = pipeline.manifest.limits.sqlSeconds
         for (rule, keyPath) in rules {
             do {
-                try run(rule)
+                try database.withTimeLimit(seconds) { try run(rule) }
+            } catch let error as SQLiteError where error.isInterrupted {
+                log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
             } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
             }
         }
+    }
+
+    /// The code of the finding for a rule stopped by `limits.sqlSeconds`.
+    static let timeLimitCode = DiagnosticCode.sqlTimeLimit
+
+    /// The sentence for a rule stopped by the time limit.
+    static func timeLimitMessage(_ rule: RuleSpec, keyPath: String, seconds: Double) -> String {
+        "rule \(rule.code) (\(keyPath)) ran longer than \(sqlNumber(seconds)) s and was stopped, so it checked nothing; make it cheaper or raise limits.sqlSeconds"
     }
 
     /// Runs one rule, reporting its findings to the log; a pattern that gives up on a value is a finding too.
@@ -87,7 +98,7 @@ struct RuleEngine {
         case .notNull(let tableName, let columns):
             let table = quoteIdentifier(tableName)
             for column in columns {
-                for row in try database.rows("SELECT \(place), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NULL ORDER BY rowid") { row in
                     report(rule, row, "\(describe(tableName, row)) has no \(column)")
                 }
             }
@@ -98,7 +109,7 @@ struct RuleEngine {
             let selected = key.columns.map { "t.\(quoteIdentifier($0))" }.joined(separator: ", ")
             let grouping = (hasProvenance ? ["t._file", "t._line"] : []) + key.columns.map { "t.\(quoteIdentifier($0))" }
             let sql = "SELECT \(hasProvenance ? "t._file, t._line" : "NULL AS _file, NULL AS _line"), \(selected), count(*) AS times FROM \(table) AS t WHERE \(present) AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(key.table)) AS r WHERE \(join)) GROUP BY \(grouping.joined(separator: ", ")) ORDER BY min(t.rowid)"
-            for row in try database.rows(sql) {
+            try database.forEachRow(sql) { row in
                 let values = key.columns.map { row[$0].textValue ?? "" }.joined(separator: ", ")
                 let times = row["times"].number.map { $0 > 1 ? " (\(Int($0)) \(hasProvenance ? "times on this line" : "rows"))" : "" } ?? ""
                 report(rule, row, "\(tableName).\(key.columns.joined(separator: ",")) \"\(values)\" refers to no \(key.table) (no \(key.table).\(key.referencedColumns.joined(separator: ",")) \"\(values)\")\(times)")
@@ -111,7 +122,7 @@ struct RuleEngine {
                 if let max = range.max { tests.append("\(quoteIdentifier(column)) > \(sqlNumber(max))") }
                 guard !tests.isEmpty else { continue }
                 let numeric = "typeof(\(quoteIdentifier(column))) IN ('integer', 'real')"
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(numeric) AND (\(tests.joined(separator: " OR "))) ORDER BY rowid") { row in
                     report(rule, row, "\(describe(tableName, row)): \(column) \(row[column].textValue ?? "") is outside \(range.min.map(sqlNumber) ?? "")…\(range.max.map(sqlNumber) ?? "")")
                 }
             }
@@ -119,7 +130,7 @@ struct RuleEngine {
             let table = quoteIdentifier(tableName)
             let allowed = values.map(quoteLiteral).joined(separator: ", ")
             for column in columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL AND \(quoteIdentifier(column)) NOT IN (\(allowed)) ORDER BY rowid") { row in
                     report(rule, row, "\(describe(tableName, row)): \(column) \"\(row[column].textValue ?? "")\" is not one of \(values.joined(separator: ", "))")
                 }
             }
@@ -127,7 +138,7 @@ struct RuleEngine {
             let table = quoteIdentifier(tableName)
             let pattern = try RegexPattern(source)
             for column in columns {
-                for row in try database.rows("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") {
+                try database.forEachRow("SELECT \(place), \(quoteIdentifier(column)), \(describedKey(tableName)) FROM \(table) WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY rowid") { row in
                     let value = row[column].textValue ?? ""
                     if try !pattern.matches(value) {
                         report(rule, row, "\(describe(tableName, row)): \(column) \"\(value)\" does not match /\(source)/")
@@ -137,7 +148,8 @@ struct RuleEngine {
         case .bounds(let tableName, let latitude, let longitude, let box):
             try bounds(rule, tableName, latitude: latitude, longitude: longitude, box: box)
         case .sql(let query, let message):
-            for row in try database.rows(query) {
+            let statement = try database.prepareQuery(query)
+            while let row = try statement.step() {
                 report(rule, row, fill(message, row))
             }
         }
@@ -158,7 +170,7 @@ struct RuleEngine {
             SELECT \(places), \(selected.joined(separator: ", ")) FROM \(table) AS a JOIN \(table) AS b ON \(keyJoin) AND a.rowid < b.rowid
             WHERE NOT EXISTS (SELECT 1 FROM \(table) AS c WHERE \(firstJoin) AND c.rowid < a.rowid) ORDER BY b.rowid
             """
-        for row in try database.rows(sql) {
+        try database.forEachRow(sql) { row in
             let key = keyColumns.map { row["b." + $0].textValue ?? "" }.joined(separator: ", ")
             let firstPlace = [row["first_file"].textValue, row["first_line"].textValue].compactMap { $0 }.joined(separator: ":")
             let first = firstPlace.isEmpty ? "" : " (first at \(firstPlace))"
@@ -183,8 +195,8 @@ struct RuleEngine {
         func inside(_ lat: Double, _ lon: Double) -> Bool {
             (box.minLatitude...box.maxLatitude).contains(lat) && (box.minLongitude...box.maxLongitude).contains(lon)
         }
-        for row in try database.rows(sql) {
-            guard let lat = row[latitude].number, let lon = row[longitude].number, !inside(lat, lon) else { continue }
+        try database.forEachRow(sql) { row in
+            guard let lat = row[latitude].number, let lon = row[longitude].number, !inside(lat, lon) else { return }
             let what = describe(tableName, row)
             if inside(lon, lat) {
                 var swapped = rule

@@ -84,13 +84,16 @@ final class StagingArea {
             guard let query = table.query else { continue }
             let keyPath = "tables[\(index)].query"
             do {
-                let statement = try database.prepare(query)
+                let statement = try database.prepareQuery(query)
                 let allowed = Set(table.columns.map(\.name) + ["_file", "_line"])
                 if let unknown = statement.columnNames.first(where: { !allowed.contains($0) }) {
                     throw pipeline.issue(keyPath, "the query returns a column \"\(unknown)\" that table \"\(table.name)\" does not declare")
                 }
                 let names = statement.columnNames.map(quoteIdentifier).joined(separator: ", ")
-                try database.execute("INSERT INTO \(quoteIdentifier(table.name)) (\(names)) \(query)")
+                let insert = try database.prepareSingle("INSERT INTO \(quoteIdentifier(table.name)) (\(names)) \(query)")
+                try database.withTimeLimit(pipeline.manifest.limits.sqlSeconds) { try insert.run([]) }
+            } catch let error as SQLiteError where error.isInterrupted {
+                throw pipeline.issue(keyPath, "the query of table \"\(table.name)\" ran longer than \(sqlNumber(pipeline.manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
             } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath, "SQLite refuses the query: \(error.message)")
             }

@@ -29,6 +29,6 @@ extension Pipeline {
         let bytes = sources.flatMap(\.files).reduce(0) { total, file in
             total + ((try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? 0)
         }
-        return StagingStatistics(records: records, bytes: bytes, diagnostics: log.diagnostics.count)
+        return StagingStatistics(records: records, bytes: bytes, diagnostics: log.diagnostics.count + log.tally.totalNotStored)
     }
 }

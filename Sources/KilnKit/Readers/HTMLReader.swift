@@ -33,8 +33,11 @@ public struct HTMLReader: ConfigurableReader {
         var extract: ExtractOptions?
         var expect: ExpectOptions?
         var encoding: String?
+        /// Pages larger than this are not parsed (`html.too-large`): a page is parsed whole, and its tree takes many
+        /// times its size in memory.
+        var maxPageBytes = HTMLReader.defaultMaxPageBytes
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields, pageFields, text, extract, expect, encoding }
+        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields, pageFields, text, extract, expect, encoding, maxPageBytes }
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -45,6 +48,10 @@ public struct HTMLReader: ConfigurableReader {
             extract = try c.decodeIfPresent(ExtractOptions.self, forKey: .extract)
             expect = try c.decodeIfPresent(ExpectOptions.self, forKey: .expect)
             encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
+            maxPageBytes = try c.decodeIfPresent(Int.self, forKey: .maxPageBytes) ?? HTMLReader.defaultMaxPageBytes
+            guard maxPageBytes > 0 else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.maxPageBytes], debugDescription: "expected a number of bytes greater than 0"))
+            }
             if (records == nil) == (extract == nil) {
                 throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
                                                         debugDescription: "give either \"records\" (with \"fields\") or \"extract\""))
@@ -83,7 +90,15 @@ public struct HTMLReader: ConfigurableReader {
         }
     }
 
+    /// The default `maxPageBytes`: 16 MiB.
+    public static let defaultMaxPageBytes = 16 << 20
+
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if let size = OutputPath.size(of: input.url), size > options.maxPageBytes {
+            log.report(.htmlTooLarge, .error, "the page is \(size) bytes, over the limit of \(options.maxPageBytes) bytes per page "
+                           + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
+            return
+        }
         let document: HTMLDocument?
         do {
             document = try HTMLDocument(path: input.url.path, encoding: options.encoding)

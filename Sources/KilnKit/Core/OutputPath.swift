@@ -1,0 +1,104 @@
+import Foundation
+
+/// The one check every command makes before it writes: a file Kiln replaces must be a regular file or not exist yet,
+/// and must not be one of the files the command reads or writes for another purpose. Renaming over a device, a
+/// symbolic link, a FIFO or a folder, or over an input, would destroy something that is not Kiln's to replace.
+public enum OutputPath {
+    /// A path the command must not write over, and what it is (for the message).
+    public struct Protected {
+        public let url: URL
+        /// What the file is, e.g. "the manifest", "the input raw/x/StopsUTF8.txt".
+        public let role: String
+
+        public init(_ url: URL, _ role: String) {
+            self.url = url
+            self.role = role
+        }
+    }
+
+    /// Checks that `url` (named `option` in messages, e.g. "--out") may be replaced by a new regular file.
+    /// - Throws: `KilnError.usage` with one sentence when the path is empty, exists and is not a regular file
+    ///   (a symbolic link, a device, a FIFO, a socket or a folder), or names the same file as one of `protected`.
+    public static func checkFile(_ url: URL, option: String, protected: [Protected] = []) throws {
+        guard !url.path.isEmpty, !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {
+            throw KilnError.usage("\(option) names no file")
+        }
+        if let kind = entryKind(url), kind != .regular {
+            throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase); Kiln replaces only regular files")
+        }
+        for other in protected where sameFile(url, other.url) {
+            throw KilnError.usage("\(option) \(url.relativePath) is \(other.role); it would be overwritten")
+        }
+    }
+
+    /// Checks that `url` (named `option` in messages) is a folder files may be written into: an existing folder
+    /// (possibly through a symbolic link) or a path that does not exist yet, and none of `protected`.
+    /// - Throws: `KilnError.usage` with one sentence when the path is empty, is something other than a folder, or
+    ///   is one of `protected` (e.g. the pipeline folder, whose inputs the files would replace).
+    public static func checkFolder(_ url: URL, option: String, protected: [Protected] = []) throws {
+        guard !url.path.isEmpty else { throw KilnError.usage("\(option) names no folder") }
+        if let kind = entryKind(url, followingLinks: true), kind != .folder {
+            throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase), not a folder")
+        }
+        for other in protected where sameFile(url, other.url) {
+            throw KilnError.usage("\(option) \(url.relativePath) is \(other.role); files written there would replace its files")
+        }
+    }
+
+    /// What kind of entry is at a path.
+    enum Kind: Equatable {
+        case regular, folder, symbolicLink, characterDevice, blockDevice, fifo, socket, other
+
+        var phrase: String {
+            switch self {
+            case .regular: return "a regular file"
+            case .folder: return "a folder"
+            case .symbolicLink: return "a symbolic link"
+            case .characterDevice: return "a character device"
+            case .blockDevice: return "a block device"
+            case .fifo: return "a FIFO (named pipe)"
+            case .socket: return "a socket"
+            case .other: return "not a regular file"
+            }
+        }
+    }
+
+    /// The kind of the entry at `url` (the link itself unless `followingLinks`), or `nil` when there is none.
+    static func entryKind(_ url: URL, followingLinks: Bool = false) -> Kind? {
+        var status = stat()
+        let result = followingLinks ? stat(url.path, &status) : lstat(url.path, &status)
+        guard result == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .folder
+        case S_IFLNK: return .symbolicLink
+        case S_IFCHR: return .characterDevice
+        case S_IFBLK: return .blockDevice
+        case S_IFIFO: return .fifo
+        case S_IFSOCK: return .socket
+        default: return .other
+        }
+    }
+
+    /// The size in bytes of the file at `url` (following links), or `nil` when it cannot be read.
+    static func size(of url: URL) -> Int? {
+        var status = stat()
+        return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
+    }
+
+    /// True when both paths name one file: the same device and inode when both exist, else the same path once the
+    /// folder holding each is resolved (links and `..` followed).
+    static func sameFile(_ a: URL, _ b: URL) -> Bool {
+        var first = stat(), second = stat()
+        let firstExists = stat(a.path, &first) == 0, secondExists = stat(b.path, &second) == 0
+        if firstExists && secondExists { return first.st_dev == second.st_dev && first.st_ino == second.st_ino }
+        if firstExists != secondExists { return false }
+        return resolved(a) == resolved(b)
+    }
+
+    /// The absolute path of `url` with its folder's links resolved (the folder may not exist yet).
+    private static func resolved(_ url: URL) -> String {
+        let absolute = url.standardizedFileURL
+        return absolute.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(absolute.lastPathComponent).path
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The temporary files a run has created and not yet removed or renamed into place: the staging database, the lock
+/// file, a bundle or report before its rename, export files being written. When the run is interrupted by a signal,
+/// the command line removes them all (`removeAll`) before it exits, so that an interrupted build leaves what a
+/// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
+public final class TemporaryFiles: @unchecked Sendable {
+    /// The process's registry.
+    public static let shared = TemporaryFiles()
+
+    private let lock = NSLock()
+    private var paths: [String: Int] = [:]
+    private var retained: [AnyObject] = []
+
+    /// Adds `url` to the files to remove on interruption (several registrations of one path count).
+    public func register(_ url: URL) {
+        lock.withLock { paths[url.path, default: 0] += 1 }
+    }
+
+    /// Removes `url` from the registry once it is removed or in place.
+    public func unregister(_ url: URL) {
+        lock.withLock {
+            guard let count = paths[url.path] else { return }
+            paths[url.path] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// Removes every registered file that exists and returns their paths, sorted; the registry is then empty.
+    public func removeAll() -> [String] {
+        let registered = lock.withLock {
+            defer { paths.removeAll() }
+            return paths.keys.sorted()
+        }
+        return registered.filter { unlink($0) == 0 }
+    }
+
+    /// Keeps `object` alive as long as the process (e.g. the signal sources that call `removeAll`).
+    public func retain(_ object: AnyObject) {
+        lock.withLock { retained.append(object) }
+    }
+}

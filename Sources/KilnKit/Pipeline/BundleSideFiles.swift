@@ -1,0 +1,75 @@
+import Foundation
+
+/// The files SQLite keeps beside a database — `-wal`, `-shm` (write-ahead log) and `-journal` (rollback journal) —
+/// for the bundle a build replaces. SQLite finds them by name, not by the database they belong to: left beside the old
+/// bundle (by a database browser, or a writer that was killed), they would be applied to the new bundle once it is
+/// renamed into place, and it would read as damaged, or with the browser's edits in it. So before the rename they are
+/// settled: while another process holds the old bundle, the build stops; otherwise SQLite itself finishes or rolls
+/// back what they hold in the old file (which is being replaced anyway) and removes them.
+enum BundleSideFiles {
+    /// The suffixes of SQLite's files beside a database.
+    static let suffixes = ["-wal", "-shm", "-journal"]
+
+    /// The side files of `database` that exist.
+    static func present(beside database: URL) -> [URL] {
+        suffixes.map { URL(fileURLWithPath: database.path + $0) }.filter { OutputPath.entryKind($0) != nil }
+    }
+
+    /// Makes sure no side file of `destination` is left, so that the new bundle can be renamed over it.
+    /// - Throws: `KilnError.io` saying that the bundle is locked by another process (nothing is changed then), or
+    ///   naming a side file that cannot be removed.
+    static func settle(beside destination: URL) throws {
+        guard !present(beside: destination).isEmpty else { return }
+        if OutputPath.entryKind(destination) == .regular {
+            do {
+                let database = try Database(path: destination.path, mode: .readWrite)
+                // Reading rolls back a hot journal; leaving WAL mode checkpoints the log and needs every other
+                // connection closed; an exclusive transaction needs every other process's lock released.
+                _ = try database.rows("PRAGMA journal_mode = DELETE")
+                try database.execute("BEGIN EXCLUSIVE; COMMIT")
+                try database.close()
+            } catch let error as SQLiteError where error.isLocked {
+                throw lockedError(destination)
+            } catch let error as SQLiteError where !error.isNotADatabase {
+                throw KilnError.io("cannot settle the SQLite files beside \(destination.path) before replacing it: \(error.message)")
+            } catch is SQLiteError {
+                // The old file is not a database (or is damaged): its side files belong to nothing and are removed.
+            }
+        }
+        for file in present(beside: destination) {
+            guard unlink(file.path) == 0 || errno == ENOENT else {
+                throw KilnError.io("cannot remove \(file.path), which SQLite would apply to the new bundle: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Checks the bundle just renamed into place: no side file appeared beside it and SQLite reads it.
+    /// - Throws: `KilnError.io` when another process wrote beside it in the meantime.
+    static func verify(_ destination: URL) throws {
+        if let file = present(beside: destination).first {
+            throw KilnError.io("\(file.path) appeared beside the new bundle while it was put in place: another process has \(destination.path) open; close it and build again")
+        }
+        do {
+            let database = try Database(path: destination.path, mode: .readOnly)
+            _ = try database.rows("SELECT count(*) FROM sqlite_schema")
+            try database.close()
+        } catch let error as SQLiteError {
+            if error.isLocked { throw lockedError(destination) }
+            throw KilnError.io("the new bundle \(destination.path) cannot be read back: \(error.message)")
+        }
+    }
+
+    /// The words that say a bundle is held by another process, in `lockedError`.
+    static let lockedPhrase = "is locked by another process"
+
+    /// The error for a bundle another process holds.
+    static func lockedError(_ url: URL) -> KilnError {
+        .io("\(url.relativePath) \(lockedPhrase) (an app or a database browser has it open); close it and try again")
+    }
+
+    /// True for `lockedError`'s errors.
+    static func isLocked(_ error: KilnError) -> Bool {
+        if case .io(let message) = error { return message.contains(lockedPhrase) }
+        return false
+    }
+}

@@ -1,0 +1,28 @@
+import Dispatch
+import Foundation
+import KilnKit
+
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP during a command: the temporary files the run registered
+/// (`TemporaryFiles`) are removed, stderr says so, and the process exits with 128 + the signal's number (130, 143,
+/// 129). A bundle is only ever put in place by one rename, so the one in place is whole: the previous or the new.
+enum Interruption {
+    /// The signals handled, with their names.
+    static let signals: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
+
+    /// Replaces the default action of each signal (which would leave the temporary files) with the cleanup.
+    static func install() {
+        for (number, name) in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let removed = TemporaryFiles.shared.removeAll().map { URL(fileURLWithPath: $0).lastPathComponent }
+                let what = removed.isEmpty ? "no temporary file was left" : "removed the temporary files \(removed.joined(separator: ", "))"
+                let text = "kiln: interrupted by \(name): \(what); the bundle in place, if any, is whole (the previous one or the new one)\n"
+                FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+                _exit(128 + number)
+            }
+            source.resume()
+            TemporaryFiles.shared.retain(source as AnyObject)
+        }
+    }
+}
