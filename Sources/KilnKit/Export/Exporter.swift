@@ -10,7 +10,7 @@ public struct Exporter {
     }
 
     /// The formats files can be written in.
-    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self]
+    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self, CSVWriter.self]
 
     /// The bundle name recorded in a bundle's metadata (see `BundleFile.name(of:)`).
     /// - Throws: `KilnError.validation` when the file is not a Kiln bundle, `KilnError.io` when it cannot be read.
@@ -18,7 +18,8 @@ public struct Exporter {
         try BundleFile.name(of: bundle)
     }
 
-    /// Runs export `name` against `bundle`, writing its files into `folder`. Returns the files written.
+    /// Runs export `name` against `bundle`, writing its files into `folder`, then the export's archive (if it
+    /// declares one) beside the folder. Returns the files written, the archive last.
     /// - Throws: `KilnError.usage` for an unknown export, `KilnError.manifest` for a query or option SQLite or the
     ///   writer refuses, `KilnError.io` when a file cannot be written.
     public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
@@ -32,14 +33,29 @@ public struct Exporter {
         } catch {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        let export = manifest.exports[index]
+        let parameters = try export.parameters.mapValues { value -> SQLValue in
+            switch value {
+            case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? .integer(Int64(number)) : .real(number)
+            case .string(let text): return .text(text)
+            case .bool(let flag): return .integer(flag ? 1 : 0)
+            case .null: return .null
+            case .array, .object: throw issue("exports[\(index)].parameters", "a parameter is a number, a string or a boolean")
+            }
+        }
         var written: [URL] = []
-        for (fileIndex, file) in manifest.exports[index].files.enumerated() {
+        for (fileIndex, file) in export.files.enumerated() {
             let keyPath = "exports[\(index)].files[\(fileIndex)]"
             let writer = try makeWriter(file, keyPath: keyPath)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
                 let statement = try database.prepare(file.query)
+                let undeclared = statement.parameterNames.filter { parameters[$0] == nil }
+                if !undeclared.isEmpty {
+                    throw ValueProblem(message: "the query uses \(undeclared.map { ":" + $0 }.joined(separator: ", ")), which the export's parameters do not declare")
+                }
+                try statement.bind(named: parameters)
                 try writer.check(columns: statement.columnNames)
                 while let row = try statement.step() { try writer.add(row, to: sink) }
                 try writer.finish(sink)
@@ -51,6 +67,11 @@ public struct Exporter {
                 sink.abandon()
                 throw issue(keyPath + ".query", problem.message)
             }
+            written.append(url)
+        }
+        if let archive = export.archive {
+            let url = folder.deletingLastPathComponent().appendingPathComponent(archive)
+            try ZipArchiveWriter.write(zip(export.files.map(\.path), written).map { (name: $0, file: $1) }, to: url)
             written.append(url)
         }
         return written
