@@ -44,6 +44,16 @@ final class RoutingGuaranteeTests: KilnTestCase {
         XCTAssertTrue(finding.message.hasSuffix("needs \(changes) changes"), finding.message)
     }
 
+    /// The web pipeline stages repeated stop rows (its stop pages overlap); the pairs are still counted once.
+    func testTheWebPipelineCountsTheSamePairs() throws {
+        let folder = try copyRepositoryFolder("raw/patras-web", as: "patras-web")
+        let outcome = try Builder.build(try ManifestLoader.load(folder.path),
+                                        options: BuildOptions(output: temporaryDirectory.appendingPathComponent("web.sqlite")))
+        let finding = try XCTUnwrap(outcome.diagnostics.first { $0.code == "route.transfers" })
+        let pairs = try oraclePairs("raw/patras-web")
+        XCTAssertTrue(finding.message.contains("needing more than two changes: \(pairs.count) "), finding.message)
+    }
+
     func testTheTransferFixtureNamesThePairThatNeedsThreeChanges() throws {
         let pairs = try oraclePairs("Tests/Fixtures/patras-transfers")
         XCTAssertEqual(pairs.count, 1)
