@@ -80,16 +80,29 @@ final class GTFSExportCommandTests: CLITestCase {
         XCTAssertEqual(routes.map { $0["short"] as? String }, lines.map { $0[0].textValue })
         XCTAssertEqual(routes.map { $0["long"] as? String }, lines.map { $0[1].textValue })
         XCTAssertEqual(Set(routes.compactMap { $0["type"] as? Int }), [3])
-        // Service hours per line and day category: the minutes between from and until of every period.
-        let minutes = try XCTUnwrap(feed["serviceMinutes"] as? [String: Double])
-        let expected = try rows("""
-            SELECT lt.line_id || '|' || c.service, SUM(t.until_min - t.from_min) FROM line_timetable AS lt JOIN timetable AS t ON t.id = lt.timetable_id
-            JOIN (SELECT 1 AS bit, 'weekdays' AS service UNION ALL SELECT 2, 'saturday' UNION ALL SELECT 4, 'sunday' UNION ALL SELECT 8, 'holidays') AS c
-            ON t.day_mask & c.bit GROUP BY 1 ORDER BY 1
-            """)
-        XCTAssertEqual(minutes.count, expected.count)
-        for row in expected {
-            XCTAssertEqual(minutes[row[0].textValue ?? ""], real(row[1]), row[0].textValue ?? "")
+        // Service per line on one date of each day category, as gtfs-kit reads calendar.txt and calendar_dates.txt:
+        // a Wednesday, a Saturday, a Sunday, and Epiphany (a Tuesday, a public holiday).
+        let dates: [String: (bit: Int, service: String)] = ["20260107": (1, "weekdays"), "20260110": (2, "saturday"), "20260111": (4, "sunday"), "20260106": (8, "holidays")]
+        let summary = try XCTUnwrap(try PythonOracle.json("gtfs_summary.py", [file("build/patras-gtfs.zip").path] + dates.keys.sorted())
+            as? [String: Any])
+        let days = try XCTUnwrap(summary["days"] as? [String: [String: Any]])
+        for (date, category) in dates {
+            let day = try XCTUnwrap(days[date])
+            XCTAssertEqual(day["services"] as? [String], [category.service], date)
+            // The bundle: minutes between from and until of every period, and the departures they make
+            // (from, from + every, … strictly before until).
+            let expected = try rows("""
+                SELECT lt.line_id, SUM(t.until_min - t.from_min), SUM((t.until_min - t.from_min + t.frequency - 1) / t.frequency)
+                FROM line_timetable AS lt JOIN timetable AS t ON t.id = lt.timetable_id WHERE t.day_mask & \(category.bit) GROUP BY lt.line_id
+                """)
+            let minutes = try XCTUnwrap(day["minutes"] as? [String: Double]), departures = try XCTUnwrap(day["departures"] as? [String: Int])
+            XCTAssertEqual(Set(minutes.keys), Set(expected.compactMap { $0[0].textValue }), date)
+            XCTAssertEqual(Set(departures.keys), Set(expected.compactMap { $0[0].textValue }), date)
+            for row in expected {
+                let line = row[0].textValue ?? ""
+                XCTAssertEqual(minutes[line], real(row[1]), "\(date) \(line)")
+                XCTAssertEqual(departures[line].map(Double.init), real(row[2]), "\(date) \(line)")
+            }
         }
     }
 

@@ -1,12 +1,14 @@
-"""Loads a GTFS feed with gtfs-kit and prints what the tests compare with the bundle, as JSON: stops (id, name, lat,
-lon), routes (id, short name, long name, type), and service hours per line and day category: for each route and
-service, the sum of (end - start) over its frequencies rows, in minutes, read through gtfs-kit's frequencies table."""
+"""Loads a GTFS feed with gtfs-kit and prints, as JSON, what the tests compare with the bundle: stops (id, name, lat,
+lon), routes (id, short name, long name, type), and for each date given after the feed: the services gtfs-kit finds
+active that day (calendar.txt and calendar_dates.txt), and per route the service minutes (the sum of end - start
+over the active trips' frequencies rows) and the departures gtfs-kit's expand_frequencies makes of them."""
 import json
 import sys
 
 import gtfs_kit
 
 feed = gtfs_kit.read_feed(sys.argv[1], dist_units="km")
+expanded = gtfs_kit.expand_frequencies(feed)
 
 
 def minutes(text):
@@ -22,14 +24,19 @@ routes = [
     {"id": row.route_id, "short": row.route_short_name, "long": row.route_long_name, "type": int(row.route_type)}
     for row in feed.routes.itertuples()
 ]
-trips = feed.trips.set_index("trip_id")
-hours = {}
-for row in feed.frequencies.itertuples():
-    trip = trips.loc[row.trip_id]
-    key = f"{trip.route_id}|{trip.service_id}"
-    hours[key] = hours.get(key, 0) + minutes(row.end_time) - minutes(row.start_time)
-services = {}
-if feed.calendar_dates is not None:
-    for row in feed.calendar_dates.itertuples():
-        services.setdefault(row.service_id, []).append([str(row.date), int(row.exception_type)])
-print(json.dumps({"stops": stops, "routes": routes, "serviceMinutes": hours, "calendarDates": services}, ensure_ascii=False))
+days = {}
+for date in sys.argv[2:]:
+    services = sorted(gtfs_kit.get_active_services(feed, date))
+    trips = feed.trips[feed.trips.service_id.isin(services)].set_index("trip_id")
+    service_minutes = {}
+    for row in feed.frequencies.itertuples():
+        if row.trip_id in trips.index:
+            route = trips.loc[row.trip_id].route_id
+            service_minutes[route] = service_minutes.get(route, 0) + minutes(row.end_time) - minutes(row.start_time)
+    departures = expanded.trips[expanded.trips.service_id.isin(services)].groupby("route_id").size()
+    days[date] = {
+        "services": services,
+        "minutes": service_minutes,
+        "departures": {route: int(count) for route, count in departures.items()},
+    }
+print(json.dumps({"stops": stops, "routes": routes, "days": days}, ensure_ascii=False))
