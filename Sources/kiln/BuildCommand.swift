@@ -5,7 +5,7 @@ import KilnKit
 struct BuildCommand: KilnCommand {
     static let name = "build"
     static let abstract = "Builds the bundle a pipeline declares, if its inputs pass every rule."
-    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]"
+    static let usage = "kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]"
     static let details = """
         Reads every source of the pipeline (a folder holding kiln.json5, or a manifest file), stages the records in
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
@@ -14,6 +14,8 @@ struct BuildCommand: KilnCommand {
         OPTIONS:
           --out FILE        The bundle to write (default: build/<bundle>.sqlite).
           --report FILE     The JSON report (default: beside the bundle, <bundle>.report.json).
+          --html            Also writes the report as an HTML page beside it (<bundle>.report.html), as
+                            kiln report does.
           --format FORMAT   text (default): summary on stderr; json: the report on stdout.
           --quiet           Prints nothing but errors.
           --baseline FILE   Before replacing anything, compare the new bundle with FILE (e.g. the bundle being
@@ -32,7 +34,7 @@ struct BuildCommand: KilnCommand {
         (also: the disk is full or the output folder cannot be written; the previous bundle is then left as it was).
 
         """
-    static let flags: Set<String> = ["--quiet"]
+    static let flags: Set<String> = ["--quiet", "--html"]
     static let options: Set<String> = ["--out", "--report", "--format", "--baseline", "--max-removed", "--max-changed", "--allow-path"]
 
     let pipelinePath: String
@@ -41,6 +43,7 @@ struct BuildCommand: KilnCommand {
     let allowedPaths: [URL]
     let format: String
     let quiet: Bool
+    let html: Bool
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -58,11 +61,18 @@ struct BuildCommand: KilnCommand {
         }
         format = try arguments.format(allowed: ["text", "json"])
         quiet = arguments.flags.contains("--quiet")
+        html = arguments.flags.contains("--html")
     }
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         let outcome = try Builder.build(pipeline, options: options)
+        if html {
+            let page = ReportCommand.pageBeside(outcome.reportURL)
+            try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,
+                           bundle: outcome.built ? outcome.output : nil).write(to: page)
+            if !quiet && format != "json" { printToStandardError("html report: \(page.relativePath)\n") }
+        }
         if format == "json" {
             FileHandle.standardOutput.write(try BuildReport(outcome).json())
             print()

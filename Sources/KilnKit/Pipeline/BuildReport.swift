@@ -19,6 +19,17 @@ public struct BuildReport: Encodable {
     var summary: [String: Int]
     var inputs: [String: String]
     var diagnostics: [Entry]
+    /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
+    var baseline: [TableChange]?
+
+    struct TableChange: Encodable {
+        var name: String
+        var oldRows: Int
+        var newRows: Int
+        var added: Int
+        var removed: Int
+        var changed: Int
+    }
 
     /// The report of `outcome`.
     public init(_ outcome: BuildOutcome) {
@@ -30,6 +41,9 @@ public struct BuildReport: Encodable {
         var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
         for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }
         self.summary = summary
+        baseline = outcome.comparison?.tables.map {
+            TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
+        }
         diagnostics = outcome.diagnostics.map {
             Entry(code: $0.code, severity: $0.severity, message: $0.message,
                   file: $0.provenance?.file, line: $0.provenance?.line, column: $0.provenance?.column)
