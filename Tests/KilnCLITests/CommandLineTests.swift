@@ -38,7 +38,7 @@ final class CommandLineTests: CLITestCase {
     func testUnknownOptionIsAUsageError() throws {
         let run = try kiln("build", "raw/patras", "--fast")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(run.stderr, "Error: unknown option --fast\nUsage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]\n")
+        XCTAssertEqual(run.stderr, "Error: unknown option --fast\nUsage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L]\n")
     }
 
     func testMissingArgumentIsAUsageError() throws {

@@ -160,6 +160,12 @@ final class HTMLReportCommandTests: CLITestCase {
         XCTAssertEqual(try open("bad.html").console.count, 1)
     }
 
+    func testHelpListsTheCommand() throws {
+        let run = try kiln("--help")
+        XCTAssertTrue(run.stdout.contains("report    Writes a build's JSON report as one self-contained HTML page"), run.stdout)
+        XCTAssertTrue(try kiln("report", "--help").stdout.contains("Usage: kiln report REPORT.json [--out FILE] [--manifest M] [--bundle FILE]"))
+    }
+
     func testNotAReportAndMissingFile() throws {
         try "{\"a\": 1}".write(to: file("other.json"), atomically: true, encoding: .utf8)
         let other = try kiln("report", "other.json")
