@@ -54,6 +54,13 @@ final class RoutingGuaranteeTests: KilnTestCase {
         XCTAssertTrue(finding.message.contains("needing more than two changes: \(pairs.count) "), finding.message)
     }
 
+    func testTheBrokenFixtureCountsAsNetworkxDoes() throws {
+        let outcome = try build("Tests/Fixtures/patras-broken")
+        let finding = try XCTUnwrap(outcome.diagnostics.first { $0.code == "route.transfers" })
+        let pairs = try oraclePairs("Tests/Fixtures/patras-broken")
+        XCTAssertTrue(finding.message.contains("needing more than two changes: \(pairs.count) "), finding.message)
+    }
+
     func testTheTransferFixtureNamesThePairThatNeedsThreeChanges() throws {
         let pairs = try oraclePairs("Tests/Fixtures/patras-transfers")
         XCTAssertEqual(pairs.count, 1)
