@@ -18,3 +18,7 @@ static inline int kiln_sqlite3_harden(sqlite3 *db) {
     if (result == SQLITE_OK) result = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
     return result;
 }
+
+static inline void kiln_sqlite3_result_text(sqlite3_context *context, const char *text, int length) {
+    sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
+}

@@ -30,6 +30,7 @@ struct BuildCommand: KilnCommand {
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
         CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
+        CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
@@ -44,6 +45,7 @@ struct BuildCommand: KilnCommand {
     let allowedPaths: [URL]
     let format: String
     let quiet: Bool
+    let html: Bool
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -60,6 +62,7 @@ struct BuildCommand: KilnCommand {
         }
         format = try arguments.format(allowed: ["text", "json"])
         quiet = arguments.flags.contains("--quiet")
+        html = arguments.flags.contains("--html")
     }
 
     func run() throws -> Int32 {
@@ -69,6 +72,12 @@ struct BuildCommand: KilnCommand {
             options.progress = { stage in printToStandardError(stage.line + "\n") }
         }
         let outcome = try Builder.build(pipeline, options: options)
+        if html {
+            let page = ReportCommand.pageBeside(outcome.reportURL)
+            try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,
+                           bundle: outcome.built ? outcome.output : nil).write(to: page)
+            if !quiet && format != "json" { printToStandardError("html report: \(page.relativePath)\n") }
+        }
         if format == "json" {
             FileHandle.standardOutput.write(try BuildReport(outcome).json())
             print()

@@ -8,7 +8,7 @@ struct CommandLineTool {
 
     static let commands: [CommandEntry] = [
         CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(ExtractCommand.self),
-        CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(CodesCommand.self),
+        CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(ReportCommand.self), CommandEntry(CodesCommand.self),
     ]
 
     static var overview: String {

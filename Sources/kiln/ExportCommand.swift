@@ -9,7 +9,9 @@ struct ExportCommand: KilnCommand {
     static let details = """
         Runs the queries of the manifest's export NAME against BUNDLE and writes each file into DIR, in the same
         formats the readers read. For the Patras pipeline, `kiln export legacy-text build/patras.sqlite --out DIR`
-        writes the seven text files the older app loads.
+        writes the seven text files the older app loads, and `kiln export gtfs build/patras.sqlite --out build/gtfs`
+        a GTFS feed (the folder, and build/patras-gtfs.zip beside it: an export that declares an archive writes it
+        into DIR's parent).
 
         Every file is written to a temporary file first, and they are renamed into place only when all are complete:
         a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the

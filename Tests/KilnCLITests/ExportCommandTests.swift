@@ -31,9 +31,9 @@ final class ExportCommandTests: CLITestCase {
     func testUnknownExportIsAUsageError() throws {
         try copy("raw/patras", to: "raw/patras")
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
-        let run = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x")
+        let run = try kiln("export", "netex", "build/patras.sqlite", "--out", "x")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: the manifest declares no export \"gtfs\"; exports: legacy-text"), run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("Error: the manifest declares no export \"netex\"; exports: legacy-text, gtfs"), run.stderr)
     }
 
     func testNotASQLiteFileIsRefusedInOneSentence() throws {

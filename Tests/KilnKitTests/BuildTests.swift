@@ -200,6 +200,10 @@ final class BuildTests: KilnTestCase {
         Expected(code: "timetable.unknown-day", severity: .error, file: "Timetables_UTF8.txt", line: 48, fragment: "\"Τρίτη\""),
         Expected(code: "timetable.row", severity: .error, file: "Timetables_UTF8.txt", line: 202, fragment: "06:00 - 08:00 every 20"),
         Expected(code: "encoding", severity: .error, file: "linesutf8.txt", line: 11, fragment: "byte 0xFF"),
+        Expected(code: "line.start-off-route", severity: .error, file: "linesutf8.txt", line: 15,
+                 fragment: "line 6.4 starts at stop 0111 (StartingPoints.txt), which its route does not visit"),
+        Expected(code: "route.repeated-stop", severity: .error, file: "Routes_UTF8.txt", line: 32,
+                 fragment: "route of line 6.5 visits stop 0405 twice in a row (positions 2 and 3)"),
     ]
 
     func testBrokenFixtureReportsEveryPlantedDefect() throws {
@@ -278,7 +282,7 @@ final class BuildTests: KilnTestCase {
 
     func testBrokenFixtureSummaryCounts() throws {
         let outcome = try build(try broken())
-        XCTAssertEqual(outcome.diagnostics.filter { $0.severity == .warning }.map(\.code), ["duplicate-row"])
+        XCTAssertEqual(outcome.diagnostics.filter { $0.severity == .warning }.map(\.code), ["route.transfers", "duplicate-row"])
         XCTAssertEqual(outcome.diagnostics.filter { $0.severity == .info }.map(\.code), ["stop.similar-name"])
         // The diagnostics come sorted by file and line.
         let keys = outcome.diagnostics.map { ($0.provenance?.file ?? "", $0.provenance?.line ?? 0) }
@@ -355,7 +359,7 @@ final class BuildTests: KilnTestCase {
         let outcome = try build(pipeline)
         XCTAssertThrowsError(try Exporter(manifest: pipeline.manifest).export("modern", from: outcome.output, to: temporaryDirectory)) { error in
             guard case KilnError.usage(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(message, "the manifest declares no export \"modern\"; exports: legacy-text")
+            XCTAssertEqual(message, "the manifest declares no export \"modern\"; exports: legacy-text, gtfs")
         }
         XCTAssertEqual(try Exporter.bundleName(of: outcome.output), "patras")
     }
@@ -385,7 +389,7 @@ final class BuildTests: KilnTestCase {
         XCTAssertEqual(encoding["line"] as? Int, 11)
         XCTAssertTrue((encoding["message"] as? String)?.contains("not valid UTF-8") == true)
         let summary = try XCTUnwrap(report["summary"] as? [String: Int])
-        XCTAssertEqual(summary["warning"], 1)
+        XCTAssertEqual(summary["warning"], 2)
         XCTAssertEqual(summary["info"], 1)
         XCTAssertEqual(summary["error"], outcome.diagnostics.filter { $0.severity == .error }.count)
     }

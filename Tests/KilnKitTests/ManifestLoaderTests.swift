@@ -365,9 +365,11 @@ final class ManifestLoaderTests: KilnTestCase {
         XCTAssertEqual(pipeline.manifest.tables.filter(\.ship).map(\.name),
                        ["stop", "line", "route_stop", "line_stop", "timetable", "line_timetable"])
         XCTAssertEqual(pipeline.manifest.severity, ["duplicate-row": .warning])
-        XCTAssertEqual(pipeline.manifest.exports.map(\.name), ["legacy-text"])
-        XCTAssertEqual(pipeline.manifest.exports.first?.files.count, 7)
-        XCTAssertEqual(pipeline.manifest.rules.count, 9)
+        XCTAssertEqual(pipeline.manifest.exports.map(\.name), ["legacy-text", "gtfs"])
+        XCTAssertEqual(pipeline.manifest.exports.map(\.files.count), [7, 9])
+        XCTAssertEqual(pipeline.manifest.exports.last?.archive, "patras-gtfs.zip")
+        XCTAssertEqual(pipeline.manifest.exports.last?.parameters["year"], .number(2026))
+        XCTAssertEqual(pipeline.manifest.rules.count, 12)
         // The locator finds the lines of nested keys in the real file.
         let text = try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
         XCTAssertEqual(pipeline.locator.line(of: "tables[0].fullText"), line(of: "fullText: { name: \"stop_search\"", in: text))

@@ -128,7 +128,8 @@ final class PatrasWebTests: KilnTestCase {
         XCTAssertTrue(duplicates.allSatisfy { ["stops-2.xml", "stops-3.xml", "lines.xml"].contains($0.provenance?.file ?? "") },
                       describe(duplicates))
         // Nothing else but the unmatched note.
-        XCTAssertEqual(Set(diagnostics.map(\.code)), ["duplicate-row", "extract.unmatched"], describe(diagnostics))
+        // And the sample's routing-guarantee warning (README, "The routing guarantee").
+        XCTAssertEqual(Set(diagnostics.map(\.code)), ["duplicate-row", "extract.unmatched", "route.transfers"], describe(diagnostics))
     }
 
     // MARK: Places

@@ -381,6 +381,29 @@ public final class Statement {
         }
     }
 
+    /// Resets the statement and binds named parameters (`:name` in the SQL) from `values`; parameters the
+    /// statement does not use are ignored, and those it uses but `values` lacks stay NULL.
+    /// - Throws: `SQLiteError` when a value cannot be bound.
+    public func bind(named values: [String: SQLValue]) throws {
+        var ordered = [SQLValue](repeating: .null, count: Int(sqlite3_bind_parameter_count(handle)))
+        for (name, value) in values {
+            let index = Int(sqlite3_bind_parameter_index(handle, ":" + name))
+            if index > 0 { ordered[index - 1] = value }
+        }
+        try bind(ordered)
+    }
+
+    /// The names of the statement's parameters (`:name`, without the colon), in order; unnamed ones are skipped.
+    public var parameterNames: [String] {
+        let count = sqlite3_bind_parameter_count(handle)
+        guard count > 0 else { return [] }
+        return (1...count).compactMap { index in
+            guard let name = sqlite3_bind_parameter_name(handle, index) else { return nil }
+            let text = String(cString: name)
+            return text.hasPrefix(":") ? String(text.dropFirst()) : nil
+        }
+    }
+
     /// Advances to the next row; `nil` when the statement is done.
     /// - Throws: `SQLiteError` with the statement's SQL.
     public func step() throws -> Row? {
@@ -587,6 +610,8 @@ extension Database {
 /// - `kiln_distance_km(lat1, lon1, lat2, lon2)`: the great-circle distance in kilometres between two points in
 ///   decimal degrees (haversine formula, mean Earth radius 6371.0088 km); NULL when an argument is NULL or not a
 ///   number.
+/// - `kiln_orthodox_easter(year)`: Orthodox Easter Sunday of an integer year as `YYYY-MM-DD` (see `OrthodoxEaster`);
+///   NULL for anything else.
 /// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
 ///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
 enum KilnSQLFunctions {
@@ -607,6 +632,14 @@ enum KilnSQLFunctions {
             sqlite3_result_double(context, KilnSQLFunctions.distance(degrees[0], degrees[1], degrees[2], degrees[3]))
         }, nil, nil, nil)
         guard distance == SQLITE_OK else { return distance }
+        let easter = sqlite3_create_function_v2(handle, "kiln_orthodox_easter", 1, flags, nil, { context, count, arguments in
+            guard let arguments, count == 1, sqlite3_value_numeric_type(arguments[0]) == SQLITE_INTEGER,
+                  let date = OrthodoxEaster.isoDate(year: Int(sqlite3_value_int64(arguments[0]))) else {
+                return sqlite3_result_null(context)
+            }
+            kiln_sqlite3_result_text(context, date, Int32(date.utf8.count))
+        }, nil, nil, nil)
+        guard easter == SQLITE_OK else { return easter }
         return sqlite3_create_function_v2(handle, "kiln_median", 1, flags, nil, nil, { context, count, arguments in
             guard let arguments, count == 1 else { return }
             let type = sqlite3_value_numeric_type(arguments[0])

@@ -10,7 +10,7 @@ public struct Exporter {
     }
 
     /// The formats files can be written in.
-    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self]
+    static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self, CSVWriter.self]
 
     /// The bundle name recorded in a bundle's metadata (see `BundleFile.name(of:)`).
     /// - Throws: `KilnError.validation` when the file is not a Kiln bundle, `KilnError.io` when it cannot be read.
@@ -18,7 +18,8 @@ public struct Exporter {
         try BundleFile.name(of: bundle)
     }
 
-    /// Runs export `name` against `bundle`, writing its files into `folder`. Returns the files written.
+    /// Runs export `name` against `bundle`, writing its files into `folder`, then the export's archive (if it
+    /// declares one) beside the folder. Returns the files written, the archive last.
     /// - Throws: `KilnError.usage` for an unknown export, `KilnError.manifest` for a query or option SQLite or the
     ///   writer refuses, `KilnError.io` when a file cannot be written.
     public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
@@ -41,17 +42,32 @@ public struct Exporter {
         } catch {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
+        let export = manifest.exports[index]
+        let parameters = try export.parameters.mapValues { value -> SQLValue in
+            switch value {
+            case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? .integer(Int64(number)) : .real(number)
+            case .string(let text): return .text(text)
+            case .bool(let flag): return .integer(flag ? 1 : 0)
+            case .null: return .null
+            case .array, .object: throw issue("exports[\(index)].parameters", "a parameter is a number, a string or a boolean")
+            }
+        }
         // Every file is written to its temporary first; only when all are complete are they renamed into place, so
         // that a failure leaves the folder as it was rather than mixing old and new files.
         var complete: [TextFileSink] = []
         defer { for sink in complete { sink.abandon() } }
-        for (fileIndex, file) in manifest.exports[index].files.enumerated() {
+        for (fileIndex, file) in export.files.enumerated() {
             let keyPath = "exports[\(index)].files[\(fileIndex)]"
             let writer = try makeWriter(file, keyPath: keyPath)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
                 let statement = try database.prepareQuery(file.query)
+                let undeclared = statement.parameterNames.filter { parameters[$0] == nil }
+                if !undeclared.isEmpty {
+                    throw ValueProblem(message: "the query uses \(undeclared.map { ":" + $0 }.joined(separator: ", ")), which the export's parameters do not declare")
+                }
+                try statement.bind(named: parameters)
                 try writer.check(columns: statement.columnNames)
                 try database.withTimeLimit(manifest.limits.sqlSeconds) {
                     while let row = try statement.step() { try writer.add(row, to: sink) }
@@ -80,7 +96,13 @@ public struct Exporter {
             complete.append(sink)
         }
         for sink in complete { try sink.install() }
-        return complete.map(\.url)
+        var written = complete.map(\.url)
+        if let archive = export.archive {
+            let url = folder.deletingLastPathComponent().appendingPathComponent(archive)
+            try ZipArchiveWriter.write(zip(export.files.map(\.path), written).map { (name: $0, file: $1) }, to: url)
+            written.append(url)
+        }
+        return written
     }
 
     private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {

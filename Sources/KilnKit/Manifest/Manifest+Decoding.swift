@@ -352,12 +352,14 @@ extension FixtureSpec: Decodable {
 }
 
 extension ExportSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files, archive, parameters }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
         files = try c.decode([ExportFileSpec].self, forKey: .files)
+        archive = try c.decodeIfPresent(String.self, forKey: .archive)
+        parameters = try c.decodeIfPresent([String: JSONValue].self, forKey: .parameters) ?? [:]
     }
 }
 

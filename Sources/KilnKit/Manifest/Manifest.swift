@@ -292,6 +292,10 @@ public struct FixtureSpec: Sendable {
 public struct ExportSpec: Sendable {
     public var name: String
     public var files: [ExportFileSpec]
+    /// A ZIP archive of the files, written beside the output folder (relative to its parent); `nil` for none.
+    public var archive: String? = nil
+    /// Values bound to `:name` parameters in the export's queries (numbers, text, booleans as 0/1).
+    public var parameters: [String: JSONValue] = [:]
 }
 
 /// One exported file.

@@ -28,6 +28,18 @@ public struct BuildReport: Encodable {
         var count: Int
     }
 
+    /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
+    var baseline: [TableChange]?
+
+    struct TableChange: Encodable {
+        var name: String
+        var oldRows: Int
+        var newRows: Int
+        var added: Int
+        var removed: Int
+        var changed: Int
+    }
+
     /// The report of `outcome`.
     public init(_ outcome: BuildOutcome) {
         bundle = outcome.bundle
@@ -41,6 +53,9 @@ public struct BuildReport: Encodable {
         let omitted = outcome.notStored.sorted { $0.key < $1.key }.map { NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) }
         notStored = omitted.isEmpty ? nil : omitted
         self.summary = summary
+        baseline = outcome.comparison?.tables.map {
+            TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
+        }
         diagnostics = outcome.diagnostics.map {
             Entry(code: $0.code, severity: $0.severity, message: $0.message,
                   file: $0.provenance?.file, line: $0.provenance?.line, column: $0.provenance?.column)

@@ -1,0 +1,65 @@
+import Foundation
+import KilnKit
+
+/// `kiln report`: an HTML page for a build's JSON report.
+struct ReportCommand: KilnCommand {
+    static let name = "report"
+    static let abstract = "Writes a build's JSON report as one self-contained HTML page (summary, findings, maps)."
+    static let arguments = "REPORT.json"
+    static let details = """
+        Reads the JSON report kiln build wrote (build/<bundle>.report.json) and writes one HTML file that opens
+        anywhere, without network: the summary, the findings grouped by code with examples linked to file:line,
+        regex extraction per page, a map per bundle table with coordinates (outliers in red), and the comparison
+        with the baseline when the build made one. `kiln build --html` writes the same page beside its report.
+
+        Exit codes: 0 written, 1 not a Kiln build report or an unreadable bundle, 64 usage error, 74 I/O error.
+
+        """
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--out", value: "FILE", help: "The page to write (default: the report's path with .html for .json)."),
+        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest the findings' files are relative to (default: kiln.json5 in the current folder, else raw/<bundle>/ when it exists; otherwise files are not linked)."),
+        CommandOption("--bundle", value: "FILE", help: "The bundle to draw the maps from (default: the report's output, when it exists)."),
+    ]
+
+    let report: URL
+    let output: URL?
+    let manifestPath: String?
+    let bundle: URL?
+
+    init(_ arguments: inout ParsedArguments) throws {
+        report = URL(fileURLWithPath: try arguments.positional("the JSON report"))
+        try arguments.requireNoMore()
+        output = arguments.values["--out"].map { URL(fileURLWithPath: $0) }
+        manifestPath = arguments.values["--manifest"]
+        bundle = arguments.values["--bundle"].map { URL(fileURLWithPath: $0) }
+    }
+
+    func run() throws -> Int32 {
+        let document = try ReportDocument.read(report)
+        let page = output ?? ReportCommand.pageBeside(report)
+        try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document)).write(to: page)
+        printToStandardError("wrote \(page.relativePath)\n")
+        return 0
+    }
+
+    /// `x.report.json` → `x.report.html` (or `x.html` for any other name).
+    static func pageBeside(_ report: URL) -> URL {
+        report.pathExtension == "json" ? report.deletingPathExtension().appendingPathExtension("html") : report.appendingPathExtension("html")
+    }
+
+    private func pipelineFolder(_ document: ReportDocument) -> URL? {
+        if let manifestPath {
+            let url = URL(fileURLWithPath: manifestPath)
+            return url.pathExtension == "json5" ? url.deletingLastPathComponent() : url
+        }
+        let guess = URL(fileURLWithPath: "raw/" + document.bundle)
+        return FileManager.default.fileExists(atPath: guess.path) ? guess : nil
+    }
+
+    private func defaultBundle(_ document: ReportDocument) -> URL? {
+        let written = URL(fileURLWithPath: document.output)
+        if FileManager.default.fileExists(atPath: written.path) { return written }
+        let beside = report.deletingLastPathComponent().appendingPathComponent(written.lastPathComponent)
+        return FileManager.default.fileExists(atPath: beside.path) ? beside : nil
+    }
+}

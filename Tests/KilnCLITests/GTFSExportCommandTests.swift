@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+import KilnKit
+
+/// `kiln export gtfs` through the binary: the feed is valid for gtfs-guru, reads back with gtfs-kit as the bundle's
+/// stops, routes and service hours, and is the same bytes every time. Also the routing rules through `kiln build`.
+final class GTFSExportCommandTests: CLITestCase {
+    private static let gtfsFiles = ["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "frequencies.txt",
+                                    "calendar.txt", "calendar_dates.txt", "feed_info.txt"]
+
+    /// Builds raw/patras and exports the feed into `out` (the archive lands beside it).
+    private func exportFeed(_ out: String = "build/gtfs") throws -> Run {
+        if !FileManager.default.fileExists(atPath: file("build/patras.sqlite").path) {
+            try copy("raw/patras", to: "raw/patras")
+            let build = try kiln("build", "raw/patras", "--quiet")
+            XCTAssertEqual(build.status, 0, build.stderr)
+        }
+        let run = try kiln("export", "gtfs", "build/patras.sqlite", "--out", out)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run
+    }
+
+    private func real(_ value: SQLValue) -> Double? {
+        switch value {
+        case .integer(let number): return Double(number)
+        case .real(let number): return number
+        default: return nil
+        }
+    }
+
+    private func rows(_ sql: String) throws -> [[SQLValue]] {
+        let database = try Database(path: file("build/patras.sqlite").path, mode: .readOnly)
+        return try database.rows(sql).map(\.values)
+    }
+
+    func testWritesTheFeedFolderAndArchive() throws {
+        let run = try exportFeed()
+        let expected = GTFSExportCommandTests.gtfsFiles.map { "wrote build/gtfs/\($0)\n" }.joined() + "wrote build/patras-gtfs.zip\n"
+        XCTAssertEqual(run.stderr, expected)
+        for name in GTFSExportCommandTests.gtfsFiles {
+            let data = try Data(contentsOf: file("build/gtfs/" + name))
+            XCTAssertFalse(data.starts(with: [0xEF, 0xBB, 0xBF]), "\(name) has a BOM")
+            XCTAssertNotNil(String(data: data, encoding: .utf8), "\(name) is not UTF-8")
+            XCTAssertFalse(data.contains(0x0D), "\(name) has a CR")
+            XCTAssertEqual(data.last, 0x0A)
+        }
+        XCTAssertTrue(try String(contentsOf: file("build/gtfs/stop_times.txt"), encoding: .utf8)
+            .hasPrefix("trip_id,arrival_time,departure_time,stop_id,stop_sequence,timepoint\n"))
+        // Line 6.2's overnight period (22:00 until 01:00) ends at 25:00:00, not 01:00:00.
+        XCTAssertTrue(try String(contentsOf: file("build/gtfs/frequencies.txt"), encoding: .utf8).contains(",22:00:00,25:00:00,1800,0\n"))
+    }
+
+    func testTheFeedIsValidForGtfsGuru() throws {
+        _ = try exportFeed()
+        for feed in ["build/gtfs", "build/patras-gtfs.zip"] {
+            let notices = try XCTUnwrap(try PythonOracle.json("gtfs_validate.py", [file(feed).path]) as? [String: [[String: Any]]])
+            XCTAssertEqual(notices["errors"]?.count, 0, "\(feed): \(notices["errors"] ?? [])")
+            // The warnings the README lists and explains, and no other.
+            XCTAssertEqual(Set(notices["warnings"]?.compactMap { $0["code"] as? String } ?? []), ["service_has_no_active_day_of_the_week"],
+                           "\(feed): \(notices["warnings"] ?? [])")
+            XCTAssertEqual(Set(notices["infos"]?.compactMap { $0["code"] as? String } ?? []), ["big_gap_in_service"])
+        }
+    }
+
+    func testGtfsKitReadsBackTheBundlesStopsRoutesAndServiceHours() throws {
+        _ = try exportFeed()
+        let feed = try XCTUnwrap(try PythonOracle.json("gtfs_summary.py", [file("build/patras-gtfs.zip").path]) as? [String: Any])
+        let stops = try XCTUnwrap(feed["stops"] as? [[String: Any]])
+        let bundleStops = try rows("SELECT code, name, latitude, longitude FROM stop ORDER BY code")
+        XCTAssertEqual(stops.count, bundleStops.count)
+        for (stop, row) in zip(stops, bundleStops) {
+            XCTAssertEqual(stop["id"] as? String, row[0].textValue)
+            XCTAssertEqual(stop["name"] as? String, row[1].textValue)
+            XCTAssertEqual(stop["lat"] as? Double, real(row[2]))
+            XCTAssertEqual(stop["lon"] as? Double, real(row[3]))
+        }
+        let routes = try XCTUnwrap(feed["routes"] as? [[String: Any]])
+        let lines = try rows("SELECT id, name FROM line ORDER BY sort_key")
+        XCTAssertEqual(routes.map { $0["id"] as? String }, lines.map { $0[0].textValue })
+        XCTAssertEqual(routes.map { $0["short"] as? String }, lines.map { $0[0].textValue })
+        XCTAssertEqual(routes.map { $0["long"] as? String }, lines.map { $0[1].textValue })
+        XCTAssertEqual(Set(routes.compactMap { $0["type"] as? Int }), [3])
+        // Service per line on one date of each day category, as gtfs-kit reads calendar.txt and calendar_dates.txt:
+        // a Wednesday, a Saturday, a Sunday, and Epiphany (a Tuesday, a public holiday).
+        let dates: [String: (bit: Int, service: String)] = ["20260107": (1, "weekdays"), "20260110": (2, "saturday"), "20260111": (4, "sunday"), "20260106": (8, "holidays")]
+        let summary = try XCTUnwrap(try PythonOracle.json("gtfs_summary.py", [file("build/patras-gtfs.zip").path] + dates.keys.sorted())
+            as? [String: Any])
+        let days = try XCTUnwrap(summary["days"] as? [String: [String: Any]])
+        for (date, category) in dates {
+            let day = try XCTUnwrap(days[date])
+            XCTAssertEqual(day["services"] as? [String], [category.service], date)
+            // The bundle: minutes between from and until of every period, and the departures they make
+            // (from, from + every, … strictly before until).
+            let expected = try rows("""
+                SELECT lt.line_id, SUM(t.until_min - t.from_min), SUM((t.until_min - t.from_min + t.frequency - 1) / t.frequency)
+                FROM line_timetable AS lt JOIN timetable AS t ON t.id = lt.timetable_id WHERE t.day_mask & \(category.bit) GROUP BY lt.line_id
+                """)
+            let minutes = try XCTUnwrap(day["minutes"] as? [String: Double]), departures = try XCTUnwrap(day["departures"] as? [String: Int])
+            XCTAssertEqual(Set(minutes.keys), Set(expected.compactMap { $0[0].textValue }), date)
+            XCTAssertEqual(Set(departures.keys), Set(expected.compactMap { $0[0].textValue }), date)
+            for row in expected {
+                let line = row[0].textValue ?? ""
+                XCTAssertEqual(minutes[line], real(row[1]), "\(date) \(line)")
+                XCTAssertEqual(departures[line].map(Double.init), real(row[2]), "\(date) \(line)")
+            }
+        }
+    }
+
+    func testTheSameBundleGivesTheSameBytes() throws {
+        _ = try exportFeed("build/gtfs")
+        try FileManager.default.moveItem(at: file("build/patras-gtfs.zip"), to: file("build/first.zip"))
+        Thread.sleep(forTimeInterval: 1.1)
+        _ = try exportFeed("build/gtfs")
+        XCTAssertEqual(try sha256("build/first.zip"), try sha256("build/patras-gtfs.zip"))
+        _ = try exportFeed("again/gtfs")
+        for name in GTFSExportCommandTests.gtfsFiles {
+            XCTAssertEqual(try sha256("build/gtfs/" + name), try sha256("again/gtfs/" + name), name)
+        }
+        XCTAssertEqual(try sha256("again/patras-gtfs.zip"), try sha256("build/patras-gtfs.zip"))
+    }
+
+    // MARK: The routing rules through kiln build
+
+    func testBrokenFixtureReportsTheRouteRules() throws {
+        let folder = try brokenPipeline()
+        let run = try kiln("build", folder.lastPathComponent)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains("broken/linesutf8.txt:15: line 6.4 starts at stop 0111 (StartingPoints.txt), which its route does not visit"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("broken/Routes_UTF8.txt:32: route of line 6.5 visits stop 0405 twice in a row (positions 2 and 3)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("broken/linesutf8.txt:21: line 8.3 has no timetable in Timetables_UTF8.txt"), run.stderr)
+    }
+
+    func testTransferFixtureFailsWhenTheGuaranteeIsAnError() throws {
+        let folder = try copy("Tests/Fixtures/patras-transfers", to: "transfers")
+        let manifest = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("raw/patras/kiln.json5"), encoding: .utf8)
+        try manifest.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let lenient = try kiln("build", "transfers")
+        XCTAssertEqual(lenient.status, 0, lenient.stderr)
+        XCTAssertTrue(lenient.stderr.contains("transfers/Routes_UTF8.txt:2: stop pairs needing more than two changes: 1 (the app promises at most two); the worst, stop 0101 «Πλατεία Γεωργίου» and stop 0105 «Λιμάνι», needs 3 changes"), lenient.stderr)
+        try manifest.replacingOccurrences(of: "  severity: {\n", with: "  severity: {\n    \"route.transfers\": \"error\",\n")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let strict = try kiln("build", "transfers")
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.contains("diagnostics: 1 error, 0 warnings, 0 info"), strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("stop 0101 «Πλατεία Γεωργίου» and stop 0105 «Λιμάνι», needs 3 changes"), strict.stderr)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+
+/// Runs one of the Python oracles in `scripts/oracles` with the virtual environment `scripts/oracles/install` makes
+/// (`scripts/test` runs it first, so a fresh machine has it).
+enum PythonOracle {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `scripts/oracles/<script>` with `arguments`; returns its standard output.
+    /// - Throws: `Failure` when the oracles are not installed or the script fails.
+    static func run(_ script: String, _ arguments: [String]) throws -> Data {
+        let root = CLITestCase.repositoryRoot
+        let python = root.appendingPathComponent(".build/oracles/bin/python")
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw Failure(description: "the Python oracles are not installed: run scripts/oracles/install (scripts/test does)")
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [root.appendingPathComponent("scripts/oracles/" + script).path] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(script) failed: \(String(decoding: errors, as: UTF8.self))")
+        }
+        return output
+    }
+
+    /// Runs an oracle that prints JSON and decodes it.
+    static func json(_ script: String, _ arguments: [String]) throws -> Any {
+        try JSONSerialization.jsonObject(with: try run(script, arguments))
+    }
+}

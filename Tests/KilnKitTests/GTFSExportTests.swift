@@ -1,0 +1,167 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The pieces of the GTFS export: CSV, clock times past midnight, Orthodox Easter and the holidays it moves, the ZIP
+/// archive, and export parameters. Expected values come from python-dateutil, Python's csv and zipfile modules.
+final class GTFSExportTests: KilnTestCase {
+    private func patras() throws -> (pipeline: Pipeline, bundle: URL) {
+        let folder = try copyRepositoryFolder("raw/patras", as: "patras")
+        let pipeline = try ManifestLoader.load(folder.path)
+        let bundle = temporaryDirectory.appendingPathComponent("patras.sqlite")
+        let outcome = try Builder.build(pipeline, options: BuildOptions(output: bundle))
+        XCTAssertTrue(outcome.built, outcome.diagnostics.map(\.formatted).joined(separator: "\n"))
+        return (pipeline, bundle)
+    }
+
+    private func isoDate(_ text: String, plus days: Int) throws -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        let date = try XCTUnwrap(calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])))
+        let moved = try XCTUnwrap(calendar.date(byAdding: .day, value: days, to: date))
+        let c = calendar.dateComponents([.year, .month, .day], from: moved)
+        return String(format: "%04d%02d%02d", c.year!, c.month!, c.day!)
+    }
+
+    // MARK: Orthodox Easter
+
+    func testOrthodoxEasterMatchesDateutil() throws {
+        let years = Array(1900...2100)
+        let expected = String(decoding: try PythonOracle.run("easter.py", years.map(String.init)), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(years.map { OrthodoxEaster.isoDate(year: $0) ?? "nil" }, expected)
+        XCTAssertNil(OrthodoxEaster.date(year: 1200))
+    }
+
+    func testOrthodoxEasterInSQL() throws {
+        let database = try Database(path: ":memory:", mode: .readWrite)
+        let expected = String(decoding: try PythonOracle.run("easter.py", ["2026", "2027"]), as: UTF8.self).split(separator: "\n").map(String.init)
+        let rows = try database.rows("SELECT kiln_orthodox_easter(2026), kiln_orthodox_easter(2027), kiln_orthodox_easter('x')")
+        XCTAssertEqual(rows.first?.values.prefix(2).map { $0.textValue ?? "" }, expected)
+        XCTAssertEqual(rows.first?.values.last, .null)
+    }
+
+    /// The holidays of 2026 and 2027 in calendar_dates.txt: the fixed ones, and the moving ones at their distance from
+    /// Orthodox Easter as python-dateutil computes it.
+    func testHolidaysOf2026And2027() throws {
+        let (pipeline, bundle) = try patras()
+        for year in [2026, 2027] {
+            var manifest = pipeline.manifest
+            let index = try XCTUnwrap(manifest.exports.firstIndex { $0.name == "gtfs" })
+            manifest.exports[index].parameters["year"] = .number(Double(year))
+            manifest.exports[index].archive = nil
+            let folder = temporaryDirectory.appendingPathComponent("gtfs-\(year)")
+            _ = try Exporter(manifest: manifest).export("gtfs", from: bundle, to: folder)
+            let rows = try String(contentsOf: folder.appendingPathComponent("calendar_dates.txt"), encoding: .utf8)
+                .split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+            let added = rows.filter { $0[0] == "holidays" && $0[2] == "1" }.map { $0[1] }
+            let easter = String(decoding: try PythonOracle.run("easter.py", [String(year)]), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let moving = try [-48, -2, 0, 1, 50].map { try isoDate(easter, plus: $0) }
+            let fixed = ["0101", "0106", "0325", "0501", "0815", "1028", "1130", "1225", "1226"].map { "\(year)\($0)" }
+            XCTAssertEqual(added, Set(moving + fixed).sorted(), "\(year)")
+            // Each holiday also removes the service the day would otherwise run.
+            for date in added {
+                let weekday = try XCTUnwrap(Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!,
+                    from: try XCTUnwrap(DateFormatter.gtfs.date(from: date))).weekday)
+                let usual = weekday == 1 ? "sunday" : weekday == 7 ? "saturday" : "weekdays"
+                XCTAssertTrue(rows.contains([usual, date, "2"]), "\(date) removes \(usual)")
+            }
+            XCTAssertEqual(rows.count, added.count * 2)
+        }
+    }
+
+    // MARK: CSV
+
+    func testCSVFieldsReadBackWithPythonsCSVModule() throws {
+        let values = ["plain", "a,b", "say \"hi\"", "two\nlines", "Κορίνθου", "", "cr\r\nlf", "trailing space "]
+        let line = values.map(CSVWriter.field).joined(separator: ",")
+        let file = try write("a,b,c,d,e,f,g,h\n" + line + "\n", to: "fields.csv")
+        let script = "import csv, json, sys; rows = list(csv.reader(open(sys.argv[1], encoding='utf-8', newline=''))); print(json.dumps(rows[1]))"
+        let scriptFile = try write(script, to: "read_csv.py")
+        let python = KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [scriptFile.path, file.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: data) as? [String], values)
+        XCTAssertEqual(CSVWriter.field("plain"), "plain", "only fields that need it are quoted")
+    }
+
+    func testClockTimesPastMidnightAreNotWrapped() {
+        XCTAssertEqual(CSVWriter.clockTime(6 * 3600 + 20 * 60), "06:20:00")
+        XCTAssertEqual(CSVWriter.clockTime(24 * 3600 + 30 * 60), "24:30:00")
+        XCTAssertEqual(CSVWriter.clockTime(25 * 3600 + 59), "25:00:59")
+    }
+
+    // MARK: ZIP
+
+    func testZipArchiveReadsBackAndIsDeterministic() throws {
+        let first = try write("stop_id,stop_name\n0101,Κορίνθου\n", to: "files/stops.txt")
+        let second = try write(String(repeating: "1.1,weekdays\n", count: 500), to: "files/trips.txt")
+        let one = temporaryDirectory.appendingPathComponent("one.zip"), two = temporaryDirectory.appendingPathComponent("two.zip")
+        try ZipArchiveWriter.write([("stops.txt", first), ("trips.txt", second)], to: one)
+        // A later modification time on the inputs changes nothing: every entry carries the same fixed time.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_800_000_000)], ofItemAtPath: first.path)
+        try ZipArchiveWriter.write([("stops.txt", first), ("trips.txt", second)], to: two)
+        XCTAssertEqual(try Data(contentsOf: one), try Data(contentsOf: two))
+        let script = """
+            import json, sys, zipfile
+            z = zipfile.ZipFile(sys.argv[1])
+            assert z.testzip() is None
+            print(json.dumps([[i.filename, i.compress_type, list(i.date_time), z.read(i).decode('utf-8')] for i in z.infolist()]))
+            """
+        let scriptFile = try write(script, to: "read_zip.py")
+        let process = Process()
+        process.executableURL = KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        process.arguments = [scriptFile.path, one.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let entries = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[Any]])
+        XCTAssertEqual(entries.map { $0[0] as? String }, ["stops.txt", "trips.txt"])
+        XCTAssertEqual(entries.map { $0[1] as? Int }, [8, 8], "deflated")
+        XCTAssertEqual(entries.first?[2] as? [Int], [2000, 1, 1, 0, 0, 0])
+        XCTAssertEqual(entries.map { $0[3] as? String }, [try String(contentsOf: first, encoding: .utf8), try String(contentsOf: second, encoding: .utf8)])
+    }
+
+    func testZipIntoAMissingFolderIsAnIOError() throws {
+        let file = try write("x\n", to: "x.txt")
+        XCTAssertThrowsError(try ZipArchiveWriter.write([("x.txt", file)], to: temporaryDirectory.appendingPathComponent("no/such/a.zip"))) { error in
+            guard case KilnError.io(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("a.zip"), message)
+        }
+    }
+
+    // MARK: Parameters
+
+    func testAQueryParameterTheExportDoesNotDeclareIsAManifestError() throws {
+        let (pipeline, bundle) = try patras()
+        var manifest = pipeline.manifest
+        let index = try XCTUnwrap(manifest.exports.firstIndex { $0.name == "gtfs" })
+        manifest.exports[index].parameters.removeValue(forKey: "speed_kmh")
+        XCTAssertThrowsError(try Exporter(manifest: manifest).export("gtfs", from: bundle, to: temporaryDirectory.appendingPathComponent("g"))) { error in
+            guard case KilnError.manifest(let issue) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(issue.keyPath, "exports[1].files[4].query")
+            XCTAssertTrue(issue.message.contains(":speed_kmh"), issue.message)
+        }
+    }
+}
+
+private extension DateFormatter {
+    static let gtfs: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter
+    }()
+}
