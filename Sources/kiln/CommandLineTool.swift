@@ -290,3 +290,15 @@ struct ParsedArguments {
         return format
     }
 }
+
+extension KilnError {
+    /// The process exit code of each kind of failure: 1 validation, 64 usage or manifest (sysexits' EX_USAGE),
+    /// 74 I/O (EX_IOERR). Exit codes belong to the command-line tool, not the library.
+    var exitCode: Int32 {
+        switch self {
+        case .usage, .manifest: return 64
+        case .validation: return 1
+        case .io: return 74
+        }
+    }
+}

@@ -48,10 +48,16 @@ class CLITestCase: XCTestCase {
     /// Runs `kiln` with an argument list built at run time.
     @discardableResult
     func kiln(_ arguments: [String]) throws -> Run {
+        try kiln(in: workingDirectory, arguments)
+    }
+
+    /// Runs `kiln arguments…` in `folder`.
+    @discardableResult
+    func kiln(in folder: URL, _ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = CLITestCase.executable
         process.arguments = arguments
-        process.currentDirectoryURL = workingDirectory
+        process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,27 +1,18 @@
-/// A failure that stops a command, with the exit code it maps to.
+/// A failure that stops a command, by kind; only the command-line tool maps kinds to exit codes.
 public enum KilnError: Error, CustomStringConvertible, Sendable {
-    /// The command line or the manifest is wrong (exit 64).
+    /// The command line or a call's arguments are wrong.
     case usage(String)
-    /// The manifest is wrong at a key path and manifest line (exit 64).
+    /// The manifest is wrong at a key path and manifest line.
     case manifest(ManifestIssue)
-    /// Validation found errors (exit 1).
+    /// The inputs or the bundle failed validation.
     case validation(String)
-    /// A file could not be read or written (exit 74).
+    /// A file could not be read or written.
     case io(String)
 
     public var description: String {
         switch self {
         case .usage(let message), .validation(let message), .io(let message): return message
         case .manifest(let issue): return issue.description
-        }
-    }
-
-    /// The process exit code: 1 validation, 64 usage or manifest, 74 I/O.
-    public var exitCode: Int32 {
-        switch self {
-        case .usage, .manifest: return 64
-        case .validation: return 1
-        case .io: return 74
         }
     }
 }

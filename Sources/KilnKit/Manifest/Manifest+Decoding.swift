@@ -385,7 +385,7 @@ extension RangeSpec: Decodable {
         max = try c.decodeIfPresent(Double.self, forKey: .max)
         if let min, let max, min > max {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.min], debugDescription:
-                "min \(SQLValue.format(min)) is above max \(SQLValue.format(max)): no value could pass this range"))
+                "min \(sqlNumber(min)) is above max \(sqlNumber(max)): no value could pass this range"))
         }
         guard min != nil || max != nil else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a range needs \"min\", \"max\" or both"))

@@ -102,8 +102,8 @@ public struct HTMLReport {
         var html = "<section id=\"extraction\"><h2>Extraction per page</h2><p class=\"note\">Lines the patterns did not capture "
             + "(<code>extract.unmatched</code>) and failed expectations; the JSON report does not count the lines captured.</p>"
         for page in pages.keys.sorted() {
-            let missed = pages[page]!.filter { $0.code == "extract.unmatched" }
-            let expectations = pages[page]!.filter { $0.code == "extract.expectation" }
+            let missed = pages[page]!.filter { $0.code == DiagnosticCode.extractUnmatched.rawValue }
+            let expectations = pages[page]!.filter { $0.code == DiagnosticCode.extractExpectation.rawValue }
             html += "<div class=\"page\" data-page=\"\(HTML.escape(page))\" data-missed=\"\(missed.count)\" data-expectations=\"\(expectations.count)\">"
                 + "<h3>\(HTML.escape(page.isEmpty ? "(no file)" : page))</h3><p>\(missed.count) line\(missed.count == 1 ? "" : "s") missed, "
                 + "\(expectations.count) expectation\(expectations.count == 1 ? "" : "s") failed</p><ul>"

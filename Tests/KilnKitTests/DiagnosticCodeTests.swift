@@ -1,0 +1,59 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The diagnostic code catalogue: one place for every code Kiln emits, checked against the sources.
+final class DiagnosticCodeTests: KilnTestCase {
+    func testCodesAreUniqueAndDescribed() {
+        let names = DiagnosticCode.catalogue.map(\.rawValue)
+        XCTAssertEqual(Set(names).count, names.count, "a code is declared twice")
+        for code in DiagnosticCode.catalogue {
+            XCTAssertFalse(code.meaning.isEmpty, code.rawValue)
+            XCTAssertEqual(DiagnosticCode.named(code.rawValue), code)
+            XCTAssertNotNil(code.rawValue.range(of: #"^[a-z]+(-[a-z]+)*(\.[a-z]+(-[a-z]+)*)?$"#, options: .regularExpression), code.rawValue)
+        }
+        XCTAssertNil(DiagnosticCode.named("dupliate-row"))
+    }
+
+    /// No file but the catalogue writes a code as a string: a code passed to `report(`, `code:` or `finding(` as a
+    /// literal, or any literal spelled like a namespaced code of the catalogue, fails this test.
+    func testNoCodeIsWrittenAsAStringOutsideTheCatalogue() throws {
+        let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources")
+        let enumerator = try XCTUnwrap(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        let namespaced = DiagnosticCode.catalogue.map(\.rawValue).filter { $0.contains(".") }
+        var offences: [String] = []
+        var scanned = 0
+        for case let url as URL in enumerator where url.pathExtension == "swift" && url.lastPathComponent != "DiagnosticCode.swift" {
+            scanned += 1
+            let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() {
+                let place = "\(url.lastPathComponent):\(index + 1)"
+                if line.range(of: #"(report\(|finding\(|Diagnostic\(code: |\bcode: )"[a-z]"#, options: .regularExpression) != nil {
+                    offences.append("\(place): a code as a string literal: \(line.trimmingCharacters(in: .whitespaces))")
+                }
+                for code in namespaced where line.contains("\"\(code)\"") {
+                    offences.append("\(place): \"\(code)\" written outside the catalogue")
+                }
+            }
+        }
+        XCTAssertGreaterThan(scanned, 50, "the scan saw the sources")
+        XCTAssertEqual(offences, [])
+    }
+
+    func testASeverityOverrideOfAnUnknownCodeIsAManifestError() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "p")
+        let url = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: #""duplicate-row": "warning","#,
+                                                                                     with: #""duplicate-row": "warning", "xml.malformd": "off","#)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ManifestLoader.load(folder.path)) { error in
+            guard case KilnError.manifest(let issue) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(issue.keyPath, "severity.xml.malformd")
+            XCTAssertTrue(issue.message.hasPrefix("no finding has the code \"xml.malformd\""), issue.message)
+        }
+        // A rule's own code, and its ".identical" variant, may be overridden.
+        let ruleCode = text.replacingOccurrences(of: #""xml.malformd": "off","#, with: #""route.order": "warning", "route.order.identical": "off","#)
+        try ruleCode.write(to: url, atomically: true, encoding: .utf8)
+        XCTAssertNoThrow(try ManifestLoader.load(folder.path))
+    }
+}

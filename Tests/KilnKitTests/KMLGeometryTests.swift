@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `KMLGeometry`: the representative point of lines, polygons and multi-geometries, and their GeoJSON. Expected
+/// points come from symmetry (a square's centroid is its centre; a straight two-segment line of equal halves has its
+/// middle vertex halfway), not from what the code prints.
+final class KMLGeometryTests: KilnTestCase {
+    private func read(_ placemarks: String) throws -> (records: [Record], log: DiagnosticLog) {
+        let text = """
+            <kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+            \(placemarks)
+            </Document></kml>
+            """
+        return try read(KMLReader(options: JSONValue.object([:]).decode(KMLReader.Options.self, codingPath: [])), text, name: "g.kml")
+    }
+
+    private func point(_ record: Record) -> (Double, Double)? {
+        guard let lon = record["longitude"].flatMap(Double.init), let lat = record["latitude"].flatMap(Double.init) else { return nil }
+        return (lon, lat)
+    }
+
+    func testPolygonCentroidLineMidpointAndMultiGeometry() throws {
+        let (records, log) = try read("""
+            <Placemark><name>square</name><Polygon><outerBoundaryIs><LinearRing><coordinates>
+              21.0,38.0 21.2,38.0 21.2,38.2 21.0,38.2 21.0,38.0
+            </coordinates></LinearRing></outerBoundaryIs></Polygon></Placemark>
+            <Placemark><name>line</name><LineString><coordinates>21.0,38.0 21.1,38.0 21.2,38.0</coordinates></LineString></Placemark>
+            <Placemark><name>multi</name><MultiGeometry><Point><coordinates>20,37</coordinates></Point><Polygon><outerBoundaryIs><LinearRing>
+              <coordinates>1,1 3,1 3,3 1,3 1,1</coordinates></LinearRing></outerBoundaryIs></Polygon></MultiGeometry></Placemark>
+            """)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        XCTAssertEqual(records.map { $0["geometryType"] }, ["Polygon", "LineString", "MultiGeometry"])
+        let square = try XCTUnwrap(point(records[0]))
+        XCTAssertEqual(square.0, 21.1, accuracy: 1e-9)
+        XCTAssertEqual(square.1, 38.1, accuracy: 1e-9)
+        let middle = try XCTUnwrap(point(records[1]))
+        XCTAssertEqual(middle.1, 38.0, accuracy: 1e-9)
+        XCTAssertEqual(middle.0, 21.1, accuracy: 1e-6, "on a parallel the two halves are equally long")
+        let multi = try XCTUnwrap(point(records[2]))
+        XCTAssertEqual(multi.0, 2, accuracy: 1e-9, "a polygon member is preferred to a point")
+        XCTAssertEqual(multi.1, 2, accuracy: 1e-9)
+        XCTAssertNil(records[0]["altitude"], "a derived point has no altitude")
+    }
+
+    func testGeometryIsValidGeoJSON() throws {
+        let (records, _) = try read("""
+            <Placemark><name>p</name><Point><coordinates>21.78,38.29,12</coordinates></Point></Placemark>
+            <Placemark><name>l</name><LineString><coordinates>21,38 22,39</coordinates></LineString></Placemark>
+            <Placemark><name>m</name><MultiGeometry><Point><coordinates>1,2</coordinates></Point><LineString><coordinates>1,2 3,4</coordinates></LineString></MultiGeometry></Placemark>
+            """)
+        for record in records {
+            let text = try XCTUnwrap(record["geometry"])
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+            XCTAssertNotNil(object["type"] as? String)
+        }
+        let point = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(records[0]["geometry"]!.utf8)) as? [String: Any])
+        XCTAssertEqual(point["coordinates"] as? [Double], [21.78, 38.29, 12])
+        let collection = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(records[2]["geometry"]!.utf8)) as? [String: Any])
+        XCTAssertEqual(collection["type"] as? String, "GeometryCollection")
+        XCTAssertEqual((collection["geometries"] as? [Any])?.count, 2)
+    }
+
+    func testExtendedDataIsReadByNameAndTheRestIsReported() throws {
+        let text = """
+            <kml xmlns="http://www.opengis.net/kml/2.2"><Document>
+            <Placemark id="p1"><name>Parking</name><styleUrl>#icon-1</styleUrl>
+              <ExtendedData><Data name="capacity"><value>40</value></Data><Data name="notes"><value>x</value></Data></ExtendedData>
+              <Point><coordinates>1,2</coordinates></Point></Placemark>
+            <Placemark id="p2"><name>Parking</name>
+              <ExtendedData><SchemaData schemaUrl="#s"><SimpleData name="capacity">12</SimpleData></SchemaData></ExtendedData>
+              <Point><coordinates>3,4</coordinates></Point></Placemark>
+            </Document></kml>
+            """
+        let reader = try KMLReader(options: JSONValue.object(["extendedData": .array([.string("capacity")])]).decode(KMLReader.Options.self, codingPath: []))
+        let (records, log) = try read(reader, text, name: "mymaps.kml")
+        XCTAssertEqual(records.map { $0["capacity"] }, ["40", "12"])
+        XCTAssertEqual(records.map { $0["id"] }, ["p1", "p2"], "repeated names stay apart by id")
+        XCTAssertEqual(records[0]["styleUrl"], "#icon-1")
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            "mymaps.kml:2: info: ExtendedData \"notes\" (on 1 placemark) is not read: name it in the source's \"extendedData\" option to keep it [kml.extended-data]",
+        ])
+    }
+}
