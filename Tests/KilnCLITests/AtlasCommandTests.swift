@@ -168,7 +168,7 @@ final class AtlasCommandTests: CLITestCase {
         try text.write(to: manifest, atomically: true, encoding: .utf8)
         let run = try kiln("build", "raw/atlas")
         XCTAssertEqual(run.status, 64, run.stderr)
-        XCTAssertTrue(run.stderr.contains("manifest error at sources[0].columns.name_key.normalize[2]: ICU has no collation for locale \"xx\""), run.stderr)
+        XCTAssertTrue(run.stderr.contains("manifest error at sources[0].into.species.columns.name_key.normalize[2]: ICU has no collation for locale \"xx\""), run.stderr)
     }
 
     /// An app's copy of the bundle, with the user's finds in it.

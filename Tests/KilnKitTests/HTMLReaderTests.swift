@@ -83,7 +83,7 @@ final class HTMLReaderTests: KilnTestCase {
     func testRecordsOrExtractIsRequired() throws {
         XCTAssertThrowsError(try reader(["fields": .object(["a": .string("td")])])) { error in
             guard case DecodingError.dataCorrupted(let context) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(context.debugDescription, "give either \"records\" (with \"fields\") or \"extract\"")
+            XCTAssertEqual(context.debugDescription, "give one of \"records\" (with \"fields\"), \"kinds\" or \"extract\"")
         }
         XCTAssertThrowsError(try reader(["records": css("tr"), "extract": .object(["row": .string("(?<a>x)")])]))
     }
@@ -268,6 +268,58 @@ final class HTMLReaderTests: KilnTestCase {
         XCTAssertThrowsError(try extractReader().read(InputFile(url: missing, relativePath: "missing.html"), log: DiagnosticLog()) { _ in }) { error in
             guard case KilnError.io(let message) = error else { return XCTFail("got \(error)") }
             XCTAssertTrue(message.contains("missing.html"), message)
+        }
+    }
+}
+
+/// The `html` reader's `kinds`: several kinds of record from one page in one pass, and what a page that gives
+/// nothing (or a field that matches nothing) reports.
+final class HTMLReaderKindsTests: KilnTestCase {
+    private func reader(_ options: String) throws -> HTMLReader {
+        let data = Data(options.utf8)
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        return try HTMLReader(options: decoder.decode(HTMLReader.Options.self, from: data))
+    }
+
+    private let page = """
+        <html><body><article><h1>Hřib smrkový</h1><p class="latin"><i>Boletus edulis</i></p>
+        <ul class="syn"><li lang="la">Boletus bulbosus</li><li lang="cs">Hřib jedlý</li></ul></article></body></html>
+        """
+
+    func testOnePageGivesEveryKindWithThePageFields() throws {
+        let html = try reader("""
+            { pageFields: { latin: "//p[@class='latin']/i" },
+              kinds: { species: { records: "//article", fields: { name: ".//h1" } },
+                       synonym: { records: "//ul[@class='syn']/li", fields: { synonym: ".", language: "@lang" } } } }
+            """)
+        XCTAssertEqual(html.kinds.map(\.name), ["species", "synonym"])
+        XCTAssertEqual(html.kinds[1].fieldNames, ["latin", "language", "synonym", "_ordinal", "_position"])
+        let (records, log) = try read(html, page, name: "p.html")
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        XCTAssertEqual(records.map { "\($0.kind.name): \($0["latin"]!) \($0.kind.name == "species" ? $0["name"]! : $0["synonym"]!)" },
+                       ["species: Boletus edulis Hřib smrkový", "synonym: Boletus edulis Boletus bulbosus", "synonym: Boletus edulis Hřib jedlý"])
+        XCTAssertEqual(records.filter { $0.kind.name == "synonym" }.map { $0["_position"] }, ["1", "2"])
+        // Restricted to one kind, the other is not read.
+        let only = try read(html.restricted(to: ["synonym"]), page, name: "p.html").records
+        XCTAssertEqual(only.map(\.kind.name), ["synonym", "synonym"])
+    }
+
+    func testAPageThatGivesNothingAndAFieldThatMatchesNothingAreReported() throws {
+        let html = try reader(#"{ records: "//table[@id='stops']//tr", fields: { code: "td[1]", name: "td[@class='gone']" } }"#)
+        let (none, emptyLog) = try read(html, "<html><body><p>Redesigned.</p></body></html>", name: "new.html")
+        XCTAssertEqual(none.count, 0)
+        XCTAssertEqual(emptyLog.diagnostics.map(\.formatted),
+                       [#"new.html: warning: the page gives no record: "//table[@id='stops']//tr" matches nothing here [source.empty]"#])
+        let (rows, log) = try read(html, "<html><body><table id=\"stops\">\n<tr><td>0102</td></tr>\n<tr><td>0104</td></tr></table></body></html>", name: "old.html")
+        XCTAssertEqual(rows.count, 2)
+        XCTAssertEqual(log.diagnostics.map(\.formatted),
+                       [#"old.html:2: info: the field "name" matches nothing in any of the page's 2 records [source.field-unmatched]"#])
+    }
+
+    func testATypoInAnXPathFunctionIsRefused() {
+        XCTAssertThrowsError(try reader(#"{ records: "//tr", fields: { name: "normalise-space(td[2])" } }"#)) { error in
+            XCTAssertTrue("\(error)".contains("did you mean normalize-space()?"), "\(error)")
         }
     }
 }

@@ -182,8 +182,10 @@ final class HostileMarkupTests: HostileTestCase {
         let declared = try run(xml(), "<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<r><rec>Ακτή</rec></r>\n", name: "greek.xml")
         XCTAssertEqual(declared.findings, [
             "greek.xml: warning: the file is UTF-8, but the file declares \"ISO-8859-7\": its text reads garbled; correct the declaration, or set the source's \"encoding\" option to \"UTF-8\" [encoding.mismatch]",
+            // libxml2 gives no element at all from such a file, without an error: the empty file is said, not silent.
+            "greek.xml: warning: the file gives no record: no element matches the record \"rec\" [source.empty]",
         ])
-        XCTAssertNotEqual(declared.values.first?.last, "Ακτή")
+        XCTAssertEqual(declared.values, [])
         // Really ISO-8859-7: no finding, and the text reads right.
         let legacy = try run(xml(), Array("<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<r><rec>".utf8) + [0xC1, 0xEA, 0xF4, 0xDE] + Array("</rec></r>\n".utf8),
                              name: "legacy.xml")

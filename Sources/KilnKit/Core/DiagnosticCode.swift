@@ -58,6 +58,8 @@ extension DiagnosticCode {
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
     public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon or MultiGeometry: it has no place on the map.")
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
+    public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
+    public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
     public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
@@ -144,7 +146,7 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlExtendedData, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownTemplate,

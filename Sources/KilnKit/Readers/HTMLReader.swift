@@ -1,6 +1,10 @@
 /// Reads HTML pages with libxml2's tolerant parser (unclosed tags, entities, layout tables; the `<meta>` charset
 /// honored). Two modes:
-/// - fields: each node `records` selects is a record; each field is a selector evaluated on it;
+/// - fields: each node `records` selects is a record; each field is a selector evaluated on it. With `kinds`, one
+///   page gives several kinds of record in one pass (`kinds: {species: {records, fields}, synonym: {records, fields}}`),
+///   each kind with its own selector and fields, all with the page fields; records carry `_ordinal` and `_position`.
+///   A selector that matches nothing on a page is a `source.empty` warning; a field that is empty on every record
+///   of a page, a `source.field-unmatched` finding — a redesigned page says so instead of shipping empty columns;
 /// - extract: the page is rendered as lines of text (`MarkupText`) and cut up by regex in block mode
 ///   (`RegexBlockExtractor`), with coverage of what the patterns missed and per-page expectations.
 public struct HTMLReader: ConfigurableReader {
@@ -24,10 +28,32 @@ public struct HTMLReader: ConfigurableReader {
         init() {}
     }
 
+    /// One kind of record of a page: the nodes that are its records and the fields read on each.
+    public struct KindOptions: Decodable, Sendable {
+        var records: NodeSelector
+        var fields: [String: NodeSelector]
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields }
+
+        init(records: NodeSelector, fields: [String: NodeSelector]) {
+            self.records = records
+            self.fields = fields
+        }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+            records = try c.decode(NodeSelector.self, forKey: .records)
+            fields = try c.decode([String: NodeSelector].self, forKey: .fields)
+            try MarkupFieldCheck(namespaces: [:], scope: .wholeDocument, codingPath: c.codingPath).check(fields: fields, key: CodingKeys.fields)
+        }
+    }
+
     /// The options a manifest gives an `html` source.
     public struct Options: Decodable {
         var records: NodeSelector?
         var fields: [String: NodeSelector] = [:]
+        /// Several kinds of record per page, by kind name (instead of `records` and `fields`).
+        var kinds: [String: KindOptions] = [:]
         var pageFields: [String: NodeSelector] = [:]
         var text = TextOptions()
         var extract: ExtractOptions?
@@ -37,12 +63,14 @@ public struct HTMLReader: ConfigurableReader {
         /// times its size in memory.
         var maxPageBytes = HTMLReader.defaultMaxPageBytes
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields, pageFields, text, extract, expect, encoding, maxPageBytes }
+        enum CodingKeys: String, CodingKey, CaseIterable { case records, fields, kinds, pageFields, text, extract, expect, encoding, maxPageBytes }
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
             records = try c.decodeIfPresent(NodeSelector.self, forKey: .records)
             fields = try c.decodeIfPresent([String: NodeSelector].self, forKey: .fields) ?? [:]
+            kinds = try c.decodeIfPresent([String: KindOptions].self, forKey: .kinds) ?? [:]
+            try MarkupFieldCheck(namespaces: [:], scope: .wholeDocument, codingPath: c.codingPath).check(fields: fields, key: CodingKeys.fields)
             pageFields = try c.decodeIfPresent([String: NodeSelector].self, forKey: .pageFields) ?? [:]
             text = try c.decodeIfPresent(TextOptions.self, forKey: .text) ?? TextOptions()
             extract = try c.decodeIfPresent(ExtractOptions.self, forKey: .extract)
@@ -52,17 +80,17 @@ public struct HTMLReader: ConfigurableReader {
             guard maxPageBytes > 0 else {
                 throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.maxPageBytes], debugDescription: "expected a number of bytes greater than 0"))
             }
-            if (records == nil) == (extract == nil) {
+            if [records != nil, extract != nil, !kinds.isEmpty].filter({ $0 }).count != 1 {
                 throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath,
-                                                        debugDescription: "give either \"records\" (with \"fields\") or \"extract\""))
+                                                        debugDescription: "give one of \"records\" (with \"fields\"), \"kinds\" or \"extract\""))
             }
         }
     }
 
     public let kinds: [RecordKind]
     private let options: Options
-    private let recordSelector: XPathExpression?
-    private let fieldExpressions: [XPathExpression]
+    /// In fields mode, for each kind: its record selector (as written, for messages), compiled, and its fields.
+    private let recordKinds: [(selector: String, records: XPathExpression, fieldNames: [String], fields: [XPathExpression])]
     private let pageFieldNames: [String]
     private let pageExpressions: [XPathExpression]
     private let textRoot: XPathExpression
@@ -79,14 +107,21 @@ public struct HTMLReader: ConfigurableReader {
             let extractor = try RegexBlockExtractor(options: extract, expect: options.expect, pageFields: pageNames)
             self.extractor = extractor
             kinds = [extractor.kind]
-            recordSelector = nil
-            fieldExpressions = []
+            recordKinds = []
         } else {
             extractor = nil
-            let names = options.fields.keys.sorted().filter { !pageNames.contains($0) }
-            kinds = [RecordKind(fields: pageNames + names + RecordOrder.fieldNames)]
-            recordSelector = try options.records?.compile()
-            fieldExpressions = try names.map { try options.fields[$0]!.compile() }
+            var declared = options.kinds
+            if let records = options.records { declared = [RecordKind.defaultName: KindOptions(records: records, fields: options.fields)] }
+            var kinds: [RecordKind] = []
+            var recordKinds: [(String, XPathExpression, [String], [XPathExpression])] = []
+            for name in declared.keys.sorted() {
+                let kind = declared[name]!
+                let names = kind.fields.keys.sorted().filter { !pageNames.contains($0) }
+                kinds.append(RecordKind(name, fields: pageNames + names + RecordOrder.fieldNames))
+                recordKinds.append((try kind.records.xpathText(), try kind.records.compile(), names, try names.map { try kind.fields[$0]!.compile() }))
+            }
+            self.kinds = kinds
+            self.recordKinds = recordKinds
         }
     }
 
@@ -130,12 +165,36 @@ public struct HTMLReader: ConfigurableReader {
                 }
             }
             try page.finish()
-        } else if let recordSelector {
-            for (index, record) in document.records(recordSelector, fields: fieldExpressions).enumerated() {
-                try emit(Record(kinds[0], values: pageValues + record.values + [String(index + 1), String(record.position)],
-                                line: record.line))
+        } else {
+            var found = 0
+            for (kind, recordKind) in zip(kinds, recordKinds) where wanted?.contains(kind.name) ?? true {
+                let records = document.records(recordKind.records, fields: recordKind.fields)
+                let label = kind.name == RecordKind.defaultName ? "" : " (\(kind.name))"
+                found += records.count
+                guard !records.isEmpty else { continue }
+                for (index, name) in recordKind.fieldNames.enumerated() where records.allSatisfy({ $0.values[index] == nil }) {
+                    log.report(.sourceFieldUnmatched, .info, "the field \"\(name)\"\(label) matches nothing in any of the page's \(records.count) records",
+                               at: input.at(records[0].line))
+                }
+                for (index, record) in records.enumerated() {
+                    try emit(Record(kind, values: pageValues + record.values + [String(index + 1), String(record.position)], line: record.line))
+                }
+            }
+            if found == 0 {
+                let selectors = zip(kinds, recordKinds).filter { wanted?.contains($0.0.name) ?? true }.map { "\"\($0.1.selector)\"" }
+                log.report(.sourceEmpty, .warning, "the page gives no record: \(selectors.joined(separator: ", ")) \(selectors.count == 1 ? "matches" : "match") nothing here",
+                           at: input.at(nil))
             }
         }
+    }
+
+    /// The kinds a manifest maps; `nil` for all.
+    private var wanted: Set<String>?
+
+    public func restricted(to kinds: Set<String>) -> RecordReader {
+        var copy = self
+        copy.wanted = kinds
+        return copy
     }
 }
 

@@ -116,6 +116,9 @@ public struct KMLReader: ConfigurableReader {
                 break
             }
         }
+        if ordinal == 0, reader.issues.isEmpty {
+            log.report(.sourceEmpty, .warning, "the file gives no record: it holds no Placemark", at: input.at(nil))
+        }
         for (dataName, use) in undeclared.sorted(by: { ($0.value.line, $0.key) < ($1.value.line, $1.key) }) {
             log.report(.kmlExtendedData, .info,
                        "ExtendedData \"\(dataName)\" (on \(use.count == 1 ? "1 placemark" : "\(use.count) placemarks")) is not read: "

@@ -86,6 +86,9 @@ public struct XMLRecordReader: ConfigurableReader {
                                     + [String(ordinal), nil], line: element.line))
             }
         }
+        if ordinal == 0, reader.issues.isEmpty {
+            log.report(.sourceEmpty, .warning, "the file gives no record: no element matches the record \"\(options.record)\"", at: input.at(nil))
+        }
         XMLIssueReport.report(reader.issues, in: input, log: log)
     }
 }
