@@ -19,7 +19,8 @@ let package = Package(
         .target(name: "KilnKit", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto", "CICU", "CJPEG", "CPNG", "CLibZip"]),
         .executableTarget(name: "kiln", dependencies: ["KilnKit"]),
         .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"]),
-        .testTarget(name: "KilnKitTests", dependencies: ["KilnKit"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln"]),
+        .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
+        .testTarget(name: "KilnKitTests", dependencies: ["KilnKit", "KilnTestSupport"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln", "KilnTestSupport"]),
     ]
 )

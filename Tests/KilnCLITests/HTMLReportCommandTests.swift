@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 import KilnKit
 
 /// `kiln report` and `kiln build --html`, opened in a real headless browser (Debian's chromium, installed by

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// The pieces of the GTFS export: CSV, clock times past midnight, Orthodox Easter and the holidays it moves, the ZIP

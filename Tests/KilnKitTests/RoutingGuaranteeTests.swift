@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// The routing guarantee and the route rules of raw/patras (rules `route.transfers`, `line.start-off-route`,

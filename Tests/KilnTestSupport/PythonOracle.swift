@@ -1,17 +1,23 @@
 import Foundation
 import XCTest
 
-/// Runs one of the Python oracles in `scripts/oracles` with the virtual environment `scripts/oracles/install` makes
+/// Shared by both test targets. Runs one of the Python oracles in `scripts/oracles` with the virtual environment `scripts/oracles/install` makes
 /// (`scripts/test` runs it first, so a fresh machine has it).
-enum PythonOracle {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum PythonOracle {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) { self.description = description }
     }
+
+    /// The repository's top folder.
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `scripts/oracles/<script>` with `arguments`; returns its standard output.
     /// - Throws: `Failure` when the oracles are not installed or the script fails.
-    static func run(_ script: String, _ arguments: [String]) throws -> Data {
-        let root = KilnTestCase.repositoryRoot
+    public static func run(_ script: String, _ arguments: [String]) throws -> Data {
+        let root = PythonOracle.repositoryRoot
         let python = root.appendingPathComponent(".build/oracles/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw Failure(description: "the Python oracles are not installed: run scripts/oracles/install (scripts/test does)")
@@ -33,7 +39,7 @@ enum PythonOracle {
     }
 
     /// Runs an oracle that prints JSON and decodes it.
-    static func json(_ script: String, _ arguments: [String]) throws -> Any {
+    public static func json(_ script: String, _ arguments: [String]) throws -> Any {
         try JSONSerialization.jsonObject(with: try run(script, arguments))
     }
 }
