@@ -43,7 +43,19 @@ final class StagingArea {
         var digests: [String: String] = [:]
         var values: [SQLValue] = []
         var unmapped: [String: (count: Int, line: Int)] = [:]
-        for input in source.files {
+        for listed in source.files {
+            // The digest pass reads the file first and keeps its first bytes for the checks of its start, so the
+            // file is opened twice in all: once for the digest, once by the reader.
+            var input = listed
+            if let known = digestCache[input.relativePath] {
+                digests[input.relativePath] = known
+            } else {
+                var head: [UInt8] = []
+                let digest = try FileDigest.sha256(of: input.url, keepingHead: &head)
+                input.head = head
+                digestCache[input.relativePath] = digest
+                digests[input.relativePath] = digest
+            }
             try database.transaction {
                 try source.reader.read(input, log: log) { record in
                     guard let index = targetIndex[record.kind.name] else {
@@ -66,13 +78,6 @@ final class StagingArea {
                                + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
             }
             unmapped.removeAll()
-            if let known = digestCache[input.relativePath] {
-                digests[input.relativePath] = known
-            } else {
-                let digest = try FileDigest.sha256(of: input.url)
-                digestCache[input.relativePath] = digest
-                digests[input.relativePath] = digest
-            }
         }
         return digests
     }
@@ -172,12 +177,21 @@ enum FileDigest {
     /// The lowercase hexadecimal SHA-256 of the file at `url`.
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func sha256(of url: URL) throws -> String {
+        var head: [UInt8] = []
+        return try sha256(of: url, keepingHead: &head)
+    }
+
+    /// The digest of the file at `url`; `head` receives its first `InputFile.headLength` bytes on the way.
+    /// - Throws: `KilnError.io` when the file cannot be read.
+    static func sha256(of url: URL, keepingHead head: inout [UInt8]) throws -> String {
         let digest = SHA256Digest()
         do {
             let handle = try FileHandle(forReadingFrom: url)
             defer { try? handle.close() }
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                digest.update([UInt8](chunk)[...])
+                let bytes = [UInt8](chunk)
+                if head.count < InputFile.headLength { head += bytes.prefix(InputFile.headLength - head.count) }
+                digest.update(bytes[...])
             }
         } catch {
             throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")

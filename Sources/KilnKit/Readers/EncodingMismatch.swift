@@ -40,9 +40,7 @@ enum EncodingMismatch {
     /// Reports a markup file whose bytes are UTF-8 but that is read in a legacy encoding: `override` (the source's
     /// `encoding` option) or what the file declares.
     static func checkMarkup(_ input: InputFile, override: String?, log: DiagnosticLog) {
-        guard let handle = FileHandle(forReadingAtPath: input.url.path) else { return }
-        defer { try? handle.close() }
-        let prefix = [UInt8]((try? handle.read(upToCount: prefixLength)) ?? Data())[...]
+        guard let prefix = input.leadingBytes(prefixLength) else { return }
         guard let encoding = override ?? declared(inMarkup: prefix), isLegacy(encoding), isUTF8Text(prefix, cut: true) else { return }
         let origin = override == nil ? "the file declares" : "the source's \"encoding\" option says"
         let remedy = override == nil ? "correct the declaration, or set the source's \"encoding\" option to \"UTF-8\"" : "remove the \"encoding\" option"

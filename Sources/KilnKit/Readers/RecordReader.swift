@@ -77,9 +77,29 @@ public struct InputFile: Sendable {
     /// The path relative to the pipeline folder, used in diagnostics and metadata.
     public let relativePath: String
 
-    public init(url: URL, relativePath: String) {
+    /// The file's first bytes, when whoever opened it before (the digest pass) kept them: the checks that look at a
+    /// file's start (blank file, declared encoding) then need not open it again.
+    public var head: [UInt8]?
+
+    /// How many leading bytes `head` holds at most.
+    public static let headLength = 1 << 16
+
+    public init(url: URL, relativePath: String, head: [UInt8]? = nil) {
         self.url = url
         self.relativePath = relativePath
+        self.head = head
+    }
+
+    /// The file's first `count` bytes (fewer when the file is shorter), from `head` when it holds them, else read.
+    public func leadingBytes(_ count: Int) -> ArraySlice<UInt8>? {
+        if let head, head.count >= count || head.count < InputFile.headLength { return head.prefix(count) }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
+        defer { try? handle.close() }
+        do {
+            return [UInt8](try handle.read(upToCount: count) ?? Data())[...]
+        } catch {
+            return nil
+        }
     }
 
     /// The place of `line` in this file.
