@@ -43,9 +43,7 @@ struct ReportCommand: KilnCommand {
     }
 
     /// `x.report.json` → `x.report.html` (or `x.html` for any other name).
-    static func pageBeside(_ report: URL) -> URL {
-        report.pathExtension == "json" ? report.deletingPathExtension().appendingPathExtension("html") : report.appendingPathExtension("html")
-    }
+    static func pageBeside(_ report: URL) -> URL { KilnFileNames.htmlReport(for: report) }
 
     private func pipelineFolder(_ document: ReportDocument) -> URL? {
         if let manifestPath {

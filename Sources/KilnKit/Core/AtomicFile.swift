@@ -2,11 +2,8 @@ import Foundation
 
 /// Writes whole files atomically: through a hidden temporary file beside the destination, synced, then renamed over it.
 enum AtomicFile {
-    /// The temporary file this process writes before replacing `destination`: `.<name>.<pid>.tmp` in the same folder.
-    static func temporary(for destination: URL) -> URL {
-        destination.deletingLastPathComponent()
-            .appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-    }
+    /// The temporary file this process writes before replacing `destination` (`KilnFileNames.temporary`).
+    static func temporary(for destination: URL) -> URL { KilnFileNames.temporary(for: destination) }
 
     /// Replaces `destination` with `data`; readers see the old file or the new one, never a part.
     /// - Throws: `KilnError.io` naming the file and the system's reason; the temporary file is removed.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The hidden files a build of one bundle file writes in its folder: the lock (`.<name>.lock`), the staging database
-/// (`.<name>.staging.<pid>.sqlite`) and the finished bundle before its rename (`.<name>.<pid>.tmp`, as
-/// `BundleWriter` and `AtomicFile` name it). A build removes its own; one killed first leaves them behind, and the
+/// (`.<name>.staging.<pid>.sqlite`) and the finished bundle before its rename (`.<name>.<pid>.tmp`), named by
+/// `KilnFileNames`. A build removes its own; one killed first leaves them behind, and the
 /// next build of the same file removes them (`removeStale`) while it holds the lock.
 struct BuildFiles {
     /// The bundle, or the report, the files belong to.
@@ -12,12 +12,10 @@ struct BuildFiles {
     private var name: String { destination.lastPathComponent }
 
     /// The lock serializing builds of `destination`.
-    var lock: URL { folder.appendingPathComponent(".\(name).lock") }
+    var lock: URL { KilnFileNames.lock(for: destination) }
 
     /// This process's staging database.
-    var staging: URL {
-        folder.appendingPathComponent(".\(name).staging.\(ProcessInfo.processInfo.processIdentifier).sqlite")
-    }
+    var staging: URL { KilnFileNames.staging(for: destination) }
 
     /// Removes the temporary files of `destination` that processes no longer running left behind, and returns them.
     /// Call it while holding the lock: then no build of `destination` is under way.

@@ -18,10 +18,7 @@ public struct BuildOptions: Sendable {
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
-    public static func defaultReport(for bundle: URL) -> URL {
-        bundle.pathExtension == "sqlite" ? bundle.deletingPathExtension().appendingPathExtension("report.json")
-            : bundle.deletingLastPathComponent().appendingPathComponent(bundle.lastPathComponent + ".report.json")
-    }
+    public static func defaultReport(for bundle: URL) -> URL { KilnFileNames.report(for: bundle) }
 
     public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds(),
                 lockTimeout: TimeInterval = 600) {

@@ -32,7 +32,7 @@ struct BundleWriter {
         } catch {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
-        let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let temporary = KilnFileNames.temporary(for: destination)
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
         do {
