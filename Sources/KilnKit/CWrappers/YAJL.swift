@@ -52,6 +52,7 @@ public enum JSONStream {
             }
             defer { yajl_free(parser) }
             sink.parser = parser
+            var atStart = true
             while true {
                 let data: Data
                 do {
@@ -59,9 +60,11 @@ public enum JSONStream {
                 } catch {
                     throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
                 }
-                let bytes = [UInt8](data)
+                var bytes = [UInt8](data)
+                if atStart, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+                atStart = false
                 sink.begin(chunk: bytes)
-                let status = bytes.isEmpty
+                let status = data.isEmpty
                     ? yajl_complete_parse(parser)
                     : bytes.withUnsafeBufferPointer { yajl_parse(parser, $0.baseAddress, $0.count) }
                 if status == yajl_status_client_canceled { return nil }
@@ -74,7 +77,7 @@ public enum JSONStream {
                     }
                     return JSONParseError(message: message, line: sink.line)
                 }
-                if bytes.isEmpty { return nil }
+                if data.isEmpty { return nil }
             }
         }
     }

@@ -46,6 +46,7 @@ struct HTMLSanitizer {
         "form": .form, "input": .form, "button": .form, "select": .form, "textarea": .form,
         "object": .object, "embed": .object, "applet": .object, "link": .style, "meta": .style, "template": .script,
     ]
+    private static let void: Set<String> = ["embed", "input", "link", "meta", "param", "source", "track", "area", "base", "col", "wbr", "keygen"]
     private static let blocks: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "div", "tr", "table", "blockquote",
                                               "section", "article", "header", "footer", "nav", "center", "dl", "dt", "dd", "address", "pre", "hr"]
 
@@ -68,6 +69,11 @@ struct HTMLSanitizer {
         case .element(let name, let attributes, let line, let children):
             if let kind = Self.dropped[name] {
                 result.removals.append(Removal(kind: kind, detail: "<\(name)>", line: line))
+                // A void element has no content: what libxml2 hangs under one (it nests what follows an `<embed>`)
+                // is the page's.
+                if Self.void.contains(name) {
+                    for child in children { render(child, into: &html, result: &result, inParagraph: inParagraph) }
+                }
                 return
             }
             for attribute in attributes.keys.sorted() {
@@ -100,8 +106,9 @@ struct HTMLSanitizer {
                 }
             case "img":
                 guard let source = attributes["src"]?.trimmingCharacters(in: .whitespacesAndNewlines), !source.isEmpty else { return }
-                let lower = source.lowercased()
-                if lower.hasPrefix("data:") || lower.hasPrefix("javascript:") || lower.contains("://") || lower.hasPrefix("//") {
+                let cleaned = String(String.UnicodeScalarView(source.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }))
+                let schemeEnd = cleaned.firstIndex { ":/?#".contains($0) }
+                if cleaned.hasPrefix("//") || schemeEnd.map({ cleaned[$0] == ":" }) == true {
                     result.removals.append(Removal(kind: .image, detail: excerpt(source, limit: 60), line: line))
                     return
                 }
@@ -139,24 +146,36 @@ struct HTMLSanitizer {
         }
     }
 
-    /// Where `href` leads, or why it cannot be shipped.
-    func classify(_ href: String) -> Swift.Result<LinkTarget, Removal.Kind> {
-        let lower = href.lowercased()
-        if lower.hasPrefix("javascript:") || lower.hasPrefix("vbscript:") { return .failure(.javascriptLink) }
-        if href == "#" { return .failure(.emptyLink) }
+    /// Where `href` leads, or why it cannot be shipped. As browsers do, tabs and line breaks anywhere and control
+    /// characters and spaces at the ends are ignored first (`java&#9;script:` is a `javascript:` link).
+    func classify(_ written: String) -> Swift.Result<LinkTarget, Removal.Kind> {
+        let href = String(String.UnicodeScalarView(written.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }))
+            .trimmingCharacters(in: CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(0x20)))
+        if href.isEmpty || href == "#" { return .failure(.emptyLink) }
         if href.hasPrefix("#") { return .success(.fragment(String(href.dropFirst()))) }
-        if lower.hasPrefix("mailto:") || lower.hasPrefix("tel:") { return .success(.external(href)) }
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("//") {
-            guard let components = URLComponents(string: lower.hasPrefix("//") ? "https:" + href : href), let host = components.host else {
-                return .failure(.unsupportedLink)
-            }
+        let schemeEnd = href.firstIndex { ":/?#".contains($0) }
+        let scheme = schemeEnd.flatMap { href[$0] == ":" ? href[..<$0].lowercased() : nil }
+        switch scheme {
+        case "javascript", "vbscript":
+            return .failure(.javascriptLink)
+        case "mailto", "tel":
+            return .success(.external(href))
+        case "http", "https":
+            guard let components = URLComponents(string: href), let host = components.host, !host.isEmpty else { return .failure(.unsupportedLink) }
             if siteHosts.contains(host.lowercased()) { return page(components.path, fragment: components.fragment) }
             return .success(.external(href))
+        case .some:
+            return .failure(.unsupportedLink)
+        case nil:
+            if href.hasPrefix("//") {
+                guard let components = URLComponents(string: "https:" + href), let host = components.host else { return .failure(.unsupportedLink) }
+                if siteHosts.contains(host.lowercased()) { return page(components.path, fragment: components.fragment) }
+                return .success(.external("https:" + href))
+            }
+            let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            let path = String(parts[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
+            return page(path, fragment: parts.count > 1 ? String(parts[1]) : nil)
         }
-        if lower.contains(":") { return .failure(.unsupportedLink) }
-        let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = String(parts[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        return page(path, fragment: parts.count > 1 ? String(parts[1]) : nil)
     }
 
     private func page(_ path: String, fragment: String?) -> Swift.Result<LinkTarget, Removal.Kind> {
@@ -235,7 +254,7 @@ struct HTMLSanitizer {
             case .text(let text, _):
                 current += text
             case .element(let name, _, _, let children):
-                if dropped[name] != nil { return }
+                if dropped[name] != nil, !void.contains(name) { return }
                 if name == "br" { flush(); return }
                 let block = blocks.contains(name) || name == "td" || name == "th"
                 if block { flush() }
