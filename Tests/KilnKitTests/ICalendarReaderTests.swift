@@ -225,4 +225,52 @@ final class ICalendarReaderTests: KilnTestCase {
         XCTAssertThrowsError(try reader(["window": .object(["from": .string("2027-01-01"), "until": .string("2026-01-01")])]))
         XCTAssertThrowsError(try reader(["timezone": .string("Europe/Atlantis")]))
     }
+
+    func testLongRunningRulesJumpToTheWindowAndMatchTheOracle() throws {
+        let url = try write(feed("""
+            BEGIN:VEVENT
+            UID:daily@x
+            SUMMARY:Καθημερινή ξενάγηση
+            DTSTART;TZID=Europe/Athens:19950301T120000
+            DTEND;TZID=Europe/Athens:19950301T130000
+            RRULE:FREQ=DAILY
+            EXDATE;TZID=Europe/Athens:20260329T120000
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:weekly@x
+            DTSTART;TZID=Europe/Athens:19950305T100000
+            DTEND;TZID=Europe/Athens:19950305T103000
+            RRULE:FREQ=WEEKLY;BYDAY=SU;UNTIL=20261231T235959Z
+            END:VEVENT
+
+            """), to: "long.ics")
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertFalse(log.hasErrors, describe(log))
+        let expected = try oracle(url)
+        XCTAssertGreaterThan(expected.count, 700)
+        assertSameRows(rows(records), expected, "long.ics")
+    }
+
+    func testRunawayRulesAreCappedWithAFinding() throws {
+        let (records, log) = try read(reader(["window": ICalendarReaderTests.window, "maximumOccurrences": .number(100)]), feed("""
+            BEGIN:VEVENT
+            UID:secondly@x
+            DTSTART:20260101T000000Z
+            RRULE:FREQ=SECONDLY
+            END:VEVENT
+
+            """), name: "secondly.ics")
+        XCTAssertEqual(records.filter { $0.kind.name == "occurrence" }.count, 100)
+        XCTAssertEqual(log.diagnostics.first { $0.code == "ics.too-many" }?.provenance?.line, 7, describe(log))
+    }
+
+    func testLinesThatAreNotUTF8AreReported() throws {
+        var bytes = Array(feed("BEGIN:VEVENT\nUID:latin@x\nDTSTART:20260101T100000Z\nSUMMARY:Caf\u{E9}\nEND:VEVENT\n").utf8)
+        let index = try XCTUnwrap(bytes.firstIndex(of: 0xC3))
+        bytes.replaceSubrange(index...index + 1, with: [0xE9])
+        let (_, log) = try read(reader(), url: try write(Data(bytes), to: "latin1.ics"))
+        let finding = try XCTUnwrap(log.diagnostics.first { $0.code == "encoding" }, describe(log))
+        XCTAssertEqual(finding.provenance?.line, 7)
+        XCTAssertEqual(finding.severity, .error)
+    }
 }

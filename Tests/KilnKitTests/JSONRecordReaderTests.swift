@@ -116,4 +116,20 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertThrowsError(try reader(["records": .string("a/*/b/*"), "fields": .object(["x": .string("x")]),
                                          "context": .object(["a/*": .object(["x": .string("id")])])]))
     }
+
+    func testDeepNestingAndAByteOrderMarkAreRead() throws {
+        let depth = 100_000
+        let text = "\u{FEFF}{\"items\": [{\"id\": 1, \"deep\": " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}]}"
+        let (records, log) = try read(reader(["records": .string("items/*"), "fields": .object(["id": .string("id")])]), text, name: "deep.json")
+        XCTAssertEqual(records.map { fields($0)["id"] }, ["1"], describe(log))
+        XCTAssertTrue(log.diagnostics.contains { $0.code == "json.unread" && $0.message.contains("deep") })
+    }
+
+    func testInvalidUTF8IsMalformedAtItsLine() throws {
+        var bytes = Array("{\"items\": [\n{\"id\": \"Caf\u{E9}\"}\n]}".utf8)
+        let index = try XCTUnwrap(bytes.firstIndex(of: 0xC3))
+        bytes.replaceSubrange(index...index + 1, with: [0xE9])
+        let (_, log) = try read(reader(["records": .string("items/*"), "fields": .object(["id": .string("id")])]), url: try write(Data(bytes), to: "latin1.json"))
+        XCTAssertEqual(log.diagnostics.first { $0.code == "json.malformed" }?.provenance?.line, 2, describe(log))
+    }
 }

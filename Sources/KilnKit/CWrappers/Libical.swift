@@ -118,22 +118,32 @@ public struct ICalRule: @unchecked Sendable {
     /// True when the rule ends by itself (COUNT or UNTIL).
     public var isBounded: Bool { rule.count != 0 || icaltime_is_null_time(rule.until) == 0 }
 
-    /// The wall-clock starts the rule gives from `start` (in `zone`; `nil` for UTC or floating), in order, up to the
-    /// first after `through` (when given) and at most `limit` of them. `nil` when libical cannot expand the rule.
-    public func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, through: ICalTime?, limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
+    /// The wall-clock starts the rule gives from `start` (in `zone`; `nil` for UTC or floating), in order: those from
+    /// `after` (when given; a rule without COUNT jumps there) up to `through` (when given), at most `limit` of them,
+    /// and at most a million steps of libical's iterator. `nil` when libical cannot expand the rule.
+    public func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?, through: ICalTime?,
+                       limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
         var dtstart = Libical.icalTime(start)
         if let zone { dtstart.zone = zone.zone } else if utc { dtstart.zone = icaltimezone_get_utc_timezone() }
         guard let iterator = icalrecur_iterator_new(rule, dtstart) else { return nil }
         defer { icalrecur_iterator_free(iterator) }
+        if let after, after > start, rule.count == 0 {
+            var jump = Libical.icalTime(after)
+            jump.is_date = dtstart.is_date
+            jump.zone = dtstart.zone
+            _ = icalrecur_iterator_set_start(iterator, jump)
+        }
         var starts: [ICalTime] = []
-        while true {
+        for _ in 0..<1_000_000 {
             let next = icalrecur_iterator_next(iterator)
             if icaltime_is_null_time(next) != 0 { return (starts, false) }
             let time = Libical.swiftTime(next)
             if let through, time > through { return (starts, false) }
+            if let after, time < after { continue }
             if starts.count == limit { return (starts, true) }
             starts.append(time)
         }
+        return (starts, true)
     }
 }
 

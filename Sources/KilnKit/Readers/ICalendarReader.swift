@@ -367,13 +367,14 @@ public struct ICalendarReader: ConfigurableReader {
                 return nil
             }
             let limit = options.maximumOccurrences
-            guard let result = rule.expand(from: start, zone: startZone, utc: value.isUTC, through: through, limit: limit) else {
+            let after = options.window.map { ICalTime(year: $0.from.year, month: $0.from.month, day: $0.from.day) }
+            guard let result = rule.expand(from: start, zone: startZone, utc: value.isUTC, after: after, through: through, limit: limit) else {
                 context.report("ics.bad-rrule", .error, "\(label(event)): libical cannot expand RRULE:\(rule.text); only DTSTART is shipped", line: rule.line)
                 continue
             }
             if result.truncated {
                 context.report("ics.too-many", .error,
-                               "\(label(event)): RRULE:\(rule.text) gives more than \(limit) occurrences; only the first \(limit) are shipped (raise maximumOccurrences or narrow the window)",
+                               "\(label(event)): RRULE:\(rule.text) gives more than \(limit) occurrences in the window; only the first are shipped (raise maximumOccurrences or narrow the window)",
                                line: rule.line)
             }
             starts.formUnion(result.starts.map { start.isDate ? $0.date : $0 })

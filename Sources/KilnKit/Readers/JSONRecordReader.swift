@@ -56,6 +56,9 @@ public struct JSONRecordReader: ConfigurableReader {
 
     public let kinds: [RecordKind]
     private let options: Options
+    /// The longest field key path, and the depths at which context objects can be.
+    private let longestFieldPath: Int
+    private let contextDepths: Set<Int>
     private let recordPath: KeyPath
     private let fieldPaths: [(name: String, path: [String])]
     private let contextLevels: [(path: KeyPath, fields: [(name: String, key: String)])]
@@ -67,6 +70,8 @@ public struct JSONRecordReader: ConfigurableReader {
         contextLevels = options.context.keys.sorted().map { path in
             (KeyPath(path), options.context[path]!.keys.sorted().map { ($0, options.context[path]![$0]!) })
         }
+        longestFieldPath = fieldPaths.map(\.path.count).max() ?? 0
+        contextDepths = Set(contextLevels.map(\.path.segments.count))
         kinds = [RecordKind(fields: fieldPaths.map(\.name) + contextLevels.flatMap { $0.fields.map(\.name) } + RecordOrder.fieldNames)]
     }
 
@@ -133,8 +138,10 @@ public struct JSONRecordReader: ConfigurableReader {
             contextValues = Array(repeating: nil, count: reader.contextLevels.reduce(0) { $0 + $1.fields.count })
         }
 
-        var path: [String?] {
-            stack.map { $0.isArray ? String($0.index) : $0.key }
+        /// The steps from the `from`-th open container to the value about to start (each container's current key or
+        /// index). Built only for the few depths a path can match, so deep nesting stays linear.
+        func path(from start: Int = 0) -> ArraySlice<String?> {
+            stack[start...].map { $0.isArray ? String($0.index) : $0.key }[...]
         }
 
         mutating func handle(_ event: JSONEvent, line: Int, input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
@@ -157,9 +164,13 @@ public struct JSONRecordReader: ConfigurableReader {
                 if isContainer { stack.append(Frame(isArray: event == .startArray)) }
                 return
             }
-            let current = path
             if record != nil {
-                let relative = Array(current.dropFirst(recordDepth - 1))
+                let relativeDepth = stack.count - (recordDepth - 1)
+                guard relativeDepth <= reader.longestFieldPath else {
+                    if isContainer { stack.append(Frame(isArray: event == .startArray)) }
+                    return
+                }
+                let relative = Array(path(from: recordDepth - 1))
                 if let field = reader.fieldPaths.firstIndex(where: { $0.path.count == relative.count && zip($0.path, relative).allSatisfy { $0 == "*" || $0 == $1 } }) {
                     if isContainer {
                         capture = Capture(field: field, depth: stack.count + 1, text: "", needsComma: [])
@@ -170,7 +181,7 @@ public struct JSONRecordReader: ConfigurableReader {
                 } else if relative.count == 1, let member = relative[0], !reader.fieldPaths.contains(where: { $0.path.first == member || $0.path.first == "*" }) {
                     if unread[member] == nil { unread[member] = line }
                 }
-            } else if reader.recordPath.matches(current[...]) {
+            } else if stack.count == reader.recordPath.segments.count, reader.recordPath.matches(path()) {
                 if event == .startObject {
                     records += 1
                     var position = 1
@@ -202,7 +213,8 @@ public struct JSONRecordReader: ConfigurableReader {
             }
             guard isContainer else { return }
             var frame = Frame(isArray: event == .startArray)
-            if record == nil, event == .startObject, let level = reader.contextLevels.firstIndex(where: { $0.path.matches(current[...]) }) {
+            if record == nil, event == .startObject, reader.contextDepths.contains(stack.count),
+               let level = reader.contextLevels.firstIndex(where: { $0.path.matches(path()) }) {
                 frame.context = (level, [])
             }
             stack.append(frame)
