@@ -240,13 +240,13 @@ public enum Libical {
             return
         }
         guard kind == ICAL_VCALENDAR_COMPONENT else {
-            feed.skipped.append((String(cString: icalcomponent_kind_to_string(kind)), lines.line))
+            feed.skipped.append((string(icalcomponent_kind_to_string(kind)) ?? "a component", lines.line))
             return
         }
         var calendarZone: String?
         for (property, line) in properties(of: component, lines: lines, lastLine: lastLine) {
             if icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                feed.problems.append((String(cString: icalproperty_get_xlicerror(property)), line))
+                feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
             } else if icalproperty_isa(property) == ICAL_X_PROPERTY, string(icalproperty_get_x_name(property))?.uppercased() == "X-WR-TIMEZONE" {
                 calendarZone = string(icalproperty_get_x(property))
             }
@@ -263,10 +263,10 @@ public enum Libical {
             case ICAL_VTIMEZONE_COMPONENT:
                 for (property, line) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                    feed.problems.append((String(cString: icalproperty_get_xlicerror(property)), line))
+                    feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
                 }
             default:
-                feed.skipped.append((String(cString: icalcomponent_kind_to_string(icalcomponent_isa(current))), childLines.line))
+                feed.skipped.append((string(icalcomponent_kind_to_string(icalcomponent_isa(current))) ?? "a component", childLines.line))
             }
             child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
             index += 1

@@ -102,6 +102,10 @@ public struct JSONRecordReader: ConfigurableReader {
         for (message, line) in state.notObjects.prefix(20) {
             log.report("json.not-object", .error, message, at: input.at(line))
         }
+        if state.notObjects.count > 20 {
+            log.report("json.not-object", .error, "\(state.notObjects.count - 20) more values at \"\(options.records)\" are not objects; none is read",
+                       at: input.at(state.notObjects[20].1))
+        }
     }
 
     /// The open containers and the record being read, while the document streams.
