@@ -71,6 +71,35 @@ extension DiagnosticCode {
     public static let sqlDenied = DiagnosticCode("sql.denied", .error, "A statement a legacy SQL script may not run in the sandbox (only CREATE, INSERT, transactions).")
     public static let sqlTimeLimit = DiagnosticCode("sql.time-limit", .error, "SQL ran longer than its time limit (limits.sqlSeconds for a rule, seconds for a legacy script) and was stopped.")
 
+    // MARK: - Calendars, JSON and web pages
+    public static let icsMalformed = DiagnosticCode("ics.malformed", .error, "libical could not read a line of an iCalendar feed (or the feed is cut short).")
+    public static let icsSkipped = DiagnosticCode("ics.skipped", .info, "A component that is not an event (VTODO, VJOURNAL…); not read.")
+    public static let icsNoEvents = DiagnosticCode("ics.no-events", .warning, "A feed without any VEVENT.")
+    public static let icsEmpty = DiagnosticCode("ics.empty", .info, "An event property with no value.")
+    public static let icsNoUID = DiagnosticCode("ics.no-uid", .error, "An event without UID; it is not shipped.")
+    public static let icsOrphanOverride = DiagnosticCode("ics.orphan-override", .warning, "A RECURRENCE-ID override whose series is not in the feed.")
+    public static let icsUnsupported = DiagnosticCode("ics.unsupported", .warning, "A construct read only in part (RANGE=THISANDFUTURE changes its own instance only).")
+    public static let icsOverrideUnmatched = DiagnosticCode("ics.override-unmatched", .info, "An override for an instance the rule does not give; shipped as an extra instance.")
+    public static let icsCancelled = DiagnosticCode("ics.cancelled", .info, "A cancelled instance; not shipped.")
+    public static let icsDuplicate = DiagnosticCode("ics.duplicate", .error, "Two events with the same UID and SEQUENCE that differ.")
+    public static let icsSuperseded = DiagnosticCode("ics.superseded", .info, "An older SEQUENCE of an event, replaced by the newer one.")
+    public static let icsUnknownTZID = DiagnosticCode("ics.unknown-tzid", .error, "A TZID neither the feed's VTIMEZONE nor the system zone database knows.")
+    public static let icsFloatingTime = DiagnosticCode("ics.floating-time", .error, "A time without zone in a feed that names none and a source without a timezone option.")
+    public static let icsNoStart = DiagnosticCode("ics.no-start", .error, "An event without DTSTART; it has no occurrences.")
+    public static let icsBadEnd = DiagnosticCode("ics.bad-end", .error, "DTSTART and DTEND of different types (a date and a date-time).")
+    public static let icsEndBeforeStart = DiagnosticCode("ics.end-before-start", .error, "An event that ends before it starts (DTEND or a negative DURATION).")
+    public static let icsUnbounded = DiagnosticCode("ics.unbounded", .error, "A rule that repeats forever in a source without a window.")
+    public static let icsBadRRule = DiagnosticCode("ics.bad-rrule", .error, "An RRULE libical cannot expand; only DTSTART is shipped.")
+    public static let icsTooMany = DiagnosticCode("ics.too-many", .error, "More instances in the window than the source's maximumOccurrences.")
+    public static let icsBadRDate = DiagnosticCode("ics.bad-rdate", .error, "An RDATE not of the same type as DTSTART; ignored.")
+    public static let jsonMalformed = DiagnosticCode("json.malformed", .error, "Malformed JSON; the rest of the file is not read.")
+    public static let jsonNoRecords = DiagnosticCode("json.no-records", .warning, "Nothing at the source's records path in a file.")
+    public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field reads; not shipped.")
+    public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
+    public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
+    public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
+    public static let htmlUnwrapped = DiagnosticCode("html.unwrapped", .info, "Elements outside the shipped subset unwrapped, their text kept.")
+
     // MARK: - Wikitext
     public static let wikitextCoordinates = DiagnosticCode("wikitext.coordinates", .info, "A listing's or page's coordinate that is not a number of degrees; left out.")
     public static let wikitextCoordinatesRange = DiagnosticCode("wikitext.coordinates-range", .warning, "A coordinate outside -90…90 or -180…180; left out.")
@@ -148,6 +177,10 @@ extension DiagnosticCode {
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
+        icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
+        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
+        icsUnbounded, icsBadRRule, icsTooMany, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject,
+        htmlNoContent, htmlSanitized, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,

@@ -151,6 +151,7 @@ public enum ReaderRegistry {
     public static let readerTypes: [any ConfigurableReader.Type] = [
         DelimitedReader.self, RoutesReader.self, TimetableReader.self, XMLRecordReader.self, HTMLReader.self,
         TextExtractReader.self, KMLReader.self, MediaWikiReader.self, FilesReader.self, SQLiteReader.self,
+        ICalendarReader.self, JSONRecordReader.self, WebPageReader.self,
     ]
 
     /// The format names, for messages.

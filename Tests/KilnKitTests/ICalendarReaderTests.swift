@@ -1,0 +1,276 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `ICalendarReader`: events and their occurrences through libical, checked against `icalendar` +
+/// `recurring-ical-events` (PyPI, installed by `scripts/oracles/install`) and against the offsets of Europe/Athens.
+final class ICalendarReaderTests: KilnTestCase {
+    private static let window: JSONValue = .object(["from": .string("2026-01-01"), "until": .string("2027-12-31")])
+
+    private func reader(_ options: [String: JSONValue] = ["window": ICalendarReaderTests.window]) throws -> ICalendarReader {
+        try ICalendarReader(options: JSONValue.object(options).decode(ICalendarReader.Options.self, codingPath: []))
+    }
+
+    private func fields(_ record: Record) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: zip(record.kind.fieldNames, record.values).compactMap { name, value in value.map { (name, $0) } })
+    }
+
+    private func describe(_ log: DiagnosticLog) -> String { log.diagnostics.map(\.formatted).joined(separator: "\n") }
+
+    /// Occurrences as the oracle prints them: uid, start_utc, end_utc, start_local, end_local, all_day.
+    private func rows(_ records: [Record]) -> [String] {
+        records.filter { $0.kind.name == "occurrence" }.map { record in
+            let f = fields(record)
+            return [f["event_uid"], f["start_utc"], f["end_utc"], f["start_local"], f["end_local"], f["all_day"]]
+                .map { $0 ?? "" }.joined(separator: "\t")
+        }.sorted()
+    }
+
+    /// What `icalendar` + `recurring-ical-events` expand from `url` in the window.
+    private func oracle(_ url: URL, from: String = "2026-01-01", until: String = "2027-12-31") throws -> [String] {
+        let root = KilnTestCase.repositoryRoot
+        let python = try run(root.appendingPathComponent("scripts/oracles/install").path, [])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let output = try run(python, [root.appendingPathComponent("scripts/oracles/ics-occurrences.py").path, url.path, from, until])
+        return output.split(separator: "\n").map(String.init).sorted()
+    }
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(executable) \(arguments) failed")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Fails with only the rows one side has and the other lacks.
+    private func assertSameRows(_ actual: [String], _ expected: [String], _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        let missing = Set(expected).subtracting(actual).sorted(), extra = Set(actual).subtracting(expected).sorted()
+        XCTAssertTrue(missing.isEmpty && extra.isEmpty && actual.count == expected.count,
+                      "\(message): missing \(missing.prefix(8)) (\(missing.count)); extra \(extra.prefix(8)) (\(extra.count))", file: file, line: line)
+    }
+
+    private func sample(_ name: String) -> URL { KilnTestCase.repositoryRoot.appendingPathComponent("raw/museum/\(name)") }
+
+    func testSampleFeedsMatchTheOracle() throws {
+        for name in ["events.ics", "activities.ics"] {
+            let (records, log) = try read(reader(), url: sample(name))
+            let expected = try oracle(sample(name))
+            XCTAssertGreaterThan(expected.count, 10)
+            assertSameRows(rows(records), expected, name)
+            XCTAssertFalse(log.hasErrors, describe(log))
+        }
+    }
+
+    func testRealFeedsFromPublicTestSuitesMatchTheOracle() throws {
+        let folder = KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/ics")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".ics") }.sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 3)
+        for name in files {
+            let url = folder.appendingPathComponent(name)
+            let (records, log) = try read(reader(["window": .object(["from": .string("2000-01-01"), "until": .string("2030-12-31")]),
+                                                  "timezone": .string("UTC")]), url: url)
+            let expected = try oracle(url, from: "2000-01-01", until: "2030-12-31")
+            XCTAssertFalse(expected.isEmpty, name)
+            let floating = Set(records.filter { $0.kind.name == "event" && fields($0)["tzid"] == "UTC" && fields($0)["start"]?.hasSuffix("Z") == false }
+                .compactMap { fields($0)["uid"] })
+            assertSameRows(rows(records).filter { !floating.contains(String($0.prefix { $0 != "\t" })) }, expected, "\(name)\n\(describe(log))")
+        }
+    }
+
+    /// The original app added two hours by hand: Athens is UTC+3 in summer and UTC+2 in winter.
+    func testAthensOffsetsAcrossTheYear() throws {
+        let (records, _) = try read(reader(), url: sample("events.ics"))
+        let planetarium = records.filter { $0.kind.name == "occurrence" && fields($0)["event_uid"] == "planetario-savvato@mouseio-epistimon.gr" }
+        let byLocal = Dictionary(planetarium.map { (fields($0)["start_local"]!, fields($0)["start_utc"]!) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(byLocal["2026-07-11T19:00:00"], "2026-07-11T16:00:00Z")
+        XCTAssertEqual(byLocal["2026-01-17T19:00:00"], "2026-01-17T17:00:00Z")
+        XCTAssertEqual(byLocal["2027-01-16T19:00:00"], "2027-01-16T17:00:00Z")
+        // Around the last Sunday of March (29 March 2026) and of October (25 October 2026).
+        XCTAssertEqual(byLocal["2026-03-21T19:00:00"], "2026-03-21T17:00:00Z")
+        XCTAssertEqual(byLocal["2026-04-04T19:00:00"], "2026-04-04T16:00:00Z")
+        XCTAssertEqual(byLocal["2026-10-24T19:00:00"], "2026-10-24T16:00:00Z")
+        XCTAssertEqual(byLocal["2026-10-31T19:00:00"], "2026-10-31T17:00:00Z")
+        // The override of 28 March moved the show to 20:00; the excluded Easter Saturday is gone.
+        XCTAssertEqual(byLocal["2026-03-28T20:00:00"], "2026-03-28T18:00:00Z")
+        XCTAssertNil(byLocal["2026-03-28T19:00:00"])
+        XCTAssertNil(byLocal["2026-04-11T19:00:00"])
+        // The workshop on the Sunday the clocks go back, after the change.
+        let workshop = records.filter { fields($0)["event_uid"] == "ergastirio-rompotikis@mouseio-epistimon.gr" }.map { fields($0)["start_utc"] }
+        XCTAssertEqual(workshop, ["2026-10-24T08:00:00Z", "2026-10-25T09:00:00Z", "2026-10-31T09:00:00Z"])
+    }
+
+    func testNewYearsEveAndAllDayEvents() throws {
+        let (records, _) = try read(reader(), url: sample("events.ics"))
+        let eve = try XCTUnwrap(records.first { $0.kind.name == "occurrence" && fields($0)["event_uid"] == "protochronia-2027@mouseio-epistimon.gr" })
+        XCTAssertEqual(fields(eve)["start_utc"], "2026-12-31T20:00:00Z")
+        XCTAssertEqual(fields(eve)["end_local"], "2027-01-01T01:00:00")
+        XCTAssertEqual(fields(eve)["end_utc"], "2026-12-31T23:00:00Z")
+        let day = try XCTUnwrap(records.first { $0.kind.name == "occurrence" && fields($0)["event_uid"] == "nychta-mouseion-2026@mouseio-epistimon.gr" })
+        XCTAssertEqual(fields(day)["start_local"], "2026-05-16")
+        XCTAssertEqual(fields(day)["all_day"], "1")
+        XCTAssertNil(fields(day)["start_utc"])
+    }
+
+    func testTextIsUnfoldedAndUnescaped() throws {
+        let (records, _) = try read(reader(), url: sample("events.ics"))
+        let event = try XCTUnwrap(records.first { $0.kind.name == "event" && fields($0)["uid"] == "planetario-savvato@mouseio-epistimon.gr" })
+        XCTAssertEqual(fields(event)["location"], "Πλανητάριο, Μουσείο Επιστημών και Τεχνολογίας, Πανεπιστημιούπολη Πατρών")
+        XCTAssertTrue(fields(event)["description"]!.contains("7+.\nΕίσοδος με το εισιτήριο του μουσείου; κρατήσεις"), fields(event)["description"]!)
+        XCTAssertEqual(fields(event)["category"], "Εκδηλώσεις")
+        let workshop = try XCTUnwrap(records.first { $0.kind.name == "event" && fields($0)["uid"] == "ergastirio-rompotikis@mouseio-epistimon.gr" })
+        XCTAssertTrue(fields(workshop)["description"]!.contains("info@mouseio-epistimon.gr \\ 2610"))
+    }
+
+    func testCategoryFromTheSourceWhenTheFeedHasNone() throws {
+        var options: [String: JSONValue] = ["window": ICalendarReaderTests.window, "category": .string("Δραστηριότητες")]
+        let (records, _) = try read(reader(options), url: sample("activities.ics"))
+        let categories = Set(records.filter { $0.kind.name == "event" }.compactMap { fields($0)["category"] })
+        XCTAssertEqual(categories, ["Δραστηριότητες"])
+        options["category"] = nil
+        let (bare, _) = try read(reader(options), url: sample("activities.ics"))
+        XCTAssertEqual(bare.filter { $0.kind.name == "event" && fields($0)["category"] == nil }.count, 2)
+    }
+
+    private func feed(_ body: String) -> String {
+        ("BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//test//EN\n" + body + "END:VCALENDAR\n").replacingOccurrences(of: "\n", with: "\r\n")
+    }
+
+    private func findings(_ log: DiagnosticLog, _ code: String) -> [Diagnostic] { log.diagnostics.filter { $0.code == code } }
+
+    func testUnknownTimeZoneIsAnErrorAtItsLine() throws {
+        let (records, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:mars@x
+            SUMMARY:Ηλιοβασίλεμα στον Άρη
+            DTSTART;TZID=Mars/Olympus_Mons:20260710T190000
+            END:VEVENT
+
+            """), name: "mars.ics")
+        let finding = try XCTUnwrap(findings(log, "ics.unknown-tzid").first, describe(log))
+        XCTAssertEqual(finding.severity, .error)
+        XCTAssertEqual(finding.provenance?.line, 7)
+        XCTAssertTrue(finding.message.contains("Mars/Olympus_Mons"))
+        XCTAssertEqual(records.filter { $0.kind.name == "occurrence" }.count, 0)
+        XCTAssertEqual(records.filter { $0.kind.name == "event" }.count, 1)
+    }
+
+    func testEndBeforeStartIsAnError() throws {
+        let (_, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:backwards@x
+            DTSTART;TZID=Europe/Athens:20260710T190000
+            DTEND;TZID=Europe/Athens:20260710T180000
+            END:VEVENT
+
+            """), name: "backwards.ics")
+        let finding = try XCTUnwrap(findings(log, "ics.end-before-start").first, describe(log))
+        XCTAssertEqual(finding.provenance?.line, 7)
+    }
+
+    func testBrokenRuleIsAnErrorAtItsLine() throws {
+        let (records, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:broken@x
+            DTSTART;TZID=Europe/Athens:20260710T190000
+            RRULE:FREQ=SOMETIMES;BYDAY=XX
+            END:VEVENT
+
+            """), name: "broken.ics")
+        let finding = try XCTUnwrap(findings(log, "ics.malformed").first, describe(log))
+        XCTAssertEqual(finding.provenance?.line, 7)
+        XCTAssertTrue(finding.message.contains("RRULE"), finding.message)
+        XCTAssertEqual(records.filter { $0.kind.name == "occurrence" }.count, 1)
+    }
+
+    func testTruncatedFeedIsAnError() throws {
+        let text = feed("""
+            BEGIN:VEVENT
+            UID:cut@x
+            DTSTART;TZID=Europe/Athens:20260710T190000
+            SUMMARY:Κομμένο
+
+            """).replacingOccurrences(of: "END:VCALENDAR\r\n", with: "")
+        let (records, log) = try read(reader(), text, name: "cut.ics")
+        let finding = try XCTUnwrap(findings(log, "ics.malformed").first, describe(log))
+        XCTAssertTrue(finding.message.contains("END"), finding.message)
+        XCTAssertEqual(finding.provenance?.line, 7)
+        XCTAssertEqual(records.filter { $0.kind.name == "event" }.count, 1)
+    }
+
+    func testUnboundedRuleWithoutWindowNamesTheEvent() throws {
+        let (records, log) = try read(reader([:]), url: sample("events.ics"))
+        let finding = try XCTUnwrap(findings(log, "ics.unbounded").first, describe(log))
+        XCTAssertTrue(finding.message.contains("Βραδιά πλανηταρίου"), finding.message)
+        XCTAssertTrue(finding.message.contains("planetario-savvato@mouseio-epistimon.gr"), finding.message)
+        XCTAssertNotNil(finding.provenance?.line)
+        XCTAssertFalse(records.contains { fields($0)["event_uid"] == "planetario-savvato@mouseio-epistimon.gr" })
+        // Bounded rules expand without a window.
+        XCTAssertEqual(records.filter { fields($0)["event_uid"] == "dialekseis-pempti@mouseio-epistimon.gr" }.count, 8)
+    }
+
+    func testOlderSequenceIsReplacedAndReported() throws {
+        let (records, log) = try read(reader(), url: sample("events.ics"))
+        XCTAssertEqual(records.filter { $0.kind.name == "event" && fields($0)["uid"] == "dialekseis-pempti@mouseio-epistimon.gr" }.count, 1)
+        XCTAssertEqual(findings(log, "ics.superseded").count, 1, describe(log))
+    }
+
+    func testWindowAndTimezoneOptionsAreChecked() {
+        XCTAssertThrowsError(try reader(["window": .object(["from": .string("2026-13-01"), "until": .string("2027-01-01")])]))
+        XCTAssertThrowsError(try reader(["window": .object(["from": .string("2027-01-01"), "until": .string("2026-01-01")])]))
+        XCTAssertThrowsError(try reader(["timezone": .string("Europe/Atlantis")]))
+    }
+
+    func testLongRunningRulesJumpToTheWindowAndMatchTheOracle() throws {
+        let url = try write(feed("""
+            BEGIN:VEVENT
+            UID:daily@x
+            SUMMARY:Καθημερινή ξενάγηση
+            DTSTART;TZID=Europe/Athens:19950301T120000
+            DTEND;TZID=Europe/Athens:19950301T130000
+            RRULE:FREQ=DAILY
+            EXDATE;TZID=Europe/Athens:20260329T120000
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:weekly@x
+            DTSTART;TZID=Europe/Athens:19950305T100000
+            DTEND;TZID=Europe/Athens:19950305T103000
+            RRULE:FREQ=WEEKLY;BYDAY=SU;UNTIL=20261231T235959Z
+            END:VEVENT
+
+            """), to: "long.ics")
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertFalse(log.hasErrors, describe(log))
+        let expected = try oracle(url)
+        XCTAssertGreaterThan(expected.count, 700)
+        assertSameRows(rows(records), expected, "long.ics")
+    }
+
+    func testRunawayRulesAreCappedWithAFinding() throws {
+        let (records, log) = try read(reader(["window": ICalendarReaderTests.window, "maximumOccurrences": .number(100)]), feed("""
+            BEGIN:VEVENT
+            UID:secondly@x
+            DTSTART:20260101T000000Z
+            RRULE:FREQ=SECONDLY
+            END:VEVENT
+
+            """), name: "secondly.ics")
+        XCTAssertEqual(records.filter { $0.kind.name == "occurrence" }.count, 100)
+        XCTAssertEqual(log.diagnostics.first { $0.code == "ics.too-many" }?.provenance?.line, 7, describe(log))
+    }
+
+    func testLinesThatAreNotUTF8AreReported() throws {
+        var bytes = Array(feed("BEGIN:VEVENT\nUID:latin@x\nDTSTART:20260101T100000Z\nSUMMARY:Caf\u{E9}\nEND:VEVENT\n").utf8)
+        let index = try XCTUnwrap(bytes.firstIndex(of: 0xC3))
+        bytes.replaceSubrange(index...index + 1, with: [0xE9])
+        let (_, log) = try read(reader(), url: try write(Data(bytes), to: "latin1.ics"))
+        let finding = try XCTUnwrap(log.diagnostics.first { $0.code == "encoding" }, describe(log))
+        XCTAssertEqual(finding.provenance?.line, 7)
+        XCTAssertEqual(finding.severity, .error)
+    }
+}
