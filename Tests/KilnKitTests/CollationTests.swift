@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// ICU collation through `Collator` and the `collationKey` normalizer: Czech order pinned on the hard cases, and
@@ -78,7 +79,7 @@ final class CollationTests: KilnTestCase {
         }
         XCTAssertGreaterThanOrEqual(names.count, 40)
         names += ["Hřib", "Chřapáč", "Cihla", "Čirůvka", "jedla", "jedlá", "Řasnatka", "Ryzec", "Šťavnatka", "Žampion"]
-        let icu = try Oracle.run("icu_sort.py", ["cs"], input: names.joined(separator: "\n") + "\n")
+        let icu = try PythonOracle.text("icu_sort.py", ["cs"], input: names.joined(separator: "\n") + "\n")
             .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         XCTAssertEqual(try czechOrder(names), icu.map { $0[0] })
         let collator = try Collator(locale: "cs")

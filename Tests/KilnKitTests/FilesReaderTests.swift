@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// The `files` reader: one record per file, sizes of JPEG and PNG images (written and read back by Pillow, the
@@ -16,14 +17,14 @@ final class FilesReaderTests: KilnTestCase {
     /// Writes an image of the given size with Pillow.
     private func image(_ name: String, _ format: String, _ width: Int, _ height: Int) throws -> URL {
         let url = temporaryDirectory.appendingPathComponent(name)
-        _ = try Oracle.run("images.py", ["write", url.path, format, String(width), String(height)])
+        _ = try PythonOracle.text("images.py", ["write", url.path, format, String(width), String(height)])
         return url
     }
 
     func testSizesOfJPEGAndPNGAsPillowReadsThem() throws {
         let files = [try image("Boletus_edulis.jpg", "JPEG", 123, 45), try image("wide.png", "PNG", 300, 7),
                      try image("tiny.jpg", "JPEG", 1, 1)]
-        let pillow = try Oracle.run("images.py", ["read"] + files.map(\.path)).split(separator: "\n")
+        let pillow = try PythonOracle.text("images.py", ["read"] + files.map(\.path)).split(separator: "\n")
             .map { $0.split(separator: "\t").map(String.init) }
         let reader = try reader()
         for (file, expected) in zip(files, pillow) {
@@ -59,7 +60,7 @@ final class FilesReaderTests: KilnTestCase {
         for (name, format) in [("cut.jpg", "JPEG"), ("cut.png", "PNG")] {
             let whole = try Data(contentsOf: try image(name, format, 200, 150))
             let url = try write(whole.prefix(whole.count / 2), to: name)
-            XCTAssertEqual(try Oracle.run("images.py", ["read", url.path]), "\(name)\terror\n", "Pillow agrees the file is damaged")
+            XCTAssertEqual(try PythonOracle.text("images.py", ["read", url.path]), "\(name)\terror\n", "Pillow agrees the file is damaged")
             let (records, log) = try read(try reader(), url: url)
             XCTAssertEqual(records.count, 1, "the file is still listed")
             XCTAssertNil(records[0].values[7])

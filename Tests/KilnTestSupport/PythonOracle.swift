@@ -16,7 +16,7 @@ public enum PythonOracle {
 
     /// Runs `scripts/oracles/<script>` with `arguments`; returns its standard output.
     /// - Throws: `Failure` when the oracles are not installed or the script fails.
-    public static func run(_ script: String, _ arguments: [String]) throws -> Data {
+    public static func run(_ script: String, _ arguments: [String], input: String = "") throws -> Data {
         let root = PythonOracle.repositoryRoot
         let python = root.appendingPathComponent(".build/oracles/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
@@ -25,10 +25,13 @@ public enum PythonOracle {
         let process = Process()
         process.executableURL = python
         process.arguments = [root.appendingPathComponent("scripts/oracles/" + script).path] + arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
+        process.standardInput = stdin
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -36,6 +39,11 @@ public enum PythonOracle {
             throw Failure(description: "\(script) failed: \(String(decoding: errors, as: UTF8.self))")
         }
         return output
+    }
+
+    /// Runs an oracle and returns what it prints, as text.
+    public static func text(_ script: String, _ arguments: [String], input: String = "") throws -> String {
+        String(decoding: try run(script, arguments, input: input), as: UTF8.self)
     }
 
     /// Runs an oracle that prints JSON and decodes it.
