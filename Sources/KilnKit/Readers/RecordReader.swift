@@ -130,7 +130,7 @@ public enum ReaderRegistry {
     /// Every built-in reader type.
     public static let readerTypes: [any ConfigurableReader.Type] = [
         DelimitedReader.self, RoutesReader.self, TimetableReader.self, XMLRecordReader.self, HTMLReader.self,
-        TextExtractReader.self, KMLReader.self, MediaWikiReader.self,
+        TextExtractReader.self, KMLReader.self, MediaWikiReader.self, WikitextReader.self,
     ]
 
     /// The format names, for messages.
