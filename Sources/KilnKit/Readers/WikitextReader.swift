@@ -63,7 +63,7 @@ public struct WikitextReader: ConfigurableReader {
             lines.append(text)
         }
         let title = title(of: input)
-        guard !lines.isEmpty else { return }
+        guard lines.contains(where: { $0.contains { !$0.isWhitespace } }) else { return }
         let id = options.pageID.map(String.init) ?? String(StableListingID.make(page: title, path: [], name: nil, ordinal: 0))
         let page = WikiPageText(title: title, id: id, namespace: String(options.namespace), timestamp: nil,
                                 text: lines.joined(separator: "\n"), line: 1, textLine: 1, redirect: nil)
