@@ -213,7 +213,7 @@ final class WikitextCommandTests: CLITestCase {
 
     func testHoraireReadsAsFrenchOpeningHours() throws {
         let days = "{ lu: \"lun.\", ma: \"mar.\", me: \"mer.\", je: \"jeu.\", ve: \"ven.\", sa: \"sam.\", di: \"dim.\" }"
-        try pipeline("horaire", files: ["\(Self.real)/wikivoyage-ru-fr-templates/horaire-template.wikicode"], options: """
+        try pipeline("horaire", files: ["\(Self.real)/wikivoyage-fr-horaire/horaire-template.wikicode"], options: """
             listingTemplates: { Faire: "do" }, parameters: { nom: "name", horaire: "hours" },
             inlineTemplates: { Horaire: {
               format: "[{1}[ – {2}]][{1?}{3?} : ][{3} h[ {4}][ – {5} h[ {6}]]][ et {7} h[ {8}][ – {9} h[ {10}]]]",
@@ -226,13 +226,13 @@ final class WikitextCommandTests: CLITestCase {
         XCTAssertEqual(hours.first, "lun. – jeu. : 8 h 30 – 22 h", "the reading issue 11 asks for")
         // The independent reading of the same five templates (expected-hours.txt: wikivoyage-listings' test), which
         // writes a hyphen for the dash and no space before the colon.
-        let expected = try fixture("wikivoyage-ru-fr-templates/expected-hours.txt").split(separator: "\n").map(String.init)
+        let expected = try fixture("wikivoyage-fr-horaire/expected-hours.txt").split(separator: "\n").map(String.init)
         let ours = hours.map { $0.replacingOccurrences(of: " – ", with: " - ").replacingOccurrences(of: " : ", with: ": ") }
         XCTAssertEqual(ours, expected)
     }
 
     func testAnInlineFormatThatDoesNotParseIsRefusedAtLoad() throws {
-        try pipeline("badformat", files: ["\(Self.real)/wikivoyage-ru-fr-templates/horaire-template.wikicode"],
+        try pipeline("badformat", files: ["\(Self.real)/wikivoyage-fr-horaire/horaire-template.wikicode"],
                      options: "inlineTemplates: { Horaire: { format: \"[{1}\" } }")
         let run = try kiln("build", "badformat")
         XCTAssertNotEqual(run.status, 0)
