@@ -110,11 +110,29 @@ final class FidelityTests: CLITestCase {
         case (let text as String, .real(let value)): return Double(text).map { abs($0 - value) <= FidelityTests.derivedPointTolerance } ?? false
         case (let text as String, _):
             guard let actual = actual.textValue else { return false }
+            if column == "geometry" { return sameJSON(text, actual) }
             if column == "description" { return text == actual.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
             return text == actual
         default:
             return "\(expected!)" == actual.textValue
         }
+    }
+
+    /// Two JSON texts hold the same structure, numbers within the derived-point tolerance.
+    private func sameJSON(_ left: String, _ right: String) -> Bool {
+        guard let a = try? JSONSerialization.jsonObject(with: Data(left.utf8)),
+              let b = try? JSONSerialization.jsonObject(with: Data(right.utf8)) else { return false }
+        func same(_ a: Any, _ b: Any) -> Bool {
+            switch (a, b) {
+            case (let x as [Any], let y as [Any]): return x.count == y.count && zip(x, y).allSatisfy(same)
+            case (let x as [String: Any], let y as [String: Any]):
+                return Set(x.keys) == Set(y.keys) && x.keys.allSatisfy { same(x[$0]!, y[$0]!) }
+            case (let x as NSNumber, let y as NSNumber): return abs(x.doubleValue - y.doubleValue) <= FidelityTests.derivedPointTolerance
+            case (let x as String, let y as String): return x == y
+            default: return false
+            }
+        }
+        return same(a, b)
     }
 
     private func assertFaithful(_ measure: Measure, reported: Int = 0, file: StaticString = #filePath, line: UInt = #line) {

@@ -35,13 +35,16 @@ FIELDS = ["name", "alt", "address", "directions", "phone", "email", "url", "hour
           "wikidata", "image", "description"]
 
 ENGLISH = {"templates": ["see", "do", "buy", "eat", "drink", "sleep", "go", "listing", "marker"],
-           "parameters": {"content": "description"}, "trailing": False, "inline": {}}
-GERMAN = {"templates": ["vcard"], "parameters": {"content": "description"}, "trailing": True, "inline": {}}
+           "parameters": {"content": "description"}, "trailing": False, "inline": {},
+           "parent": ["ispartof"], "geo": {"geo": ("1", "2")}}
+GERMAN = {"templates": ["vcard"], "parameters": {"content": "description"}, "trailing": True, "inline": {},
+          "parent": ["istin"], "geo": {"geodata": ("lat", "long")}}
 FRENCH = {"templates": ["voir", "faire", "acheter", "manger", "sortir", "se loger", "listing"],
           "parameters": {"nom": "name", "adresse": "address", "latitude": "lat", "longitude": "long",
                          "direction": "directions", "téléphone": "phone", "horaire": "hours", "prix": "price",
                          "content": "description"},
-          "trailing": True, "inline": {"prix": "{1} {2}"}}
+          "trailing": True, "inline": {"prix": "{1} {2}"},
+          "parent": ["dans"], "geo": {"info ville": ("latitude", "longitude")}}
 
 TEMPLATES = {"templates": ["faire", "listing"], "parameters": {"nom": "name", "prix": "price", "content": "description"},
              "trailing": False, "inline": {"prix": "{1} {2}", "российская трасса": "{1}{2}"}}
@@ -88,10 +91,22 @@ def plain(value, formats, url=False):
     return collapse(wikicode.strip_code(normalize=True, collapse=True))
 
 
+def flat_nodes(wikicode):
+    """The page's top-level nodes, looking into bold and italic: mwparserfromhell runs an unclosed bold on to the
+    next one, across lines and headings, where MediaWiki closes it at the end of its line; what it swallows is still
+    the page's top level."""
+    for node in wikicode.nodes:
+        if isinstance(node, mwparserfromhell.nodes.Tag) and node.wiki_markup in ("'''", "''", "'''''"):
+            yield mwparserfromhell.nodes.Text("")
+            yield from flat_nodes(node.contents)
+        else:
+            yield node
+
+
 def wiki_listings(path, conventions):
     text = open(path, encoding="utf-8").read()
     code = mwparserfromhell.parse(text)
-    nodes = code.nodes
+    nodes = list(flat_nodes(code))
     parameters = {field: field for field in FIELDS}
     parameters.update({"lon": "long", "lng": "long"})
     parameters.update(conventions["parameters"])
@@ -137,6 +152,39 @@ def wiki_listings(path, conventions):
     return rows
 
 
+def wiki_page(path, title, conventions):
+    """The page's parent (the first parent template's first argument) and coordinates (the first geo template)."""
+    code = mwparserfromhell.parse(open(path, encoding="utf-8").read())
+    row = {"title": title, "parent": None, "lat": None, "long": None}
+    for template in (node for node in flat_nodes(code) if isinstance(node, mwparserfromhell.nodes.Template)):
+        name = key(template.name)
+        if name in conventions["parent"] and row["parent"] is None and template.has("1"):
+            parent = plain(template.get("1").value, {})
+            row["parent"] = parent[:1].upper() + parent[1:] if parent else None
+        elif name in conventions["geo"] and row["lat"] is None:
+            latitude, longitude = conventions["geo"][name]
+            for field, parameter in (("lat", latitude), ("long", longitude)):
+                if template.has(parameter):
+                    text = plain(template.get(parameter).value, {})
+                    row[field] = float(text.replace(",", ".")) if text else None
+    return [row]
+
+
+def wiki_sections(path):
+    """Headings in order: number from 1, level (the number of =), title as plain text, and the number of the nearest
+    heading before it with a lower level (none for a top-level heading: the lead encloses nothing)."""
+    code = mwparserfromhell.parse(open(path, encoding="utf-8").read())
+    rows, open_levels = [{"number": 0, "level": 0, "title": None, "parent": None}], []
+    headings = [node for node in flat_nodes(code) if isinstance(node, mwparserfromhell.nodes.Heading)]
+    for number, heading in enumerate(headings, start=1):
+        while open_levels and open_levels[-1][1] >= heading.level:
+            open_levels.pop()
+        parent = open_levels[-1][0] if open_levels else None
+        rows.append({"number": number, "level": heading.level, "title": plain(heading.title, {}), "parent": parent})
+        open_levels.append((number, heading.level))
+    return rows
+
+
 # ---- transit XML ----------------------------------------------------------------------------------------------------
 
 def nextbus(path):
@@ -165,6 +213,27 @@ def coordinates(element):
         parts = item.split(",")
         points.append((float(parts[0]), float(parts[1])))
     return points
+
+
+def positions(element):
+    """Every position of a coordinates element, as GeoJSON writes them: [longitude, latitude(, altitude)]."""
+    return [[float(part) for part in item.split(",")] for item in (element.text or "").split()]
+
+
+def geometry(placemark):
+    """The placemark's geometry as a GeoJSON object (Point, LineString, Polygon with its inner rings)."""
+    point = placemark.find(f"{KML}Point/{KML}coordinates")
+    if point is not None:
+        return {"type": "Point", "coordinates": positions(point)[0]}
+    line = placemark.find(f"{KML}LineString/{KML}coordinates")
+    if line is not None:
+        return {"type": "LineString", "coordinates": positions(line)}
+    polygon = placemark.find(f"{KML}Polygon")
+    if polygon is not None:
+        rings = [positions(polygon.find(f"{KML}outerBoundaryIs/{KML}LinearRing/{KML}coordinates"))]
+        rings += [positions(ring) for ring in polygon.findall(f"{KML}innerBoundaryIs/{KML}LinearRing/{KML}coordinates")]
+        return {"type": "Polygon", "coordinates": rings}
+    return None
 
 
 def polygon_centroid(ring):
@@ -223,8 +292,13 @@ def kml(path):
         point = placemark.find(f"{KML}Point/{KML}coordinates")
         line = placemark.find(f"{KML}LineString/{KML}coordinates")
         ring = placemark.find(f"{KML}Polygon/{KML}outerBoundaryIs/{KML}LinearRing/{KML}coordinates")
+        shape = geometry(placemark)
+        row["geometry"] = json.dumps(shape) if shape else None
+        row["altitude"] = None
         if point is not None:
             row["geometry_type"], (row["lon"], row["lat"]) = "Point", coordinates(point)[0]
+            position = positions(point)[0]
+            row["altitude"] = position[2] if len(position) > 2 else None
         elif line is not None:
             row["geometry_type"], (row["lon"], row["lat"]) = "LineString", line_midpoint(coordinates(line))
         elif ring is not None:
@@ -264,7 +338,10 @@ def main():
     name, folder = sys.argv[1], sys.argv[2]
     if name in WIKI_INPUTS:
         file, conventions = WIKI_INPUTS[name]
-        tables = {"listing": {"key": "position", "rows": wiki_listings(os.path.join(folder, file), conventions)}}
+        path = os.path.join(folder, file)
+        tables = {"listing": {"key": "position", "rows": wiki_listings(path, conventions)},
+                  "page": {"key": "title", "rows": wiki_page(path, os.path.splitext(file)[0], conventions)},
+                  "section": {"key": "number", "rows": wiki_sections(path)}}
     elif name in WIKI_FILE_SETS:
         files, conventions = WIKI_FILE_SETS[name]
         rows = []
