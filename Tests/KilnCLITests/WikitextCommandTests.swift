@@ -209,6 +209,45 @@ final class WikitextCommandTests: CLITestCase {
         XCTAssertFalse(quiet.stderr.contains("unknown-parameter"), quiet.stderr)
     }
 
+    // MARK: - Item 7: sources that yield nothing, templates that look like listings
+
+    func testTemplatesWrittenLikeListingsAreReportedWhenNoListingTemplateTakesThem() throws {
+        // Thouars read with English conventions: its {{Listing}}s are read, its {{Voir}}, {{Faire}}… are not.
+        try pipeline("en-on-fr", files: ["\(Self.real)/wikivoyage-fr-thouars/Thouars.wikicode"])
+        let run = try kiln("build", "en-on-fr")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let thouars = try fixture("wikivoyage-fr-thouars/Thouars.wikicode")
+        let voir = thouars.components(separatedBy: "{{Voir").count - 1
+        let reported = try findings("wikitext.listing-like")
+        XCTAssertEqual(reported.count, 1, "\(reported)")
+        XCTAssertTrue(reported.first?.contains("{{Voir}} (\(voir) times)") == true, "\(reported)")
+
+        // A page whose every listing template is unknown gives no listing at all: a warning.
+        try pipeline("none", files: [])
+        try write("== Voir ==\n* {{Voir | nom=Château | adresse=Place du Château | latitude=46.97}}\n* {{Voir | nom=Église | adresse=Rue Saint-Médard | latitude=46.98}}\n",
+                  to: "none/Thouars.wikicode")
+        let none = try kiln("build", "none")
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(try findings("source.empty"), ["Thouars.wikicode:2: no listing in this file, but {{Voir}} (2 times) is written like listings (named parameters): declare it in listingTemplates, or in ignoreTemplates if it is no listing"])
+
+        // Declared as what it is not (ignoreTemplates), it is not reported.
+        try pipeline("ignored", files: [], options: "ignoreTemplates: [\"Voir\"]")
+        try write("* {{Voir | nom=A | adresse=B | latitude=1}}\n* {{Voir | nom=C | adresse=D | latitude=2}}\n", to: "ignored/Page.wikicode")
+        XCTAssertEqual(try kiln("build", "ignored").status, 0)
+        XCTAssertEqual(try findings("source.empty"), [])
+    }
+
+    func testAnExportWithNoPageInTheNamespacesReadIsReported() throws {
+        try copy("raw/itravel", to: "itravel")
+        let manifest = file("itravel/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        XCTAssertTrue(text.contains("      options: {\n"))
+        try text.replacingOccurrences(of: "      options: {\n", with: "      options: { namespaces: [4],\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "itravel", "--out", "ns.sqlite")
+        let pages = try String(contentsOf: file("itravel/itravel-export.xml"), encoding: .utf8).components(separatedBy: "<page>").count - 1
+        XCTAssertTrue(run.stderr.contains("itravel/itravel-export.xml: no page of namespace 4 in this file (\(pages) <page> elements in all): nothing is read from it"), run.stderr)
+    }
+
     // MARK: - Inline templates with values per parameter
 
     func testHoraireReadsAsFrenchOpeningHours() throws {

@@ -67,6 +67,7 @@ public struct MediaWikiReader: ConfigurableReader {
                     state.namespacePrefixes[element.text] = key
                 }
             case .start("page", _, let depth):
+                state.pagesSeen += 1
                 page = MediaWikiPage(depth: depth)
                 revisionDepth = nil
             case .start("revision", _, let depth) where page != nil:
@@ -82,7 +83,14 @@ public struct MediaWikiReader: ConfigurableReader {
                 break
             }
         }
-        state.tally.report(in: input, log: log)
+        if state.tally.pagesRead == 0, reader.issues.isEmpty {
+            let namespaces = options.namespaces.map(String.init).joined(separator: ", ")
+            log.report("source.empty", .warning,
+                       "no page of namespace \(namespaces) in this file (\(state.pagesSeen) <page> element\(state.pagesSeen == 1 ? "" : "s") in all): nothing is read from it; check the source's path and its namespaces option",
+                       at: input.at(nil))
+        }
+        state.tally.report(in: input, log: log, listingsWanted: processor.wanted.contains("listing"),
+                           ignoredTemplates: processor.conventions.listings.ignoredTemplates)
         XMLIssueReport.report(reader.issues, in: input, log: log)
     }
 
@@ -147,8 +155,10 @@ private struct MediaWikiPage {
 private struct FileState {
     /// Namespace names from `<siteinfo>`, for old exports whose pages have no `<ns>`.
     var namespacePrefixes: [String: Int] = [:]
-    /// What the file's listings left out.
+    /// What the file's listings left out, and how many pages it read.
     var tally = WikiFileTally()
+    /// `<page>` elements, whatever their namespace.
+    var pagesSeen = 0
 
     func namespace(of page: MediaWikiPage) -> Int {
         if let namespace = page.namespace { return namespace }

@@ -69,6 +69,7 @@ public struct WikitextReader: ConfigurableReader {
                                 text: lines.joined(separator: "\n"), line: 1, textLine: 1, redirect: nil)
         var tally = WikiFileTally()
         try processor.process(page, input: input, tally: &tally, log: log, emit: emit)
-        tally.report(in: input, log: log)
+        tally.report(in: input, log: log, listingsWanted: processor.wanted.contains("listing"),
+                           ignoredTemplates: processor.conventions.listings.ignoredTemplates)
     }
 }

@@ -48,6 +48,7 @@ struct WikiPageProcessor {
     func process(_ page: WikiPageText, input: InputFile, tally: inout WikiFileTally, log: DiagnosticLog,
                  emit: (Record) throws -> Void) throws {
         let title = page.title
+        tally.pagesRead += 1
         var findings: [WikiFinding] = []
         defer {
             for finding in findings.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }).map(\.element) {
@@ -97,6 +98,8 @@ struct WikiPageProcessor {
                                         line: unclosed.line))
         }
         let listings = extractor.listings(in: scanned, title: title, findings: &findings)
+        tally.listings += listings.count
+        tally.noteListingLike(scanned, conventions: conventions.listings, line: page.textLine)
         let summary = ListingSummary(listings)
         for (position, listing) in listings.enumerated() {
             let line = page.textLine + listing.line - 1
@@ -149,9 +152,51 @@ struct WikiFileTally {
 
     var templates = Uses()
     var parameters = Uses()
+    /// Pages read (articles and redirects) and listings found in the file.
+    var pagesRead = 0
+    var listings = 0
+    /// Top-level templates that are no listing template but are written like one (three named parameters or more),
+    /// by name.
+    var listingLike = Uses()
 
-    /// Reports what was left out, placed at each name's first use in `input`.
-    func report(in input: InputFile, log: DiagnosticLog) {
+    /// The most distinct names `listingLike` keeps, so that a dump without listings stays in bounded memory.
+    static let listingLikeLimit = 1000
+
+    mutating func noteListingLike(_ page: WikiPage, conventions: ListingConventions, line: Int) {
+        for element in page.elements {
+            guard case .template(let template) = element.kind, conventions.templates[template.key] == nil,
+                  template.arguments.filter({ $0.key != nil }).count >= 3,
+                  listingLike.byKey.count < WikiFileTally.listingLikeLimit || listingLike.byKey[template.name.lowercased()] != nil
+            else { continue }
+            listingLike.note(template.name, page: "", listing: "", line: line + element.line - 1)
+        }
+    }
+
+    /// Reports templates used at least twice that are written like listings but are none: as `source.empty` (a
+    /// warning) when the file gave no listing at all, else as `wikitext.listing-like` (info). The manifest's
+    /// `listingTemplates` probably miss the wiki's names; `ignoreTemplates` silences a template that is no listing.
+    func reportNoListings(in input: InputFile, log: DiagnosticLog, ignored: Set<String>) {
+        guard pagesRead > 0 else { return }
+        let repeated = listingLike.sorted.filter { $0.count >= 2 && !ignored.contains($0.name.lowercased()) }
+        guard let first = repeated.max(by: { $0.count < $1.count }) else { return }
+        let named = repeated.sorted { $0.count > $1.count }.prefix(4).map { "{{\($0.name)}} (\(times($0.count)))" }.joined(separator: ", ")
+        let more = repeated.count > 4 ? " and \(repeated.count - 4) more" : ""
+        let them = repeated.count == 1 ? "it" : "them"
+        if listings == 0 {
+            log.report("source.empty", .warning,
+                       "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+                       at: input.at(first.line))
+        } else {
+            log.report("wikitext.listing-like", .info,
+                       "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+                       at: input.at(first.line))
+        }
+    }
+
+    /// Reports what was left out, placed at each name's first use in `input`; with `listingsWanted`, a file whose
+    /// listing-like templates gave no listing.
+    func report(in input: InputFile, log: DiagnosticLog, listingsWanted: Bool, ignoredTemplates: Set<String> = []) {
+        if listingsWanted { reportNoListings(in: input, log: log, ignored: ignoredTemplates) }
         for use in templates.sorted {
             log.report("wikitext.unknown-template", .info,
                        "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
