@@ -42,6 +42,12 @@ class CLITestCase: XCTestCase {
     /// Runs `kiln arguments…` in the working folder.
     @discardableResult
     func kiln(_ arguments: String...) throws -> Run {
+        try kiln(arguments)
+    }
+
+    /// Runs `kiln` with `arguments` in the working folder.
+    @discardableResult
+    func kiln(_ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = CLITestCase.executable
         process.arguments = arguments
