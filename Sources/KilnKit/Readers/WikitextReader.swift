@@ -46,10 +46,12 @@ public struct WikitextReader: ConfigurableReader {
         return copy
     }
 
-    /// The title of the page in `input`: the manifest's, else the file name without its extension.
+    /// The title of the page in `input`: the manifest's, else the file name without its extension, percent-escapes
+    /// decoded (`Tokyo%2FRoppongi.wikicode` is `Tokyo/Roppongi`, as a wiki's URLs write it).
     func title(of input: InputFile) -> String {
         if let title = options.title { return title }
-        return WikiName.title(input.url.deletingPathExtension().lastPathComponent)
+        let name = input.url.deletingPathExtension().lastPathComponent
+        return WikiName.title(name.removingPercentEncoding ?? name)
     }
 
     /// Reads the file as one page and emits its records; lines that are not valid text in the file's encoding are
