@@ -19,7 +19,7 @@ final class ItravelCommandTests: CLITestCase {
               page_alias  3 rows
               section     132 rows
               listing     160 rows
-            diagnostics: 0 errors, 10 warnings, 4 info
+            diagnostics: 0 errors, 10 warnings, 3 info
 
             """), run.stderr)
         XCTAssertTrue(run.stderr.contains("  listing.far-from-page (warning) ×1\n    raw/itravel/itravel-export.xml:1758: Upper West Side: listing \"Dakota Building\" at 40.7767, 73.9761 is 10385.8 km from the page's position; flagged as an outlier\n"), run.stderr)
