@@ -189,8 +189,11 @@ def wiki_sections(path):
 
 def nextbus(path):
     root = ElementTree.parse(path).getroot()
-    stops, directions = [], []
+    stops, directions, points = [], [], []
     for route in root.iter("route"):
+        for path in route.findall("path"):
+            for point in path.findall("point"):
+                points.append({"position": len(points) + 1, "lat": float(point.get("lat")), "lon": float(point.get("lon"))})
         for position, stop in enumerate(route.findall("stop"), start=1):
             stops.append({"position": position, "tag": stop.get("tag"), "title": stop.get("title"),
                           "lat": float(stop.get("lat")), "lon": float(stop.get("lon")), "stop_id": stop.get("stopId"),
@@ -199,7 +202,8 @@ def nextbus(path):
             for position, stop in enumerate(direction.findall("stop"), start=1):
                 directions.append({"direction": direction.get("tag"), "direction_title": direction.get("title"),
                                    "stop": stop.get("tag"), "position": position})
-    return {"stop": {"key": None, "rows": stops}, "direction_stop": {"key": None, "rows": directions}}
+    return {"stop": {"key": None, "rows": stops}, "direction_stop": {"key": None, "rows": directions},
+            "path_point": {"key": "position", "rows": points}}
 
 
 # ---- KML ------------------------------------------------------------------------------------------------------------
