@@ -155,8 +155,12 @@ final class WikitextCommandTests: CLITestCase {
             .first { $0.contains("{{buy|name=Mori Tower") })
         let rest = try XCTUnwrap(line.components(separatedBy: "}}").last).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         try pipeline("en", files: ["\(Self.real)/wikivoyage-en-roppongi/Roppongi.wikicode"])
-        XCTAssertEqual(try kiln("build", "en", "--quiet").status, 0)
+        XCTAssertEqual(try kiln("build", "en").status, 0)
         XCTAssertEqual(try rows("SELECT description FROM listing WHERE name = 'Mori Tower'"), ["NULL"])
+        // The text is not lost without a word: one info says how many listings had text after them, and where first.
+        let noted = try findings("wikitext.trailing-text")
+        XCTAssertEqual(noted.count, 1, "\(noted)")
+        XCTAssertTrue(noted.first?.contains("(first in Roppongi, listing \"Mori Tower\": \"\(rest.prefix(50))…\")") == true, "\(noted)")
         // Listings written in full keep their content=.
         XCTAssertEqual(try rows("SELECT count(*) FROM listing WHERE description IS NOT NULL AND page = 'Roppongi'").first.flatMap { Int($0) }.map { $0 > 40 }, true)
 

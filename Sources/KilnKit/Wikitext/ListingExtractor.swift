@@ -17,6 +17,8 @@ struct WikiListing: Equatable {
     var unknownTemplates: [String]
     /// Names (as written) of its parameters with a value that are no field and not ignored: left out.
     var unknownParameters: [String] = []
+    /// The text after it on its line, when the conventions do not take it as its description (English guides).
+    var untakenTrailingText: String?
 
     /// `listing "Name"`, or `a listing without a name`, for messages.
     var label: String { fields["name"].map { "listing \"\(excerpt($0, limit: 60))\"" } ?? "a listing without a name" }
@@ -45,11 +47,16 @@ struct ListingExtractor {
         var sectionCategories: [Int: String?] = [:]
         for (position, element) in page.elements.enumerated() {
             guard var listing = read(element, in: page, findings: &findings) else { continue }
-            if listing.fields["description"] == nil, case .template(let template) = element.kind,
-               conventions.takesTrailingDescription(template.key) {
+            if listing.fields["description"] == nil, case .template(let template) = element.kind {
                 let next = position + 1 < page.elements.count ? page.elements[position + 1].range.lowerBound : nil
-                listing.fields["description"] = trailingText(page.source, after: template.range.upperBound, before: next,
-                                                             unknown: &listing.unknownTemplates)
+                var unknown: [String] = []
+                let text = trailingText(page.source, after: template.range.upperBound, before: next, unknown: &unknown)
+                if conventions.takesTrailingDescription(template.key) {
+                    listing.fields["description"] = text
+                    listing.unknownTemplates += unknown
+                } else {
+                    listing.untakenTrailingText = text
+                }
             }
             checkFields(&listing, findings: &findings)
             listing.category = category(of: listing, in: page, cache: &sectionCategories)

@@ -105,6 +105,9 @@ struct WikiPageProcessor {
             let line = page.textLine + listing.line - 1
             for name in listing.unknownTemplates { tally.templates.note(name, page: title, listing: listing.label, line: line) }
             for name in listing.unknownParameters { tally.parameters.note(name, page: title, listing: listing.label, line: line) }
+            if let text = listing.untakenTrailingText {
+                tally.trailing.note("", page: title, listing: listing.label + ": \"" + excerpt(text, limit: 50) + "\"", line: line)
+            }
             var record = Record(WikiPageProcessor.listingKind, line: line)
             record["pageid"] = page.id
             record["page"] = title
@@ -152,6 +155,8 @@ struct WikiFileTally {
 
     var templates = Uses()
     var parameters = Uses()
+    /// Listings whose line goes on after them with text the conventions do not take as their description.
+    var trailing = Uses()
     /// Pages read (articles and redirects) and listings found in the file.
     var pagesRead = 0
     var listings = 0
@@ -202,6 +207,11 @@ struct WikiFileTally {
                        "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
                        at: input.at(use.line))
         }
+        if let use = trailing.sorted.first {
+            log.report("wikitext.trailing-text", .info,
+                       "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
+                       at: input.at(use.line))
+        }
         for use in parameters.sorted {
             log.report("wikitext.unknown-parameter", .info,
                        "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
@@ -210,4 +220,6 @@ struct WikiFileTally {
     }
 
     private func times(_ count: Int) -> String { count == 1 ? "once" : "\(count) times" }
+
+    private func times(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
 }
