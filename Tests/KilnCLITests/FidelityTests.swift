@@ -163,6 +163,10 @@ final class FidelityTests: CLITestCase {
         assertFaithful(try measure("wikivoyage-ru-fr-templates", keys: ["listing": ["page", "position"]]))
     }
 
+    func testWikitravelListingTags() throws {
+        assertFaithful(try measure("wikitravel-listing-tags", keys: ["listing": ["page", "position"]]))
+    }
+
     // MARK: - Transit XML (ElementTree)
 
     func testNextBusRouteConfig() throws {

@@ -185,6 +185,37 @@ def wiki_sections(path):
     return rows
 
 
+TAG_NAMES = {"see": "see", "do": "do", "buy": "buy", "eat": "eat", "drink": "drink", "sleep": "sleep", "listing": None}
+TAG_FIELDS = ["name", "alt", "address", "directions", "phone", "email", "fax", "url", "hours", "price", "lat", "long",
+              "description"]
+
+
+def wiki_tags(path):
+    """Wikitravel listing tags (`<see name="…">description</see>`) as mwparserfromhell reads them: attributes and the
+    tag's contents as plain text; the category is the tag's own."""
+    code = mwparserfromhell.parse(open(path, encoding="utf-8").read())
+    rows = []
+    for node in flat_nodes(code):
+        if not isinstance(node, mwparserfromhell.nodes.Tag) or str(node.tag).lower() not in TAG_NAMES:
+            continue
+        row = {"position": len(rows) + 1, "category": TAG_NAMES[str(node.tag).lower()] or "other"}
+        for field in TAG_FIELDS:
+            row[field] = None
+        for attribute in node.attributes:
+            name = key(attribute.name)
+            field = {"lon": "long", "lng": "long"}.get(name, name)
+            if field in TAG_FIELDS and attribute.value is not None:
+                row[field] = plain(attribute.value, {}, url=False)
+        if node.contents is not None:
+            text = plain(node.contents, {})
+            row["description"] = text if text and re.search(r"\w", text) else None
+        for field in ("lat", "long"):
+            if row[field] is not None:
+                row[field] = float(row[field])
+        rows.append(row)
+    return rows
+
+
 # ---- transit XML ----------------------------------------------------------------------------------------------------
 
 def nextbus(path):
@@ -353,6 +384,11 @@ def main():
             for row in wiki_listings(os.path.join(folder, file), conventions):
                 title = os.path.splitext(file)[0].replace("_", " ")
                 rows.append(dict(page=title[:1].upper() + title[1:], **row))
+        tables = {"listing": {"key": "position", "rows": rows}}
+    elif name == "wikitravel-listing-tags":
+        rows = []
+        for file in ["Dalat.wikicode", "Eat-tags.wikicode"]:
+            rows += [dict(page=os.path.splitext(file)[0], **row) for row in wiki_tags(os.path.join(folder, file))]
         tables = {"listing": {"key": "position", "rows": rows}}
     elif name == "nextbus-actransit-22":
         tables = nextbus(os.path.join(folder, "routeConfig.xml"))
