@@ -126,3 +126,30 @@ final class WikitextConventionTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.first { $0.code == "wikitext.coordinates" }?.provenance?.line, 3)
     }
 }
+
+/// The two wikitext readers share their page processing: the same article read from a MediaWiki export and from a
+/// bare file gives the same listings and sections.
+final class WikitextReadersAgreeTests: KilnTestCase {
+    func testKarwendelFromTheExportAndFromItsFileGiveTheSameRecords() throws {
+        let options = JSONValue.object(["parentTemplates": .array([.string("IstIn")]),
+                                        "geoTemplates": .object(["GeoData": .array([.string("lat"), .string("long")])])])
+        let fromExport = try MediaWikiReader(options: options.decode(MediaWikiReader.Options.self, codingPath: []))
+        let fromFile = try WikitextReader(options: options.decode(WikitextReader.Options.self, codingPath: []))
+        let export = KilnTestCase.repositoryRoot.appendingPathComponent("raw/itravel/itravel-export.xml")
+        let file = KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/wikivoyage-de-karwendel/Karwendel.wikicode")
+        let (exported, _) = try read(fromExport, url: export)
+        let (bare, _) = try read(fromFile, url: file)
+        func values(_ records: [Record], _ kind: String, page: String) -> [[String?]] {
+            records.filter { $0.kind.name == kind && $0[kind == "page" ? "title" : "page"] == page }.map { record in
+                record.kind.fieldNames.filter { $0 != "pageid" }.map { record[$0] }
+            }
+        }
+        for kind in ["page", "section", "listing"] {
+            let a = values(exported, kind, page: "Karwendel"), b = values(bare, kind, page: "Karwendel")
+            XCTAssertFalse(a.isEmpty, kind)
+            XCTAssertEqual(a.count, b.count, kind)
+            // The timestamp is the export's; a bare file has none.
+            XCTAssertEqual(a.map { kind == "page" ? Array($0.dropLast()) : $0 }, b.map { kind == "page" ? Array($0.dropLast()) : $0 }, kind)
+        }
+    }
+}
