@@ -14,6 +14,7 @@ import math
 import os
 import re
 import sys
+import unicodedata
 import xml.etree.ElementTree as ElementTree
 
 import lxml.etree
@@ -34,20 +35,31 @@ def collapse(text):
 FIELDS = ["name", "alt", "address", "directions", "phone", "email", "url", "hours", "price", "lat", "long",
           "wikidata", "image", "description"]
 
+CATEGORIES = ["see", "do", "buy", "eat", "drink", "sleep"]
+OWN_CATEGORY = {name: name for name in CATEGORIES + ["go"]}
+DEFAULT_TYPES = {name: name for name in CATEGORIES + ["go", "other"]}
+DEFAULT_SECTIONS = {name: name for name in CATEGORIES}
+
 ENGLISH = {"templates": ["see", "do", "buy", "eat", "drink", "sleep", "go", "listing", "marker"],
            "parameters": {"content": "description"}, "trailing": False, "inline": {},
            "parent": ["ispartof"], "geo": {"geo": ("1", "2")}}
 GERMAN = {"templates": ["vcard"], "parameters": {"content": "description"}, "trailing": True, "inline": {},
-          "parent": ["istin"], "geo": {"geodata": ("lat", "long")}}
+          "parent": ["istin"], "geo": {"geodata": ("lat", "long")},
+          "types": {"restaurant": "eat", "landmark": "see", "alpine hut": "sleep"},
+          "sections": {"sehenswurdigkeiten": "see", "aktivitaten": "do", "einkaufen": "buy", "kuche": "eat",
+                       "nachtleben": "drink", "unterkunft": "sleep"}}
 FRENCH = {"templates": ["voir", "faire", "acheter", "manger", "sortir", "se loger", "listing"],
           "parameters": {"nom": "name", "adresse": "address", "latitude": "lat", "longitude": "long",
                          "direction": "directions", "téléphone": "phone", "horaire": "hours", "prix": "price",
                          "content": "description"},
           "trailing": True, "inline": {"prix": "{1} {2}"},
-          "parent": ["dans"], "geo": {"info ville": ("latitude", "longitude")}}
+          "parent": ["dans"], "geo": {"info ville": ("latitude", "longitude")},
+          "own": {"voir": "see", "faire": "do", "acheter": "buy", "manger": "eat", "sortir": "drink", "se loger": "sleep"},
+          "sections": {"voir": "see", "faire": "do", "acheter": "buy", "manger": "eat",
+                       "boire un verre / sortir": "drink", "se loger": "sleep"}}
 
 TEMPLATES = {"templates": ["faire", "listing"], "parameters": {"nom": "name", "prix": "price", "content": "description"},
-             "trailing": False, "inline": {"prix": "{1} {2}", "российская трасса": "{1}{2}"}}
+             "trailing": False, "inline": {"prix": "{1} {2}", "российская трасса": "{1}{2}"}, "own": {"faire": "do"}}
 
 WIKI_INPUTS = {
     "wikivoyage-en-roppongi": ("Roppongi.wikicode", ENGLISH),
@@ -103,10 +115,41 @@ def flat_nodes(wikicode):
             yield node
 
 
+def fold(text):
+    """Case and accents ignored, as type= values and headings are compared."""
+    decomposed = unicodedata.normalize("NFKD", text or "")
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())
+
+
+def category(template_key, listing_type, open_headings, conventions):
+    """The template's own category, else type='s, else the nearest enclosing heading's, else "other"."""
+    own = dict(OWN_CATEGORY, **conventions.get("own", {}))
+    if template_key in own:
+        return own[template_key]
+    types = dict(DEFAULT_TYPES, **conventions.get("types", {}))
+    if listing_type and fold(listing_type) in types:
+        return types[fold(listing_type)]
+    sections = dict(DEFAULT_SECTIONS, **conventions.get("sections", {}))
+    for _, _, title in reversed(open_headings):
+        if fold(title) in sections:
+            return sections[fold(title)]
+    return "other"
+
+
 def wiki_listings(path, conventions):
     text = open(path, encoding="utf-8").read()
     code = mwparserfromhell.parse(text)
     nodes = list(flat_nodes(code))
+    # The section of each node: headings seen before it, and the chain of headings that enclose it.
+    sections, chains, open_headings, number = [], [], [], 0
+    for node in nodes:
+        if isinstance(node, mwparserfromhell.nodes.Heading):
+            number += 1
+            while open_headings and open_headings[-1][1] >= node.level:
+                open_headings.pop()
+            open_headings.append((number, node.level, plain(node.title, {}) or ""))
+        sections.append(number)
+        chains.append(list(open_headings))
     parameters = {field: field for field in FIELDS}
     parameters.update({"lon": "long", "lng": "long"})
     parameters.update(conventions["parameters"])
@@ -115,12 +158,15 @@ def wiki_listings(path, conventions):
                          if isinstance(node, mwparserfromhell.nodes.Template) and key(node.name) in conventions["templates"]]
     for number, index in enumerate(listing_positions):
         template = nodes[index]
-        row = {"position": number + 1}
+        row = {"position": number + 1, "section": sections[index]}
         for field in FIELDS:
             row[field] = None
+        listing_type = None
         for parameter in template.params:
             if not parameter.showkey:
                 continue
+            if key(parameter.name) == "type":
+                listing_type = plain(parameter.value, conventions["inline"])
             field = parameters.get(key(parameter.name))
             if field is None:
                 continue
@@ -148,6 +194,7 @@ def wiki_listings(path, conventions):
             trailing = plain("".join(following), conventions["inline"]) or ""
             trailing = trailing.lstrip(" :,.;–—-")
             row["description"] = trailing if re.search(r"\w", trailing) else None
+        row["category"] = category(key(template.name), listing_type, chains[index], conventions)
         rows.append(row)
     return rows
 
