@@ -26,7 +26,7 @@ struct InlineTemplateFormat: Equatable {
     /// - Throws: `InlineTemplateFormat.Problem` for unbalanced brackets or braces.
     init(_ format: String, values: [String: [String: String]] = [:]) throws {
         var characters = Substring(format)
-        pieces = try InlineTemplateFormat.parse(&characters, closing: nil)
+        pieces = try InlineTemplateFormat.parse(&characters, closing: nil, depth: 0)
         self.values = values
     }
 
@@ -35,7 +35,11 @@ struct InlineTemplateFormat: Equatable {
         var description: String
     }
 
-    private static func parse(_ rest: inout Substring, closing: Character?) throws -> [Piece] {
+    /// Groups nested deeper than this are refused, so that a manifest cannot exhaust the stack.
+    static let maximumDepth = 16
+
+    private static func parse(_ rest: inout Substring, closing: Character?, depth: Int) throws -> [Piece] {
+        guard depth <= maximumDepth else { throw Problem(description: "groups nest deeper than \(maximumDepth) levels") }
         var pieces: [Piece] = []
         var literal = ""
         func flush() {
@@ -58,7 +62,7 @@ struct InlineTemplateFormat: Equatable {
                 pieces.append(.argument(name, print: print))
             case "[":
                 flush()
-                pieces.append(.group(try parse(&rest, closing: "]")))
+                pieces.append(.group(try parse(&rest, closing: "]", depth: depth + 1)))
             case "]":
                 guard closing == "]" else { throw Problem(description: "a ] closes no [") }
                 flush()
