@@ -7,7 +7,7 @@
 /// names no argument directly is kept when one of its inner groups is); `\[`, `\]`, `\{`, `\}` are literal.
 struct InlineTemplateFormat: Equatable {
     /// One piece of a format.
-    indirect enum Piece: Equatable {
+    enum Piece: Equatable {
         case literal(String)
         case argument(String, print: Bool)
         case group([Piece])
