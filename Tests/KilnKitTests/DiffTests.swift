@@ -181,7 +181,7 @@ final class DiffTests: KilnTestCase {
         for (settings, expected) in [
             ("thresholds: { maxRemoved: \"lots\" },", "manifest error at thresholds.maxRemoved: expected a share of rows such as \"10%\" (0 to 100) or a number of rows such as 25, found \"lots\""),
             ("thresholds: { tables: { line_entry: { maxRemoved: 1 } } },", "manifest error at thresholds.tables.line_entry: no shipped table named \"line_entry\"; shipped tables: stop, line, route_stop, line_stop, timetable, line_timetable"),
-            ("thresholds: { maxDropped: 1 },", "manifest error at thresholds.maxDropped: unknown key \"maxDropped\"; expected one of: maxRemoved, maxChanged, tables"),
+            ("thresholds: { maxDropped: 1 },", "manifest error at thresholds.maxDropped: unknown key \"maxDropped\"; expected one of: maxRemoved, maxChanged, derived, tables"),
         ] {
             XCTAssertThrowsError(try load(settings)) { error in
                 XCTAssertTrue("\(error)".contains(expected), "\(error)")

@@ -41,7 +41,7 @@ final class ItravelBuildTests: KilnTestCase {
             "listing.duplicate (warning)": 2, "listing.far-from-page (warning)": 1, "listing.outlier (warning)": 1,
             "listing.no-name (warning)": 1, "page.missing-parent (warning)": 1, "wikitext.coordinates-range (warning)": 1,
             "wikitext.email (warning)": 1, "wikitext.tag (warning)": 1, "wikitext.url (warning)": 1,
-            "wikitext.coordinates (info)": 2, "wikitext.unknown-template (info)": 1,
+            "wikitext.coordinates (info)": 2, "wikitext.unknown-parameter (info)": 1,
         ])
         XCTAssertEqual(outcome.diagnostics.first { $0.code == "page.missing-parent" }?.formatted,
                        "itravel-export.xml:1544: warning: Manila: its parent \"Metro Manila\" is not a page of the export; shipped without a parent [page.missing-parent]")

@@ -98,7 +98,8 @@ final class KMLReaderTests: KilnTestCase {
             // Plain text is only collapsed.
             "Καφές, σάντουιτς",
             "one\ntwo",
-            "",
+            // A description that renders to nothing is no description (as Google My Maps' image-only ones).
+            "∅",
             "∅",
         ])
     }

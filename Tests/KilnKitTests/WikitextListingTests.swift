@@ -20,7 +20,7 @@ final class WikitextListingTests: KilnTestCase {
                                     "Manger": "eat", "Boire un verre / Sortir": "drink", "Se loger": "sleep"] {
             conventions.sections[TextFolding.fold(heading)] = category
         }
-        conventions.inlineTemplates["prix"] = "{1} {2}"
+        conventions.inlineTemplates["prix"] = try? InlineTemplateFormat("{1} {2}")
         return conventions
     }
 
@@ -165,7 +165,7 @@ final class WikitextListingTests: KilnTestCase {
         XCTAssertEqual(findings, [WikiFinding(code: "wikitext.url", severity: .warning,
                                               message: "listing \"Théâtre de Thouars\": url \"http://05 49 66 24 24\" is not a web address; the field is left empty",
                                               line: 143)])
-        XCTAssertEqual(found.flatMap(\.unknownTemplates), ["horaire", "horaire", "horaire", "horaire", "horaire"])
+        XCTAssertEqual(found.flatMap(\.unknownTemplates), ["Horaire", "Horaire", "Horaire", "Horaire", "Horaire"])
     }
 
     // MARK: - Wikitravel samples
@@ -292,7 +292,7 @@ final class WikitextListingTests: KilnTestCase {
         let (found, findings) = try listings(text, conventions: conventions)
         XCTAssertEqual(findings, [])
         XCTAssertEqual(found.first?.fields, ["name": "A Tour", "price": "2 € à 4 €", "description": "Open daily ."])
-        XCTAssertEqual(found.first?.unknownTemplates, ["horaire"])
+        XCTAssertEqual(found.first?.unknownTemplates, ["Horaire"])
     }
 
     func testCoordinateChecks() throws {

@@ -17,7 +17,8 @@ final class WikitextTemplateTests: KilnTestCase {
     private func plain(_ text: String, inline: [String: String] = [:], mode: WikiPlainText.Mode = .text) -> (String, [String]) {
         let source = WikiSource(text)
         var unknown: [String] = []
-        let result = WikiPlainText(inlineTemplates: inline).text(source, 0..<source.count, mode: mode, unknown: &unknown)
+        let formats = inline.compactMapValues { try? InlineTemplateFormat($0) }
+        let result = WikiPlainText(inlineTemplates: formats).text(source, 0..<source.count, mode: mode, unknown: &unknown)
         return (result, unknown)
     }
 
@@ -86,7 +87,7 @@ final class WikitextTemplateTests: KilnTestCase {
         let (text, unknown) = plain("Menu à {{Prix|13|€}} le midi {{Horaire|||14||18|}}, {{dead link|2016}}{{#invoke:x|y}}{{PAGENAME}}",
                                     inline: ["prix": "{1} {2}", "dead link": ""])
         XCTAssertEqual(text, "Menu à 13 € le midi ,")
-        XCTAssertEqual(unknown, ["horaire"])
+        XCTAssertEqual(unknown, ["Horaire"])
     }
 
     func testInlineTemplateArgumentsAreThemselvesPlainText() {

@@ -20,6 +20,10 @@ extension BundleDiff {
                     line += ": " + table.changedColumns.keys.sorted().map { "\($0) ×\(table.changedColumns[$0]!)" }.joined(separator: ", ")
                 }
             }
+            if table.derivedOnly > 0 {
+                line += "; \(table.derivedOnly) row\(table.derivedOnly == 1 ? "" : "s") with only derived columns changed: "
+                    + table.derivedColumns.keys.sorted().map { "\($0) ×\(table.derivedColumns[$0]!)" }.joined(separator: ", ")
+            }
             lines.append(line)
             lines += examples("added", table.added, table.addedExamples.map(table.describe), table)
             lines += examples("removed", table.removed, table.removedExamples.map(table.describe), table)
@@ -83,6 +87,8 @@ extension BundleDiff {
                 var oldRows, newRows, added, removed, changed: Int
                 var userFilled: Bool
                 var changedColumns: [String: Int]
+                var derivedOnly: Int
+                var derivedColumns: [String: Int]
                 var examples: Examples
             }
             struct Schema: Encodable {
@@ -110,6 +116,7 @@ extension BundleDiff {
                 }
                 return TableEntry(name: table.name, key: table.key, oldRows: table.oldRows, newRows: table.newRows, added: table.added,
                                   removed: table.removed, changed: table.changed, userFilled: table.userFilled, changedColumns: table.changedColumns,
+                                  derivedOnly: table.derivedOnly, derivedColumns: table.derivedColumns,
                                   examples: Examples(added: table.addedExamples.map(object), removed: table.removedExamples.map(object), changed: changed))
             }
             let schema = Schema(oldVersion: oldVersion, newVersion: newVersion,
@@ -150,6 +157,7 @@ extension Thresholds {
             var entries: [String: JSONValue] = [:]
             if let limit = limits.maxRemoved { entries["maxRemoved"] = .string(limit.manifestText) }
             if let limit = limits.maxChanged { entries["maxChanged"] = .string(limit.manifestText) }
+            if !limits.derived.isEmpty { entries["derived"] = .array(limits.derived.map { .string($0) }) }
             return entries
         }
         var entries = object(defaults)

@@ -2,6 +2,8 @@ import Foundation
 
 /// What changed from one bundle to the next: per table, the rows added, removed and changed (matched by primary
 /// key), which columns changed with a few examples; the schema differences; and the thresholds it goes beyond.
+/// A change in a derived column alone (`Thresholds.Limits.derived`: a position that shifts when a row before it goes)
+/// does not make a row changed; such rows are counted apart.
 ///
 ///     let diff = try BundleDiff.compare(old: URL(fileURLWithPath: "old.sqlite"), new: URL(fileURLWithPath: "new.sqlite"),
 ///                                       thresholds: Thresholds(defaults: .init(maxRemoved: .percent(10))))
@@ -35,6 +37,13 @@ public struct BundleDiff: Sendable {
         public var changed = 0
         /// How many rows changed in each column, by column name.
         public var changedColumns: [String: Int] = [:]
+        /// The derived columns (`Thresholds.Limits.derived`) present in both bundles; rows whose only changes are in
+        /// them, and how many rows changed in each.
+        public var derived: [String] = []
+        public var derivedOnly = 0
+        public var derivedColumns: [String: Int] = [:]
+        /// Derived columns the thresholds name for this table that it does not have (a typo shows).
+        public var unknownDerived: [String] = []
         /// The first added and removed keys, in key order.
         public var addedExamples: [[SQLValue]] = []
         public var removedExamples: [[SQLValue]] = []
@@ -104,7 +113,11 @@ public struct BundleDiff: Sendable {
                                         userFilled: true))
                     continue
                 }
-                tables.append(try compareTable(name, before.tables[name], after.tables[name], in: database, examples: examples))
+                var table = try compareTable(name, before.tables[name], after.tables[name], in: database, examples: examples,
+                                             derived: thresholds.derivedColumns(of: name))
+                let columns = Set((before.tables[name]?.columns ?? []).map(\.name) + (after.tables[name]?.columns ?? []).map(\.name))
+                table.unknownDerived = (thresholds.tables[name]?.derived ?? []).filter { !columns.contains($0) }
+                tables.append(table)
             }
             var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),
                                   oldVersion: before.userVersion, newVersion: after.userVersion, thresholds: thresholds, findings: [])
@@ -119,7 +132,7 @@ public struct BundleDiff: Sendable {
     }
 
     private static func compareTable(_ name: String, _ before: SchemaSnapshot.Table?, _ after: SchemaSnapshot.Table?,
-                                     in database: Database, examples: Int) throws -> Table {
+                                     in database: Database, examples: Int, derived: Set<String>) throws -> Table {
         let quoted = quoteIdentifier(name)
         func count(_ schema: String) throws -> Int {
             Int(try database.rows("SELECT count(*) FROM \(schema).\(quoted)").first?.values.first?.number ?? 0)
@@ -135,6 +148,7 @@ public struct BundleDiff: Sendable {
         let candidates = [after.primaryKey, before.primaryKey].filter { !$0.isEmpty && $0.allSatisfy(shared.contains) }
         let key = candidates.first ?? shared
         var table = Table(name: name, key: key, oldRows: try count("main"), newRows: try count("new"))
+        table.derived = shared.filter { derived.contains($0) && !key.contains($0) }
         guard !key.isEmpty else { return table }
 
         let keyList = key.map(quoteIdentifier).joined(separator: ", ")
@@ -158,14 +172,24 @@ public struct BundleDiff: Sendable {
         let differs = compared.map { "o.\(quoteIdentifier($0)) IS NOT n.\(quoteIdentifier($0))" }.joined(separator: " OR ")
         let statement = try database.prepare("SELECT \(selected.joined(separator: ", ")) FROM main.\(quoted) AS o JOIN new.\(quoted) AS n ON \(match) WHERE \(differs) ORDER BY \(key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", "))")
         while let row = try statement.step() {
-            table.changed += 1
             var changes: [(String, SQLValue, SQLValue)] = []
+            var derivedChanges: [String] = []
             for (index, column) in compared.enumerated() {
                 let oldValue = row.values[key.count + 2 * index], newValue = row.values[key.count + 2 * index + 1]
                 guard !BundleDiff.same(oldValue, newValue) else { continue }
-                table.changedColumns[column, default: 0] += 1
-                changes.append((column, oldValue, newValue))
+                if table.derived.contains(column) {
+                    derivedChanges.append(column)
+                } else {
+                    changes.append((column, oldValue, newValue))
+                }
             }
+            for column in derivedChanges { table.derivedColumns[column, default: 0] += 1 }
+            guard !changes.isEmpty else {
+                table.derivedOnly += 1
+                continue
+            }
+            table.changed += 1
+            for change in changes { table.changedColumns[change.0, default: 0] += 1 }
             if table.changedExamples.count < examples {
                 table.changedExamples.append(ChangedRow(key: Array(row.values.prefix(key.count)), changes: changes))
             }
@@ -191,6 +215,11 @@ public struct BundleDiff: Sendable {
         }
         if schema.contains(where: { $0.kind != .userVersion }), oldVersion == newVersion {
             error(.diffUserVersion, "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
+        }
+        for table in tables where !table.unknownDerived.isEmpty {
+            found.append(Diagnostic(code: .diffDerived, severity: .warning,
+                                    message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
+                                    provenance: Provenance(file: new)))
         }
         for table in tables {
             for (measure, count) in [(Thresholds.Measure.removed, table.removed), (.changed, table.changed)] {

@@ -54,11 +54,16 @@ public struct Thresholds: Equatable, Sendable {
         public var maxRemoved: RowLimit?
         /// The most rows that may be changed, or `nil` for no limit.
         public var maxChanged: RowLimit?
+        /// Derived columns: values computed from other rows (a listing's `position` on its page, a page's count of
+        /// listings), which shift when a row elsewhere comes or goes. A row whose only changes are in them is not a
+        /// changed row; `kiln diff` counts it apart.
+        public var derived: [String]
 
-        /// Limits on removed and changed rows.
-        public init(maxRemoved: RowLimit? = nil, maxChanged: RowLimit? = nil) {
+        /// Limits on removed and changed rows, and the derived columns.
+        public init(maxRemoved: RowLimit? = nil, maxChanged: RowLimit? = nil, derived: [String] = []) {
             self.maxRemoved = maxRemoved
             self.maxChanged = maxChanged
+            self.derived = derived
         }
 
         /// The limit on `measure`.
@@ -98,9 +103,18 @@ public struct Thresholds: Equatable, Sendable {
         tables[table]?[measure] ?? defaults[measure]
     }
 
-    /// These thresholds with every limit `other` sets put in place of this one's.
+    /// The derived columns of `table`: its own and those declared for every table.
+    public func derivedColumns(of table: String) -> Set<String> {
+        Set(defaults.derived + (tables[table]?.derived ?? []))
+    }
+
+    /// These thresholds with every limit `other` sets put in place of this one's (derived columns are added up).
     public func overridden(by other: Thresholds) -> Thresholds {
         var merged = self
+        merged.defaults.derived = Array(Set(defaults.derived + other.defaults.derived)).sorted()
+        for (table, limits) in other.tables where !limits.derived.isEmpty {
+            merged.tables[table, default: Limits()].derived = Array(Set((tables[table]?.derived ?? []) + limits.derived)).sorted()
+        }
         for measure in Measure.allCases {
             if let limit = other.defaults[measure] { merged.defaults[measure] = limit }
             for (table, limits) in other.tables {
@@ -136,6 +150,11 @@ public struct Thresholds: Equatable, Sendable {
             if !own.isEmpty { text += " (" + own.joined(separator: ", ") + ")" }
             return text
         }
-        return parts.isEmpty ? "none" : parts.joined(separator: "; ")
+        var all = parts
+        let derived = ([defaults.derived.isEmpty ? nil : "every table: " + defaults.derived.joined(separator: ", ")]
+            + tables.keys.sorted().map { table in tables[table]!.derived.isEmpty ? nil : "\(table): " + tables[table]!.derived.joined(separator: ", ") })
+            .compactMap { $0 }
+        if !derived.isEmpty { all.append("derived columns not counted as changes (" + derived.joined(separator: "; ") + ")") }
+        return all.isEmpty ? "none" : all.joined(separator: "; ")
     }
 }

@@ -108,6 +108,9 @@ extension DiagnosticCode {
     public static let wikitextParent = DiagnosticCode("wikitext.parent", .info, "A page names several parents; the first is used.")
     public static let wikitextTag = DiagnosticCode("wikitext.tag", .warning, "A Wikitravel listing tag read tolerantly (unclosed, mismatched), with what was recovered.")
     public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }}: MediaWiki shows it as text, so it is not read.")
+    public static let wikitextUnknownParameter = DiagnosticCode("wikitext.unknown-parameter", .info, "A listing parameter with a value that no field takes (e.g. a typo, typr=go); declare it in parameters or ignoreParameters.")
+    public static let wikitextTrailingText = DiagnosticCode("wikitext.trailing-text", .info, "Text after listings that the wiki's conventions do not take as a description, counted once per file.")
+    public static let wikitextListingLike = DiagnosticCode("wikitext.listing-like", .info, "Templates written like listings that no listing convention declares.")
     public static let wikitextUnknownTemplate = DiagnosticCode("wikitext.unknown-template", .info, "A template inside a listing value that is not declared, so left out of the value.")
 
     // MARK: - Shaping values
@@ -134,6 +137,7 @@ extension DiagnosticCode {
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
     public static let diffUserVersion = DiagnosticCode("diff.user-version", .error, "The schema changed but PRAGMA user_version did not.")
+    public static let diffDerived = DiagnosticCode("diff.derived", .warning, "A derived column named in thresholds that no table has (a typo).")
     public static let diffThreshold = DiagnosticCode("diff.threshold", .error, "More rows removed or changed since the baseline than the thresholds allow.")
 
     // MARK: - kiln check
@@ -182,10 +186,10 @@ extension DiagnosticCode {
         icsUnbounded, icsBadRRule, icsTooMany, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject,
         htmlNoContent, htmlSanitized, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
-        wikitextUnknownTemplate,
+        wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffThreshold,
+        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

@@ -45,23 +45,25 @@ struct ManifestDocument: Decodable {
 }
 
 extension Thresholds: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged, tables }
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged, derived, tables }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         defaults = Limits(maxRemoved: try c.decodeIfPresent(RowLimit.self, forKey: .maxRemoved),
-                          maxChanged: try c.decodeIfPresent(RowLimit.self, forKey: .maxChanged))
+                          maxChanged: try c.decodeIfPresent(RowLimit.self, forKey: .maxChanged),
+                          derived: try c.decodeIfPresent([String].self, forKey: .derived) ?? [])
         tables = try c.decodeIfPresent([String: Limits].self, forKey: .tables) ?? [:]
     }
 }
 
 extension Thresholds.Limits: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged }
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxRemoved, maxChanged, derived }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         maxRemoved = try c.decodeIfPresent(RowLimit.self, forKey: .maxRemoved)
         maxChanged = try c.decodeIfPresent(RowLimit.self, forKey: .maxChanged)
+        derived = try c.decodeIfPresent([String].self, forKey: .derived) ?? []
     }
 }
 

@@ -87,7 +87,7 @@ public struct KMLReader: ConfigurableReader {
                 var record = Record(kinds[0], line: placemark.line)
                 let label = placemark.string(name).map(TextFolding.collapseSpaces)
                 record["name"] = label
-                record["description"] = try placemark.string(description).map(plainText)
+                record["description"] = try placemark.string(description).map(plainText).flatMap { $0.isEmpty ? nil : $0 }
                 record["id"] = placemark.string(identifier)
                 record["styleUrl"] = placemark.string(styleUrl).map(TextFolding.trim)
                 record["folder"] = folders.compactMap(\.name).joined(separator: options.folderSeparator)

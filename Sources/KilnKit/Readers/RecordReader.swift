@@ -150,7 +150,7 @@ public enum ReaderRegistry {
     /// Every built-in reader type.
     public static let readerTypes: [any ConfigurableReader.Type] = [
         DelimitedReader.self, RoutesReader.self, TimetableReader.self, XMLRecordReader.self, HTMLReader.self,
-        TextExtractReader.self, KMLReader.self, MediaWikiReader.self, FilesReader.self, SQLiteReader.self,
+        TextExtractReader.self, KMLReader.self, MediaWikiReader.self, WikitextReader.self, FilesReader.self, SQLiteReader.self,
         ICalendarReader.self, JSONRecordReader.self, WebPageReader.self,
     ]
 

@@ -22,14 +22,39 @@ struct ListingConventions {
     /// Section headings, folded → the category of listings under them that name none themselves.
     var sections: [String: String] = ["see": "see", "do": "do", "buy": "buy", "eat": "eat", "drink": "drink", "sleep": "sleep"]
     /// How templates inside values read (see `WikiPlainText.inlineTemplates`), by key.
-    var inlineTemplates: [String: String] = ["dead link": "", "deadlink": "", "nbsp": "\u{00A0}", "!": "|", "lang": "{2}"]
+    var inlineTemplates: [String: InlineTemplateFormat] = [
+        "dead link": .init(pieces: []), "deadlink": .init(pieces: []), "nbsp": .init(pieces: [.literal("\u{00A0}")]),
+        "!": .init(pieces: [.literal("|")]), "lang": .init(pieces: [.argument("2", print: true)]),
+    ]
     /// Templates inside values left out without a finding, by key.
     var ignoredTemplates: Set<String> = []
+    /// Listing parameters that are no field and are left out without a finding, by key (any other is reported).
+    var ignoredParameters: Set<String> = []
     /// The category of a listing that no template, type or section gives one; `nil` leaves it empty.
     var defaultCategory: String? = "other"
-    /// A template without a description takes the text after it on its line (`{{vCard|…}}: a fine hut.`), as the
-    /// German and French guides write.
-    var trailingDescription = true
+    /// The wiki's language (`en`, `de`, `fr`…): the manifest's `language`, else the export's `xml:lang`.
+    var language: String?
+    /// The manifest's `trailingDescription`, when it gives one.
+    var trailingDescriptionOption: Bool?
+
+    /// Languages whose guides write a listing's description after its template, on its line
+    /// (`{{vCard|…}}: a fine hut.`): German and French Wikivoyage. English Wikivoyage (and Russian, Italian…) write it
+    /// in `content=`/`description=`, and the text after an inline template is the rest of a sentence.
+    static let trailingDescriptionLanguages: Set<String> = ["de", "fr"]
+
+    /// English Wikivoyage's listing templates, which hold their description in `content=`.
+    static let englishTemplates: Set<String> = ["see", "do", "buy", "eat", "drink", "sleep", "go", "listing", "marker"]
+
+    /// Whether a listing written with `template` (a key) and no description takes the text after it on its line:
+    /// the manifest's `trailingDescription`, else the convention of the wiki's language
+    /// (`trailingDescriptionLanguages`), else, when the language is not known, the template's: English Wikivoyage's
+    /// templates do not, any other (`{{vCard}}`, `{{Voir}}`) does.
+    func takesTrailingDescription(_ template: String) -> Bool {
+        if let trailingDescriptionOption { return trailingDescriptionOption }
+        guard let language else { return !ListingConventions.englishTemplates.contains(template) }
+        let primary = language.split(separator: "-").first.map { $0.lowercased() } ?? ""
+        return ListingConventions.trailingDescriptionLanguages.contains(primary)
+    }
 
     static let defaultParameters: [String: String] = {
         var names = Dictionary(uniqueKeysWithValues: (fields + ["type"]).map { ($0, $0) })

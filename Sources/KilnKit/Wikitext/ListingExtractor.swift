@@ -13,8 +13,12 @@ struct WikiListing: Equatable {
     /// 0, or how many listings with the same name came before it in the same section.
     var ordinal: Int
     var id: Int64
-    /// Keys of templates inside its values that are not known and were left out, once per occurrence.
+    /// Names (as written) of templates inside its values that are not known and were left out, once per occurrence.
     var unknownTemplates: [String]
+    /// Names (as written) of its parameters with a value that are no field and not ignored: left out.
+    var unknownParameters: [String] = []
+    /// The text after it on its line, when the conventions do not take it as its description (English guides).
+    var untakenTrailingText: String?
 
     /// `listing "Name"`, or `a listing without a name`, for messages.
     var label: String { fields["name"].map { "listing \"\(excerpt($0, limit: 60))\"" } ?? "a listing without a name" }
@@ -43,10 +47,16 @@ struct ListingExtractor {
         var sectionCategories: [Int: String?] = [:]
         for (position, element) in page.elements.enumerated() {
             guard var listing = read(element, in: page, findings: &findings) else { continue }
-            if listing.fields["description"] == nil, case .template(let template) = element.kind, conventions.trailingDescription {
+            if listing.fields["description"] == nil, case .template(let template) = element.kind {
                 let next = position + 1 < page.elements.count ? page.elements[position + 1].range.lowerBound : nil
-                listing.fields["description"] = trailingText(page.source, after: template.range.upperBound, before: next,
-                                                             unknown: &listing.unknownTemplates)
+                var unknown: [String] = []
+                let text = trailingText(page.source, after: template.range.upperBound, before: next, unknown: &unknown)
+                if conventions.takesTrailingDescription(template.key) {
+                    listing.fields["description"] = text
+                    listing.unknownTemplates += unknown
+                } else {
+                    listing.untakenTrailingText = text
+                }
             }
             checkFields(&listing, findings: &findings)
             listing.category = category(of: listing, in: page, cache: &sectionCategories)
@@ -69,14 +79,25 @@ struct ListingExtractor {
             guard conventions.templates[template.key] != nil else { return nil }
             listing.template = template.key
             for argument in template.arguments {
-                guard let key = argument.key, let field = conventions.parameters[key] else { continue }
+                guard let key = argument.key else { continue }
+                guard let field = conventions.parameters[key] else {
+                    if !conventions.ignoredParameters.contains(key), !WikiName.written(page.source, argument.value).isEmpty {
+                        listing.unknownParameters.append(argument.name ?? key)
+                    }
+                    continue
+                }
                 let text = value(of: field, page.source, argument.value, unknown: &listing.unknownTemplates)
                 listing.fields[field] = text.isEmpty ? nil : text
             }
         case .tag(let tag):
             listing.template = tag.name
             for (key, raw) in tag.attributes {
-                guard let field = conventions.parameters[WikiName.key(key)] else { continue }
+                guard let field = conventions.parameters[WikiName.key(key)] else {
+                    if !conventions.ignoredParameters.contains(WikiName.key(key)), !raw.allSatisfy(\.isWhitespace) {
+                        listing.unknownParameters.append(key)
+                    }
+                    continue
+                }
                 let source = WikiSource(raw)
                 let text = value(of: field, source, 0..<source.count, unknown: &listing.unknownTemplates)
                 listing.fields[field] = text.isEmpty ? nil : text

@@ -2,7 +2,8 @@
 /// → `Kostromy`), external links their label, bold and italic quotes go, HTML tags go (`<br>` becomes a space,
 /// `<ref>` notes are left out), entities are decoded, comments are left out, and white space (no-break spaces too)
 /// is collapsed. Templates are rendered when they are declared inline (`{{Prix|2|€}}` with `{1} {2}` → `2 €`),
-/// left out silently when ignored, and otherwise left out and named in `unknown`.
+/// left out silently when ignored or when they are parser functions or magic words (`WikiMagicWords`), and otherwise
+/// left out and named, as written, in `unknown`.
 struct WikiPlainText {
     /// What a value is read as.
     enum Mode {
@@ -12,8 +13,8 @@ struct WikiPlainText {
         case url
     }
 
-    /// Formats of inline templates by `WikiName.key`: `{1}` is the first positional argument, `{name}` a named one.
-    var inlineTemplates: [String: String] = [:]
+    /// Formats of inline templates by `WikiName.key` (see `InlineTemplateFormat`).
+    var inlineTemplates: [String: InlineTemplateFormat] = [:]
     /// Templates left out without a finding, by `WikiName.key`.
     var ignoredTemplates: Set<String> = []
     /// Link prefixes (lower case) whose links are not text at all: files and categories.
@@ -105,31 +106,15 @@ struct WikiPlainText {
     }
 
     /// A template's text: its inline format filled in, nothing for ignored ones, parser functions (`{{#invoke:…}}`)
-    /// and magic words (`{{PAGENAME}}`); `nil` (and its name in `unknown`) for any other.
+    /// and magic words (`{{PAGENAME}}`); `nil` (and its name as written in `unknown`) for any other.
     private func render(_ template: WikiTemplate, _ source: WikiSource, unknown: inout [String]) -> String? {
         let key = template.key
-        if let format = inlineTemplates[key] { return fill(format, template, source, unknown: &unknown) }
-        if ignoredTemplates.contains(key) || WikiPlainText.isParserFunctionOrMagicWord(template.name) { return "" }
-        unknown.append(key)
-        return nil
-    }
-
-    /// `{{#if:…}}`, `{{#invoke:…}}`, `{{PAGENAME}}`, `{{DEFAULTSORT:…}}`: not templates, never text of a listing.
-    static func isParserFunctionOrMagicWord(_ name: String) -> Bool {
-        if name.hasPrefix("#") { return true }
-        let word = name.split(separator: ":", maxSplits: 1).first ?? ""
-        return !word.isEmpty && word.allSatisfy { ($0.isASCII && $0.isUppercase) || $0 == " " }
-    }
-
-    private func fill(_ format: String, _ template: WikiTemplate, _ source: WikiSource, unknown: inout [String]) -> String {
-        var result = ""
-        var rest = Substring(format)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
-            if let range = template.argument(String(rest[rest.index(after: open)..<close])) { result += text(source, range, unknown: &unknown) }
-            rest = rest[rest.index(after: close)...]
+        if let format = inlineTemplates[key] {
+            return format.render { name in template.argument(name).map { text(source, $0, unknown: &unknown) } }
         }
-        return result + rest
+        if ignoredTemplates.contains(key) || WikiMagicWords.contains(template.name) { return "" }
+        unknown.append(template.name)
+        return nil
     }
 
     /// `[[target|label]]`: the label (the target when there is none); nothing for files and categories.

@@ -1,10 +1,18 @@
 /// A template call as written: `{{name|positional|key=value}}`. Arguments keep their byte ranges in the source, so
 /// their text is only made when it is needed.
 struct WikiTemplate {
-    /// One argument: named (`key=value`, with the key as `WikiName.key` gives it) or positional (`key` is `nil`).
+    /// One argument: named (`key=value`, with the key as `WikiName.key` gives it and `name` as written) or
+    /// positional (`key` and `name` are `nil`).
     struct Argument {
         var key: String?
         var value: Range<Int>
+        var name: String?
+
+        init(key: String?, value: Range<Int>, name: String? = nil) {
+            self.key = key
+            self.value = value
+            self.name = name ?? key
+        }
     }
 
     /// The name as written: trimmed, comments left out, `_` read as a space.
@@ -49,7 +57,8 @@ enum WikiTemplateParser {
         arguments.reserveCapacity(segments.count - 1)
         for segment in segments.dropFirst() {
             if let equals = segment.equals {
-                arguments.append(.init(key: WikiName.key(source, segment.start..<equals), value: equals + 1..<segment.end))
+                let name = WikiName.written(source, segment.start..<equals)
+                arguments.append(.init(key: name.lowercased(), value: equals + 1..<segment.end, name: name))
             } else {
                 arguments.append(.init(key: nil, value: segment.start..<segment.end))
             }

@@ -1,0 +1,225 @@
+/// One page as a wikitext reader found it: from a MediaWiki export's `<page>`, or a bare wikitext file.
+struct WikiPageText {
+    var title: String
+    var id: String?
+    var namespace: String
+    var timestamp: String?
+    var text: String
+    /// The line the page's records point at (its `<title>`, or 1 in a bare file).
+    var line: Int
+    /// The line of the file where the text's first line is.
+    var textLine: Int
+    /// Where the page leads when the export says it is a redirect (`<redirect title=…>`).
+    var redirect: String?
+}
+
+/// Turns pages into the records of the wikitext readers: `page`, `section`, `listing` and `alias` (redirect pages),
+/// computing only the kinds wanted. Shared by the `mediawiki` and `wikitext` readers.
+/// Not `Sendable`: it holds compiled patterns.
+struct WikiPageProcessor {
+    /// The kinds of record, in the order `kinds` lists them.
+    static let pageKind = RecordKind("page", fields: ["pageid", "title", "namespace", "parent", "lat", "long", "timestamp"])
+    static let sectionKind = RecordKind("section", fields: ["pageid", "page", "number", "level", "title", "parent"])
+    static let listingKind = RecordKind("listing", fields: [
+        "pageid", "page", "section", "id", "ordinal", "position", "template", "type", "category",
+    ] + ListingConventions.fields + ["pagelistings", "pageplaced", "pagecenterlat", "pagecenterlong"])
+    static let aliasKind = RecordKind("alias", fields: ["pageid", "title", "namespace", "target"])
+    static let kinds = [pageKind, sectionKind, listingKind, aliasKind]
+
+    let conventions: WikiConventionOptions
+    private let extractor: ListingExtractor
+    /// The kinds a manifest maps; the others are not computed.
+    var wanted = Set(WikiPageProcessor.kinds.map(\.name))
+
+    /// - Throws: never in practice (the listing checks' patterns are fixed).
+    init(conventions: WikiConventionOptions) throws {
+        self.conventions = conventions
+        extractor = try ListingExtractor(conventions: conventions.listings)
+    }
+
+    /// True when the text of a page is needed: always, except when only aliases are wanted and the export already
+    /// said where a redirect page leads.
+    func wantsText(redirect: String?) -> Bool {
+        wanted != ["alias"] || redirect == nil
+    }
+
+    /// Emits the records of `page`; its findings go to `log` (placed by line in `input`), and the templates and
+    /// parameters it left out to `tally`, reported once per file.
+    func process(_ page: WikiPageText, input: InputFile, tally: inout WikiFileTally, log: DiagnosticLog,
+                 emit: (Record) throws -> Void) throws {
+        let title = page.title
+        tally.pagesRead += 1
+        var findings: [WikiFinding] = []
+        defer {
+            for finding in findings.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }).map(\.element) {
+                log.report(finding.code, finding.severity, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
+            }
+        }
+        if let target = page.redirect ?? RedirectLine.target(in: page.text) {
+            guard wanted.contains("alias") else { return }
+            var alias = Record(WikiPageProcessor.aliasKind, line: page.line)
+            alias["pageid"] = page.id
+            alias["title"] = title
+            alias["namespace"] = page.namespace
+            alias["target"] = target
+            try emit(alias)
+            return
+        }
+        guard wanted.contains("page") || wanted.contains("section") || wanted.contains("listing") else { return }
+        let scanned = WikiPageScanner.scan(page.text, readTags: wanted.contains("listing"))
+        if wanted.contains("page") {
+            let facts = PageFacts(scanned, conventions: conventions.pages, findings: &findings)
+            var record = Record(WikiPageProcessor.pageKind, line: page.line)
+            record["pageid"] = page.id
+            record["title"] = title
+            record["namespace"] = page.namespace
+            record["parent"] = facts.parent
+            record["lat"] = facts.latitude
+            record["long"] = facts.longitude
+            record["timestamp"] = page.timestamp
+            try emit(record)
+        }
+        if wanted.contains("section") {
+            for section in scanned.outline.sections {
+                var record = Record(WikiPageProcessor.sectionKind, line: section.number == 0 ? page.line : page.textLine + section.line - 1)
+                record["pageid"] = page.id
+                record["page"] = title
+                record["number"] = String(section.number)
+                record["level"] = String(section.level)
+                record["title"] = section.title
+                record["parent"] = section.parent.map(String.init)
+                try emit(record)
+            }
+        }
+        guard wanted.contains("listing") else { return }
+        for unclosed in scanned.unclosedTemplates {
+            findings.append(WikiFinding(code: .wikitextTemplate, severity: .warning,
+                                        message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
+                                        line: unclosed.line))
+        }
+        let listings = extractor.listings(in: scanned, title: title, findings: &findings)
+        tally.listings += listings.count
+        tally.noteListingLike(scanned, conventions: conventions.listings, line: page.textLine)
+        let summary = ListingSummary(listings)
+        for (position, listing) in listings.enumerated() {
+            let line = page.textLine + listing.line - 1
+            for name in listing.unknownTemplates { tally.templates.note(name, page: title, listing: listing.label, line: line) }
+            for name in listing.unknownParameters { tally.parameters.note(name, page: title, listing: listing.label, line: line) }
+            if let text = listing.untakenTrailingText {
+                tally.trailing.note("", page: title, listing: listing.label + ": \"" + excerpt(text, limit: 50) + "\"", line: line)
+            }
+            var record = Record(WikiPageProcessor.listingKind, line: line)
+            record["pageid"] = page.id
+            record["page"] = title
+            record["section"] = String(listing.section)
+            record["id"] = String(listing.id)
+            record["ordinal"] = String(listing.ordinal)
+            record["position"] = String(position + 1)
+            record["template"] = listing.template
+            record["type"] = listing.type
+            record["category"] = listing.category
+            for field in ListingConventions.fields { record[field] = listing.fields[field] }
+            record["pagelistings"] = String(summary.count)
+            record["pageplaced"] = String(summary.placed)
+            record["pagecenterlat"] = summary.medianLatitude
+            record["pagecenterlong"] = summary.medianLongitude
+            try emit(record)
+        }
+    }
+}
+
+/// What was left out of a file's listings, reported once per name at the end of the file: templates inside values
+/// that are not known (`wikitext.unknown-template`), and listing parameters that are no field
+/// (`wikitext.unknown-parameter`, such as a misspelt `typr=go`).
+struct WikiFileTally {
+    /// Uses of one name: how many, and the first (page, listing, line).
+    struct Uses {
+        /// By name compared ignoring case; the name as first written is kept for the message.
+        var byKey: [String: (name: String, count: Int, line: Int, page: String, listing: String)] = [:]
+
+        mutating func note(_ name: String, page: String, listing: String, line: Int) {
+            let key = name.lowercased()
+            if var use = byKey[key] {
+                use.count += 1
+                byKey[key] = use
+            } else {
+                byKey[key] = (name, 1, line, page, listing)
+            }
+        }
+
+        /// In the order of their first use.
+        var sorted: [(name: String, count: Int, line: Int, page: String, listing: String)] {
+            byKey.sorted { ($0.value.line, $0.key) < ($1.value.line, $1.key) }.map(\.value)
+        }
+    }
+
+    var templates = Uses()
+    var parameters = Uses()
+    /// Listings whose line goes on after them with text the conventions do not take as their description.
+    var trailing = Uses()
+    /// Pages read (articles and redirects) and listings found in the file.
+    var pagesRead = 0
+    var listings = 0
+    /// Top-level templates that are no listing template but are written like one (three named parameters or more),
+    /// by name.
+    var listingLike = Uses()
+
+    /// The most distinct names `listingLike` keeps, so that a dump without listings stays in bounded memory.
+    static let listingLikeLimit = 1000
+
+    mutating func noteListingLike(_ page: WikiPage, conventions: ListingConventions, line: Int) {
+        for element in page.elements {
+            guard case .template(let template) = element.kind, conventions.templates[template.key] == nil,
+                  template.arguments.filter({ $0.key != nil }).count >= 3,
+                  listingLike.byKey.count < WikiFileTally.listingLikeLimit || listingLike.byKey[template.name.lowercased()] != nil
+            else { continue }
+            listingLike.note(template.name, page: "", listing: "", line: line + element.line - 1)
+        }
+    }
+
+    /// Reports templates used at least twice that are written like listings but are none: as `source.empty` (a
+    /// warning) when the file gave no listing at all, else as `wikitext.listing-like` (info). The manifest's
+    /// `listingTemplates` probably miss the wiki's names; `ignoreTemplates` silences a template that is no listing.
+    func reportNoListings(in input: InputFile, log: DiagnosticLog, ignored: Set<String>) {
+        guard pagesRead > 0 else { return }
+        let repeated = listingLike.sorted.filter { $0.count >= 2 && !ignored.contains($0.name.lowercased()) }
+        guard let first = repeated.max(by: { $0.count < $1.count }) else { return }
+        let named = repeated.sorted { $0.count > $1.count }.prefix(4).map { "{{\($0.name)}} (\(times($0.count)))" }.joined(separator: ", ")
+        let more = repeated.count > 4 ? " and \(repeated.count - 4) more" : ""
+        let them = repeated.count == 1 ? "it" : "them"
+        if listings == 0 {
+            log.report(.sourceEmpty, .warning,
+                       "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+                       at: input.at(first.line))
+        } else {
+            log.report(.wikitextListingLike, .info,
+                       "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+                       at: input.at(first.line))
+        }
+    }
+
+    /// Reports what was left out, placed at each name's first use in `input`; with `listingsWanted`, a file whose
+    /// listing-like templates gave no listing.
+    func report(in input: InputFile, log: DiagnosticLog, listingsWanted: Bool, ignoredTemplates: Set<String> = []) {
+        if listingsWanted { reportNoListings(in: input, log: log, ignored: ignoredTemplates) }
+        for use in templates.sorted {
+            log.report(.wikitextUnknownTemplate, .info,
+                       "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
+                       at: input.at(use.line))
+        }
+        if let use = trailing.sorted.first {
+            log.report(.wikitextTrailingText, .info,
+                       "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
+                       at: input.at(use.line))
+        }
+        for use in parameters.sorted {
+            log.report(.wikitextUnknownParameter, .info,
+                       "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
+                       at: input.at(use.line))
+        }
+    }
+
+    private func times(_ count: Int) -> String { count == 1 ? "once" : "\(count) times" }
+
+    private func times(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
+}
