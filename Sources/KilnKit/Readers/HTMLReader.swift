@@ -129,33 +129,8 @@ public struct HTMLReader: ConfigurableReader {
     public static let defaultMaxPageBytes = 16 << 20
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if let size = OutputPath.size(of: input.url), size > options.maxPageBytes {
-            log.report(.htmlTooLarge, .error, "the page is \(size) bytes, over the limit of \(options.maxPageBytes) bytes per page "
-                           + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
-            return
-        }
-        let document: HTMLDocument?
-        do {
-            document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
-        } catch is HTMLParseError {
-            document = nil
-        }
-        guard let document, !document.isEmpty else {
-            log.report(.htmlUnreadable, .error, "\(HTMLParseError(name: input.relativePath).description); the page gives no records",
-                       at: input.at(nil))
-            return
-        }
-        EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
-        for problem in document.problems {
-            let place = input.at(problem.line, column: problem.column)
-            switch problem.kind {
-            case .stopped:
-                log.report(.htmlMalformed, .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
-            case .garbled:
-                log.report(.encoding, .error, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
-                               + "garbled: if the page is in a legacy code page, set the source's \"encoding\" option", at: place)
-            }
-        }
+        guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: options.maxPageBytes,
+                                           consequence: "the page gives no records", log: log) else { return }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)

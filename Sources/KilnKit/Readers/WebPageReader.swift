@@ -48,26 +48,8 @@ public struct WebPageReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        let document: HTMLDocument?
-        do {
-            document = try HTMLDocument(path: input.url.path, encoding: options.encoding)
-        } catch is HTMLParseError {
-            document = nil
-        }
-        guard let document, !document.isEmpty else {
-            log.report(.htmlUnreadable, .error, "\(input.relativePath) holds no HTML that can be parsed; the page is not shipped", at: input.at(nil))
-            return
-        }
-        EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
-        for problem in document.problems {
-            let place = input.at(problem.line, column: problem.column)
-            switch problem.kind {
-            case .stopped:
-                log.report(.htmlMalformed, .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
-            case .garbled:
-                log.report(.encoding, .error, "the page is not valid UTF-8 here (\(problem.message)); set the source's \"encoding\" option", at: place)
-            }
-        }
+        guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: HTMLReader.defaultMaxPageBytes,
+                                           consequence: "the page is not shipped", log: log) else { return }
         let slug = input.url.deletingPathExtension().lastPathComponent.lowercased()
         guard let root = document.select(content).first else {
             log.report(.htmlNoContent, .error, "the page has no content element (\(try options.content.xpathText())); it is not shipped", at: input.at(nil))
