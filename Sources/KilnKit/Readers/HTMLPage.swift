@@ -6,7 +6,7 @@ enum HTMLPage {
     /// The parsed page, or `nil` (reported) when there is nothing to read.
     /// - Parameter consequence: what an unreadable page means for this reader, for its message.
     /// - Throws: `KilnError.io` when the file cannot be read.
-    static func open(_ input: InputFile, encoding: String?, maxPageBytes: Int, consequence: String, log: DiagnosticLog) -> HTMLDocument? {
+    static func open(_ input: InputFile, encoding: String?, maxPageBytes: Int, consequence: String, log: DiagnosticLog) throws -> HTMLDocument? {
         if let size = OutputPath.size(of: input.url), size > maxPageBytes {
             log.report(.htmlTooLarge, .error, "the page is \(size) bytes, over the limit of \(maxPageBytes) bytes per page "
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
