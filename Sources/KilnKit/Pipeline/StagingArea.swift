@@ -33,33 +33,73 @@ final class StagingArea {
     /// relative path.
     /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
     func load(_ source: CompiledSource, log: DiagnosticLog) throws -> [String: String] {
-        let inserts = try source.targets.map { target in
+        let insertSQL = source.targets.map { target in
             let columnNames = target.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
             let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
-            return try database.prepare(
-                "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
+            return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
+        if StagingArea.singleThreaded {
+            return try load(source, log: log, into: .direct(database, try insertSQL.map { try database.prepare($0) }))
+        }
+        let writer = StagingWriter(path: database.path, insertSQL: insertSQL)
+        do {
+            let digests = try load(source, log: log, into: .writer(writer))
+            try writer.finish()
+            return digests
+        } catch {
+            try writer.finish()
+            throw error
+        }
+    }
+
+    /// True to insert on the reading thread (`KILN_STAGING_THREADS=1`): for comparing with the two-thread load.
+    static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
+
+    /// Rows sent to the writer at once, and the text bytes after which a batch is sent early (large pages).
+    private static let batchRows = 512
+    private static let batchBytes = 1 << 20
+
+    /// Reads and shapes every file of `source`, handing rows in batches to `insert`, each file inside `transaction`.
+    private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws -> [String: String] {
         let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
         var digests: [String: String] = [:]
-        var values: [SQLValue] = []
         var unmapped: [String: (count: Int, line: Int)] = [:]
+        var batch: [StagedRow] = []
+        var batchBytes = 0
+        batch.reserveCapacity(StagingArea.batchRows)
         for input in source.files {
-            try database.transaction {
+            try sink.begin()
+            do {
                 try source.reader.read(input, log: log) { record in
                     guard let index = targetIndex[record.kind.name] else {
                         unmapped[record.kind.name, default: (0, record.line)].count += 1
                         return
                     }
                     let target = source.targets[index]
-                    values.removeAll(keepingCapacity: true)
+                    var values: [SQLValue] = []
+                    values.reserveCapacity(target.mappings.count + 2)
                     for mapping in target.mappings {
-                        values.append(shape(record, mapping, table: target.table, input: input, log: log))
+                        let value = shape(record, mapping, table: target.table, input: input, log: log)
+                        if case .text(let text) = value { batchBytes += text.utf8.count }
+                        values.append(value)
                     }
                     values.append(.text(input.relativePath))
                     values.append(.integer(Int64(record.line)))
-                    try inserts[index].run(values)
+                    batch.append(StagedRow(target: index, values: values))
+                    if batch.count >= StagingArea.batchRows || batchBytes >= StagingArea.batchBytes {
+                        try sink.insert(batch)
+                        batch.removeAll(keepingCapacity: true)
+                        batchBytes = 0
+                    }
                 }
+                if !batch.isEmpty { try sink.insert(batch) }
+                try sink.commit()
+            } catch {
+                sink.rollback()
+                throw error
             }
+            batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
             for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
                 log.report(.sourceUnmappedKind, .info,
                            "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(source.spec.name)\" went into no table: "
@@ -138,6 +178,38 @@ final class StagingArea {
             log.report(.value, .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
+    }
+}
+
+/// Where `StagingArea.load` puts rows: straight into its own connection, or through the writing thread.
+private enum StagingSink {
+    case direct(Database, [Statement])
+    case writer(StagingWriter)
+
+    func begin() throws {
+        switch self {
+        case .direct(let database, _): try database.execute("BEGIN")
+        case .writer(let writer): try writer.send(.begin)
+        }
+    }
+
+    func insert(_ rows: [StagedRow]) throws {
+        switch self {
+        case .direct(_, let inserts): for row in rows { try inserts[row.target].run(row.values) }
+        case .writer(let writer): try writer.send(.rows(rows))
+        }
+    }
+
+    func commit() throws {
+        switch self {
+        case .direct(let database, _): try database.execute("COMMIT")
+        case .writer(let writer): try writer.send(.commit)
+        }
+    }
+
+    /// Drops the current file's rows; the writing thread rolls back the transaction it never sees committed.
+    func rollback() {
+        if case .direct(let database, _) = self { try? database.execute("ROLLBACK") }
     }
 }
 

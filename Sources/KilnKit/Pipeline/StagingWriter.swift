@@ -1,0 +1,161 @@
+import Foundation
+
+/// One row bound for staging: which of the source's insert statements takes it, and its values in column order.
+struct StagedRow: Sendable {
+    let target: Int
+    let values: [SQLValue]
+}
+
+/// What the reading thread hands the writing thread, in order: each input file's rows inside one transaction.
+enum StagingMessage: Sendable {
+    case begin
+    case rows([StagedRow])
+    case commit
+}
+
+/// A first-in first-out queue of bounded length between one producing and one consuming thread: the producer
+/// waits while it is full, so memory stays flat however fast the reader is.
+final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element?]
+    private var head = 0
+    private var count = 0
+    private var finished = false
+    private var cancelled = false
+
+    /// - Parameter capacity: how many elements may wait at most.
+    init(capacity: Int) {
+        items = Array(repeating: nil, count: max(1, capacity))
+    }
+
+    /// Appends `element`, waiting for room. Returns `false` (dropping it) once the consumer has cancelled.
+    func push(_ element: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == items.count && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items[(head + count) % items.count] = element
+        count += 1
+        condition.broadcast()
+        return true
+    }
+
+    /// The oldest element, waiting for one; `nil` once the producer has finished and the queue is empty, or once
+    /// the consumer has cancelled.
+    func pop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while count == 0 && !finished && !cancelled { condition.wait() }
+        guard count > 0, !cancelled else { return nil }
+        let element = items[head]
+        items[head] = nil
+        head = (head + 1) % items.count
+        count -= 1
+        condition.broadcast()
+        return element
+    }
+
+    /// The producer will push nothing more.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The consumer takes nothing more: pending and later pushes are dropped and `push` returns `false`.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items = items.map { _ in nil }
+        count = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Inserts staged rows on a thread of its own, through a connection of its own to the staging database, while the
+/// calling thread reads and shapes the next records: parsing and SQLite each get a core. Rows are inserted in the
+/// order they are sent, so the staging tables hold exactly what a single-threaded load would put there.
+/// The calling thread must not use its own connection to the staging database between `init` and `finish()`.
+final class StagingWriter: Sendable {
+    private let queue = BoundedQueue<StagingMessage>(capacity: 16)
+    private let failure = FailureBox()
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`).
+    init(path: String, insertSQL: [String]) {
+        let queue = queue, failure = failure, done = done
+        let thread = Thread {
+            defer { done.signal() }
+            do {
+                try StagingWriter.drain(queue, path: path, insertSQL: insertSQL)
+            } catch {
+                failure.set(error)
+                queue.cancel()
+            }
+        }
+        thread.name = "kiln staging writer"
+        thread.start()
+    }
+
+    /// Hands `message` to the writing thread, waiting while the queue is full.
+    /// - Throws: the writer's error when it has stopped (SQLite refused a row or the file).
+    func send(_ message: StagingMessage) throws {
+        guard queue.push(message) else { throw failure.error ?? CancellationError() }
+    }
+
+    /// Waits for the writing thread to insert everything sent and close its connection. A transaction left open
+    /// (the reader threw before `.commit`) is rolled back.
+    /// - Throws: the writer's error, if it stopped on one.
+    func finish() throws {
+        queue.finish()
+        done.wait()
+        if let error = failure.error { throw error }
+    }
+
+    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String]) throws {
+        let database = try Database(path: path, mode: .readWrite)
+        var inTransaction = false
+        do {
+            try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+            let inserts = try insertSQL.map { try database.prepare($0) }
+            while let message = queue.pop() {
+                switch message {
+                case .begin:
+                    try database.execute("BEGIN")
+                    inTransaction = true
+                case .rows(let rows):
+                    for row in rows { try inserts[row.target].run(row.values) }
+                case .commit:
+                    try database.execute("COMMIT")
+                    inTransaction = false
+                }
+            }
+        } catch {
+            if inTransaction { try? database.execute("ROLLBACK") }
+            try? database.close()
+            throw error
+        }
+        if inTransaction { try database.execute("ROLLBACK") }
+        try database.close()
+    }
+}
+
+/// The first error of the writing thread, read by the calling thread.
+private final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Error?
+
+    var error: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    func set(_ error: Error) {
+        lock.lock()
+        if stored == nil { stored = error }
+        lock.unlock()
+    }
+}
