@@ -1,0 +1,142 @@
+import Foundation
+
+/// `kiln extract` on files of any size: each record is formatted as it is read and spooled to a temporary file
+/// (the table's column widths and the findings that come first in the JSON are known only at the end), then the
+/// output is written from the spool. Memory stays flat however many records there are; the output is the same as
+/// `Extraction.table()` and `Extraction.json()` give.
+public enum ExtractionStream {
+    /// The output formats.
+    public enum Format: Sendable { case table, json }
+
+    /// Runs `source`'s reader over `files` (as `Extraction.run`) and writes the result in `format` to `output`.
+    /// `sanitize` is applied to each line of the table (the terminal-safety filter of the command line).
+    /// - Throws: `KilnError.io` when a file cannot be read or the spool cannot be written, `KilnError.usage` for a
+    ///   kind the source does not map.
+    public static func write(_ source: CompiledSource, kind: String? = nil, files: [URL], displayNames: [String]? = nil,
+                             format: Format, to output: FileHandle, sanitize: (String) -> String = { $0 }) throws {
+        let kind = try source.extractedKind(kind)
+        let reader = source.reader.restricted(to: [kind.name])
+        let log = DiagnosticLog()
+        log.tally = DiagnosticTally(examplesPerCode: .max)
+        let spoolURL = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiln-extract-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).spool")
+        TemporaryFiles.shared.register(spoolURL)
+        defer {
+            try? FileManager.default.removeItem(at: spoolURL)
+            TemporaryFiles.shared.unregister(spoolURL)
+        }
+        let spool = try Spool(url: spoolURL)
+        let encoder = KilnJSON.encoder()
+        var widths = (["file:line"] + kind.fieldNames).map(\.count)
+        var count = 0
+        for (index, url) in files.enumerated() {
+            let name = displayNames?[index] ?? url.relativePath
+            if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
+                throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
+            }
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
+            try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+                guard record.kind.name == kind.name else { return }
+                let item = Extraction.Item(file: name, line: record.line, values: record.values)
+                switch format {
+                case .table:
+                    let cells = Extraction.cells(item)
+                    for (column, cell) in cells.enumerated() { widths[column] = max(widths[column], cell.count) }
+                    try spool.append(cells.joined(separator: "\t") + "\n")
+                case .json:
+                    let object = Extraction.object(item, fieldNames: kind.fieldNames)
+                    let text = String(decoding: try encoder.encode(object), as: UTF8.self)
+                    let indented = text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+                    try spool.append((count == 0 ? "" : ",\n") + indented)
+                }
+                count += 1
+            }
+        }
+        try spool.close()
+        let summary = Extraction(fieldNames: kind.fieldNames, items: [], diagnostics: log.sorted)
+        let writer = BufferedOutput(output)
+        switch format {
+        case .table:
+            func format(_ cells: [String]) -> String { sanitize(Extraction.formatRow(cells, widths: widths)) + "\n" }
+            writer.write(format(["file:line"] + kind.fieldNames))
+            writer.write(format(widths.map { String(repeating: "-", count: $0) }))
+            let lines = try LineReader(url: spoolURL)
+            while let line = try lines.next() {
+                writer.write(format((line.text ?? "").split(separator: "\t", omittingEmptySubsequences: false).map(String.init)))
+            }
+            writer.write(sanitize(summary.tableFooter(count: count)))
+        case .json:
+            let marker = "kiln-extract-records-\(UUID().uuidString)"
+            let text = String(decoding: try summary.json(records: count == 0 ? [] : [["_file": .string(marker)]]), as: UTF8.self)
+            guard count > 0 else {
+                writer.write(text + "\n")
+                break
+            }
+            // The records' place: the lines of the one marker object, replaced by the spooled objects.
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let markerLine = lines.firstIndex(where: { $0.contains(marker) }) else {
+                throw KilnError.io("cannot place the records in the JSON output")
+            }
+            let before = lines[..<(markerLine - 1)].joined(separator: "\n")
+            let after = lines[(markerLine + 2)...].joined(separator: "\n")
+            lines.removeAll()
+            writer.write(before + "\n")
+            let handle = try FileHandle(forReadingFrom: spoolURL)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { writer.write(chunk) }
+            writer.write("\n" + after + "\n")
+        }
+        writer.flush()
+    }
+}
+
+/// Appends text to a file through a buffer.
+private final class Spool {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: url) else {
+            throw KilnError.io("cannot write the temporary file \(url.path)")
+        }
+        self.handle = handle
+    }
+
+    func append(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func close() throws {
+        try flush()
+        try? handle.close()
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw KilnError.io("cannot write the temporary file: \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes to a file handle in large pieces.
+private final class BufferedOutput {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func write(_ text: String) { write(Data(text.utf8)) }
+
+    func write(_ data: Data) {
+        buffer.append(data)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    func flush() {
+        handle.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

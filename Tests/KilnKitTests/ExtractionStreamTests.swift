@@ -1,0 +1,34 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `kiln extract` streams its output through a spool: it must print exactly what the in-memory `Extraction` gives.
+final class ExtractionStreamTests: KilnTestCase {
+    private func streamed(_ source: CompiledSource, _ files: [URL], _ names: [String], _ format: ExtractionStream.Format) throws -> String {
+        let url = temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        try ExtractionStream.write(source, files: files, displayNames: names, format: format, to: handle)
+        try handle.close()
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    func testStreamedOutputIsWhatTheInMemoryExtractionGives() throws {
+        let folder = try copyRepositoryFolder("raw/patras-web", as: "web")
+        let pipeline = try ManifestLoader.load(folder.path)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("timetables").path).sorted()
+        let cases: [(String, [String])] = [
+            ("timetables", pages.map { "timetables/" + $0 }),
+            ("stops", ["stops-1.xml", "stops-2.xml"]),
+            ("timetables", []),
+        ]
+        for (name, files) in cases {
+            let source = try pipeline.source(named: name).source
+            let urls = files.map { folder.appendingPathComponent($0) }
+            let expected = try Extraction.run(source, files: urls, displayNames: files)
+            XCTAssertEqual(try streamed(source, urls, files, .table), expected.table(), name)
+            XCTAssertEqual(try streamed(source, urls, files, .json), String(decoding: try expected.json(), as: UTF8.self) + "\n", name)
+            if !files.isEmpty { XCTAssertGreaterThan(expected.items.count, 0, name) }
+        }
+    }
+}
