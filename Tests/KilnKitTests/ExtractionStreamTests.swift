@@ -31,4 +31,27 @@ final class ExtractionStreamTests: KilnTestCase {
             if !files.isEmpty { XCTAssertGreaterThan(expected.items.count, 0, name) }
         }
     }
+
+    func testAwkwardValuesAreEscapedAndPaddedAsBefore() throws {
+        let folder = temporaryDirectory.appendingPathComponent("awkward")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(try String(contentsOf: KilnTestCase.repositoryRoot.appendingPathComponent("scripts/bench-data/load/kiln.json5"), encoding: .utf8).utf8)
+            .write(to: folder.appendingPathComponent("kiln.json5"))
+        let lines = [
+            "Plain; 1; 21.7; 38.2",
+            "say \"hi\" \\ back/slash; 2; 1; 2",
+            "tab\there\u{01}\u{1F}\u{7F}; 3; 1; 2",
+            "emoji 😀👩‍👩‍👧 wide; 4; 1; ",
+            "Άγιος Ανδρέας; ; ; 😀😀",
+            "; 5; 6; 7",
+            "trailing\u{00A0}; 8; 9; 10\u{2003}",
+        ]
+        let input = folder.appendingPathComponent("stops.txt")
+        try Data(lines.joined(separator: "\n").utf8).write(to: input)
+        let source = try ManifestLoader.load(folder.path).source(named: "stops").source
+        let expected = try Extraction.run(source, files: [input], displayNames: ["stops.txt"])
+        XCTAssertGreaterThanOrEqual(expected.items.count, lines.count - 1)
+        XCTAssertEqual(try streamed(source, [input], ["stops.txt"], .table), expected.table())
+        XCTAssertEqual(try streamed(source, [input], ["stops.txt"], .json), String(decoding: try expected.json(), as: UTF8.self) + "\n")
+    }
 }

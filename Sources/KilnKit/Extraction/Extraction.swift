@@ -98,9 +98,29 @@ public struct Extraction: Sendable {
 
     /// One line of the table: the cells padded to `widths`, without trailing white space.
     static func formatRow(_ cells: [String], widths: [Int]) -> String {
-        let line = zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        guard let last = line.unicodeScalars.last, last.properties.isWhitespace || last == "\u{85}" else { return line }
+        var line = ""
+        for (index, (cell, width)) in zip(cells, widths).enumerated() {
+            if index > 0 { line += "  " }
+            let length = cell.utf16.count
+            if index == min(cells.count, widths.count) - 1 {
+                line += cell  // its padding would be trimmed below
+            } else if length <= width {
+                line += cell + String(repeating: " ", count: width - length)
+            } else {
+                line += cell.padding(toLength: width, withPad: " ", startingAt: 0)
+            }
+        }
+        if let lastCell = cells.last, cells.count <= widths.count, lastCell.utf16.count > widths[cells.count - 1] {
+            // Cut to its width as the other cells are (the padding that NSString does counts UTF-16 units).
+            return formatRowSlowly(cells, widths: widths)
+        }
+        guard let last = line.unicodeScalars.last, last.properties.isWhitespace else { return line }
         return line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+
+    private static func formatRowSlowly(_ cells: [String], widths: [Int]) -> String {
+        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
     }
 
     /// What the table shows after the records: their count, the unmatched lines and the other findings.

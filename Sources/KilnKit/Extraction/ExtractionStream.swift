@@ -26,7 +26,7 @@ public enum ExtractionStream {
             TemporaryFiles.shared.unregister(spoolURL)
         }
         let spool = try Spool(url: spoolURL)
-        let encoder = KilnJSON.encoder()
+        let recordJSON = try RecordJSON(fieldNames: kind.fieldNames)
         var widths = (["file:line"] + kind.fieldNames).map(\.count)
         var count = 0
         for (index, url) in files.enumerated() {
@@ -44,10 +44,7 @@ public enum ExtractionStream {
                     for (column, cell) in cells.enumerated() { widths[column] = max(widths[column], cell.count) }
                     try spool.append(cells.joined(separator: "\t") + "\n")
                 case .json:
-                    let object = Extraction.object(item, fieldNames: kind.fieldNames)
-                    let text = String(decoding: try encoder.encode(object), as: UTF8.self)
-                    let indented = text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
-                    try spool.append((count == 0 ? "" : ",\n") + indented)
+                    try spool.append((count == 0 ? "" : ",\n") + recordJSON.format(item))
                 }
                 count += 1
             }
@@ -87,6 +84,64 @@ public enum ExtractionStream {
             writer.write("\n" + after + "\n")
         }
         writer.flush()
+    }
+}
+
+/// Formats one record as `KilnJSON.encoder()` formats it inside `records` (pretty-printed, four spaces in), without
+/// a JSONEncoder per record: the keys in the order the encoder sorts them (found once by encoding a template),
+/// strings escaped as it escapes them. `ExtractionStreamTests` compares the two.
+private struct RecordJSON {
+    /// Each key as written, and where its value comes from: a field's index, or nil for `_file` / `_line`.
+    private let entries: [(key: String, field: Int?, name: String)]
+
+    init(fieldNames: [String]) throws {
+        var sources: [String: Int?] = ["_file": nil, "_line": nil]
+        for (index, name) in fieldNames.enumerated() { sources[name] = index }
+        let template = try KilnJSON.encoder().encode(sources.mapValues { _ in JSONValue.null })
+        let text = String(decoding: template, as: UTF8.self)
+        let keys = sources.keys.map { (name: $0, key: "\"" + RecordJSON.escape($0) + "\"") }
+        entries = keys.map { entry -> (position: String.Index, key: String, field: Int?, name: String) in
+            let position = text.range(of: "\n  " + entry.key + " : ")?.lowerBound ?? text.endIndex
+            return (position, entry.key, sources[entry.name] ?? nil, entry.name)
+        }.sorted { $0.position < $1.position }.map { ($0.key, $0.field, $0.name) }
+    }
+
+    func format(_ item: Extraction.Item) -> String {
+        var text = "    {\n"
+        for (offset, entry) in entries.enumerated() {
+            text += "      " + entry.key + " : "
+            if let field = entry.field {
+                if field < item.values.count, let value = item.values[field] { text += "\"" + RecordJSON.escape(value) + "\"" } else { text += "null" }
+            } else if entry.name == "_line" {
+                text += String(item.line)
+            } else {
+                text += "\"" + RecordJSON.escape(item.file) + "\""
+            }
+            text += offset == entries.count - 1 ? "\n" : ",\n"
+        }
+        return text + "    }"
+    }
+
+    /// A JSON string's contents as Foundation's encoder writes them (slashes not escaped).
+    static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\u{08}": escaped += "\\b"
+            case "\u{0C}": escaped += "\\f"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 }
 
