@@ -54,12 +54,14 @@ public enum ExtractionStream {
         let writer = BufferedOutput(output)
         switch format {
         case .table:
-            func format(_ cells: [String]) -> String { sanitize(Extraction.formatRow(cells, widths: widths)) + "\n" }
-            writer.write(format(["file:line"] + kind.fieldNames))
-            writer.write(format(widths.map { String(repeating: "-", count: $0) }))
+            writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
+            writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
             let lines = try LineReader(url: spoolURL)
             while let line = try lines.next() {
-                writer.write(format((line.text ?? "").split(separator: "\t", omittingEmptySubsequences: false).map(String.init)))
+                let cells = line.bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+                let row = Extraction.formatRow(cells, widths: widths)
+                // The cells are escaped already; only a workflow command at the start of the line is left to neutralise.
+                writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
             }
             writer.write(sanitize(summary.tableFooter(count: count)))
         case .json:
@@ -84,6 +86,14 @@ public enum ExtractionStream {
             writer.write("\n" + after + "\n")
         }
         writer.flush()
+    }
+}
+
+extension ExtractionStream {
+    /// True when `line` starts, after blanks, with `::` or `##[` (what `TerminalText.sanitize` neutralises).
+    static func mayBeWorkflowCommand(_ line: String) -> Bool {
+        let body = line.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        return body.starts(with: "::".utf8) || body.starts(with: "##[".utf8)
     }
 }
 
