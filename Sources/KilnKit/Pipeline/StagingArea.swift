@@ -38,61 +38,70 @@ final class StagingArea {
             let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
             return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
+        let shaper = RowShaper(targets: source.targets)
+        var digests: [String: String] = [:]
         if StagingArea.singleThreaded {
-            return try load(source, log: log, into: .direct(database, try insertSQL.map { try database.prepare($0) }))
-        }
-        let writer = StagingWriter(path: database.path, insertSQL: insertSQL)
-        do {
-            let digests = try load(source, log: log, into: .writer(writer))
-            try writer.finish()
+            try load(source, log: log, into: .direct(database, try insertSQL.map { try database.prepare($0) }, shaper, log))
+            for input in source.files { digests[input.relativePath] = try digest(of: input) }
             return digests
+        }
+        let uncached = source.files.filter { digestCache[$0.relativePath] == nil }
+        let writer = StagingWriter(path: database.path, insertSQL: insertSQL, shaper: shaper,
+                                   examplesPerCode: log.tally.examplesPerCode)
+        let outcome: StagingWriter.Outcome
+        do {
+            try load(source, log: log, into: .writer(writer))
+            for input in uncached { try writer.send(.digest(input)) }
+            outcome = try writer.finish()
         } catch {
-            try writer.finish()
+            _ = try writer.finish()
             throw error
         }
+        outcome.replay(into: log)
+        for (path, digest) in outcome.digests where digestCache[path] == nil { digestCache[path] = digest }
+        for input in source.files { digests[input.relativePath] = try digest(of: input) }
+        return digests
     }
 
-    /// True to insert on the reading thread (`KILN_STAGING_THREADS=1`): for comparing with the two-thread load.
+    private func digest(of input: InputFile) throws -> String {
+        if let known = digestCache[input.relativePath] { return known }
+        let digest = try FileDigest.sha256(of: input.url)
+        digestCache[input.relativePath] = digest
+        return digest
+    }
+
+    /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the two-thread
+    /// load, where the calling thread reads and a writer thread shapes, inserts and computes the files' digests.
     static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
 
-    /// Rows sent to the writer at once, and the text bytes after which a batch is sent early (large pages).
-    private static let batchRows = 512
+    /// Records sent to the writer at once, and the text bytes after which a batch is sent early (large pages).
+    private static let batchRecords = 512
     private static let batchBytes = 1 << 20
 
-    /// Reads and shapes every file of `source`, handing rows in batches to `insert`, each file inside `transaction`.
-    private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws -> [String: String] {
+    /// Reads every file of `source`, handing its records in batches to `sink`, each file inside one transaction.
+    private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
         let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
-        var digests: [String: String] = [:]
         var unmapped: [String: (count: Int, line: Int)] = [:]
-        var batch: [StagedRow] = []
+        var batch: [StagedRecord] = []
         var batchBytes = 0
-        batch.reserveCapacity(StagingArea.batchRows)
+        batch.reserveCapacity(StagingArea.batchRecords)
         for input in source.files {
-            try sink.begin()
+            try sink.begin(input)
             do {
                 try source.reader.read(input, log: log) { record in
                     guard let index = targetIndex[record.kind.name] else {
                         unmapped[record.kind.name, default: (0, record.line)].count += 1
                         return
                     }
-                    let target = source.targets[index]
-                    var values: [SQLValue] = []
-                    values.reserveCapacity(target.mappings.count + 2)
-                    for mapping in target.mappings {
-                        let value = shape(record, mapping, table: target.table, input: input, log: log)
-                        if case .text(let text) = value { batchBytes += text.utf8.count }
-                        values.append(value)
-                    }
-                    values.append(.text(input.relativePath))
-                    values.append(.integer(Int64(record.line)))
-                    batch.append(StagedRow(target: index, values: values))
-                    if batch.count >= StagingArea.batchRows || batchBytes >= StagingArea.batchBytes {
-                        try sink.insert(batch)
+                    for value in record.values { batchBytes += value?.utf8.count ?? 0 }
+                    batch.append(StagedRecord(target: index, record: record))
+                    if batch.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes {
+                        try sink.add(batch, input: input)
                         batch.removeAll(keepingCapacity: true)
                         batchBytes = 0
                     }
                 }
-                if !batch.isEmpty { try sink.insert(batch) }
+                if !batch.isEmpty { try sink.add(batch, input: input) }
                 try sink.commit()
             } catch {
                 sink.rollback()
@@ -106,15 +115,7 @@ final class StagingArea {
                                + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
             }
             unmapped.removeAll()
-            if let known = digestCache[input.relativePath] {
-                digests[input.relativePath] = known
-            } else {
-                let digest = try FileDigest.sha256(of: input.url)
-                digestCache[input.relativePath] = digest
-                digests[input.relativePath] = digest
-            }
         }
-        return digests
     }
 
     /// Fills the tables declared with a `query`, in declaration order.
@@ -156,11 +157,30 @@ final class StagingArea {
             try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(seen.count)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
         }
     }
+}
+
+/// Turns records into staging rows: each mapped column's value shaped (normalized, converted to its type), then
+/// the provenance columns. Not `Sendable`: normalizers hold PCRE2 and ICU objects; it is used by one thread at a time.
+final class RowShaper {
+    let targets: [CompiledTarget]
+
+    init(targets: [CompiledTarget]) { self.targets = targets }
+
+    /// The values of `record`'s row in the table of `targets[target]`, in insert order; problems go to `log`.
+    func row(_ record: Record, target: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
+        let target = targets[target]
+        var values: [SQLValue] = []
+        values.reserveCapacity(target.mappings.count + 2)
+        for mapping in target.mappings { values.append(shape(record, mapping, table: target.table, input: input, log: log)) }
+        values.append(.text(input.relativePath))
+        values.append(.integer(Int64(record.line)))
+        return values
+    }
 
     /// The value of one column for one record: the field or constant, normalized, converted to the declared type.
     /// A value that cannot be shaped is reported and staged as its raw text, so that nothing is lost and no
     /// second finding (such as not-null) repeats the first.
-    private func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
+    func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
         let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
         var text = raw
         do {
@@ -181,35 +201,36 @@ final class StagingArea {
     }
 }
 
-/// Where `StagingArea.load` puts rows: straight into its own connection, or through the writing thread.
+/// Where `StagingArea.load` puts records: shaped and inserted on the calling thread, or through the writer thread.
 private enum StagingSink {
-    case direct(Database, [Statement])
+    case direct(Database, [Statement], RowShaper, DiagnosticLog)
     case writer(StagingWriter)
 
-    func begin() throws {
+    func begin(_ input: InputFile) throws {
         switch self {
-        case .direct(let database, _): try database.execute("BEGIN")
-        case .writer(let writer): try writer.send(.begin)
+        case .direct(let database, _, _, _): try database.execute("BEGIN")
+        case .writer(let writer): try writer.send(.begin(input))
         }
     }
 
-    func insert(_ rows: [StagedRow]) throws {
+    func add(_ records: [StagedRecord], input: InputFile) throws {
         switch self {
-        case .direct(_, let inserts): for row in rows { try inserts[row.target].run(row.values) }
-        case .writer(let writer): try writer.send(.rows(rows))
+        case .direct(_, let inserts, let shaper, let log):
+            for item in records { try inserts[item.target].run(shaper.row(item.record, target: item.target, input: input, log: log)) }
+        case .writer(let writer): try writer.send(.records(records))
         }
     }
 
     func commit() throws {
         switch self {
-        case .direct(let database, _): try database.execute("COMMIT")
+        case .direct(let database, _, _, _): try database.execute("COMMIT")
         case .writer(let writer): try writer.send(.commit)
         }
     }
 
-    /// Drops the current file's rows; the writing thread rolls back the transaction it never sees committed.
+    /// Drops the current file's rows; the writer thread rolls back the transaction it never sees committed.
     func rollback() {
-        if case .direct(let database, _) = self { try? database.execute("ROLLBACK") }
+        if case .direct(let database, _, _, _) = self { try? database.execute("ROLLBACK") }
     }
 }
 

@@ -1,16 +1,18 @@
 import Foundation
 
-/// One row bound for staging: which of the source's insert statements takes it, and its values in column order.
-struct StagedRow: Sendable {
+/// One record bound for staging, with the index of the source's target (table and mappings) it goes into.
+struct StagedRecord: Sendable {
     let target: Int
-    let values: [SQLValue]
+    let record: Record
 }
 
-/// What the reading thread hands the writing thread, in order: each input file's rows inside one transaction.
+/// What the reading thread hands the writing thread, in order: each input file's records inside one transaction,
+/// then the files whose digests are still to be computed.
 enum StagingMessage: Sendable {
-    case begin
-    case rows([StagedRow])
+    case begin(InputFile)
+    case records([StagedRecord])
     case commit
+    case digest(InputFile)
 }
 
 /// A first-in first-out queue of bounded length between one producing and one consuming thread: the producer
@@ -74,22 +76,47 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Inserts staged rows on a thread of its own, through a connection of its own to the staging database, while the
-/// calling thread reads and shapes the next records: parsing and SQLite each get a core. Rows are inserted in the
-/// order they are sent, so the staging tables hold exactly what a single-threaded load would put there.
-/// The calling thread must not use its own connection to the staging database between `init` and `finish()`.
+/// Shapes and inserts staged records on a thread of its own, through a connection of its own to the staging
+/// database, and computes the files' digests, while the calling thread parses the next records: parsing and
+/// shaping with SQLite each get a core. Records are shaped and inserted in the order they are sent, so the staging
+/// tables hold exactly what a single-threaded load puts there; the shaping findings are kept (as a `DiagnosticLog`
+/// would keep them) and replayed into the build's log by `Outcome.replay(into:)`.
+/// The calling thread must not use its connection to the staging database, nor the shaper, until `finish()`.
 final class StagingWriter: Sendable {
+    /// What the writing thread produced besides rows.
+    struct Outcome: @unchecked Sendable {
+        /// The shaping findings, in the order they were made, capped as the build's log caps them.
+        let log: DiagnosticLog
+        /// SHA-256 of the files sent with `.digest`, by relative path.
+        let digests: [String: String]
+
+        /// Reports the findings into `log` as if the shaping had reported them there: the stored ones in order,
+        /// then those the cap left out, counted.
+        func replay(into target: DiagnosticLog) {
+            for diagnostic in log.diagnostics { target.report(diagnostic) }
+            for (key, count) in log.tally.notStored.sorted(by: { $0.key < $1.key }) {
+                let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
+                for _ in 0..<count { target.report(placeholder) }
+            }
+        }
+    }
+
     private let queue = BoundedQueue<StagingMessage>(capacity: 16)
     private let failure = FailureBox()
+    private let result = OutcomeBox()
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`).
-    init(path: String, insertSQL: [String]) {
-        let queue = queue, failure = failure, done = done
+    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`, in
+    /// the order of `shaper.targets`). `shaper` is handed over: only the writing thread uses it from now on.
+    /// - Parameter examplesPerCode: the build log's cap on stored findings per code.
+    init(path: String, insertSQL: [String], shaper: RowShaper, examplesPerCode: Int) {
+        let queue = queue, failure = failure, result = result, done = done
+        let handedOver = HandedOver(shaper)
         let thread = Thread {
             defer { done.signal() }
             do {
-                try StagingWriter.drain(queue, path: path, insertSQL: insertSQL)
+                result.set(try StagingWriter.drain(queue, path: path, insertSQL: insertSQL, shaper: handedOver.value,
+                                                   examplesPerCode: examplesPerCode))
             } catch {
                 failure.set(error)
                 queue.cancel()
@@ -105,40 +132,77 @@ final class StagingWriter: Sendable {
         guard queue.push(message) else { throw failure.error ?? CancellationError() }
     }
 
-    /// Waits for the writing thread to insert everything sent and close its connection. A transaction left open
+    /// Waits for the writing thread to finish everything sent and close its connection. A transaction left open
     /// (the reader threw before `.commit`) is rolled back.
     /// - Throws: the writer's error, if it stopped on one.
-    func finish() throws {
+    @discardableResult
+    func finish() throws -> Outcome {
         queue.finish()
         done.wait()
         if let error = failure.error { throw error }
+        guard let outcome = result.value else { throw CancellationError() }
+        return outcome
     }
 
-    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String]) throws {
+    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String], shaper: RowShaper,
+                              examplesPerCode: Int) throws -> Outcome {
+        let log = DiagnosticLog()
+        log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
+        var digests: [String: String] = [:]
         let database = try Database(path: path, mode: .readWrite)
-        var inTransaction = false
+        var input: InputFile?
         do {
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
             let inserts = try insertSQL.map { try database.prepare($0) }
             while let message = queue.pop() {
                 switch message {
-                case .begin:
+                case .begin(let file):
                     try database.execute("BEGIN")
-                    inTransaction = true
-                case .rows(let rows):
-                    for row in rows { try inserts[row.target].run(row.values) }
+                    input = file
+                case .records(let records):
+                    guard let input else { continue }
+                    for item in records {
+                        try inserts[item.target].run(shaper.row(item.record, target: item.target, input: input, log: log))
+                    }
                 case .commit:
                     try database.execute("COMMIT")
-                    inTransaction = false
+                    input = nil
+                case .digest(let file):
+                    digests[file.relativePath] = try FileDigest.sha256(of: file.url)
                 }
             }
         } catch {
-            if inTransaction { try? database.execute("ROLLBACK") }
+            if input != nil { try? database.execute("ROLLBACK") }
             try? database.close()
             throw error
         }
-        if inTransaction { try database.execute("ROLLBACK") }
+        if input != nil { try database.execute("ROLLBACK") }
         try database.close()
+        return Outcome(log: log, digests: digests)
+    }
+}
+
+/// A value handed from one thread to another that uses it alone from then on.
+private struct HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The writing thread's outcome, read by the calling thread after it finished.
+private final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: StagingWriter.Outcome?
+
+    var value: StagingWriter.Outcome? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    func set(_ outcome: StagingWriter.Outcome) {
+        lock.lock()
+        stored = outcome
+        lock.unlock()
     }
 }
 
