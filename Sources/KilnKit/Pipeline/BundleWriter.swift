@@ -52,9 +52,12 @@ struct BundleWriter {
     private func fill(_ database: Database, staging: URL, inputs: [String: String]) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
-            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
             """)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
+        // The staging tables are read in key order and sorted for DISTINCT: a page cache like staging's own, and
+        // SQLite's sorter may use a second core.
+        try database.execute("PRAGMA staging.cache_size = -65536; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
         try database.transaction {
             for table in manifest.tables where table.ship {

@@ -152,7 +152,8 @@ final class StagingWriter: Sendable {
         let database = try Database(path: path, mode: .readWrite)
         var input: InputFile?
         do {
-            try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+            // Rows are appended: a small page cache does, and keeps the second thread's memory small.
+            try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
             let inserts = try insertSQL.map { try database.prepare($0) }
             while let message = queue.pop() {
                 switch message {
