@@ -111,5 +111,7 @@ final class StagingWriterTests: KilnTestCase {
         XCTAssertThrowsError(try writer.finish()) { error in
             XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
         }
+        // Again, as the load's error path does: it must not wait a second time.
+        XCTAssertThrowsError(try writer.finish())
     }
 }

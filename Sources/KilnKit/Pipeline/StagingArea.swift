@@ -54,7 +54,8 @@ final class StagingArea {
             for input in uncached { try writer.send(.digest(input)) }
             outcome = try writer.finish()
         } catch {
-            _ = try writer.finish()
+            // The writer's own failure explains the reader's; otherwise keep what was shaped before the reader failed.
+            try writer.finish().replay(into: log)
             throw error
         }
         outcome.replay(into: log)

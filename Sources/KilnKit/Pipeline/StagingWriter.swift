@@ -133,12 +133,13 @@ final class StagingWriter: Sendable {
     }
 
     /// Waits for the writing thread to finish everything sent and close its connection. A transaction left open
-    /// (the reader threw before `.commit`) is rolled back.
+    /// (the reader threw before `.commit`) is rolled back. Calling it again returns (or throws) the same at once.
     /// - Throws: the writer's error, if it stopped on one.
     @discardableResult
     func finish() throws -> Outcome {
         queue.finish()
         done.wait()
+        done.signal()  // a later call (after an error) returns at once
         if let error = failure.error { throw error }
         guard let outcome = result.value else { throw CancellationError() }
         return outcome
