@@ -164,48 +164,15 @@ final class StagingArea {
 /// the provenance columns. Not `Sendable`: normalizers hold PCRE2 and ICU objects; it is used by one thread at a time.
 final class RowShaper {
     let targets: [CompiledTarget]
-    /// For each target and mapping, the values already shaped by raw text, when the mapping's normalizers depend on
-    /// the text alone (not on other fields): names and codes repeat, and `fold` or `nfc` on non-ASCII text is the
-    /// dearest step of a load. Only values shaped without a finding are kept; the cache is emptied when it is full.
-    private var memo: [[[String: SQLValue]?]]
-    private static let memoLimit = 4096
 
-    init(targets: [CompiledTarget]) {
-        self.targets = targets
-        memo = targets.map { target in
-            target.mappings.map { mapping -> [String: SQLValue]? in
-                let pure = mapping.constant == nil && !mapping.normalizers.isEmpty && mapping.normalizers.allSatisfy {
-                    if case .minutesAfter = $0 { return false }
-                    return true
-                }
-                return pure ? [:] : nil
-            }
-        }
-    }
+    init(targets: [CompiledTarget]) { self.targets = targets }
 
     /// The values of `record`'s row in the table of `targets[target]`, in insert order; problems go to `log`.
-    func row(_ record: Record, target index: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
-        let target = targets[index]
+    func row(_ record: Record, target: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
+        let target = targets[target]
         var values: [SQLValue] = []
         values.reserveCapacity(target.mappings.count + 2)
-        for (position, mapping) in target.mappings.enumerated() {
-            guard memo[index][position] != nil, let field = mapping.fieldIndex, field < record.values.count,
-                  let raw = record.values[field] else {
-                values.append(shape(record, mapping, table: target.table, input: input, log: log))
-                continue
-            }
-            if let known = memo[index][position]![raw] {
-                values.append(known)
-                continue
-            }
-            var clean = true
-            let value = shape(record, mapping, table: target.table, input: input, log: log) { clean = false }
-            if clean {
-                if memo[index][position]!.count >= RowShaper.memoLimit { memo[index][position]!.removeAll(keepingCapacity: true) }
-                memo[index][position]![raw] = value
-            }
-            values.append(value)
-        }
+        for mapping in target.mappings { values.append(shape(record, mapping, table: target.table, input: input, log: log)) }
         values.append(.text(input.relativePath))
         values.append(.integer(Int64(record.line)))
         return values
@@ -214,15 +181,13 @@ final class RowShaper {
     /// The value of one column for one record: the field or constant, normalized, converted to the declared type.
     /// A value that cannot be shaped is reported and staged as its raw text, so that nothing is lost and no
     /// second finding (such as not-null) repeats the first.
-    func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog,
-               reported: () -> Void = {}) -> SQLValue {
+    func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
         let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
         var text = raw
         do {
             for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
             let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
-            reported()
             log.report(problem.code, .error, "\(table.name).\(mapping.column.name): \(problem.message)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
@@ -231,7 +196,6 @@ final class RowShaper {
         case .success(let value): return value
         case .failure(let problem):
             let shown = raw.map { $0 == text ? "" : " (written \"\(excerpt($0))\")" } ?? ""
-            reported()
             log.report(.value, .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
