@@ -57,7 +57,7 @@ struct BundleWriter {
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         // The staging tables are read in key order and sorted for DISTINCT: a page cache like staging's own, and
         // SQLite's sorter may use a second core.
-        try database.execute("PRAGMA staging.cache_size = -65536; PRAGMA threads = 2")
+        try database.execute("PRAGMA staging.cache_size = -16384; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
         try database.transaction {
             for table in manifest.tables where table.ship {
