@@ -38,12 +38,9 @@ struct ExtractCommand: KilnCommand {
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
-        let extraction = try Extraction.run(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files)
-        if format == "json" {
-            FileHandle.standardOutput.write(try extraction.json())
-            print()
-        } else {
-            printOut(extraction.table())
+        try ExtractionStream.write(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files,
+                                   format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
+            TerminalText.sanitize($0)
         }
         return 0
     }

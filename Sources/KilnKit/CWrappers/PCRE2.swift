@@ -118,13 +118,16 @@ public final class RegexPattern {
     /// The first match in `subject`, or `nil`.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func firstMatch(in subject: String) throws -> RegexMatch? {
+        try firstMatch(in: subject, keeping: nil)
+    }
+
+    /// The first match in `subject`, or `nil`, with the text of only the groups numbered in `wanted` (the others
+    /// `nil`): strings are made for the fields a caller uses, not for the whole match.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func firstMatch(in subject: String, keeping wanted: [Bool]?) throws -> RegexMatch? {
         var text = subject
         return try text.withUTF8 { buffer -> RegexMatch? in
-            let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, 0, matchData, context)
-            if result == PCRE2_ERROR_NOMATCH { return nil }
-            guard result >= 0 else {
-                throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
-            }
+            guard let result = try match(buffer) else { return nil }
             let pairs = Int(pcre2_get_ovector_count_8(matchData))
             let vector = pcre2_get_ovector_pointer_8(matchData)!
             let unset = kiln_pcre2_unset()
@@ -132,7 +135,8 @@ public final class RegexPattern {
             groups.reserveCapacity(pairs)
             for group in 0..<pairs {
                 let start = vector[2 * group], end = vector[2 * group + 1]
-                if start == unset || end < start || group >= Int(result) && result > 0 {
+                if start == unset || end < start || group >= Int(result) && result > 0
+                    || wanted.map({ group >= $0.count || !$0[group] }) == true {
                     groups.append(nil)
                 } else {
                     groups.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
@@ -140,6 +144,16 @@ public final class RegexPattern {
             }
             return RegexMatch(groups: groups, groupNumbers: groupNumbers)
         }
+    }
+
+    /// Runs the pattern over `buffer` from its start: PCRE2's result (the number of groups set), `nil` for no match.
+    private func match(_ buffer: UnsafeBufferPointer<UInt8>) throws -> Int32? {
+        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, 0, matchData, context)
+        if result == PCRE2_ERROR_NOMATCH { return nil }
+        guard result >= 0 else {
+            throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
+        }
+        return result
     }
 
     /// The pieces of `subject` between the matches of this pattern.
@@ -172,7 +186,10 @@ public final class RegexPattern {
 
     /// True when `subject` contains a match.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func matches(_ subject: String) throws -> Bool { try firstMatch(in: subject) != nil }
+    public func matches(_ subject: String) throws -> Bool {
+        var text = subject
+        return try text.withUTF8 { try match($0) != nil }
+    }
 
     private static func message(for errorCode: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 256)

@@ -44,15 +44,21 @@ public struct Extraction: Sendable {
 
     /// The records as objects (`_file`, `_line`, then each field), for JSON output and fixtures.
     public var recordObjects: [[String: JSONValue]] {
-        items.map { item in
-            var object: [String: JSONValue] = ["_file": .string(item.file), "_line": .number(Double(item.line))]
-            for (name, value) in zip(fieldNames, item.values) { object[name] = value.map(JSONValue.string) ?? .null }
-            return object
-        }
+        items.map { Extraction.object($0, fieldNames: fieldNames) }
+    }
+
+    /// One record as an object: `_file`, `_line`, then each field.
+    static func object(_ item: Item, fieldNames: [String]) -> [String: JSONValue] {
+        var object: [String: JSONValue] = ["_file": .string(item.file), "_line": .number(Double(item.line))]
+        for (name, value) in zip(fieldNames, item.values) { object[name] = value.map(JSONValue.string) ?? .null }
+        return object
     }
 
     /// Everything as JSON: `fields`, `records`, `unmatched` and `diagnostics`, keys sorted.
-    public func json() throws -> Data {
+    public func json() throws -> Data { try json(records: recordObjects) }
+
+    /// Everything as JSON, with `records` in place of the items' objects.
+    func json(records: [[String: JSONValue]]) throws -> Data {
         struct Output: Encodable {
             var fields: [String]
             var records: [[String: JSONValue]]
@@ -60,7 +66,7 @@ public struct Extraction: Sendable {
             var diagnostics: [Diagnostic]
         }
         let encoder = KilnJSON.encoder()
-        return try encoder.encode(Output(fields: fieldNames, records: recordObjects,
+        return try encoder.encode(Output(fields: fieldNames, records: records,
                                          unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics))
     }
 
@@ -76,16 +82,50 @@ public struct Extraction: Sendable {
     /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern.
     public func table() -> String {
         let headers = ["file:line"] + fieldNames
-        let rows = items.map { [TerminalText.escape("\($0.file):\($0.line)")] + $0.values.map { $0.map(TerminalText.escape) ?? "∅" } }
+        let rows = items.map(Extraction.cells)
         let widths = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map { $0.count }.max() ?? 0
         }
-        func format(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        var lines = [headers, widths.map { String(repeating: "-", count: $0) }].map { Extraction.formatRow($0, widths: widths) }
+        lines += rows.map { Extraction.formatRow($0, widths: widths) }
+        return lines.joined(separator: "\n") + "\n" + tableFooter(count: items.count)
+    }
+
+    /// One record's cells in the table: `file:line`, then each field (`∅` for none), escaped for a terminal.
+    static func cells(_ item: Item) -> [String] {
+        [TerminalText.escape("\(item.file):\(item.line)")] + item.values.map { $0.map(TerminalText.escape) ?? "∅" }
+    }
+
+    /// One line of the table: the cells padded to `widths`, without trailing white space.
+    static func formatRow(_ cells: [String], widths: [Int]) -> String {
+        var line = ""
+        for (index, (cell, width)) in zip(cells, widths).enumerated() {
+            if index > 0 { line += "  " }
+            let length = cell.utf16.count
+            if index == min(cells.count, widths.count) - 1 {
+                line += cell  // its padding would be trimmed below
+            } else if length <= width {
+                line += cell + String(repeating: " ", count: width - length)
+            } else {
+                line += cell.padding(toLength: width, withPad: " ", startingAt: 0)
+            }
         }
-        var lines = [format(headers), format(widths.map { String(repeating: "-", count: $0) })] + rows.map(format)
-        lines.append("\(items.count) record\(items.count == 1 ? "" : "s")")
+        if let lastCell = cells.last, cells.count <= widths.count, lastCell.utf16.count > widths[cells.count - 1] {
+            // Cut to its width as the other cells are (the padding that NSString does counts UTF-16 units).
+            return formatRowSlowly(cells, widths: widths)
+        }
+        guard let last = line.unicodeScalars.last, last.properties.isWhitespace else { return line }
+        return line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+
+    private static func formatRowSlowly(_ cells: [String], widths: [Int]) -> String {
+        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+    }
+
+    /// What the table shows after the records: their count, the unmatched lines and the other findings.
+    func tableFooter(count: Int) -> String {
+        var lines = ["\(count) record\(count == 1 ? "" : "s")"]
         let misses = unmatched
         lines.append("")
         lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")

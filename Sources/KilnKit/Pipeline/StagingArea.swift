@@ -15,7 +15,7 @@ final class StagingArea {
         try? FileManager.default.removeItem(at: url)
         database = try Database(path: url.path)
         self.pipeline = pipeline
-        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536")
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA threads = 2")
         try StagingArea.createTables(pipeline.manifest.tables, in: database)
     }
 
@@ -33,45 +33,88 @@ final class StagingArea {
     /// relative path.
     /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
     func load(_ source: CompiledSource, log: DiagnosticLog) throws -> [String: String] {
-        let inserts = try source.targets.map { target in
+        let insertSQL = source.targets.map { target in
             let columnNames = target.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
             let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
-            return try database.prepare(
-                "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))")
+            return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
-        let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
+        let shaper = RowShaper(targets: source.targets)
         var digests: [String: String] = [:]
-        var values: [SQLValue] = []
+        if StagingArea.singleThreaded {
+            try load(source, log: log, into: .direct(database, try insertSQL.map { try database.prepare($0) }, shaper, log))
+            for input in source.files { digests[input.relativePath] = try digest(of: input) }
+            return digests
+        }
+        let writer = StagingWriter(path: database.path, insertSQL: insertSQL, shaper: shaper,
+                                   examplesPerCode: log.tally.examplesPerCode)
+        let outcome: StagingWriter.Outcome
+        do {
+            try load(source, log: log, into: .writer(writer))
+            outcome = try writer.finish()
+        } catch {
+            // The writer's own failure explains the reader's; otherwise keep what was shaped before the reader failed.
+            try writer.finish().replay(into: log)
+            throw error
+        }
+        outcome.replay(into: log)
+        for input in source.files { digests[input.relativePath] = try digest(of: input) }
+        return digests
+    }
+
+    private func digest(of input: InputFile) throws -> String {
+        if let known = digestCache[input.relativePath] { return known }
+        let digest = try FileDigest.sha256(of: input.url)
+        digestCache[input.relativePath] = digest
+        return digest
+    }
+
+    /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the two-thread
+    /// load, where the calling thread reads (and computes the files' digests) and a writer thread shapes and inserts.
+    static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
+
+    /// Records sent to the writer at once, and the text bytes after which a batch is sent early (large pages).
+    private static let batchRecords = 512
+    private static let batchBytes = 1 << 20
+
+    /// Reads every file of `source`, handing its records in batches to `sink`, each file inside one transaction.
+    private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
+        let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
         var unmapped: [String: (count: Int, line: Int)] = [:]
+        var batch: [StagedRecord] = []
+        var batchBytes = 0
+        batch.reserveCapacity(StagingArea.batchRecords)
         for listed in source.files {
-            // The digest pass reads the file first and keeps its first bytes for the checks of its start, so the
-            // file is opened twice in all: once for the digest, once by the reader.
+            // The digest pass reads the file first and keeps its first bytes for the checks of its start (blank file,
+            // declared encoding), so a file is opened twice in all: once for its digest, once by the reader.
             var input = listed
-            if let known = digestCache[input.relativePath] {
-                digests[input.relativePath] = known
-            } else {
+            if digestCache[input.relativePath] == nil {
                 var head: [UInt8] = []
-                let digest = try FileDigest.sha256(of: input.url, keepingHead: &head)
+                digestCache[input.relativePath] = try FileDigest.sha256(of: input.url, keepingHead: &head)
                 input.head = head
-                digestCache[input.relativePath] = digest
-                digests[input.relativePath] = digest
             }
-            try database.transaction {
+            try sink.begin(input)
+            do {
                 try source.reader.read(input, log: log) { record in
                     guard let index = targetIndex[record.kind.name] else {
                         unmapped[record.kind.name, default: (0, record.line)].count += 1
                         return
                     }
-                    let target = source.targets[index]
-                    values.removeAll(keepingCapacity: true)
-                    for mapping in target.mappings {
-                        values.append(shape(record, mapping, table: target.table, input: input, log: log))
+                    for value in record.values { batchBytes += value?.utf8.count ?? 0 }
+                    batch.append(StagedRecord(target: index, record: record))
+                    if batch.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes {
+                        try sink.add(batch, input: input)
+                        batch.removeAll(keepingCapacity: true)
+                        batchBytes = 0
                     }
-                    values.append(.text(input.relativePath))
-                    values.append(.integer(Int64(record.line)))
-                    try inserts[index].run(values)
                 }
+                if !batch.isEmpty { try sink.add(batch, input: input) }
+                try sink.commit()
+            } catch {
+                sink.rollback()
+                throw error
             }
+            batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
             for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
                 log.report(.sourceUnmappedKind, .info,
                            "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(source.spec.name)\" went into no table: "
@@ -79,7 +122,6 @@ final class StagingArea {
             }
             unmapped.removeAll()
         }
-        return digests
     }
 
     /// Fills the tables declared with a `query`, in declaration order.
@@ -121,11 +163,30 @@ final class StagingArea {
             try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(seen.count)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
         }
     }
+}
+
+/// Turns records into staging rows: each mapped column's value shaped (normalized, converted to its type), then
+/// the provenance columns. Not `Sendable`: normalizers hold PCRE2 and ICU objects; it is used by one thread at a time.
+final class RowShaper {
+    let targets: [CompiledTarget]
+
+    init(targets: [CompiledTarget]) { self.targets = targets }
+
+    /// The values of `record`'s row in the table of `targets[target]`, in insert order; problems go to `log`.
+    func row(_ record: Record, target: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
+        let target = targets[target]
+        var values: [SQLValue] = []
+        values.reserveCapacity(target.mappings.count + 2)
+        for mapping in target.mappings { values.append(shape(record, mapping, table: target.table, input: input, log: log)) }
+        values.append(.text(input.relativePath))
+        values.append(.integer(Int64(record.line)))
+        return values
+    }
 
     /// The value of one column for one record: the field or constant, normalized, converted to the declared type.
     /// A value that cannot be shaped is reported and staged as its raw text, so that nothing is lost and no
     /// second finding (such as not-null) repeats the first.
-    private func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
+    func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
         let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
         var text = raw
         do {
@@ -143,6 +204,39 @@ final class StagingArea {
             log.report(.value, .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
             return raw.map { .text($0) } ?? .null
         }
+    }
+}
+
+/// Where `StagingArea.load` puts records: shaped and inserted on the calling thread, or through the writer thread.
+private enum StagingSink {
+    case direct(Database, [Statement], RowShaper, DiagnosticLog)
+    case writer(StagingWriter)
+
+    func begin(_ input: InputFile) throws {
+        switch self {
+        case .direct(let database, _, _, _): try database.execute("BEGIN")
+        case .writer(let writer): try writer.send(.begin(input))
+        }
+    }
+
+    func add(_ records: [StagedRecord], input: InputFile) throws {
+        switch self {
+        case .direct(_, let inserts, let shaper, let log):
+            for item in records { try inserts[item.target].run(shaper.row(item.record, target: item.target, input: input, log: log)) }
+        case .writer(let writer): try writer.send(.records(records))
+        }
+    }
+
+    func commit() throws {
+        switch self {
+        case .direct(let database, _, _, _): try database.execute("COMMIT")
+        case .writer(let writer): try writer.send(.commit)
+        }
+    }
+
+    /// Drops the current file's rows; the writer thread rolls back the transaction it never sees committed.
+    func rollback() {
+        if case .direct(let database, _, _, _) = self { try? database.execute("ROLLBACK") }
     }
 }
 

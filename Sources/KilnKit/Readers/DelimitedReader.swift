@@ -54,10 +54,10 @@ public struct DelimitedReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let fixed = options.fields.count
         var skippedHeader = !options.header
-        try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
+        try LineReader.forEachLineWithBytes(of: input, encoding: options.encoding, log: log) { number, text, utf8 in
             if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             if !skippedHeader { skippedHeader = true; return }
-            var fields = split(text)
+            var fields = split(utf8 ?? Array(text.utf8)[...])
             if fields.count > 1, fields.last!.isEmpty { fields.removeLast() }
             if options.tail == nil ? fields.count != fixed : fields.count < fixed {
                 log.report(.parse, .error,
@@ -81,14 +81,14 @@ public struct DelimitedReader: ConfigurableReader {
         (options.fields + (options.tail.map { ["\($0)…"] } ?? [])).joined(separator: options.separator + " ")
     }
 
-    /// Splits on any of the separators, trimming spaces around each field.
-    private func split(_ text: String) -> [String] {
-        let bytes = Array(text.utf8)
+    /// Splits a line's UTF-8 bytes on any of the separators, trimming spaces around each field: strings are made
+    /// only for the fields.
+    private func split(_ bytes: ArraySlice<UInt8>) -> [String] {
         var fields: [String] = []
         fields.reserveCapacity(options.fields.count + 1)
-        var fieldStart = 0
-        var index = 0
-        outer: while index < bytes.count {
+        var fieldStart = bytes.startIndex
+        var index = bytes.startIndex
+        outer: while index < bytes.endIndex {
             let byte = bytes[index]
             guard isLeadByte[Int(byte)] else {
                 index += 1
@@ -104,7 +104,7 @@ public struct DelimitedReader: ConfigurableReader {
             }
             index += 1
         }
-        fields.append(trimmedField(bytes[fieldStart..<bytes.count]))
+        fields.append(trimmedField(bytes[fieldStart..<bytes.endIndex]))
         return fields
     }
 

@@ -122,3 +122,27 @@ public final class LineReader {
         return TextLine(number: lineNumber, text: text, bytes: bytes)
     }
 }
+
+extension LineReader {
+    /// As `forEachLine(of:encoding:log:_:)`, also handing over the line's bytes when they are its text's own UTF-8
+    /// (a UTF-8 file), so that a reader can split or match them without copying the text; `nil` for a legacy
+    /// encoding, whose bytes are not the text's.
+    /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
+    static func forEachLineWithBytes(of input: InputFile, encoding: String, log: DiagnosticLog,
+                                     _ body: (_ number: Int, _ text: String, _ utf8: ArraySlice<UInt8>?) throws -> Void) throws {
+        let reader = try LineReader(url: input.url, encoding: encoding)
+        let bytesAreText = reader.decoder == nil
+        var checks = LineChecks(input: input, encoding: reader.encoding)
+        while let line = try reader.next() {
+            checks.observe(line, log: log)
+            guard let text = line.text else {
+                if !checks.reportOverlong(line, limit: reader.maximumLineLength, log: log) {
+                    log.report(undecodable(line, encoding: reader.encoding, in: input))
+                }
+                continue
+            }
+            try body(line.number, text, bytesAreText ? line.bytes : nil)
+        }
+        checks.finish(log: log)
+    }
+}

@@ -201,7 +201,7 @@ extension LineReader {
         checks.finish(log: log)
     }
 
-    private static func undecodable(_ line: TextLine, encoding: String, in input: InputFile) -> Diagnostic {
+    static func undecodable(_ line: TextLine, encoding: String, in input: InputFile) -> Diagnostic {
         if let nul = line.bytes.firstIndex(of: 0) {
             let before = line.bytes[..<nul]
             let valid = validUTF8Prefix(before)

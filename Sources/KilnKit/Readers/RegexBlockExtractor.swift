@@ -75,6 +75,8 @@ final class RegexBlockExtractor {
     private let pageFieldCount: Int
     /// For each field, the row pattern's group number that fills it, resolved once (nil: not a row field).
     private let rowGroups: [Int?]
+    /// For each group number of the row pattern, whether some field takes its text.
+    private let rowGroupsUsed: [Bool]
     /// For each heading: the fields it sets (field index, group number) and the fields of later headings it clears.
     private let headingEffects: [(sets: [(field: Int, group: Int)], clears: [Int])]
     typealias BlockRequirement = ExpectOptions.BlockRequirement
@@ -92,6 +94,8 @@ final class RegexBlockExtractor {
         pageFieldCount = pageFields.count
         let row = self.row, headings = self.headings
         rowGroups = names.map { row.groupNumber(of: $0) }
+        let used = rowGroups.compactMap { $0 }
+        rowGroupsUsed = (0...(used.max() ?? 0)).map(used.contains)
         headingEffects = headings.enumerated().map { level, heading in
             let sets = names.indices.compactMap { index in
                 index >= pageFields.count ? heading.groupNumber(of: names[index]).map { (field: index, group: $0) } : nil
@@ -132,7 +136,7 @@ final class RegexBlockExtractor {
         /// like data and matched nothing is reported.
         func feed(_ text: String, line: Int, emit: (Record) throws -> Void) throws {
             do {
-                if let match = try extractor.row.firstMatch(in: text) {
+                if let match = try extractor.row.firstMatch(in: text, keeping: extractor.rowGroupsUsed) {
                     var values = carried
                     for (index, group) in extractor.rowGroups.enumerated() {
                         if let group, group < match.groups.count { values[index] = match.groups[group] }

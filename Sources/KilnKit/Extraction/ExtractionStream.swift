@@ -1,0 +1,207 @@
+import Foundation
+
+/// `kiln extract` on files of any size: each record is formatted as it is read and spooled to a temporary file
+/// (the table's column widths and the findings that come first in the JSON are known only at the end), then the
+/// output is written from the spool. Memory stays flat however many records there are; the output is the same as
+/// `Extraction.table()` and `Extraction.json()` give.
+public enum ExtractionStream {
+    /// The output formats.
+    public enum Format: Sendable { case table, json }
+
+    /// Runs `source`'s reader over `files` (as `Extraction.run`) and writes the result in `format` to `output`.
+    /// `sanitize` is applied to each line of the table (the terminal-safety filter of the command line).
+    /// - Throws: `KilnError.io` when a file cannot be read or the spool cannot be written, `KilnError.usage` for a
+    ///   kind the source does not map.
+    public static func write(_ source: CompiledSource, kind: String? = nil, files: [URL], displayNames: [String]? = nil,
+                             format: Format, to output: FileHandle, sanitize: (String) -> String = { $0 }) throws {
+        let kind = try source.extractedKind(kind)
+        let reader = source.reader.restricted(to: [kind.name])
+        let log = DiagnosticLog()
+        log.tally = DiagnosticTally(examplesPerCode: .max)
+        let spoolURL = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kiln-extract-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).spool")
+        TemporaryFiles.shared.register(spoolURL)
+        defer {
+            try? FileManager.default.removeItem(at: spoolURL)
+            TemporaryFiles.shared.unregister(spoolURL)
+        }
+        let spool = try Spool(url: spoolURL)
+        let recordJSON = try RecordJSON(fieldNames: kind.fieldNames)
+        var widths = (["file:line"] + kind.fieldNames).map(\.count)
+        var count = 0
+        for (index, url) in files.enumerated() {
+            let name = displayNames?[index] ?? url.relativePath
+            if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
+                throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
+            }
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
+            try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+                guard record.kind.name == kind.name else { return }
+                let item = Extraction.Item(file: name, line: record.line, values: record.values)
+                switch format {
+                case .table:
+                    let cells = Extraction.cells(item)
+                    for (column, cell) in cells.enumerated() { widths[column] = max(widths[column], cell.count) }
+                    try spool.append(cells.joined(separator: "\t") + "\n")
+                case .json:
+                    try spool.append((count == 0 ? "" : ",\n") + recordJSON.format(item))
+                }
+                count += 1
+            }
+        }
+        try spool.close()
+        let summary = Extraction(fieldNames: kind.fieldNames, items: [], diagnostics: log.sorted)
+        let writer = BufferedOutput(output)
+        switch format {
+        case .table:
+            writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
+            writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
+            let lines = try LineReader(url: spoolURL)
+            while let line = try lines.next() {
+                let cells = line.bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+                let row = Extraction.formatRow(cells, widths: widths)
+                // The cells are escaped already; only a workflow command at the start of the line is left to neutralise.
+                writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
+            }
+            writer.write(sanitize(summary.tableFooter(count: count)))
+        case .json:
+            let marker = "kiln-extract-records-\(UUID().uuidString)"
+            let text = String(decoding: try summary.json(records: count == 0 ? [] : [["_file": .string(marker)]]), as: UTF8.self)
+            guard count > 0 else {
+                writer.write(text + "\n")
+                break
+            }
+            // The records' place: the lines of the one marker object, replaced by the spooled objects.
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let markerLine = lines.firstIndex(where: { $0.contains(marker) }) else {
+                throw KilnError.io("cannot place the records in the JSON output")
+            }
+            let before = lines[..<(markerLine - 1)].joined(separator: "\n")
+            let after = lines[(markerLine + 2)...].joined(separator: "\n")
+            lines.removeAll()
+            writer.write(before + "\n")
+            let handle = try FileHandle(forReadingFrom: spoolURL)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { writer.write(chunk) }
+            writer.write("\n" + after + "\n")
+        }
+        writer.flush()
+    }
+}
+
+extension ExtractionStream {
+    /// True when `line` starts, after blanks, with `::` or `##[` (what `TerminalText.sanitize` neutralises).
+    static func mayBeWorkflowCommand(_ line: String) -> Bool {
+        let body = line.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        return body.starts(with: "::".utf8) || body.starts(with: "##[".utf8)
+    }
+}
+
+/// Formats one record as `KilnJSON.encoder()` formats it inside `records` (pretty-printed, four spaces in), without
+/// a JSONEncoder per record: the keys in the order the encoder sorts them (found once by encoding a template),
+/// strings escaped as it escapes them. `ExtractionStreamTests` compares the two.
+private struct RecordJSON {
+    /// Each key as written, and where its value comes from: a field's index, or nil for `_file` / `_line`.
+    private let entries: [(key: String, field: Int?, name: String)]
+
+    init(fieldNames: [String]) throws {
+        var sources: [String: Int?] = ["_file": nil, "_line": nil]
+        for (index, name) in fieldNames.enumerated() { sources[name] = index }
+        let template = try KilnJSON.encoder().encode(sources.mapValues { _ in JSONValue.null })
+        let text = String(decoding: template, as: UTF8.self)
+        let keys = sources.keys.map { (name: $0, key: "\"" + RecordJSON.escape($0) + "\"") }
+        entries = keys.map { entry -> (position: String.Index, key: String, field: Int?, name: String) in
+            let position = text.range(of: "\n  " + entry.key + " : ")?.lowerBound ?? text.endIndex
+            return (position, entry.key, sources[entry.name] ?? nil, entry.name)
+        }.sorted { $0.position < $1.position }.map { ($0.key, $0.field, $0.name) }
+    }
+
+    func format(_ item: Extraction.Item) -> String {
+        var text = "    {\n"
+        for (offset, entry) in entries.enumerated() {
+            text += "      " + entry.key + " : "
+            if let field = entry.field {
+                if field < item.values.count, let value = item.values[field] { text += "\"" + RecordJSON.escape(value) + "\"" } else { text += "null" }
+            } else if entry.name == "_line" {
+                text += String(item.line)
+            } else {
+                text += "\"" + RecordJSON.escape(item.file) + "\""
+            }
+            text += offset == entries.count - 1 ? "\n" : ",\n"
+        }
+        return text + "    }"
+    }
+
+    /// A JSON string's contents as Foundation's encoder writes them (slashes not escaped).
+    static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\u{08}": escaped += "\\b"
+            case "\u{0C}": escaped += "\\f"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
+
+/// Appends text to a file through a buffer.
+private final class Spool {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: url) else {
+            throw KilnError.io("cannot write the temporary file \(url.path)")
+        }
+        self.handle = handle
+    }
+
+    func append(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func close() throws {
+        try flush()
+        try? handle.close()
+    }
+
+    private func flush() throws {
+        do { try handle.write(contentsOf: buffer) } catch {
+            throw KilnError.io("cannot write the temporary file: \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes to a file handle in large pieces.
+private final class BufferedOutput {
+    private let handle: FileHandle
+    private var buffer = Data()
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    func write(_ text: String) { write(Data(text.utf8)) }
+
+    func write(_ data: Data) {
+        buffer.append(data)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    func flush() {
+        handle.write(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `kiln extract` streams its output through a spool: it must print exactly what the in-memory `Extraction` gives.
+final class ExtractionStreamTests: KilnTestCase {
+    private func streamed(_ source: CompiledSource, _ files: [URL], _ names: [String], _ format: ExtractionStream.Format) throws -> String {
+        let url = temporaryDirectory.appendingPathComponent("out-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        try ExtractionStream.write(source, files: files, displayNames: names, format: format, to: handle) { TerminalText.sanitize($0) }
+        try handle.close()
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    func testStreamedOutputIsWhatTheInMemoryExtractionGives() throws {
+        let folder = try copyRepositoryFolder("raw/patras-web", as: "web")
+        let pipeline = try ManifestLoader.load(folder.path)
+        let pages = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("timetables").path).sorted()
+        let cases: [(String, [String])] = [
+            ("timetables", pages.map { "timetables/" + $0 }),
+            ("stops", ["stops-1.xml", "stops-2.xml"]),
+            ("timetables", []),
+        ]
+        for (name, files) in cases {
+            let source = try pipeline.source(named: name).source
+            let urls = files.map { folder.appendingPathComponent($0) }
+            let expected = try Extraction.run(source, files: urls, displayNames: files)
+            XCTAssertEqual(try streamed(source, urls, files, .table), TerminalText.sanitize(expected.table()), name)
+            XCTAssertEqual(try streamed(source, urls, files, .json), String(decoding: try expected.json(), as: UTF8.self) + "\n", name)
+            if !files.isEmpty { XCTAssertGreaterThan(expected.items.count, 0, name) }
+        }
+    }
+
+    func testAwkwardValuesAreEscapedAndPaddedAsBefore() throws {
+        let folder = temporaryDirectory.appendingPathComponent("awkward")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(try String(contentsOf: KilnTestCase.repositoryRoot.appendingPathComponent("scripts/bench-data/load/kiln.json5"), encoding: .utf8).utf8)
+            .write(to: folder.appendingPathComponent("kiln.json5"))
+        let lines = [
+            "Plain; 1; 21.7; 38.2",
+            "say \"hi\" \\ back/slash; 2; 1; 2",
+            "tab\there\u{01}\u{1F}\u{7F}; 3; 1; 2",
+            "emoji 😀👩‍👩‍👧 wide; 4; 1; ",
+            "Άγιος Ανδρέας; ; ; 😀😀",
+            "; 5; 6; 7",
+            "trailing\u{00A0}; 8; 9; 10\u{2003}",
+        ]
+        let input = folder.appendingPathComponent("stops.txt")
+        try Data(lines.joined(separator: "\n").utf8).write(to: input)
+        let source = try ManifestLoader.load(folder.path).source(named: "stops").source
+        let expected = try Extraction.run(source, files: [input], displayNames: ["stops.txt"])
+        XCTAssertGreaterThanOrEqual(expected.items.count, lines.count - 1)
+        for name in ["stops.txt", "::warning ::stops.txt"] {
+            let expected = try Extraction.run(source, files: [input], displayNames: [name])
+            let table = try streamed(source, [input], [name], .table)
+            XCTAssertEqual(table, TerminalText.sanitize(expected.table()))
+            XCTAssertEqual(table.hasPrefix("file:line"), true)
+            XCTAssertEqual(try streamed(source, [input], [name], .json), String(decoding: try expected.json(), as: UTF8.self) + "\n")
+        }
+        XCTAssertTrue(try streamed(source, [input], ["::warning ::stops.txt"], .table).contains("\n\\::warning ::stops.txt:1"))
+    }
+}

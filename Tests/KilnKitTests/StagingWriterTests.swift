@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The two-thread staging load: the bounded queue keeps order and stops on cancel, the writer's SQLite errors reach
+/// the reading thread, and a file whose reading failed leaves no rows.
+final class StagingWriterTests: KilnTestCase {
+    func testQueueDeliversEveryElementInOrderThroughFewSlots() {
+        let queue = BoundedQueue<Int>(capacity: 3)
+        let count = 20_000
+        let producer = Thread {
+            for value in 0..<count { _ = queue.push(value) }
+            queue.finish()
+        }
+        producer.start()
+        var received: [Int] = []
+        while let value = queue.pop() { received.append(value) }
+        XCTAssertEqual(received, Array(0..<count))
+    }
+
+    func testQueueRefusesPushesOnceCancelled() {
+        let queue = BoundedQueue<Int>(capacity: 1)
+        XCTAssertTrue(queue.push(1))
+        queue.cancel()
+        XCTAssertFalse(queue.push(2))
+        XCTAssertNil(queue.pop())
+    }
+
+    /// The bench's delimited pipeline (stop: code, name, latitude, longitude) with an empty staging database.
+    private func stagingSetUp() throws -> (staging: StagingArea, source: CompiledSource, input: InputFile) {
+        let folder = try copyRepositoryFolder("scripts/bench-data/load", as: "load")
+        try Data("Πλατεία; 1; 21.7; 38.2\n".utf8).write(to: folder.appendingPathComponent("stops.txt"))
+        let pipeline = try ManifestLoader.load(folder.path)
+        let staging = try StagingArea(url: temporaryDirectory.appendingPathComponent("staging.sqlite"), pipeline: pipeline)
+        let source = pipeline.sources[0]
+        return (staging, source, source.files[0])
+    }
+
+    private func record(_ source: CompiledSource, _ name: String, latitude: String, line: Int) -> StagedRecord {
+        StagedRecord(target: 0, record: Record(source.reader.kinds[0], values: [name, String(line), "21.7", latitude], line: line))
+    }
+
+    private let insertSQL = "INSERT INTO stop (code, latitude, longitude, name, _file, _line) VALUES (?, ?, ?, ?, ?, ?)"
+
+    func testRecordsAreShapedAndInsertedInOrderAndOnlyCommittedFilesStay() throws {
+        let (staging, source, input) = try stagingSetUp()
+        XCTAssertEqual(source.targets.first?.mappings.map(\.column.name), ["code", "latitude", "longitude", "name"])
+        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL], shaper: RowShaper(targets: source.targets),
+                                   examplesPerCode: 100)
+        try writer.send(.begin(input))
+        for start in stride(from: 1, to: 5_001, by: 500) {
+            try writer.send(.records((start..<start + 500).map { record(source, "stop \($0)", latitude: "38.\($0)", line: $0) }))
+        }
+        try writer.send(.commit)
+        // A second file whose reading failed before its commit: its rows are rolled back.
+        try writer.send(.begin(input))
+        try writer.send(.records([record(source, "lost", latitude: "1", line: 9)]))
+        let outcome = try writer.finish()
+        let rows = try staging.database.rows("SELECT code, name, latitude, _file, _line FROM stop ORDER BY rowid")
+        XCTAssertEqual(rows.count, 5_000)
+        XCTAssertEqual(rows.map { $0.values[4].number }, (1...5_000).map { Double($0) })
+        XCTAssertEqual(rows.last?.values.map(\.textValue), ["5000", "stop 5000", "38.5", "stops.txt", "5000"])
+        XCTAssertEqual(rows.first?.values[2], .real(38.1))
+        XCTAssertTrue(outcome.log.diagnostics.isEmpty)
+    }
+
+    func testShapingFindingsAreReplayedWithTheLogsCap() throws {
+        let (staging, source, input) = try stagingSetUp()
+        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL], shaper: RowShaper(targets: source.targets),
+                                   examplesPerCode: 2)
+        try writer.send(.begin(input))
+        try writer.send(.records((1...5).map { record(source, "stop", latitude: "north \($0)", line: $0) }))
+        try writer.send(.commit)
+        let log = DiagnosticLog()
+        log.tally = DiagnosticTally(examplesPerCode: 2)
+        try writer.finish().replay(into: log)
+        XCTAssertEqual(log.diagnostics.map(\.code), ["value", "value"])
+        XCTAssertEqual(log.diagnostics.map { $0.provenance?.line }, [1, 2])
+        XCTAssertTrue(log.diagnostics[0].message.contains("north 1"), log.diagnostics[0].message)
+        XCTAssertEqual(log.count(.error), 5)
+        // The unconvertible values are staged as their text, as on one thread.
+        XCTAssertEqual(try staging.database.rows("SELECT latitude FROM stop ORDER BY rowid").map { $0.values[0] },
+                       (1...5).map { .text("north \($0)") })
+    }
+
+    func testWriterErrorReachesTheReadingThread() throws {
+        let (staging, source, input) = try stagingSetUp()
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"],
+                                   shaper: RowShaper(targets: source.targets), examplesPerCode: 100)
+        var thrown: Error?
+        do {
+            try writer.send(.begin(input))
+            for line in 1...2_000 { try writer.send(.records([record(source, "stop", latitude: "1", line: line)])) }
+            try writer.send(.commit)
+        } catch {
+            thrown = error
+        }
+        XCTAssertThrowsError(try writer.finish()) { error in
+            XCTAssertTrue(error is SQLiteError, "\(error)")
+        }
+        if let thrown { XCTAssertTrue(thrown is SQLiteError, "\(thrown)") }
+        XCTAssertEqual(try staging.database.rows("SELECT count(*) FROM stop").first?.values.first?.number, 0)
+    }
+
+    func testMissingTableIsReportedByFinish() throws {
+        let (staging, source, _) = try stagingSetUp()
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"],
+                                   shaper: RowShaper(targets: source.targets), examplesPerCode: 100)
+        XCTAssertThrowsError(try writer.finish()) { error in
+            XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
+        }
+        // Again, as the load's error path does: it must not wait a second time.
+        XCTAssertThrowsError(try writer.finish())
+    }
+}
