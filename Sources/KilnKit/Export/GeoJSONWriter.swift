@@ -86,12 +86,19 @@ enum JSONText {
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped, everything else as UTF-8.
-    static func string(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
+    static func string(_ text: String) -> String { "\"" + escaped(text) + "\"" }
+
+    /// A JSON string's contents as Foundation's encoder writes them (slashes not escaped, `\b` and `\f` short), so
+    /// that text written by hand and text written by `KilnJSON` are the same bytes.
+    static func escaped(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
+            case "\u{08}": escaped += "\\b"
+            case "\u{0C}": escaped += "\\f"
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
             case "\t": escaped += "\\t"
@@ -101,6 +108,6 @@ enum JSONText {
             default: escaped.unicodeScalars.append(scalar)
             }
         }
-        return escaped + "\""
+        return escaped
     }
 }

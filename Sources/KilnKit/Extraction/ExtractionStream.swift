@@ -132,27 +132,8 @@ private struct RecordJSON {
         return text + "    }"
     }
 
-    /// A JSON string's contents as Foundation's encoder writes them (slashes not escaped).
-    static func escape(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return value }
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\u{08}": escaped += "\\b"
-            case "\u{0C}": escaped += "\\f"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
+    /// A JSON string's contents as Foundation's encoder writes them (`JSONText.escaped`).
+    static func escape(_ value: String) -> String { JSONText.escaped(value) }
 }
 
 /// Appends text to a file through a buffer.
