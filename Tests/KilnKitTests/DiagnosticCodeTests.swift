@@ -15,6 +15,18 @@ final class DiagnosticCodeTests: KilnTestCase {
         XCTAssertNil(DiagnosticCode.named("dupliate-row"))
     }
 
+    /// A code declared but left out of `catalogue` could not be overridden nor listed by `kiln codes`.
+    func testEveryDeclaredCodeIsInTheCatalogue() throws {
+        let file = KilnTestCase.repositoryRoot.appendingPathComponent("Sources/KilnKit/Core/DiagnosticCode.swift")
+        let declared = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+            .compactMap { line -> String? in
+                guard let range = line.range(of: #"static let \w+ = DiagnosticCode\("[^"]+""#, options: .regularExpression) else { return nil }
+                return line[range].components(separatedBy: "\"")[1]
+            }
+        XCTAssertGreaterThan(declared.count, 50)
+        XCTAssertEqual(Set(declared), Set(DiagnosticCode.catalogue.map(\.rawValue)))
+    }
+
     /// No file but the catalogue writes a code as a string: a code passed to `report(`, `code:` or `finding(` as a
     /// literal, or any literal spelled like a namespaced code of the catalogue, fails this test.
     func testNoCodeIsWrittenAsAStringOutsideTheCatalogue() throws {

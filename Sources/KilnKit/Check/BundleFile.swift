@@ -34,12 +34,6 @@ public enum BundleFile {
         return name
     }
 
-    /// The pipeline a bundle comes from by convention: `raw/<bundle>` under the current folder.
-    /// - Throws: as `name(of:)`.
-    public static func defaultManifestPath(for url: URL) throws -> String {
-        conventionalPipeline(named: try name(of: url))
-    }
-
     /// Where the pipeline of bundle `name` lives by convention: `raw/<name>`, relative to the current folder.
     public static func conventionalPipeline(named name: String) -> String {
         "raw/" + name

@@ -41,7 +41,8 @@ struct ManifestChecker {
                 }
             }
         }
-        for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]") }
+        let sqlRules = SQLRuleCheck(manifest: manifest)
+        for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]", sqlRules: sqlRules) }
         for (index, fixture) in manifest.fixtures.enumerated() {
             let sourceName = fixture.source.split(separator: ".", maxSplits: 1).first.map(String.init) ?? fixture.source
             try require(manifest.sources.contains { $0.name == sourceName }, "fixtures[\(index)].source",
@@ -111,10 +112,10 @@ struct ManifestChecker {
 
     /// Checks that a rule names tables and columns that exist, that its pattern compiles, and that an SQL rule's
     /// message names only columns its query returns (`SQLRuleCheck`).
-    private func checkRule(_ rule: RuleSpec, path: String) throws {
+    private func checkRule(_ rule: RuleSpec, path: String, sqlRules: SQLRuleCheck) throws {
         guard let tableName = rule.check.table else {
             guard case .sql(let query, let message) = rule.check else { return }
-            if let problem = SQLRuleCheck(manifest: manifest).problem(query: query, message: message) {
+            if let problem = sqlRules.problem(query: query, message: message) {
                 throw issue(path + (problem.inMessage ? ".message" : ".sql"), problem.text)
             }
             return

@@ -9,9 +9,6 @@ public struct CompiledSource {
     /// One per mapped kind, in kind-name order.
     let targets: [CompiledTarget]
 
-    /// The target of records of `kind`; `nil` for a kind the manifest does not map.
-    func target(for kind: RecordKind) -> CompiledTarget? { targets.first { $0.kind == kind.name } }
-
     /// The kind `kiln extract` and fixtures show: `name`, or the source's only mapped kind.
     /// - Throws: `KilnError.usage` naming the kinds when `name` is not one of them or is needed and missing.
     public func extractedKind(_ name: String?) throws -> RecordKind {

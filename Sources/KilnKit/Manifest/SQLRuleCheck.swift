@@ -1,16 +1,25 @@
-/// Checks an SQL rule when the manifest loads, against an empty database shaped like the staging area: SQLite must
-/// accept the query as one statement that only reads (`Database.prepareQuery`), and every `{placeholder}` of the message must be a column the query returns — a misspelt one
-/// would otherwise print as written in every finding.
-struct SQLRuleCheck {
-    let manifest: Manifest
+/// Checks the SQL rules of a manifest when it loads, against one empty database shaped like the staging area: SQLite
+/// must accept each query as one statement that only reads (`Database.prepareQuery`), and every `{placeholder}` of
+/// its message must be a column the query returns — a misspelt one would otherwise print as written in every finding.
+/// Not `Sendable`: it owns a connection.
+final class SQLRuleCheck {
+    private let manifest: Manifest
+    /// The empty staging-shaped database, made on the first rule that needs it (or why it could not be made).
+    private lazy var database: Result<Database, Error> = Result {
+        let database = try Database(path: ":memory:")
+        try StagingArea.createTables(manifest.tables, in: database)
+        return database
+    }
+
+    init(manifest: Manifest) {
+        self.manifest = manifest
+    }
 
     /// What is wrong, and whether it is in the message (else in the query); `nil` when the rule is sound.
     func problem(query: String, message: String) -> (text: String, inMessage: Bool)? {
         let columns: [String]
         do {
-            let database = try Database(path: ":memory:")
-            try StagingArea.createTables(manifest.tables, in: database)
-            columns = try database.prepareQuery(query).columnNames
+            columns = try database.get().prepareQuery(query).columnNames
         } catch let error as SQLiteError {
             return ("SQLite refuses the rule's query: \(error.message)", false)
         } catch {

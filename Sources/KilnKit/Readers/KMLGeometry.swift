@@ -112,9 +112,7 @@ enum KMLGeometry {
     /// Parses KML `coordinates`: tuples `lon,lat[,alt]` separated by white space.
     static func coordinates(_ text: String, minimum: Int) throws -> [Position] {
         var positions: [Position] = []
-        // Real exports write "lon , lat" now and then: white space around a comma does not separate tuples.
-        let text = text.replacingOccurrences(of: #"\s*,\s*"#, with: ",", options: .regularExpression)
-        for tuple in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }) {
+        for tuple in tuples(text) {
             let parts = tuple.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
             guard (2...3).contains(parts.count), let longitude = Double(parts[0]), let latitude = Double(parts[1]),
                   longitude.isFinite, latitude.isFinite, parts.count == 2 || Double(parts[2]) != nil else {
@@ -126,6 +124,20 @@ enum KMLGeometry {
             throw Problem(code: .kmlCoordinates, message: "coordinates \"\(excerpt(text.trimmingSpaces))\" hold \(positions.count) positions; expected at least \(minimum)")
         }
         return positions
+    }
+
+    /// The `lon,lat[,alt]` tuples of a `coordinates` text: white space separates tuples, except around a comma (real
+    /// exports write "lon , lat" now and then).
+    private static func tuples(_ text: String) -> [Substring] {
+        var tuples: [Substring] = []
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }) {
+            if let last = tuples.last, last.hasSuffix(",") || token.hasPrefix(",") {
+                tuples[tuples.count - 1] = Substring(last + token)
+            } else {
+                tuples.append(token)
+            }
+        }
+        return tuples
     }
 
     /// The point halfway along a line, by great-circle length.

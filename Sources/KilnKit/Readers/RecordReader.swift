@@ -65,9 +65,6 @@ public struct Record: Sendable {
             values[position] = newValue
         }
     }
-
-    /// The value at a position resolved beforehand with `RecordKind.position(of:)`.
-    public func value(at position: Int) -> String? { position < values.count ? values[position] : nil }
 }
 
 /// An input file as a reader sees it: where it is, and how diagnostics name it.
