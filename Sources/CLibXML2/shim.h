@@ -16,8 +16,11 @@ static inline void kiln_xml_free(void *pointer) { xmlFree(pointer); }
 
 static void kiln_xml_ignore(void *context, const char *message, ...) { (void)context; (void)message; }
 
-/* Stops libxml2 from printing to stderr: every error Kiln cares about arrives through a structured handler. */
+/* Stops libxml2 from printing to stderr: every error Kiln cares about arrives through a structured handler.
+   The handlers are per thread; the xmlThrDef* defaults are what threads started later (Kiln's readers) begin with. */
 static inline void kiln_xml_silence(void) {
+    xmlThrDefSetGenericErrorFunc(NULL, kiln_xml_ignore);
+    xmlThrDefSetStructuredErrorFunc(NULL, NULL);
     xmlSetGenericErrorFunc(NULL, kiln_xml_ignore);
     xmlSetStructuredErrorFunc(NULL, NULL);
 }

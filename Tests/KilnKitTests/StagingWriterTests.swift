@@ -2,8 +2,9 @@ import Foundation
 import XCTest
 @testable import KilnKit
 
-/// The two-thread staging load: the bounded queue keeps order and stops on cancel, the writer's SQLite errors reach
-/// the reading thread, and a file whose reading failed leaves no rows.
+/// The threaded staging load's writer: the bounded queue keeps order and stops on cancel, the writer's SQLite errors
+/// reach the staging thread, a file whose reading failed leaves no rows, and findings made on another thread are
+/// replayed under the log's cap.
 final class StagingWriterTests: KilnTestCase {
     func testQueueDeliversEveryElementInOrderThroughFewSlots() {
         let queue = BoundedQueue<Int>(capacity: 3)
@@ -36,61 +37,55 @@ final class StagingWriterTests: KilnTestCase {
         return (staging, source, source.files[0])
     }
 
-    private func record(_ source: CompiledSource, _ name: String, latitude: String, line: Int) -> StagedRecord {
-        StagedRecord(target: 0, record: Record(source.reader.kinds[0], values: [name, String(line), "21.7", latitude], line: line))
+    /// The shaped row of one stop record, as a reader thread hands it to the writer.
+    private func row(_ source: CompiledSource, _ name: String, latitude: String, line: Int, input: InputFile, log: DiagnosticLog = DiagnosticLog()) -> ShapedRow {
+        let record = Record(source.reader.kinds[0], values: [name, String(line), "21.7", latitude], line: line)
+        return ShapedRow(target: 0, values: RowShaper(targets: source.targets).row(record, target: 0, input: input, log: log))
     }
 
     private let insertSQL = "INSERT INTO stop (code, latitude, longitude, name, _file, _line) VALUES (?, ?, ?, ?, ?, ?)"
 
-    func testRecordsAreShapedAndInsertedInOrderAndOnlyCommittedFilesStay() throws {
+    func testRowsAreInsertedInOrderAndOnlyCommittedFilesStay() throws {
         let (staging, source, input) = try stagingSetUp()
         XCTAssertEqual(source.targets.first?.mappings.map(\.column.name), ["code", "latitude", "longitude", "name"])
-        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL], shaper: RowShaper(targets: source.targets),
-                                   examplesPerCode: 100)
-        try writer.send(.begin(input))
+        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL])
+        try writer.send(.begin)
         for start in stride(from: 1, to: 5_001, by: 500) {
-            try writer.send(.records((start..<start + 500).map { record(source, "stop \($0)", latitude: "38.\($0)", line: $0) }))
+            try writer.send(.rows((start..<start + 500).map { row(source, "stop \($0)", latitude: "38.\($0)", line: $0, input: input) }))
         }
         try writer.send(.commit)
         // A second file whose reading failed before its commit: its rows are rolled back.
-        try writer.send(.begin(input))
-        try writer.send(.records([record(source, "lost", latitude: "1", line: 9)]))
-        let outcome = try writer.finish()
+        try writer.send(.begin)
+        try writer.send(.rows([row(source, "lost", latitude: "1", line: 9, input: input)]))
+        try writer.finish()
         let rows = try staging.database.rows("SELECT code, name, latitude, _file, _line FROM stop ORDER BY rowid")
         XCTAssertEqual(rows.count, 5_000)
         XCTAssertEqual(rows.map { $0.values[4].number }, (1...5_000).map { Double($0) })
         XCTAssertEqual(rows.last?.values.map(\.textValue), ["5000", "stop 5000", "38.5", "stops.txt", "5000"])
         XCTAssertEqual(rows.first?.values[2], .real(38.1))
-        XCTAssertTrue(outcome.log.diagnostics.isEmpty)
     }
 
-    func testShapingFindingsAreReplayedWithTheLogsCap() throws {
-        let (staging, source, input) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL], shaper: RowShaper(targets: source.targets),
-                                   examplesPerCode: 2)
-        try writer.send(.begin(input))
-        try writer.send(.records((1...5).map { record(source, "stop", latitude: "north \($0)", line: $0) }))
-        try writer.send(.commit)
+    func testFindingsMadeElsewhereAreReplayedWithTheLogsCap() throws {
+        let (_, source, input) = try stagingSetUp()
+        let fileLog = DiagnosticLog()
+        fileLog.tally = DiagnosticTally(examplesPerCode: 2)
+        for line in 1...5 { _ = row(source, "stop", latitude: "north \(line)", line: line, input: input, log: fileLog) }
         let log = DiagnosticLog()
         log.tally = DiagnosticTally(examplesPerCode: 2)
-        try writer.finish().replay(into: log)
+        fileLog.replay(into: log)
         XCTAssertEqual(log.diagnostics.map(\.code), ["value", "value"])
         XCTAssertEqual(log.diagnostics.map { $0.provenance?.line }, [1, 2])
         XCTAssertTrue(log.diagnostics[0].message.contains("north 1"), log.diagnostics[0].message)
         XCTAssertEqual(log.count(.error), 5)
-        // The unconvertible values are staged as their text, as on one thread.
-        XCTAssertEqual(try staging.database.rows("SELECT latitude FROM stop ORDER BY rowid").map { $0.values[0] },
-                       (1...5).map { .text("north \($0)") })
     }
 
     func testWriterErrorReachesTheReadingThread() throws {
         let (staging, source, input) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"],
-                                   shaper: RowShaper(targets: source.targets), examplesPerCode: 100)
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"])
         var thrown: Error?
         do {
-            try writer.send(.begin(input))
-            for line in 1...2_000 { try writer.send(.records([record(source, "stop", latitude: "1", line: line)])) }
+            try writer.send(.begin)
+            for line in 1...2_000 { try writer.send(.rows([row(source, "stop", latitude: "1", line: line, input: input)])) }
             try writer.send(.commit)
         } catch {
             thrown = error
@@ -103,9 +98,8 @@ final class StagingWriterTests: KilnTestCase {
     }
 
     func testMissingTableIsReportedByFinish() throws {
-        let (staging, source, _) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"],
-                                   shaper: RowShaper(targets: source.targets), examplesPerCode: 100)
+        let (staging, _, _) = try stagingSetUp()
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"])
         XCTAssertThrowsError(try writer.finish()) { error in
             XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
         }

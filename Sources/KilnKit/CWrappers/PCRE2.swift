@@ -115,6 +115,28 @@ public final class RegexPattern {
         pcre2_code_free_8(code)
     }
 
+    /// Runs the pattern over `subject` and keeps the match for `group(_:of:)`: true when it matched. No string is
+    /// made; a reader asks only for the groups it uses. The subject is known to be valid UTF-8, so PCRE2 does not
+    /// check it again.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func match(_ subject: some RegexSubject) throws -> Bool {
+        lastGroupCount = try subject.withValidUTF8 { try match($0, checked: true) } ?? 0
+        return lastGroupCount > 0
+    }
+
+    /// The text of group `number` of the last successful `match(_:)` of this pattern over `subject` (the same
+    /// subject), or `nil` when the group did not take part.
+    public func group(_ number: Int, of subject: some RegexSubject) -> String? {
+        guard number < Int(lastGroupCount) else { return nil }
+        let vector = pcre2_get_ovector_pointer_8(matchData)!
+        let start = vector[2 * number], end = vector[2 * number + 1]
+        guard start != kiln_pcre2_unset(), end >= start else { return nil }
+        return subject.withValidUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+    }
+
+    /// The groups set by the last `match(_:)`: PCRE2's result, 0 after no match.
+    private var lastGroupCount: Int32 = 0
+
     /// The first match in `subject`, or `nil`.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func firstMatch(in subject: String) throws -> RegexMatch? {
@@ -127,7 +149,7 @@ public final class RegexPattern {
     public func firstMatch(in subject: String, keeping wanted: [Bool]?) throws -> RegexMatch? {
         var text = subject
         return try text.withUTF8 { buffer -> RegexMatch? in
-            guard let result = try match(buffer) else { return nil }
+            guard let result = try match(buffer, checked: true) else { return nil }
             let pairs = Int(pcre2_get_ovector_count_8(matchData))
             let vector = pcre2_get_ovector_pointer_8(matchData)!
             let unset = kiln_pcre2_unset()
@@ -147,8 +169,11 @@ public final class RegexPattern {
     }
 
     /// Runs the pattern over `buffer` from its start: PCRE2's result (the number of groups set), `nil` for no match.
-    private func match(_ buffer: UnsafeBufferPointer<UInt8>) throws -> Int32? {
-        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, 0, matchData, context)
+    /// `checked`: the bytes are known to be valid UTF-8 (a Swift string's, or a validated line's), so PCRE2 skips
+    /// its own check.
+    private func match(_ buffer: UnsafeBufferPointer<UInt8>, checked: Bool) throws -> Int32? {
+        let options = checked ? UInt32(PCRE2_NO_UTF_CHECK) : 0
+        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, options, matchData, context)
         if result == PCRE2_ERROR_NOMATCH { return nil }
         guard result >= 0 else {
             throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
@@ -188,12 +213,65 @@ public final class RegexPattern {
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func matches(_ subject: String) throws -> Bool {
         var text = subject
-        return try text.withUTF8 { try match($0) != nil }
+        return try text.withUTF8 { try match($0, checked: true) != nil }
+    }
+
+    /// True when `subject` contains a match; as `matches(_:)` for a string, without making one.
+    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
+    public func matches(_ subject: some RegexSubject) throws -> Bool {
+        try subject.withValidUTF8 { try match($0, checked: true) != nil }
     }
 
     private static func message(for errorCode: Int32) -> String {
         var buffer = [UInt8](repeating: 0, count: 256)
         let length = pcre2_get_error_message_8(errorCode, &buffer, buffer.count)
         return length > 0 ? String(decoding: buffer.prefix(Int(length)), as: UTF8.self) : "PCRE2 error \(errorCode)"
+    }
+}
+
+/// Text a pattern can run over without a copy: a Swift string, or a line's bytes known to be valid UTF-8.
+public protocol RegexSubject {
+    /// Calls `body` with the subject's UTF-8 bytes, valid UTF-8.
+    func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
+}
+
+extension String: RegexSubject {
+    public func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        var text = self
+        return try text.withUTF8(body)
+    }
+}
+
+/// A line's bytes that were checked to be valid UTF-8 (by `ValidUTF8.init?(_:)`), matched without a `String`.
+public struct ValidUTF8: RegexSubject, Sendable {
+    /// The bytes, valid UTF-8.
+    public let bytes: ArraySlice<UInt8>
+
+    /// The bytes when they are valid UTF-8; `nil` otherwise.
+    public init?(_ bytes: ArraySlice<UInt8>) {
+        guard ValidUTF8.isValid(bytes) else { return nil }
+        self.bytes = bytes
+    }
+
+    /// True when `bytes` are valid UTF-8 (checked without making a string).
+    public static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
+        do {
+            _ = try UTF8Span(validating: bytes.span)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The UTF-8 of `text`.
+    public init(text: String) {
+        bytes = Array(text.utf8)[...]
+    }
+
+    /// The text, as a string (made on each call).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer(body)
     }
 }

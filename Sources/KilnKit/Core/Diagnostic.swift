@@ -91,6 +91,16 @@ public final class DiagnosticLog {
         report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
     }
 
+    /// Reports this log's findings into `target` as if they had been reported there: the stored ones in order, then
+    /// those the cap left out, counted. For findings made on another thread (a reader's file, the staging writer).
+    public func replay(into target: DiagnosticLog) {
+        for diagnostic in diagnostics { target.report(diagnostic) }
+        for (key, count) in tally.notStored.sorted(by: { $0.key < $1.key }) {
+            let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
+            for _ in 0..<count { target.report(placeholder) }
+        }
+    }
+
     /// The number of findings at `severity`.
     public func count(_ severity: Severity) -> Int { diagnostics.lazy.filter { $0.severity == severity }.count + tally.notStored(severity) }
 

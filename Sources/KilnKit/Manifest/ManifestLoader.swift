@@ -8,6 +8,26 @@ public struct CompiledSource {
     public let files: [InputFile]
     /// One per mapped kind, in kind-name order.
     let targets: [CompiledTarget]
+    /// The manifest and the source's key path in it, to compile copies for other threads (`makeReader()`).
+    let manifest: Manifest
+    let path: String
+
+    /// A new reader for this source, like `reader` (same options, same restriction to the mapped kinds) but sharing
+    /// nothing with it: readers keep compiled patterns and match buffers, so each thread reads with its own.
+    /// - Throws: as `ManifestLoader.load` when the options are refused (they were accepted once already).
+    func makeReader() throws -> RecordReader {
+        try ReaderRegistry.makeReader(format: spec.format, options: spec.options, codingPath: [])
+            .restricted(to: Set(targets.map(\.kind)))
+    }
+
+    /// New targets for this source, like `targets` but sharing nothing with them: normalizers keep compiled patterns,
+    /// so each thread shapes records with its own.
+    /// - Throws: `KilnError.manifest` when the mappings are refused (they were accepted once already).
+    func makeTargets() throws -> [CompiledTarget] {
+        try ManifestLoader.compileTargets(spec, path: path, reader: reader, manifest: manifest) { key, message in
+            KilnError.manifest(ManifestIssue(file: manifest.file.path, line: nil, keyPath: key, message: message))
+        }
+    }
 
     /// The kind `kiln extract` and fixtures show: `name`, or the source's only mapped kind.
     /// - Throws: `KilnError.usage` naming the kinds when `name` is not one of them or is needed and missing.
@@ -147,6 +167,16 @@ public enum ManifestLoader {
         } catch let problem as ValueProblem {
             throw issue(path + ".options", problem.message)
         }
+        let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
+        let restricted = reader.restricted(to: Set(targets.map(\.kind)))
+        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
+        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
+        return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
+    }
+
+    /// Compiles where each kind of `source`'s records goes: its table and how each column is filled.
+    static func compileTargets(_ source: SourceSpec, path: String, reader: RecordReader, manifest: Manifest,
+                               issue: (String, String) -> KilnError) throws -> [CompiledTarget] {
         var targets: [CompiledTarget] = []
         for target in source.targets {
             let kindNames = reader.kinds.map(\.name).joined(separator: ", ")
@@ -165,10 +195,7 @@ public enum ManifestLoader {
             targets.append(CompiledTarget(kind: kind.name, table: table, mappings: try compileMappings(
                 target.columns, of: table, kind: kind, format: source.format, path: columnsPath, manifest: manifest, issue: issue)))
         }
-        let restricted = reader.restricted(to: Set(targets.map(\.kind)))
-        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
-        return CompiledSource(spec: source, reader: restricted, files: files, targets: targets)
+        return targets
     }
 
     /// Compiles how each column of `table` gets its value from records of `kind`.

@@ -38,28 +38,84 @@ final class StagingArea {
             let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
             return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
-        let shaper = RowShaper(targets: source.targets)
         var digests: [String: String] = [:]
         if StagingArea.singleThreaded {
-            try load(source, log: log, into: .direct(database, try insertSQL.map { try database.prepare($0) }, shaper, log))
+            let shaper = RowShaper(targets: source.targets)
+            try load(source, log: log, into: StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log))
             for input in source.files { digests[input.relativePath] = try digest(of: input) }
             return digests
         }
-        let writer = StagingWriter(path: database.path, insertSQL: insertSQL, shaper: shaper,
-                                   examplesPerCode: log.tally.examplesPerCode)
-        let outcome: StagingWriter.Outcome
+        let readAhead = try self.readAhead(examplesPerCode: log.tally.examplesPerCode)
+        let writer = StagingWriter(path: database.path, insertSQL: insertSQL)
         do {
-            try load(source, log: log, into: .writer(writer))
-            outcome = try writer.finish()
+            try load(source, from: readAhead, log: log, into: writer)
+            try writer.finish()
         } catch {
-            // The writer's own failure explains the reader's; otherwise keep what was shaped before the reader failed.
-            try writer.finish().replay(into: log)
+            readAhead.cancel()
+            // The writer's own failure explains the reader's.
+            try writer.finish()
             throw error
         }
-        outcome.replay(into: log)
         for input in source.files { digests[input.relativePath] = try digest(of: input) }
         return digests
     }
+
+    /// Takes `source`'s files from the read-ahead, in order, into the writer thread: each file inside one
+    /// transaction, its findings replayed into `log` when it is done.
+    private func load(_ source: CompiledSource, from readAhead: ReadAhead, log: DiagnosticLog, into writer: StagingWriter) throws {
+        let position = sourceIndex(source)
+        for index in readAhead.items.indices where readAhead.items[index].source == position {
+            let item = readAhead.items[index]
+            try writer.send(.begin)
+            reading: while true {
+                switch readAhead.next(index) {
+                case .rows(let rows):
+                    try writer.send(.rows(rows))
+                case .finished(let fileLog, let digest):
+                    if let digest { digestCache[item.input.relativePath] = digest }
+                    fileLog.replay(into: log)
+                    try writer.send(.commit)
+                    break reading
+                case .failed(let error):
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The read-ahead over every file of every source, started at the first load.
+    /// - Parameter examplesPerCode: the build log's cap on stored findings per code, for each file's own log.
+    /// - Throws: as the manifest loader, if a worker's reader cannot be made (it was made once already).
+    private func readAhead(examplesPerCode: Int) throws -> ReadAhead {
+        if let started = startedReadAhead { return started }
+        var listed = Set<String>()
+        var items: [ReadAhead.Item] = []
+        for (index, source) in pipeline.sources.enumerated() {
+            for input in source.files {
+                items.append(ReadAhead.Item(source: index, input: input, digest: listed.insert(input.relativePath).inserted))
+            }
+        }
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, StagingArea.maximumReaders, items.count))
+        let tools = try (0..<workers).map { _ in
+            try pipeline.sources.map { ReadAhead.Tools(reader: try $0.makeReader(), shaper: RowShaper(targets: try $0.makeTargets())) }
+        }
+        let started = ReadAhead(items: items, sources: pipeline.sources, tools: tools,
+                                examplesPerCode: examplesPerCode)
+        startedReadAhead = started
+        return started
+    }
+
+    private var startedReadAhead: ReadAhead?
+
+    /// The most reader threads a build starts.
+    static let maximumReaders = 4
+
+    /// The position of `source` in the pipeline (sources have unique names).
+    private func sourceIndex(_ source: CompiledSource) -> Int {
+        pipeline.sources.firstIndex { $0.spec.name == source.spec.name } ?? -1
+    }
+
+    deinit { startedReadAhead?.cancel() }
 
     private func digest(of input: InputFile) throws -> String {
         if let known = digestCache[input.relativePath] { return known }
@@ -68,60 +124,68 @@ final class StagingArea {
         return digest
     }
 
-    /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the two-thread
-    /// load, where the calling thread reads (and computes the files' digests) and a writer thread shapes and inserts.
+    /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the threaded load,
+    /// where reader threads read the files ahead (`ReadAhead`, computing their digests) and a writer thread shapes
+    /// and inserts them in order.
     static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
 
-    /// Records sent to the writer at once, and the text bytes after which a batch is sent early (large pages).
-    private static let batchRecords = 512
-    private static let batchBytes = 1 << 20
+    /// Rows sent to the writer at once, and the estimated bytes after which a batch is sent early (large pages).
+    static let batchRecords = 512
+    static let batchBytes = 1 << 20
 
-    /// Reads every file of `source`, handing its records in batches to `sink`, each file inside one transaction.
+    /// Reads, shapes and inserts every file of `source` on the calling thread, each file inside one transaction.
     private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
-        let targetIndex = Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
-        var unmapped: [String: (count: Int, line: Int)] = [:]
-        var batch: [StagedRecord] = []
-        var batchBytes = 0
-        batch.reserveCapacity(StagingArea.batchRecords)
-        for listed in source.files {
-            // The digest pass reads the file first and keeps its first bytes for the checks of its start (blank file,
-            // declared encoding), so a file is opened twice in all: once for its digest, once by the reader.
-            var input = listed
-            if digestCache[input.relativePath] == nil {
-                var head: [UInt8] = []
-                digestCache[input.relativePath] = try FileDigest.sha256(of: input.url, keepingHead: &head)
-                input.head = head
-            }
-            try sink.begin(input)
+        let targetIndex = StagingArea.targetIndex(of: source)
+        for input in source.files {
+            try sink.begin()
             do {
-                try source.reader.read(input, log: log) { record in
-                    guard let index = targetIndex[record.kind.name] else {
-                        unmapped[record.kind.name, default: (0, record.line)].count += 1
-                        return
-                    }
-                    for value in record.values { batchBytes += value?.utf8.count ?? 0 }
-                    batch.append(StagedRecord(target: index, record: record))
-                    if batch.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes {
-                        try sink.add(batch, input: input)
-                        batch.removeAll(keepingCapacity: true)
-                        batchBytes = 0
-                    }
+                let digest = try StagingArea.readFile(input, digest: digestCache[input.relativePath] == nil, reader: source.reader,
+                                                      targetIndex: targetIndex, sourceName: source.spec.name, log: log) { target, record, input in
+                    try sink.add(record, target: target, input: input)
                 }
-                if !batch.isEmpty { try sink.add(batch, input: input) }
+                if let digest { digestCache[input.relativePath] = digest }
                 try sink.commit()
             } catch {
                 sink.rollback()
                 throw error
             }
-            batch.removeAll(keepingCapacity: true)
-            batchBytes = 0
-            for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
-                log.report(.sourceUnmappedKind, .info,
-                           "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(source.spec.name)\" went into no table: "
-                               + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
-            }
-            unmapped.removeAll()
         }
+    }
+
+    /// The index of each of `source`'s targets by the kind of record it takes.
+    static func targetIndex(of source: CompiledSource) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: source.targets.enumerated().map { ($1.kind, $0) })
+    }
+
+    /// Reads one input file, handing each record of a mapped kind to `body` with its target index and the input as
+    /// read (with its first bytes); records of kinds the source does not map are counted and reported once per kind
+    /// (`source.unmapped-kind`). With `digest`, the file's SHA-256 is computed first and returned: that pass keeps the
+    /// file's first bytes for the reader's checks of its start (blank file, declared encoding), so a file is opened
+    /// twice in all, once for its digest and once by the reader.
+    /// - Throws: `KilnError.io` when the file cannot be read; whatever `body` throws.
+    static func readFile(_ listed: InputFile, digest: Bool, reader: RecordReader, targetIndex: [String: Int], sourceName: String,
+                         log: DiagnosticLog, _ body: (Int, Record, InputFile) throws -> Void) throws -> String? {
+        var input = listed
+        var sha256: String?
+        if digest {
+            var head: [UInt8] = []
+            sha256 = try FileDigest.sha256(of: input.url, keepingHead: &head)
+            input.head = head
+        }
+        var unmapped: [String: (count: Int, line: Int)] = [:]
+        try reader.read(input, log: log) { record in
+            guard let target = targetIndex[record.kind.name] else {
+                unmapped[record.kind.name, default: (0, record.line)].count += 1
+                return
+            }
+            try body(target, record, input)
+        }
+        for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
+            log.report(.sourceUnmappedKind, .info,
+                       "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
+                           + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
+        }
+        return sha256
     }
 
     /// Fills the tables declared with a `query`, in declaration order.
@@ -207,37 +271,30 @@ final class RowShaper {
     }
 }
 
-/// Where `StagingArea.load` puts records: shaped and inserted on the calling thread, or through the writer thread.
-private enum StagingSink {
-    case direct(Database, [Statement], RowShaper, DiagnosticLog)
-    case writer(StagingWriter)
+/// Where the single-threaded `StagingArea.load` puts records: shaped and inserted on the calling thread.
+private struct StagingSink {
+    let database: Database
+    let inserts: [Statement]
+    let shaper: RowShaper
+    let log: DiagnosticLog
 
-    func begin(_ input: InputFile) throws {
-        switch self {
-        case .direct(let database, _, _, _): try database.execute("BEGIN")
-        case .writer(let writer): try writer.send(.begin(input))
-        }
+    init(_ database: Database, _ inserts: [Statement], _ shaper: RowShaper, _ log: DiagnosticLog) {
+        self.database = database
+        self.inserts = inserts
+        self.shaper = shaper
+        self.log = log
     }
 
-    func add(_ records: [StagedRecord], input: InputFile) throws {
-        switch self {
-        case .direct(_, let inserts, let shaper, let log):
-            for item in records { try inserts[item.target].run(shaper.row(item.record, target: item.target, input: input, log: log)) }
-        case .writer(let writer): try writer.send(.records(records))
-        }
+    func begin() throws { try database.execute("BEGIN") }
+
+    func add(_ record: Record, target: Int, input: InputFile) throws {
+        try inserts[target].run(shaper.row(record, target: target, input: input, log: log))
     }
 
-    func commit() throws {
-        switch self {
-        case .direct(let database, _, _, _): try database.execute("COMMIT")
-        case .writer(let writer): try writer.send(.commit)
-        }
-    }
+    func commit() throws { try database.execute("COMMIT") }
 
-    /// Drops the current file's rows; the writer thread rolls back the transaction it never sees committed.
-    func rollback() {
-        if case .direct(let database, _, _, _) = self { try? database.execute("ROLLBACK") }
-    }
+    /// Drops the current file's rows.
+    func rollback() { try? database.execute("ROLLBACK") }
 }
 
 /// Converts text to a column's declared type; the type is never guessed from the text.

@@ -1,17 +1,16 @@
 import Foundation
 
-/// One record bound for staging, with the index of the source's target (table and mappings) it goes into.
-struct StagedRecord: Sendable {
+/// One row bound for staging, shaped (the declared columns' values, then `_file` and `_line`), with the index of
+/// the source's target (table) it goes into.
+struct ShapedRow: Sendable {
     let target: Int
-    let record: Record
+    let values: [SQLValue]
 }
 
-/// What the reading thread hands the writing thread, in order: each input file's records inside one transaction.
-/// (The files' digests are computed by the reading thread before it reads them: that pass keeps each file's first
-/// bytes for the checks of its start, so a file is opened only twice.)
+/// What the staging thread hands the writing thread, in order: each input file's rows inside one transaction.
 enum StagingMessage: Sendable {
-    case begin(InputFile)
-    case records([StagedRecord])
+    case begin
+    case rows([ShapedRow])
     case commit
 }
 
@@ -76,45 +75,22 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Shapes and inserts staged records on a thread of its own, through a connection of its own to the staging
-/// database, while the calling thread parses the next records: parsing and
-/// shaping with SQLite each get a core. Records are shaped and inserted in the order they are sent, so the staging
-/// tables hold exactly what a single-threaded load puts there; the shaping findings are kept (as a `DiagnosticLog`
-/// would keep them) and replayed into the build's log by `Outcome.replay(into:)`.
-/// The calling thread must not use its connection to the staging database, nor the shaper, until `finish()`.
+/// Inserts shaped rows on a thread of its own, through a connection of its own to the staging database, while
+/// reader threads read and shape the next ones (`ReadAhead`). Rows are inserted in the order they are sent, so the
+/// staging tables hold exactly what a single-threaded load puts there.
+/// The calling thread must not use its connection to the staging database until `finish()`.
 final class StagingWriter: Sendable {
-    /// What the writing thread produced besides rows.
-    struct Outcome: @unchecked Sendable {
-        /// The shaping findings, in the order they were made, capped as the build's log caps them.
-        let log: DiagnosticLog
-
-        /// Reports the findings into `log` as if the shaping had reported them there: the stored ones in order,
-        /// then those the cap left out, counted.
-        func replay(into target: DiagnosticLog) {
-            for diagnostic in log.diagnostics { target.report(diagnostic) }
-            for (key, count) in log.tally.notStored.sorted(by: { $0.key < $1.key }) {
-                let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
-                for _ in 0..<count { target.report(placeholder) }
-            }
-        }
-    }
-
     private let queue = BoundedQueue<StagingMessage>(capacity: 16)
     private let failure = FailureBox()
-    private let result = OutcomeBox()
     private let done = DispatchSemaphore(value: 0)
 
-    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`, in
-    /// the order of `shaper.targets`). `shaper` is handed over: only the writing thread uses it from now on.
-    /// - Parameter examplesPerCode: the build log's cap on stored findings per code.
-    init(path: String, insertSQL: [String], shaper: RowShaper, examplesPerCode: Int) {
-        let queue = queue, failure = failure, result = result, done = done
-        let handedOver = HandedOver(shaper)
+    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`).
+    init(path: String, insertSQL: [String]) {
+        let queue = queue, failure = failure, done = done
         let thread = Thread {
             defer { done.signal() }
             do {
-                result.set(try StagingWriter.drain(queue, path: path, insertSQL: insertSQL, shaper: handedOver.value,
-                                                   examplesPerCode: examplesPerCode))
+                try StagingWriter.drain(queue, path: path, insertSQL: insertSQL)
             } catch {
                 failure.set(error)
                 queue.cancel()
@@ -133,73 +109,40 @@ final class StagingWriter: Sendable {
     /// Waits for the writing thread to finish everything sent and close its connection. A transaction left open
     /// (the reader threw before `.commit`) is rolled back. Calling it again returns (or throws) the same at once.
     /// - Throws: the writer's error, if it stopped on one.
-    @discardableResult
-    func finish() throws -> Outcome {
+    func finish() throws {
         queue.finish()
         done.wait()
         done.signal()  // a later call (after an error) returns at once
         if let error = failure.error { throw error }
-        guard let outcome = result.value else { throw CancellationError() }
-        return outcome
     }
 
-    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String], shaper: RowShaper,
-                              examplesPerCode: Int) throws -> Outcome {
-        let log = DiagnosticLog()
-        log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
+    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String]) throws {
         let database = try Database(path: path, mode: .readWrite)
-        var input: InputFile?
+        var open = false
         do {
             // Rows are appended: a small page cache does, and keeps the second thread's memory small.
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
             let inserts = try insertSQL.map { try database.prepare($0) }
             while let message = queue.pop() {
                 switch message {
-                case .begin(let file):
+                case .begin:
                     try database.execute("BEGIN")
-                    input = file
-                case .records(let records):
-                    guard let input else { continue }
-                    for item in records {
-                        try inserts[item.target].run(shaper.row(item.record, target: item.target, input: input, log: log))
-                    }
+                    open = true
+                case .rows(let rows):
+                    guard open else { continue }
+                    for row in rows { try inserts[row.target].run(row.values) }
                 case .commit:
                     try database.execute("COMMIT")
-                    input = nil
+                    open = false
                 }
             }
         } catch {
-            if input != nil { try? database.execute("ROLLBACK") }
+            if open { try? database.execute("ROLLBACK") }
             try? database.close()
             throw error
         }
-        if input != nil { try database.execute("ROLLBACK") }
+        if open { try database.execute("ROLLBACK") }
         try database.close()
-        return Outcome(log: log)
-    }
-}
-
-/// A value handed from one thread to another that uses it alone from then on.
-private struct HandedOver<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
-/// The writing thread's outcome, read by the calling thread after it finished.
-private final class OutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: StagingWriter.Outcome?
-
-    var value: StagingWriter.Outcome? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-
-    func set(_ outcome: StagingWriter.Outcome) {
-        lock.lock()
-        stored = outcome
-        lock.unlock()
     }
 }
 

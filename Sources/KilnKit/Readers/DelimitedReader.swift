@@ -54,15 +54,15 @@ public struct DelimitedReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let fixed = options.fields.count
         var skippedHeader = !options.header
-        try LineReader.forEachLineWithBytes(of: input, encoding: options.encoding, log: log) { number, text, utf8 in
-            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
+            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             if !skippedHeader { skippedHeader = true; return }
-            var fields = split(utf8 ?? Array(text.utf8)[...])
+            var fields = split(line.bytes)
             if fields.count > 1, fields.last!.isEmpty { fields.removeLast() }
             if options.tail == nil ? fields.count != fixed : fields.count < fixed {
                 log.report(.parse, .error,
                            "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
-                               + "found \(fields.count) in \"\(excerpt(text))\"",
+                               + "found \(fields.count) in \"\(excerpt(line.text))\"",
                            at: input.at(number))
                 return
             }

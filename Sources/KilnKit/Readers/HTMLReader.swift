@@ -205,8 +205,8 @@ public struct TextExtractReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let page = extractor.page([], input: input, log: log)
-        try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
-            try page.feed(text, line: number, emit: emit)
+        try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
+            try page.feed(line, line: number, emit: emit)
         }
         try page.finish()
     }

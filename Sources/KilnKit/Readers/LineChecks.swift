@@ -24,8 +24,8 @@ struct LineChecks {
 
     /// Notes a line: whether the file holds data, and whether its bytes are UTF-8 despite a legacy encoding (on the
     /// first line that is not ASCII, decodable or not).
-    mutating func observe(_ line: TextLine, log: DiagnosticLog) {
-        if !sawData, line.text?.contains(where: { !$0.isWhitespace }) ?? true { sawData = true }
+    mutating func observe(_ line: TextLine, text: ValidUTF8?, log: DiagnosticLog) {
+        if !sawData, text?.text.contains(where: { !$0.isWhitespace }) ?? true { sawData = true }
         guard !checkedEncoding, line.bytes.contains(where: { $0 >= 0x80 }) else { return }
         checkedEncoding = true
         if EncodingMismatch.isUTF8Text(line.bytes) {

@@ -57,6 +57,22 @@ public final class LineReader {
     /// The next line, or `nil` at the end of the file.
     /// - Throws: `KilnError.io` when reading fails.
     public func next() throws -> TextLine? {
+        guard let line = try nextUndecoded() else { return nil }
+        guard line.overlongLength == nil else { return line }
+        let text: String?
+        if line.bytes.contains(0) {
+            text = nil  // a NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there
+        } else if let decoder {
+            text = try? decoder.decode(line.bytes)
+        } else {
+            text = String(validating: line.bytes, as: UTF8.self)
+        }
+        return TextLine(number: line.number, text: text, bytes: line.bytes)
+    }
+
+    /// The next line's bytes (line ending and byte-order mark removed), not yet decoded: `text` is always `nil`.
+    /// - Throws: `KilnError.io` when reading fails.
+    func nextUndecoded() throws -> TextLine? {
         while true {
             if let newline = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
                 let line = take(upTo: newline)
@@ -103,45 +119,41 @@ public final class LineReader {
             lineNumber += 1
             return TextLine(number: lineNumber, text: nil, bytes: [], overlongLength: length)
         }
-        return makeLine(buffer[start..<end])
-    }
-
-    private func makeLine(_ raw: ArraySlice<UInt8>) -> TextLine {
         lineNumber += 1
-        var bytes = raw
+        var bytes = buffer[start..<end]
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        let text: String?
-        if bytes.contains(0) {
-            text = nil  // a NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there
-        } else if let decoder {
-            text = try? decoder.decode(bytes)
-        } else {
-            text = String(validating: bytes, as: UTF8.self)
-        }
-        return TextLine(number: lineNumber, text: text, bytes: bytes)
+        return TextLine(number: lineNumber, text: nil, bytes: bytes)
+    }
+
+    /// The line's text as valid UTF-8: its own bytes in a UTF-8 file (checked, not copied), its decoded text's in a
+    /// legacy code page; `nil` when the bytes are not valid in the file's encoding or hold a NUL byte.
+    func decodeUTF8(_ line: TextLine) -> ValidUTF8? {
+        guard !line.bytes.contains(0) else { return nil }
+        guard let decoder else { return ValidUTF8(line.bytes) }
+        return (try? decoder.decode(line.bytes)).map(ValidUTF8.init(text:))
     }
 }
 
 extension LineReader {
-    /// As `forEachLine(of:encoding:log:_:)`, also handing over the line's bytes when they are its text's own UTF-8
-    /// (a UTF-8 file), so that a reader can split or match them without copying the text; `nil` for a legacy
-    /// encoding, whose bytes are not the text's.
+    /// As `forEachLine(of:encoding:log:_:)`, handing over each line as valid UTF-8 bytes without making a string:
+    /// a UTF-8 file's own bytes (checked in place), or a legacy file's decoded text. A reader splits or matches
+    /// them and makes strings only for the fields it keeps.
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
-    static func forEachLineWithBytes(of input: InputFile, encoding: String, log: DiagnosticLog,
-                                     _ body: (_ number: Int, _ text: String, _ utf8: ArraySlice<UInt8>?) throws -> Void) throws {
+    static func forEachLineUTF8(of input: InputFile, encoding: String, log: DiagnosticLog,
+                                _ body: (_ number: Int, _ line: ValidUTF8) throws -> Void) throws {
         let reader = try LineReader(url: input.url, encoding: encoding)
-        let bytesAreText = reader.decoder == nil
         var checks = LineChecks(input: input, encoding: reader.encoding)
-        while let line = try reader.next() {
-            checks.observe(line, log: log)
-            guard let text = line.text else {
+        while let line = try reader.nextUndecoded() {
+            let utf8 = line.overlongLength == nil ? reader.decodeUTF8(line) : nil
+            checks.observe(line, text: utf8, log: log)
+            guard let utf8 else {
                 if !checks.reportOverlong(line, limit: reader.maximumLineLength, log: log) {
                     log.report(undecodable(line, encoding: reader.encoding, in: input))
                 }
                 continue
             }
-            try body(line.number, text, bytesAreText ? line.bytes : nil)
+            try body(line.number, utf8)
         }
         checks.finish(log: log)
     }

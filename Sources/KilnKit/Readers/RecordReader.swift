@@ -4,26 +4,37 @@ import Foundation
 /// Most readers emit one kind, `record`; a MediaWiki dump emits pages, sections, listings and aliases in one pass.
 public struct RecordKind: Sendable, Equatable {
     /// The name a manifest maps to a table, e.g. `listing`.
-    public let name: String
+    public var name: String { storage.name }
     /// The names of the fields of every record of this kind, in order.
-    public let fieldNames: [String]
-    /// Field positions by name, resolved once.
-    private let positions: [String: Int]
+    public var fieldNames: [String] { storage.fieldNames }
+    /// One shared object, so that every record of a kind carries a single reference.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let name: String
+        let fieldNames: [String]
+        /// Field positions by name, resolved once.
+        let positions: [String: Int]
+
+        init(name: String, fieldNames: [String]) {
+            self.name = name
+            self.fieldNames = fieldNames
+            positions = Dictionary(fieldNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
 
     /// The name of the kind a single-kind reader emits.
     public static let defaultName = "record"
 
     public init(_ name: String = RecordKind.defaultName, fields: [String]) {
-        self.name = name
-        fieldNames = fields
-        positions = Dictionary(fields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        storage = Storage(name: name, fieldNames: fields)
     }
 
     /// The position of `field` among this kind's fields, or `nil` when the kind has no such field.
-    public func position(of field: String) -> Int? { positions[field] }
+    public func position(of field: String) -> Int? { storage.positions[field] }
 
     public static func == (lhs: RecordKind, rhs: RecordKind) -> Bool {
-        lhs.name == rhs.name && lhs.fieldNames == rhs.fieldNames
+        lhs.storage === rhs.storage || (lhs.name == rhs.name && lhs.fieldNames == rhs.fieldNames)
     }
 }
 
@@ -183,19 +194,7 @@ extension LineReader {
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
     static func forEachLine(of input: InputFile, encoding: String, log: DiagnosticLog,
                             _ body: (_ number: Int, _ text: String) throws -> Void) throws {
-        let reader = try LineReader(url: input.url, encoding: encoding)
-        var checks = LineChecks(input: input, encoding: reader.encoding)
-        while let line = try reader.next() {
-            checks.observe(line, log: log)
-            guard let text = line.text else {
-                if !checks.reportOverlong(line, limit: reader.maximumLineLength, log: log) {
-                    log.report(undecodable(line, encoding: reader.encoding, in: input))
-                }
-                continue
-            }
-            try body(line.number, text)
-        }
-        checks.finish(log: log)
+        try forEachLineUTF8(of: input, encoding: encoding, log: log) { number, line in try body(number, line.text) }
     }
 
     static func undecodable(_ line: TextLine, encoding: String, in input: InputFile) -> Diagnostic {

@@ -73,10 +73,8 @@ final class RegexBlockExtractor {
     private let expect: ExpectOptions?
     private let requirements: [(BlockRequirement, RegexPattern)]
     private let pageFieldCount: Int
-    /// For each field, the row pattern's group number that fills it, resolved once (nil: not a row field).
-    private let rowGroups: [Int?]
-    /// For each group number of the row pattern, whether some field takes its text.
-    private let rowGroupsUsed: [Bool]
+    /// The fields the row pattern fills: field index and group number, resolved once.
+    private let rowFields: [(field: Int, group: Int)]
     /// For each heading: the fields it sets (field index, group number) and the fields of later headings it clears.
     private let headingEffects: [(sets: [(field: Int, group: Int)], clears: [Int])]
     typealias BlockRequirement = ExpectOptions.BlockRequirement
@@ -93,9 +91,7 @@ final class RegexBlockExtractor {
         kind = RecordKind(fields: names)
         pageFieldCount = pageFields.count
         let row = self.row, headings = self.headings
-        rowGroups = names.map { row.groupNumber(of: $0) }
-        let used = rowGroups.compactMap { $0 }
-        rowGroupsUsed = (0...(used.max() ?? 0)).map(used.contains)
+        rowFields = names.indices.compactMap { index in row.groupNumber(of: names[index]).map { (field: index, group: $0) } }
         headingEffects = headings.enumerated().map { level, heading in
             let sets = names.indices.compactMap { index in
                 index >= pageFields.count ? heading.groupNumber(of: names[index]).map { (field: index, group: $0) } : nil
@@ -135,32 +131,43 @@ final class RegexBlockExtractor {
         /// Takes one line of the page: a row gives a record, a heading changes the carried fields, a line that looks
         /// like data and matched nothing is reported.
         func feed(_ text: String, line: Int, emit: (Record) throws -> Void) throws {
+            try feed(text, text: { text }, line: line, emit: emit)
+        }
+
+        /// As `feed(_:line:emit:)`, for a line's bytes: strings are made only for the captured fields.
+        func feed(_ utf8: ValidUTF8, line: Int, emit: (Record) throws -> Void) throws {
+            try feed(utf8, text: { utf8.text }, line: line, emit: emit)
+        }
+
+        private func feed(_ subject: some RegexSubject, text: () -> String, line: Int, emit: (Record) throws -> Void) throws {
             do {
-                if let match = try extractor.row.firstMatch(in: text, keeping: extractor.rowGroupsUsed) {
-                    var values = carried
-                    for (index, group) in extractor.rowGroups.enumerated() {
-                        if let group, group < match.groups.count { values[index] = match.groups[group] }
-                    }
+                let row = extractor.row
+                if try row.match(subject) {
+                    // Appended one by one rather than copied whole: an array of optionals copied in one go goes
+                    // through the runtime's generic per-element copy.
+                    var values: [String?] = []
+                    values.reserveCapacity(carried.count)
+                    for value in carried { values.append(value) }
+                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject) }
                     rowCount += 1
-                    try note(values)
+                    if !extractor.requirements.isEmpty { try note(values) }
                     try emit(Record(extractor.kind, values: values, line: line))
                     return
                 }
-                for (level, heading) in extractor.headings.enumerated() {
-                    guard let match = try heading.firstMatch(in: text) else { continue }
+                for (level, heading) in extractor.headings.enumerated() where try heading.match(subject) {
                     let effect = extractor.headingEffects[level]
-                    for (field, group) in effect.sets { carried[field] = group < match.groups.count ? match.groups[group] : nil }
+                    for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject) }
                     for field in effect.clears { carried[field] = nil }
                     return
                 }
-                for pattern in extractor.skip where try pattern.matches(text) { return }
-                if try extractor.candidate.matches(text) {
+                for pattern in extractor.skip where try pattern.matches(subject) { return }
+                if try extractor.candidate.matches(subject) {
                     unmatched += 1
-                    log.report(.extractUnmatched, .warning, "no row pattern captured this line that looks like data: \"\(excerpt(text))\"",
+                    log.report(.extractUnmatched, .warning, "no row pattern captured this line that looks like data: \"\(excerpt(text()))\"",
                                at: input.at(line))
                 }
             } catch let error as RegexMatchError {
-                log.report(.extractMatchLimit, .error, "\(error.description) on the line \"\(excerpt(text))\"; the line is passed over",
+                log.report(.extractMatchLimit, .error, "\(error.description) on the line \"\(excerpt(text()))\"; the line is passed over",
                            at: input.at(line))
             }
         }

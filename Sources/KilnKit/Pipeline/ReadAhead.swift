@@ -1,0 +1,209 @@
+import Foundation
+
+/// Reads and shapes the input files of every source on worker threads, ahead of staging, and hands each file's rows
+/// back in file order: the pages of one source, and the files of the next source while the current one is still
+/// being read, are parsed and shaped on different cores. Each worker has readers and shapers of its own (they keep
+/// compiled patterns and match buffers). A record is shaped as soon as it is read, as a single-threaded load does,
+/// and the consumer takes the files strictly in order, so staging gets exactly the rows, in exactly the order, of a
+/// single-threaded load; each file's findings (reading and shaping, in the order they were made) are kept in a log
+/// of its own and replayed into the build's log when the consumer reaches that file.
+///
+/// Memory stays bounded: the file the consumer is on streams through, and the files read ahead may hold at most
+/// about `aheadBytes` of rows between them (`estimatedSize(of:)`) before their workers wait.
+final class ReadAhead: @unchecked Sendable {
+    /// One file of one source, in the order staging takes them.
+    struct Item {
+        let source: Int
+        let input: InputFile
+        /// True for the first time a file is listed: its worker computes the SHA-256 (keeping the file's first bytes
+        /// for the reader's checks of its start); a file listed again by a later source is not digested twice.
+        let digest: Bool
+    }
+
+    /// What the consumer gets from `next(_:)` for the file it is on.
+    enum Event {
+        /// Rows of the file, shaped, in order.
+        case rows([ShapedRow])
+        /// The file was read whole: its findings and, when it was digested, its SHA-256.
+        case finished(log: DiagnosticLog, digest: String?)
+        /// Reading the file failed (the reader threw).
+        case failed(Error)
+    }
+
+    /// One file's output, waiting to be taken. Guarded by `condition`.
+    private final class Slot {
+        var batches: [[ShapedRow]] = []
+        var taken = 0
+        var bytes = 0
+        var end: Event?
+    }
+
+    let items: [Item]
+    private let condition = NSCondition()
+    private var slots: [Slot]
+    private var nextToRead = 0
+    private var current = 0
+    private var aheadBytes = 0
+    private var cancelled = false
+    private var running = 0
+    private let limit: Int
+    private let examplesPerCode: Int
+
+    /// About how much memory the rows of the files read ahead may take between them (the current file's rows are
+    /// not counted: they stream through).
+    static let defaultAheadBytes = 16 << 20
+
+    /// One worker's tools for one source: its reader and the shaper of its targets, made for that worker alone.
+    struct Tools {
+        let reader: RecordReader
+        let shaper: RowShaper
+    }
+
+    /// Starts one thread per element of `tools` reading `items`.
+    /// - Parameter tools: for each worker, one reader and shaper per source. Records of kinds a source does not map
+    ///   are counted and reported as `source.unmapped-kind`.
+    init(items: [Item], sources: [CompiledSource], tools: [[Tools]], examplesPerCode: Int,
+         aheadBytes: Int = ReadAhead.defaultAheadBytes) {
+        self.items = items
+        slots = items.map { _ in Slot() }
+        limit = aheadBytes
+        self.examplesPerCode = examplesPerCode
+        running = tools.count
+        let targetIndexes = sources.map(StagingArea.targetIndex(of:))
+        let names = sources.map(\.spec.name)
+        for (number, workerTools) in tools.enumerated() {
+            let handedOver = HandedOverTools(tools: workerTools)
+            let thread = Thread { [self] in
+                work(handedOver.tools, targetIndexes: targetIndexes, sourceNames: names)
+            }
+            thread.name = "kiln reader \(number + 1)"
+            thread.start()
+        }
+    }
+
+    /// The next event of file `index`, waiting for it. The consumer takes the files in order (`index` never goes
+    /// back) and takes each file's events until `.finished` or `.failed`.
+    func next(_ index: Int) -> Event {
+        condition.lock()
+        defer { condition.unlock() }
+        if current != index {
+            current = index
+            // The file becomes the current one: its buffered records no longer count against the limit.
+            aheadBytes -= slots[index].bytes
+            slots[index].bytes = 0
+            condition.broadcast()
+        }
+        let slot = slots[index]
+        while slot.taken == slot.batches.count && slot.end == nil { condition.wait() }
+        if slot.taken < slot.batches.count {
+            let batch = slot.batches[slot.taken]
+            slot.batches[slot.taken] = []
+            slot.taken += 1
+            condition.broadcast()
+            return .rows(batch)
+        }
+        let end = slot.end!
+        slots[index] = Slot()  // let the file's records and log go
+        return end
+    }
+
+    /// Stops the workers (they finish the record in hand and read no further file) and waits for them to end.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// A worker: claims the next unread file, reads it, repeats.
+    private func work(_ tools: [Tools], targetIndexes: [[String: Int]], sourceNames: [String]) {
+        while let index = claim() {
+            let item = items[index]
+            let log = DiagnosticLog()
+            log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
+            let end: Event
+            do {
+                let digest = try read(item, at: index, tools: tools[item.source], targetIndex: targetIndexes[item.source],
+                                      sourceName: sourceNames[item.source], log: log)
+                end = .finished(log: log, digest: digest)
+            } catch is ReadAheadCancelled {
+                break
+            } catch {
+                end = .failed(error)
+            }
+            condition.lock()
+            slots[index].end = end
+            condition.broadcast()
+            condition.unlock()
+        }
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func claim() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !cancelled, nextToRead < items.count else { return nil }
+        nextToRead += 1
+        return nextToRead - 1
+    }
+
+    /// Reads and shapes one file into its slot in batches; returns its digest when it was asked for.
+    private func read(_ item: Item, at index: Int, tools: Tools, targetIndex: [String: Int], sourceName: String,
+                      log: DiagnosticLog) throws -> String? {
+        var batch: [ShapedRow] = []
+        var batchBytes = 0
+        batch.reserveCapacity(StagingArea.batchRecords)
+        let digest = try StagingArea.readFile(item.input, digest: item.digest, reader: tools.reader, targetIndex: targetIndex,
+                                              sourceName: sourceName, log: log) { target, record, input in
+            let row = tools.shaper.row(record, target: target, input: input, log: log)
+            batchBytes += ReadAhead.estimatedSize(of: row)
+            batch.append(ShapedRow(target: target, values: row))
+            if batch.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes {
+                try publish(batch, bytes: batchBytes, at: index)
+                batch.removeAll(keepingCapacity: true)
+                batchBytes = 0
+            }
+        }
+        if !batch.isEmpty { try publish(batch, bytes: batchBytes, at: index) }
+        return digest
+    }
+
+    /// About how much memory a shaped row takes: its values and the text of its strings.
+    static func estimatedSize(of row: [SQLValue]) -> Int {
+        row.reduce(32) { total, value in
+            switch value {
+            case .text(let text): return total + 32 + text.utf8.count
+            case .blob(let bytes): return total + 32 + bytes.count
+            default: return total + 16
+            }
+        }
+    }
+
+    /// Adds a batch to file `index`'s slot. A file ahead of the consumer waits while the files ahead hold more than
+    /// the limit; the current file never waits (the consumer is taking its records).
+    private func publish(_ batch: [ShapedRow], bytes: Int, at index: Int) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while index != current && aheadBytes + bytes > limit && aheadBytes > 0 && !cancelled { condition.wait() }
+        guard !cancelled else { throw ReadAheadCancelled() }
+        slots[index].batches.append(batch)
+        if index != current {
+            slots[index].bytes += bytes
+            aheadBytes += bytes
+        }
+        condition.broadcast()
+    }
+}
+
+/// Thrown inside a worker when the consumer has cancelled: the worker stops reading.
+private struct ReadAheadCancelled: Error {}
+
+/// A worker's readers and shapers, handed from the thread that made them to the worker, which alone uses them from
+/// then on.
+private struct HandedOverTools: @unchecked Sendable {
+    let tools: [ReadAhead.Tools]
+}
