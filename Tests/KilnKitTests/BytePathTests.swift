@@ -2,24 +2,27 @@ import Foundation
 import XCTest
 @testable import KilnKit
 
-/// The hot text paths that avoid strings: a match keeping only some groups gives the same texts as a full match
-/// for those groups, `matches` agrees with `firstMatch`, and delimited lines split on their bytes in UTF-8 and in a
-/// legacy encoding alike.
+/// The hot text paths that avoid strings: matching a line's checked bytes gives the groups a string match gives,
+/// invalid UTF-8 is never handed to PCRE2 as text, and delimited lines split on their bytes in UTF-8 and in a legacy
+/// encoding alike.
 final class BytePathTests: KilnTestCase {
-    func testKeepingOnlySomeGroupsGivesTheFullMatchTextsForThem() throws {
+    func testMatchingBytesGivesTheGroupsOfAStringMatch() throws {
         let pattern = try RegexPattern(#"^(?<from>[0-9]{1,2}:[0-9]{2})\s+(?<until>[0-9]{1,2}:[0-9]{2})(?:\s+(?<every>[0-9]+))?$"#)
-        for line in ["06:00  08:30  20", "6:00 7:00", "Δευτέρα 06:00", "23:59\t00:10 5"] {
+        for line in ["06:00  08:30  20", "6:00 7:00", "Δευτέρα 06:00", "23:59\t00:10 5", "06:00\u{00A0}08:30"] {
             let full = try pattern.firstMatch(in: line)
-            let kept = try pattern.firstMatch(in: line, keeping: [false, true, false, true])
-            XCTAssertEqual(full == nil, kept == nil, line)
+            let bytes = try XCTUnwrap(ValidUTF8(Array(line.utf8)[...]))
+            XCTAssertEqual(try pattern.match(bytes), full != nil, line)
+            XCTAssertEqual(try pattern.matches(bytes), full != nil, line)
             XCTAssertEqual(try pattern.matches(line), full != nil, line)
-            guard let full, let kept else { continue }
-            XCTAssertNil(kept.groups[0])
-            XCTAssertNil(kept.groups[2])
-            XCTAssertEqual(kept.groups[1], full.groups[1])
-            XCTAssertEqual(kept.groups[3], full.groups[3])
-            XCTAssertNotNil(full.groups[2])
+            guard let full else { continue }
+            for group in 0...3 { XCTAssertEqual(pattern.group(group, of: bytes), full.groups[group], "\(line) group \(group)") }
         }
+    }
+
+    func testInvalidUTF8IsNotMatched() {
+        XCTAssertNil(ValidUTF8([0x31, 0xC3, 0x28][...]))
+        XCTAssertNil(ValidUTF8([0xED, 0xA0, 0x80][...]))  // a surrogate's encoding
+        XCTAssertNotNil(ValidUTF8(Array("Πάτρα".utf8)[...]))
     }
 
     func testDelimitedFieldsAreTheSameFromUTF8AndFromALegacyEncoding() throws {

@@ -120,7 +120,7 @@ public final class RegexPattern {
     /// check it again.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func match(_ subject: some RegexSubject) throws -> Bool {
-        lastGroupCount = try subject.withValidUTF8 { try match($0, checked: true) } ?? 0
+        lastGroupCount = try subject.withValidUTF8 { try match($0) } ?? 0
         return lastGroupCount > 0
     }
 
@@ -140,16 +140,9 @@ public final class RegexPattern {
     /// The first match in `subject`, or `nil`.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func firstMatch(in subject: String) throws -> RegexMatch? {
-        try firstMatch(in: subject, keeping: nil)
-    }
-
-    /// The first match in `subject`, or `nil`, with the text of only the groups numbered in `wanted` (the others
-    /// `nil`): strings are made for the fields a caller uses, not for the whole match.
-    /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func firstMatch(in subject: String, keeping wanted: [Bool]?) throws -> RegexMatch? {
         var text = subject
         return try text.withUTF8 { buffer -> RegexMatch? in
-            guard let result = try match(buffer, checked: true) else { return nil }
+            guard let result = try match(buffer) else { return nil }
             let pairs = Int(pcre2_get_ovector_count_8(matchData))
             let vector = pcre2_get_ovector_pointer_8(matchData)!
             let unset = kiln_pcre2_unset()
@@ -157,8 +150,7 @@ public final class RegexPattern {
             groups.reserveCapacity(pairs)
             for group in 0..<pairs {
                 let start = vector[2 * group], end = vector[2 * group + 1]
-                if start == unset || end < start || group >= Int(result) && result > 0
-                    || wanted.map({ group >= $0.count || !$0[group] }) == true {
+                if start == unset || end < start || group >= Int(result) && result > 0 {
                     groups.append(nil)
                 } else {
                     groups.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self))
@@ -169,11 +161,11 @@ public final class RegexPattern {
     }
 
     /// Runs the pattern over `buffer` from its start: PCRE2's result (the number of groups set), `nil` for no match.
-    /// `checked`: the bytes are known to be valid UTF-8 (a Swift string's, or a validated line's), so PCRE2 skips
-    /// its own check.
-    private func match(_ buffer: UnsafeBufferPointer<UInt8>, checked: Bool) throws -> Int32? {
-        let options = checked ? UInt32(PCRE2_NO_UTF_CHECK) : 0
-        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0, options, matchData, context)
+    /// The bytes are always valid UTF-8 (a Swift string's, or a checked line's, `ValidUTF8`), so PCRE2 skips its own
+    /// check.
+    private func match(_ buffer: UnsafeBufferPointer<UInt8>) throws -> Int32? {
+        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0,
+                                   UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
         if result == PCRE2_ERROR_NOMATCH { return nil }
         guard result >= 0 else {
             throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
@@ -190,7 +182,8 @@ public final class RegexPattern {
             var pieceStart = 0
             var offset = 0
             while offset <= buffer.count {
-                let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, offset, 0, matchData, context)
+                let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, offset,
+                                           UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
                 if result == PCRE2_ERROR_NOMATCH { break }
                 guard result >= 0 else { throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result)) }
                 let vector = pcre2_get_ovector_pointer_8(matchData)!
@@ -213,13 +206,13 @@ public final class RegexPattern {
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func matches(_ subject: String) throws -> Bool {
         var text = subject
-        return try text.withUTF8 { try match($0, checked: true) != nil }
+        return try text.withUTF8 { try match($0) != nil }
     }
 
     /// True when `subject` contains a match; as `matches(_:)` for a string, without making one.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func matches(_ subject: some RegexSubject) throws -> Bool {
-        try subject.withValidUTF8 { try match($0, checked: true) != nil }
+        try subject.withValidUTF8 { try match($0) != nil }
     }
 
     private static func message(for errorCode: Int32) -> String {

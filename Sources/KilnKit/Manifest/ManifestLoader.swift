@@ -44,19 +44,33 @@ public struct CompiledSource {
     }
 }
 
-/// One kind of a source's records, ready to stage: its table and column mappings.
-struct CompiledTarget {
+/// One kind of a source's records, ready to stage: its table and column mappings. A class: every record staged
+/// refers to it, and a reference is cheaper to pass around than the table's whole description.
+final class CompiledTarget {
     let kind: String
     let table: TableSpec
     let mappings: [CompiledMapping]
+
+    init(kind: String, table: TableSpec, mappings: [CompiledMapping]) {
+        self.kind = kind
+        self.table = table
+        self.mappings = mappings
+    }
 }
 
-/// How one column of a source's table is filled from a record.
-struct CompiledMapping {
+/// How one column of a source's table is filled from a record (a class for the same reason as `CompiledTarget`).
+final class CompiledMapping {
     let column: ColumnSpec
     let fieldIndex: Int?
     let constant: String?
     let normalizers: [Normalizer]
+
+    init(column: ColumnSpec, fieldIndex: Int?, constant: String?, normalizers: [Normalizer]) {
+        self.column = column
+        self.fieldIndex = fieldIndex
+        self.constant = constant
+        self.normalizers = normalizers
+    }
 }
 
 /// A loaded, checked manifest with its sources compiled: everything a build needs.
