@@ -2,9 +2,10 @@ import Foundation
 
 /// Text normalizations shared by readers and column normalizers.
 public enum TextFolding {
-    /// Unicode NFC: the composed form, so that equal-looking text compares equal byte for byte.
+    /// Unicode NFC: the composed form, so that equal-looking text compares equal byte for byte. Text already in
+    /// NFC (ASCII included) is returned as it is.
     public static func nfc(_ text: String) -> String {
-        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+        isASCII(text) ? text : ICUText.nfc(text)
     }
 
     /// The text without white space (Unicode's, no-break spaces included) at either end; text that needs no
@@ -44,13 +45,22 @@ public enum TextFolding {
     }
 
     /// The search form: NFC, lower case, accents removed (Greek tonos and dialytika included, final sigma as σ),
-    /// white space collapsed. `Πανεπιστήμιο`, `ΠΑΝΕΠΙΣΤΗΜΙΟ` and `πανεπιστημιο` fold alike.
+    /// white space collapsed. `Πανεπιστήμιο`, `ΠΑΝΕΠΙΣΤΗΜΙΟ` and `πανεπιστημιο` fold alike. Case goes by Unicode's
+    /// full case folding (`ß` folds as `ss`); accents are removed from Latin, Greek and Cyrillic letters only
+    /// (`ICUText.caselessWithoutAccents`).
     public static func fold(_ text: String) -> String {
-        let folded = collapseSpaces(nfc(text).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
-        // U+03C2 final sigma is CF 82 in UTF-8; search for its bytes before asking Foundation to replace it.
-        let bytes = Array(folded.utf8)
-        guard zip(bytes, bytes.dropFirst()).contains(where: { $0 == 0xCF && $1 == 0x82 }) else { return folded }
-        return folded.replacingOccurrences(of: "ς", with: "σ")
+        collapseSpaces(isASCII(text) ? asciiLowercased(text) : ICUText.caselessWithoutAccents(text))
+    }
+
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// ASCII text with A–Z lowered; text without capitals is returned as it is.
+    private static func asciiLowercased(_ text: String) -> String {
+        let isCapital: (UInt8) -> Bool = { $0 >= 0x41 && $0 <= 0x5A }
+        guard text.utf8.contains(where: isCapital) else { return text }
+        return String(decoding: text.utf8.map { isCapital($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
     /// A key that sorts numbers by value: every run of digits is zero-padded to 10 places (`6.2` < `6.10`).
