@@ -10,7 +10,7 @@ Reads a JSON array of strings on stdin; prints a JSON array with, for each, [ref
 - nfc: unicodedata.normalize("NFC");
 - known: whether every character is assigned in Python's Unicode version (others may differ from ICU's);
 - divergent: whether the text has what the two folds treat differently by design: a character whose case folding
-  is not its lower case (ß, ligatures, ϐ…), a mark at or above U+0510 after a base at or above U+0510 (kana voicing
+  is not its lower case but for accents and final sigma (ß, ligatures, ϐ…), a mark at or above U+0510 after a base at or above U+0510 (kana voicing
   marks, Hebrew points, Indic nukta, Thai tone marks), a mark with no base before it, or a character that is a
   mark by one definition and not the other (combining class 0 marks such as U+034F and U+20DD; spacing marks with
   a combining class such as U+1D165).
@@ -31,7 +31,7 @@ def reference_fold(text):
 def rule_fold(text):
     kept, has_base, alphabetic = [], False, False
     for c in unicodedata.normalize("NFD", text):
-        extends = unicodedata.category(c) in ("Mn", "Me") or c == ZWNJ
+        extends = is_mark(c)
         if extends and has_base:
             if alphabetic or ord(c) < 0x510:
                 continue
@@ -41,15 +41,23 @@ def rule_fold(text):
     return " ".join(unicodedata.normalize("NFC", "".join(kept).casefold()).split())
 
 
+def is_mark(c):
+    return unicodedata.category(c) in ("Mn", "Me") or c == ZWNJ
+
+
+def bare(text):
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
 def divergent(text):
     decomposed = unicodedata.normalize("NFD", text)
-    if any(c.casefold() != c.lower() for c in decomposed):
+    if any(c != "ς" and not is_mark(c) and bare(c.casefold()) != bare(c.lower()) for c in decomposed):
         return True
     base = None
     for c in decomposed:
-        if (unicodedata.combining(c) != 0) != (unicodedata.category(c) in ("Mn", "Me") or c == ZWNJ):
+        if (unicodedata.combining(c) != 0) != is_mark(c):
             return True
-        if unicodedata.category(c) in ("Mn", "Me") or c == ZWNJ:
+        if is_mark(c):
             if base is None or (ord(base) >= 0x510 and ord(c) >= 0x510):
                 return True
         else:
