@@ -102,16 +102,40 @@ public struct ValueProblem: Error, Sendable {
 public enum ClockTime {
     /// Minutes after midnight; `24:00` is 1440. Hours above 24, minutes above 59 and other shapes are problems.
     public static func minutes(_ text: String) -> Result<Int, ValueProblem> {
-        let parts = text.trimmingSpaces.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "." })
-        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
-              let hours = Int(parts[0]), let minutes = Int(parts[1]) else {
+        guard let (hours, minutes) = plainClock(text) ?? spacedClock(text) else {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time; expected HH:MM"))
         }
         guard minutes < 60, hours < 24 || (hours == 24 && minutes == 0) else {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time of day (hours 00–24, minutes 00–59)"))
         }
         return .success(hours * 60 + minutes)
+    }
+
+    /// Hours and minutes of text that is exactly `H:MM` or `HH:MM` (or with `.`) in ASCII, read from its bytes.
+    private static func plainClock(_ text: String) -> (hours: Int, minutes: Int)? {
+        let bytes = text.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return nil }
+        var hours = 0, minutes = 0, afterSeparator = false
+        for (offset, byte) in bytes.enumerated() {
+            if offset == bytes.count - 3 {
+                guard byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") else { return nil }
+                afterSeparator = true
+            } else {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let digit = Int(byte - UInt8(ascii: "0"))
+                if afterSeparator { minutes = minutes * 10 + digit } else { hours = hours * 10 + digit }
+            }
+        }
+        return (hours, minutes)
+    }
+
+    /// Hours and minutes of `H:MM` or `HH:MM` (or with `.`) between spaces, tabs or no-break spaces.
+    private static func spacedClock(_ text: String) -> (hours: Int, minutes: Int)? {
+        let parts = text.trimmingSpaces.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "." })
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
+              let hours = Int(parts[0]), let minutes = Int(parts[1]) else { return nil }
+        return (hours, minutes)
     }
 
     /// The start and end of a service period in minutes. An end not after the start that comes before
