@@ -102,6 +102,21 @@ final class NormalizerTests: XCTestCase {
         XCTAssertEqual(failure("٦:٢٠"), "\"٦:٢٠\" is not a time; expected HH:MM")
     }
 
+    /// Plain `HH:MM` text is read from its bytes; with spaces around it, by the general path: both agree on every
+    /// text of up to five characters from digits, separators and a letter.
+    func testClockTimeReadsPlainAndSpacedTimesAlike() {
+        let alphabet = ["0", "1", "2", "4", "5", "9", ":", ".", "x", "٣"]
+        var texts = [""]
+        for _ in 1...5 { texts += texts.filter { $0.count == texts.last!.count }.flatMap { text in alphabet.map { text + $0 } } }
+        var times = 0
+        for text in Set(texts) {
+            let plain = try? ClockTime.minutes(text).get(), spaced = try? ClockTime.minutes(" \(text)\t").get()
+            XCTAssertEqual(plain, spaced, text)
+            if plain != nil { times += 1 }
+        }
+        XCTAssertGreaterThan(times, 100)
+    }
+
     func testClockTimeText() {
         XCTAssertEqual(ClockTime.text(1500), "01:00")
         XCTAssertEqual(ClockTime.text(380), "06:20")

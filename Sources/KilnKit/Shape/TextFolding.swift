@@ -2,9 +2,10 @@ import Foundation
 
 /// Text normalizations shared by readers and column normalizers.
 public enum TextFolding {
-    /// Unicode NFC: the composed form, so that equal-looking text compares equal byte for byte.
+    /// Unicode NFC: the composed form, so that equal-looking text compares equal byte for byte. Text already in
+    /// NFC (ASCII included) is returned as it is.
     public static func nfc(_ text: String) -> String {
-        text.utf8.allSatisfy { $0 < 0x80 } ? text : text.precomposedStringWithCanonicalMapping
+        isASCII(text) ? text : ICUText.nfc(text)
     }
 
     /// The text without white space (Unicode's, no-break spaces included) at either end; text that needs no
@@ -46,13 +47,22 @@ public enum TextFolding {
     }
 
     /// The search form: NFC, lower case, accents removed (Greek tonos and dialytika included, final sigma as σ),
-    /// white space collapsed. `Πανεπιστήμιο`, `ΠΑΝΕΠΙΣΤΗΜΙΟ` and `πανεπιστημιο` fold alike.
+    /// white space collapsed. `Πανεπιστήμιο`, `ΠΑΝΕΠΙΣΤΗΜΙΟ` and `πανεπιστημιο` fold alike. Case goes by Unicode's
+    /// full case folding (`ß` folds as `ss`); accents are removed from Latin, Greek and Cyrillic letters only
+    /// (`ICUText.caselessWithoutAccents`).
     public static func fold(_ text: String) -> String {
-        let folded = collapseSpaces(nfc(text).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
-        // U+03C2 final sigma is CF 82 in UTF-8; search for its bytes before asking Foundation to replace it.
-        let bytes = Array(folded.utf8)
-        guard zip(bytes, bytes.dropFirst()).contains(where: { $0 == 0xCF && $1 == 0x82 }) else { return folded }
-        return folded.replacingOccurrences(of: "ς", with: "σ")
+        collapseSpaces(isASCII(text) ? asciiLowercased(text) : ICUText.caselessWithoutAccents(text))
+    }
+
+    private static func isASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// ASCII text with A–Z lowered; text without capitals is returned as it is.
+    private static func asciiLowercased(_ text: String) -> String {
+        let isCapital: (UInt8) -> Bool = { $0 >= 0x41 && $0 <= 0x5A }
+        guard text.utf8.contains(where: isCapital) else { return text }
+        return String(decoding: text.utf8.map { isCapital($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 
     /// A key that sorts numbers by value: every run of digits is zero-padded to 10 places (`6.2` < `6.10`).
@@ -94,16 +104,40 @@ public struct ValueProblem: Error, Sendable {
 public enum ClockTime {
     /// Minutes after midnight; `24:00` is 1440. Hours above 24, minutes above 59 and other shapes are problems.
     public static func minutes(_ text: String) -> Result<Int, ValueProblem> {
-        let parts = text.trimmingSpaces.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "." })
-        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
-              let hours = Int(parts[0]), let minutes = Int(parts[1]) else {
+        guard let (hours, minutes) = plainClock(text) ?? spacedClock(text) else {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time; expected HH:MM"))
         }
         guard minutes < 60, hours < 24 || (hours == 24 && minutes == 0) else {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time of day (hours 00–24, minutes 00–59)"))
         }
         return .success(hours * 60 + minutes)
+    }
+
+    /// Hours and minutes of text that is exactly `H:MM` or `HH:MM` (or with `.`) in ASCII, read from its bytes.
+    private static func plainClock(_ text: String) -> (hours: Int, minutes: Int)? {
+        let bytes = text.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return nil }
+        var hours = 0, minutes = 0, afterSeparator = false
+        for (offset, byte) in bytes.enumerated() {
+            if offset == bytes.count - 3 {
+                guard byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".") else { return nil }
+                afterSeparator = true
+            } else {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let digit = Int(byte - UInt8(ascii: "0"))
+                if afterSeparator { minutes = minutes * 10 + digit } else { hours = hours * 10 + digit }
+            }
+        }
+        return (hours, minutes)
+    }
+
+    /// Hours and minutes of `H:MM` or `HH:MM` (or with `.`) between spaces, tabs or no-break spaces.
+    private static func spacedClock(_ text: String) -> (hours: Int, minutes: Int)? {
+        let parts = text.trimmingSpaces.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "." })
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
+              let hours = Int(parts[0]), let minutes = Int(parts[1]) else { return nil }
+        return (hours, minutes)
     }
 
     /// The start and end of a service period in minutes. An end not after the start that comes before
