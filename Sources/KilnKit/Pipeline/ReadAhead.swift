@@ -8,7 +8,8 @@ import Foundation
 /// single-threaded load; each file's findings (reading and shaping, in the order they were made) are kept in a log
 /// of its own and replayed into the build's log when the consumer reaches that file.
 ///
-/// Memory stays bounded: the file the consumer is on streams through, and the files read ahead may hold at most
+/// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
+/// read ahead may hold at most
 /// about `aheadBytes` of rows between them (`estimatedSize(of:)`) before their workers wait.
 final class ReadAhead: @unchecked Sendable {
     /// One file of one source, in the order staging takes them.
@@ -49,9 +50,12 @@ final class ReadAhead: @unchecked Sendable {
     private let limit: Int
     private let examplesPerCode: Int
 
+    /// The batches of the current file that may wait to be taken.
+    static let currentBatches = 8
+
     /// About how much memory the rows of the files read ahead may take between them (the current file's rows are
     /// not counted: they stream through).
-    static let defaultAheadBytes = 16 << 20
+    static let defaultAheadBytes = 8 << 20
 
     /// One worker's tools for one source: its reader and the shaper of its targets, made for that worker alone.
     struct Tools {
@@ -99,6 +103,10 @@ final class ReadAhead: @unchecked Sendable {
             let batch = slot.batches[slot.taken]
             slot.batches[slot.taken] = []
             slot.taken += 1
+            if slot.taken == slot.batches.count {
+                slot.batches.removeAll(keepingCapacity: true)
+                slot.taken = 0
+            }
             condition.broadcast()
             return .rows(batch)
         }
@@ -183,12 +191,17 @@ final class ReadAhead: @unchecked Sendable {
         }
     }
 
-    /// Adds a batch to file `index`'s slot. A file ahead of the consumer waits while the files ahead hold more than
-    /// the limit; the current file never waits (the consumer is taking its records).
+    /// Adds a batch to file `index`'s slot. The current file waits while `currentBatches` of its batches are not yet
+    /// taken (the consumer is taking them); a file ahead of the consumer waits while the files ahead hold more than
+    /// the limit.
     private func publish(_ batch: [ShapedRow], bytes: Int, at index: Int) throws {
         condition.lock()
         defer { condition.unlock() }
-        while index != current && aheadBytes + bytes > limit && aheadBytes > 0 && !cancelled { condition.wait() }
+        func mustWait() -> Bool {
+            if index == current { return slots[index].batches.count - slots[index].taken >= ReadAhead.currentBatches }
+            return aheadBytes + bytes > limit && aheadBytes > 0
+        }
+        while mustWait() && !cancelled { condition.wait() }
         guard !cancelled else { throw ReadAheadCancelled() }
         slots[index].batches.append(batch)
         if index != current {
