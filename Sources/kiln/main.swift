@@ -1,5 +1,6 @@
 import Foundation
 import KilnKit
 
+ProcessHeap.limitArenas()
 Interruption.install()
 exit(CommandLineTool(arguments: Array(CommandLine.arguments.dropFirst())).run())

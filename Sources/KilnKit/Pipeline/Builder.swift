@@ -131,6 +131,8 @@ public enum Builder {
             throw KilnError.io("cannot write the staging database in \(folder.path): \(error.message)")
         }
 
+        // What staging's threads freed stays in their malloc arenas: hand it back before the bundle's caches fill.
+        ProcessHeap.releaseFreeMemory()
         var pending: PendingBundle?
         defer { pending?.discard() }
         var comparison: BundleDiff?
