@@ -134,8 +134,9 @@ public struct HTMLReader: ConfigurableReader {
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)
-            for root in document.select(textRoot) {
-                for line in MarkupText(cellSeparator: options.text.cellSeparator).lines(root) {
+            let text = MarkupText(cellSeparator: options.text.cellSeparator)
+            for root in document.nodes(textRoot) {
+                for line in text.lines(root) {
                     try page.feed(line.text, line: line.line, emit: emit)
                 }
             }
