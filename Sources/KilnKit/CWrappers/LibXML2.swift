@@ -514,7 +514,9 @@ public final class HTMLDocument {
     /// page as it is.
     let problems: [HTMLParser.Problem]
 
-    private init(bytes: [UInt8], encoding: String?, name: String) throws {
+    /// Parses a page whose bytes the caller read; `name` is for the error.
+    /// - Throws: `HTMLParseError` when libxml2 makes nothing of the bytes.
+    public init(bytes: [UInt8], encoding: String?, name: String) throws {
         let (parsed, problems) = HTMLParser.parse(bytes, encoding: encoding)
         guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed

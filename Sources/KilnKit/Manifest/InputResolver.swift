@@ -30,19 +30,30 @@ struct InputResolver {
         } else {
             names = [last]
         }
+        let bases = allowedBases()
+        // A glob may name thousands of files of one folder: its links are resolved once, and a file that is not a
+        // link itself lies where the folder really is. Links are resolved one by one, as before.
+        var realFolder: String?
         return try names.map { name in
             let url = folder.appendingPathComponent(name)
-            switch OutputPath.entryKind(url, followingLinks: true) {
-            case nil:
-                throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
-            case .regular?:
-                break
-            case let kind?:
-                // A FIFO would block the build until something writes into it; a folder or a device is no input file.
-                throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
+            let real: String
+            if OutputPath.entryKind(url) == .regular, name != "." && name != ".." {
+                let resolved = realFolder ?? folder.resolvingSymlinksInPath().standardizedFileURL.path
+                realFolder = resolved
+                real = resolved == "/" ? "/" + name : resolved + "/" + name
+            } else {
+                switch OutputPath.entryKind(url, followingLinks: true) {
+                case nil:
+                    throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
+                case .regular?:
+                    break
+                case let kind?:
+                    // A FIFO would block the build until something writes into it; a folder or a device is no input file.
+                    throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
+                }
+                real = url.resolvingSymlinksInPath().standardizedFileURL.path
             }
-            let real = url.resolvingSymlinksInPath().standardizedFileURL.path
-            guard isAllowed(real) else {
+            guard isAllowed(real, bases: bases) else {
                 let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
                 throw issue("\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it")
             }
@@ -50,12 +61,19 @@ struct InputResolver {
         }
     }
 
+    /// The folders inputs may lie in, each as written and with its symbolic links resolved: the pipeline folder
+    /// (inputs lie inside it), and the allowed paths (inputs are them or lie inside them).
+    private func allowedBases() -> (inside: [String], allowed: [String]) {
+        func forms(_ url: URL) -> [String] { [url.standardizedFileURL.path, url.resolvingSymlinksInPath().standardizedFileURL.path] }
+        return (forms(directory), allowedPaths.flatMap(forms))
+    }
+
     /// True when `path` lies inside the pipeline folder or is, or lies inside, an allowed path; each is compared as
     /// written and with its symbolic links resolved.
-    private func isAllowed(_ path: String) -> Bool {
-        func forms(_ url: URL) -> [String] { [url.standardizedFileURL.path, url.resolvingSymlinksInPath().standardizedFileURL.path] }
-        if forms(directory).contains(where: { path.hasPrefix($0 + "/") }) { return true }
-        return allowedPaths.flatMap(forms).contains { base in path == base || path.hasPrefix(base == "/" ? base : base + "/") }
+    private func isAllowed(_ path: String, bases: (inside: [String], allowed: [String])? = nil) -> Bool {
+        let bases = bases ?? allowedBases()
+        if bases.inside.contains(where: { path.hasPrefix($0 + "/") }) { return true }
+        return bases.allowed.contains { base in path == base || path.hasPrefix(base == "/" ? base : base + "/") }
     }
 
     private var allowedList: String { allowedPaths.map(\.path).joined(separator: ", ") }

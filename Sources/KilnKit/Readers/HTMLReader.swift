@@ -95,6 +95,7 @@ public struct HTMLReader: ConfigurableReader {
     private let pageExpressions: [XPathExpression]
     private let textRoot: XPathExpression
     private let extractor: RegexBlockExtractor?
+    private let declarations = EncodingMismatch.Declarations()
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -130,7 +131,7 @@ public struct HTMLReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: options.maxPageBytes,
-                                           consequence: "the page gives no records", log: log) else { return }
+                                           consequence: "the page gives no records", declarations: declarations, log: log) else { return }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)
