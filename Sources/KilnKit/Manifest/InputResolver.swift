@@ -31,34 +31,42 @@ struct InputResolver {
             names = [last]
         }
         let bases = allowedBases()
-        // A glob may name thousands of files of one folder: its links are resolved once, and a file that is not a
-        // link itself lies where the folder really is. Links are resolved one by one, as before.
-        var realFolder: String?
+        // A glob may name thousands of files of one folder: the folder's paths are worked out once, and a file that
+        // is not a link itself lies where the folder really is. Anything else (links above all) is resolved alone.
+        let folderPath = folder.path
+        let base = directory.standardizedFileURL.path + "/"
+        var folderPaths: (real: String, standardized: String)?
+        func joined(_ folder: String, _ name: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
         return try names.map { name in
-            let url = folder.appendingPathComponent(name)
-            let real: String
-            if OutputPath.entryKind(url) == .regular, name != "." && name != ".." {
-                let resolved = realFolder ?? folder.resolvingSymlinksInPath().standardizedFileURL.path
-                realFolder = resolved
-                real = resolved == "/" ? "/" + name : resolved + "/" + name
-            } else {
-                switch OutputPath.entryKind(url, followingLinks: true) {
-                case nil:
-                    throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
-                case .regular?:
-                    break
-                case let kind?:
-                    // A FIFO would block the build until something writes into it; a folder or a device is no input file.
-                    throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
+            if name != "." && name != "..", OutputPath.entryKind(atPath: joined(folderPath, name)) == .regular {
+                let paths = folderPaths ?? (folder.resolvingSymlinksInPath().standardizedFileURL.path, folder.standardizedFileURL.path)
+                folderPaths = paths
+                let real = joined(paths.real, name)
+                guard isAllowed(real, bases: bases) else {
+                    let url = folder.appendingPathComponent(name)
+                    throw issue(outside(url, real))
                 }
-                real = url.resolvingSymlinksInPath().standardizedFileURL.path
+                return InputFile(url: folder.appendingPathComponent(name, isDirectory: false), relativePath: relative(path: joined(paths.standardized, name), base: base))
             }
-            guard isAllowed(real, bases: bases) else {
-                let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
-                throw issue("\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it")
+            let url = folder.appendingPathComponent(name)
+            switch OutputPath.entryKind(url, followingLinks: true) {
+            case nil:
+                throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
+            case .regular?:
+                break
+            case let kind?:
+                // A FIFO would block the build until something writes into it; a folder or a device is no input file.
+                throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
             }
+            let real = url.resolvingSymlinksInPath().standardizedFileURL.path
+            guard isAllowed(real, bases: bases) else { throw issue(outside(url, real)) }
             return InputFile(url: url, relativePath: relative(url))
         }
+    }
+
+    private func outside(_ url: URL, _ real: String) -> String {
+        let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
+        return "\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it"
     }
 
     /// The folders inputs may lie in, each as written and with its symbolic links resolved: the pipeline folder
@@ -78,9 +86,10 @@ struct InputResolver {
 
     private var allowedList: String { allowedPaths.map(\.path).joined(separator: ", ") }
 
-    private func relative(_ url: URL) -> String {
-        let base = directory.standardizedFileURL.path + "/"
-        let path = url.standardizedFileURL.path
-        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+    private func relative(_ url: URL) -> String { relative(path: url.standardizedFileURL.path, base: directory.standardizedFileURL.path + "/") }
+
+    /// A standardized absolute path relative to the pipeline folder (`base`, with a final "/") when inside it.
+    private func relative(path: String, base: String) -> String {
+        path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
     }
 }

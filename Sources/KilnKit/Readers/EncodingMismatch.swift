@@ -9,7 +9,8 @@ enum EncodingMismatch {
 
     /// True for an encoding name that is not a Unicode one (nor ASCII, which UTF-8 extends).
     static func isLegacy(_ name: String) -> Bool {
-        let lowered = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let lowercase = name.lowercased()
+        let lowered = lowercase.utf8.contains(0x5F) ? lowercase.replacingOccurrences(of: "_", with: "-") : lowercase
         return !(lowered.hasPrefix("utf") || lowered.hasPrefix("ucs") || ["us-ascii", "ascii"].contains(lowered))
     }
 
