@@ -156,7 +156,8 @@ public struct XPathError: Error, CustomStringConvertible, Sendable {
     public var description: String { "invalid XPath \"\(expression)\": \(message)" }
 }
 
-/// Evaluates XPath expressions against one document, with namespace prefixes registered.
+/// Evaluates XPath expressions against one document, with namespace prefixes registered — or against the document of
+/// whichever node it is given, when made without one (`HTMLPages`).
 /// Not `Sendable`: it owns a libxml2 context.
 final class XPathEvaluator {
     private let context: UnsafeMutablePointer<xmlXPathContext>
@@ -164,7 +165,7 @@ final class XPathEvaluator {
     /// The namespace URIs of each simple path's steps, resolved once per expression.
     private var resolvedURIs: [ObjectIdentifier: [[UInt8]?]] = [:]
 
-    init?(document: UnsafeMutablePointer<xmlDoc>, namespaces: [String: String]) {
+    init?(document: UnsafeMutablePointer<xmlDoc>?, namespaces: [String: String]) {
         self.namespaces = namespaces
         guard let context = xmlXPathNewContext(document) else { return nil }
         for (prefix, uri) in namespaces.sorted(by: { $0.key < $1.key }) { xmlXPathRegisterNs(context, prefix, uri) }
@@ -234,6 +235,7 @@ final class XPathEvaluator {
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {
+        context.pointee.doc = node.pointee.doc
         context.pointee.node = node
         return xmlXPathCompiledEval(expression.compiled, context)
     }
@@ -491,7 +493,8 @@ public final class XMLElementCursor {
 /// Not `Sendable`: it owns the document.
 public final class HTMLDocument {
     private let document: UnsafeMutablePointer<xmlDoc>
-    private lazy var evaluator = XPathEvaluator(document: document, namespaces: [:])
+    private lazy var evaluator = shared?.evaluator ?? XPathEvaluator(document: document, namespaces: [:])
+    private let shared: HTMLPages?
 
     /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
     /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
@@ -514,10 +517,12 @@ public final class HTMLDocument {
     /// page as it is.
     let problems: [HTMLParser.Problem]
 
-    /// Parses a page whose bytes the caller read; `name` is for the error.
+    /// Parses a page whose bytes the caller read; `name` is for the error. Pages parsed with the same `pages`
+    /// share what does not depend on the page.
     /// - Throws: `HTMLParseError` when libxml2 makes nothing of the bytes.
-    public init(bytes: [UInt8], encoding: String?, name: String) throws {
+    public init(bytes: [UInt8], encoding: String?, name: String, pages: HTMLPages? = nil) throws {
         let (parsed, problems) = HTMLParser.parse(bytes, encoding: encoding)
+        shared = pages
         guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed
         self.problems = problems
@@ -593,6 +598,14 @@ public final class HTMLDocument {
                             line: Int(xmlGetLineNo(node)), children: children)
         }
     }
+}
+
+/// What the pages of one source share: one XPath context (libxml2 registers every XPath function in a new one, which
+/// costs as much as selecting a small page's records). Not `Sendable`: it owns the context.
+public final class HTMLPages {
+    fileprivate let evaluator = XPathEvaluator(document: nil, namespaces: [:])
+
+    public init() {}
 }
 
 /// Receives a subtree of an HTML page from `HTMLNode.walk`, node by node in document order.

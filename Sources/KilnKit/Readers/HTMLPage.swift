@@ -10,9 +10,10 @@ enum HTMLPage {
     /// - Parameters:
     ///   - consequence: what an unreadable page means for this reader, for its message.
     ///   - declarations: the encoding declaration patterns, compiled once per source.
+    ///   - pages: what the pages of a source share.
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func open(_ input: InputFile, encoding: String?, maxPageBytes: Int, consequence: String,
-                     declarations: EncodingMismatch.Declarations = .init(), log: DiagnosticLog) throws -> HTMLDocument? {
+                     declarations: EncodingMismatch.Declarations = .init(), pages: HTMLPages? = nil, log: DiagnosticLog) throws -> HTMLDocument? {
         let cannotRead = KilnError.io("cannot read the HTML page \(input.url.path)")
         func tooLarge(_ size: Int) -> Bool {
             guard size > maxPageBytes else { return false }
@@ -31,7 +32,7 @@ enum HTMLPage {
         do { bytes = [UInt8](try handle.readToEnd() ?? Data()) } catch { throw cannotRead }
         let document: HTMLDocument?
         do {
-            document = try HTMLDocument(bytes: bytes, encoding: encoding, name: input.url.path)
+            document = try HTMLDocument(bytes: bytes, encoding: encoding, name: input.url.path, pages: pages)
         } catch is HTMLParseError {
             document = nil
         }

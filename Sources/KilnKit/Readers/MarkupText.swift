@@ -200,7 +200,11 @@ public struct MarkupText {
             guard let start = pieceStarts.last else { return false }
             let count = line.count - start
             if count == bytes.count, line[start...].elementsEqual(bytes) { return true }
-            if bytes.allSatisfy({ $0 < 0x80 }), line[start...].allSatisfy({ $0 < 0x80 }) { return false }
+            if bytes.allSatisfy({ $0 < 0x80 }) {
+                // Text canonically equivalent to ASCII has at most one scalar (of at most 4 bytes) per ASCII byte,
+                // and some beyond ASCII (U+037E is ";").
+                if count > 4 * bytes.count || line[start...].allSatisfy({ $0 < 0x80 }) { return false }
+            }
             return String(decoding: line[start...], as: UTF8.self) == string
         }
 
