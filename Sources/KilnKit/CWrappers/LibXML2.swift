@@ -645,7 +645,7 @@ public struct HTMLNode {
             if let content = node.pointee.content {
                 bytes.append(contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
             }
-            var line = 0
+            let line: Int
             if UTF8Whitespace.isPlain(bytes) {
                 line = HTMLNode.startLine(ofPlain: bytes, node: node)
             } else {

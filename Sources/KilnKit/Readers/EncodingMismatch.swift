@@ -43,11 +43,6 @@ enum EncodingMismatch {
         }
     }
 
-    /// The encoding an XML declaration or an HTML `<meta>` names in the first bytes of a file.
-    static func declared(inMarkup prefix: ArraySlice<UInt8>) -> String? {
-        Declarations().declared(inMarkup: prefix)
-    }
-
     /// Reports a markup file whose bytes are UTF-8 but that is read in a legacy encoding: `override` (the source's
     /// `encoding` option) or what the file declares.
     static func checkMarkup(_ input: InputFile, override: String?, log: DiagnosticLog) {
