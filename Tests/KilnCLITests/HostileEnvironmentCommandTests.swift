@@ -686,6 +686,40 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         }
     }
 
+    func testAGlobOverManyFilesRefusesTheLinksLeadingOutOfThePipelineFolder() throws {
+        let folder = try pipeline()
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "path: \"in.txt\"", with: "path: \"pages/*.txt\"")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        let pages = folder.appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        for index in 0..<300 { try "v\(index)\n".write(to: pages.appendingPathComponent(String(format: "%03d.txt", index)), atomically: false, encoding: .utf8) }
+        try "secret\n".write(to: file("secret.txt"), atomically: true, encoding: .utf8)
+        let line = try manifestLine(folder, containing: "sources:")
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0, "300 pages inside the folder")
+
+        // One link among them leading out, through a relative path or a second link.
+        try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("150-link.txt").path, withDestinationPath: "../../secret.txt")
+        var run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/150-link.txt\" leads outside the pipeline "
+                           + "folder (to \(file("secret.txt").resolvingSymlinksInPath().path)); inputs must stay inside it")
+        try FileManager.default.removeItem(at: pages.appendingPathComponent("150-link.txt"))
+        try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("000-link.txt").path, withDestinationPath: "150.txt")
+        XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0, "a link staying inside is read")
+
+        // The folder itself a link leading out: every page of it is refused, the first one named.
+        try FileManager.default.moveItem(at: pages, to: file("pages-outside"))
+        try FileManager.default.createSymbolicLink(atPath: pages.path, withDestinationPath: "../pages-outside")
+        run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/000-link.txt\" leads outside the pipeline "
+                           + "folder (to \(file("pages-outside/150.txt").resolvingSymlinksInPath().path)); inputs must stay inside it")
+        try FileManager.default.removeItem(at: file("pages-outside/000-link.txt"))
+        XCTAssertEqual(firstLine(try kiln("build", "p")), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/000.txt\" leads "
+                           + "outside the pipeline folder (to \(file("pages-outside").resolvingSymlinksInPath().path)/000.txt); inputs must stay inside it")
+    }
+
     private func hiddenFiles(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
     }

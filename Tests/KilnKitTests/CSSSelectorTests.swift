@@ -124,9 +124,33 @@ final class CSSSelectorTests: KilnTestCase {
         </body></html>
         """
 
-    private func select(_ selector: String) throws -> [String] {
+    /// What `selector` selects in `page`; the form compiled for evaluation must select exactly the same nodes.
+    private func select(_ selector: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         let document = try HTMLDocument(fragment: page)
-        return document.select(try XPathExpression(try CSSSelector.xpath(selector))).map(Self.describe)
+        let selected = document.select(try XPathExpression(try CSSSelector.xpath(selector)))
+        XCTAssertEqual(document.select(try NodeSelector.css(selector).compile()), selected, selector, file: file, line: line)
+        return selected.map(Self.describe)
+    }
+
+    func testTheFormCompiledForEvaluationSelectsTheSameNodesOnEveryRealPage() throws {
+        let selectors = ["td.content", ".content", "td.menu a", "table.schedule td", "div.a.b", ".a > .b", "p.note, td.content",
+                         "*.x", "[class]", "td[class=content]", "table.wide tr > td.a", "body .listing", "li.vcard .fn"]
+        var pages = 0, selected = 0
+        for folder in ["raw", "Tests/Fixtures"] {
+            let walker = try XCTUnwrap(FileManager.default.enumerator(at: Self.repositoryRoot.appendingPathComponent(folder), includingPropertiesForKeys: nil))
+            for case let url as URL in walker where url.pathExtension.lowercased().hasPrefix("htm") {
+                guard let document = try? HTMLDocument(path: url.path) else { continue }
+                pages += 1
+                for selector in selectors {
+                    let written = document.select(try XPathExpression(try CSSSelector.xpath(selector)))
+                    XCTAssertEqual(document.select(try NodeSelector.css(selector).compile()), written, "\(selector) on \(url.lastPathComponent)")
+                    selected += written.count
+                }
+            }
+        }
+        XCTAssertGreaterThan(pages, 80)
+        XCTAssertGreaterThan(selected, 100, "the selectors should select something somewhere")
+        XCTAssertEqual(try CSSSelector.xpath("td.a", forEvaluation: true), ".//td[@class and \(hasClass)' a ')]")
     }
 
     /// `name:text` of a node, text being its whole text content collapsed.

@@ -66,6 +66,28 @@ final class HostileManifestTests: KilnTestCase {
         XCTAssertTrue(found.hasSuffix("outside/secret.txt); inputs must stay inside it"), found)
     }
 
+    func testAGlobOverManyFilesStillRefusesTheOneLinkLeadingOut() throws {
+        try write("secret\n", to: "outside/secret.txt")
+        let folder = try pipeline(manifest(path: "data/*.txt"))
+        let data = folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let names = (0..<200).map { String(format: "page-%03d.txt", $0) } + ["page 50% Πάτρα.txt"]
+        for name in names { try "x\n".write(to: data.appendingPathComponent(name), atomically: false, encoding: .utf8) }
+        try FileManager.default.createSymbolicLink(atPath: data.appendingPathComponent("page-100b.txt").path, withDestinationPath: "../../outside/secret.txt")
+        let found = try XCTUnwrap(issue(folder))
+        XCTAssertTrue(found.hasPrefix("sources[0].path: \"data/page-100b.txt\" leads outside the pipeline folder (to "), found)
+        XCTAssertTrue(found.hasSuffix("outside/secret.txt); inputs must stay inside it"), found)
+
+        // Without it, every file is read, by its path in the pipeline folder, also through a link to a folder inside it.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("page-100b.txt"))
+        let loaded = try ManifestLoader.load(folder.path).sources[0].files
+        XCTAssertEqual(loaded.map(\.relativePath), names.sorted().map { "data/" + $0 })
+        XCTAssertEqual(loaded.map(\.url.path), names.sorted().map { data.appendingPathComponent($0).path })
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("linked"), withDestinationURL: data)
+        try (manifest(path: "linked/*.txt")).write(to: folder.appendingPathComponent("kiln.json5"), atomically: false, encoding: .utf8)
+        XCTAssertEqual(try ManifestLoader.load(folder.path).sources[0].files.map(\.relativePath), names.sorted().map { "linked/" + $0 })
+    }
+
     func testSymlinkToEtcPasswdIsRefused() throws {
         let folder = try pipeline(manifest(path: "passwd.txt"))
         try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("passwd.txt").path, withDestinationPath: "/etc/passwd")

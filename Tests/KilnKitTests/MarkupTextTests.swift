@@ -4,8 +4,12 @@ import XCTest
 
 /// `MarkupText`: how HTML becomes lines of text, with the source line of each.
 final class MarkupTextTests: KilnTestCase {
+    /// The lines as the `html` reader renders them, from libxml2's tree; they must be those of the Swift tree too.
     private func lines(_ html: String, cellSeparator: String = "\t") throws -> [MarkupText.Line] {
-        MarkupText(cellSeparator: cellSeparator).lines(try HTMLDocument(fragment: html).root)
+        let document = try HTMLDocument(fragment: html)
+        let lines = try XCTUnwrap(document.rootNode.map(MarkupText(cellSeparator: cellSeparator).lines))
+        XCTAssertEqual(lines, MarkupText(cellSeparator: cellSeparator).lines(document.root))
+        return lines
     }
 
     private func texts(_ html: String, cellSeparator: String = "\t") throws -> [String] {

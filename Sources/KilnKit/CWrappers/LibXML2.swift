@@ -156,7 +156,8 @@ public struct XPathError: Error, CustomStringConvertible, Sendable {
     public var description: String { "invalid XPath \"\(expression)\": \(message)" }
 }
 
-/// Evaluates XPath expressions against one document, with namespace prefixes registered.
+/// Evaluates XPath expressions against one document, with namespace prefixes registered — or against the document of
+/// whichever node it is given, when made without one (`HTMLPages`).
 /// Not `Sendable`: it owns a libxml2 context.
 final class XPathEvaluator {
     private let context: UnsafeMutablePointer<xmlXPathContext>
@@ -164,7 +165,7 @@ final class XPathEvaluator {
     /// The namespace URIs of each simple path's steps, resolved once per expression.
     private var resolvedURIs: [ObjectIdentifier: [[UInt8]?]] = [:]
 
-    init?(document: UnsafeMutablePointer<xmlDoc>, namespaces: [String: String]) {
+    init?(document: UnsafeMutablePointer<xmlDoc>?, namespaces: [String: String]) {
         self.namespaces = namespaces
         guard let context = xmlXPathNewContext(document) else { return nil }
         for (prefix, uri) in namespaces.sorted(by: { $0.key < $1.key }) { xmlXPathRegisterNs(context, prefix, uri) }
@@ -234,6 +235,7 @@ final class XPathEvaluator {
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {
+        context.pointee.doc = node.pointee.doc
         context.pointee.node = node
         return xmlXPathCompiledEval(expression.compiled, context)
     }
@@ -491,7 +493,8 @@ public final class XMLElementCursor {
 /// Not `Sendable`: it owns the document.
 public final class HTMLDocument {
     private let document: UnsafeMutablePointer<xmlDoc>
-    private lazy var evaluator = XPathEvaluator(document: document, namespaces: [:])
+    private lazy var evaluator = shared?.evaluator ?? XPathEvaluator(document: document, namespaces: [:])
+    private let shared: HTMLPages?
 
     /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
     /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
@@ -514,8 +517,12 @@ public final class HTMLDocument {
     /// page as it is.
     let problems: [HTMLParser.Problem]
 
-    private init(bytes: [UInt8], encoding: String?, name: String) throws {
+    /// Parses a page whose bytes the caller read; `name` is for the error. Pages parsed with the same `pages`
+    /// share what does not depend on the page.
+    /// - Throws: `HTMLParseError` when libxml2 makes nothing of the bytes.
+    public init(bytes: [UInt8], encoding: String?, name: String, pages: HTMLPages? = nil) throws {
         let (parsed, problems) = HTMLParser.parse(bytes, encoding: encoding)
+        shared = pages
         guard let parsed else { throw HTMLParseError(name: name) }
         document = parsed
         self.problems = problems
@@ -531,8 +538,18 @@ public final class HTMLDocument {
 
     /// The elements `expression` selects (from the document root), as Swift trees.
     public func select(_ expression: XPathExpression) -> [MarkupNode] {
+        nodes(expression).map { HTMLDocument.tree($0.node) }
+    }
+
+    /// The nodes `expression` selects (from the document root), in document order, as they are in libxml2's tree.
+    public func nodes(_ expression: XPathExpression) -> [HTMLNode] {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
-        return evaluator.nodes(expression, at: root).map(HTMLDocument.tree)
+        return evaluator.nodes(expression, at: root).map { HTMLNode(node: $0, document: self) }
+    }
+
+    /// The root element, or `nil` for an empty page.
+    public var rootNode: HTMLNode? {
+        xmlDocGetRootElement(document).map { HTMLNode(node: $0, document: self) }
     }
 
     /// For each node `records` selects, in document order: its line, its 1-based position among the selected
@@ -555,14 +572,11 @@ public final class HTMLDocument {
     }
 
     /// Copies a libxml2 subtree into Swift values; comments and processing instructions are left out.
-    private static func tree(_ node: UnsafeMutablePointer<xmlNode>) -> MarkupNode {
+    fileprivate static func tree(_ node: UnsafeMutablePointer<xmlNode>) -> MarkupNode {
         switch node.pointee.type {
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
-            // libxml2 numbers a text node by the line it ends on; count back to where its text starts.
             let text = LibXML2.string(node.pointee.content) ?? ""
-            let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
-            let newlines = text[start...].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-            return .text(text, line: max(1, Int(xmlGetLineNo(node)) - newlines))
+            return .text(text, line: HTMLNode.startLine(of: text, node: node))
         default:
             var attributes: [String: String] = [:]
             var attribute = node.pointee.properties
@@ -583,6 +597,131 @@ public final class HTMLDocument {
             return .element(name: (LibXML2.string(node.pointee.name) ?? "").lowercased(), attributes: attributes,
                             line: Int(xmlGetLineNo(node)), children: children)
         }
+    }
+}
+
+/// What the pages of one source share: one XPath context (libxml2 registers every XPath function in a new one, which
+/// costs as much as selecting a small page's records). Not `Sendable`: it owns the context.
+public final class HTMLPages {
+    fileprivate let evaluator = XPathEvaluator(document: nil, namespaces: [:])
+
+    public init() {}
+}
+
+/// Receives a subtree of an HTML page from `HTMLNode.walk`, node by node in document order.
+public protocol MarkupVisitor {
+    /// An element starts (its name in lower case); returning false skips its content and its end.
+    mutating func startElement(_ name: String) -> Bool
+    /// The innermost element started, and not skipped, ends.
+    mutating func endElement(_ name: String)
+    /// A text node: its UTF-8 bytes (valid UTF-8) and the line its first visible character is on.
+    mutating func text(_ bytes: [UInt8], line: Int)
+}
+
+/// One node of a parsed page, in libxml2's tree; it keeps its document alive.
+/// Not `Sendable`: it points into the document.
+public struct HTMLNode {
+    fileprivate let node: UnsafeMutablePointer<xmlNode>
+    private let document: HTMLDocument
+
+    fileprivate init(node: UnsafeMutablePointer<xmlNode>, document: HTMLDocument) {
+        self.node = node
+        self.document = document
+    }
+
+    /// The node as a Swift tree (what `HTMLDocument.select` gives).
+    public var tree: MarkupNode { HTMLDocument.tree(node) }
+
+    /// Reports this node and everything under it to `visitor`, in document order, straight from libxml2's tree: the
+    /// elements, the text and CDATA nodes; not comments, processing instructions or attributes. It gives what a walk
+    /// over `tree` would, without making it.
+    public func walk<Visitor: MarkupVisitor>(_ visitor: inout Visitor) {
+        var bytes: [UInt8] = []
+        func isText(_ node: UnsafeMutablePointer<xmlNode>) -> Bool {
+            node.pointee.type == XML_TEXT_NODE || node.pointee.type == XML_CDATA_SECTION_NODE
+        }
+        func reportText(_ node: UnsafeMutablePointer<xmlNode>) {
+            bytes.removeAll(keepingCapacity: true)
+            if let content = node.pointee.content {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
+            }
+            let line: Int
+            if UTF8Whitespace.isPlain(bytes) {
+                line = HTMLNode.startLine(ofPlain: bytes, node: node)
+            } else {
+                let text = String(decoding: bytes, as: UTF8.self)
+                line = HTMLNode.startLine(of: text, node: node)
+                bytes = Array(text.utf8)
+            }
+            visitor.text(bytes, line: line)
+        }
+        /// The node itself or the first of its following siblings that the walk reports.
+        func reported(from node: UnsafeMutablePointer<xmlNode>?) -> UnsafeMutablePointer<xmlNode>? {
+            var candidate = node
+            while let current = candidate {
+                if current.pointee.type == XML_ELEMENT_NODE || isText(current) { return current }
+                candidate = current.pointee.next
+            }
+            return nil
+        }
+        if isText(node) { return reportText(node) }
+        // A namespace node only looks like a node: it has no name or children to read.
+        guard node.pointee.type != XML_NAMESPACE_DECL else { return }
+        var names = [HTMLNode.name(of: node)]
+        guard visitor.startElement(names[0]) else { return }
+        var open = node
+        var next = reported(from: node.pointee.children)
+        while true {
+            if let current = next {
+                if isText(current) {
+                    reportText(current)
+                } else {
+                    let name = HTMLNode.name(of: current)
+                    if visitor.startElement(name) {
+                        if let first = reported(from: current.pointee.children) {
+                            names.append(name)
+                            open = current
+                            next = first
+                            continue
+                        }
+                        visitor.endElement(name)
+                    }
+                }
+                next = reported(from: current.pointee.next)
+            } else {
+                visitor.endElement(names.removeLast())
+                guard open != node, let parent = open.pointee.parent else { return }
+                next = reported(from: open.pointee.next)
+                open = parent
+            }
+        }
+    }
+
+    /// An element's name as `tree` gives it: lower case.
+    private static func name(of node: UnsafeMutablePointer<xmlNode>) -> String {
+        let name = LibXML2.string(node.pointee.name) ?? ""
+        return name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? name.lowercased() : name
+    }
+
+    /// The line a text node's text starts on: libxml2 numbers a text node by the line it ends on, so count back the
+    /// line breaks after its first visible character.
+    fileprivate static func startLine(of text: String, node: UnsafeMutablePointer<xmlNode>) -> Int {
+        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+        let newlines = text[start...].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+        return max(1, Int(xmlGetLineNo(node)) - newlines)
+    }
+
+    /// `startLine(of:node:)` for plain text (see `UTF8Whitespace`), on its bytes. A CR LF pair is one character,
+    /// which is not "\n", so only line feeds without a carriage return before them count.
+    private static func startLine(ofPlain bytes: [UInt8], node: UnsafeMutablePointer<xmlNode>) -> Int {
+        let start = UTF8Whitespace.firstVisible(bytes, 0..<bytes.count)
+        var newlines = 0
+        var index = start
+        while index < bytes.count {
+            if bytes[index] == 0x0A, index == start || bytes[index - 1] != 0x0D { newlines += 1 }
+            index += 1
+        }
+        return max(1, Int(xmlGetLineNo(node)) - newlines)
     }
 }
 

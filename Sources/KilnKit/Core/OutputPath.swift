@@ -65,8 +65,13 @@ public enum OutputPath {
 
     /// The kind of the entry at `url` (the link itself unless `followingLinks`), or `nil` when there is none.
     static func entryKind(_ url: URL, followingLinks: Bool = false) -> Kind? {
+        entryKind(atPath: url.path, followingLinks: followingLinks)
+    }
+
+    /// The kind of the entry at `path` (the link itself unless `followingLinks`), or `nil` when there is none.
+    static func entryKind(atPath path: String, followingLinks: Bool = false) -> Kind? {
         var status = stat()
-        let result = followingLinks ? stat(url.path, &status) : lstat(url.path, &status)
+        let result = followingLinks ? stat(path, &status) : lstat(path, &status)
         guard result == 0 else { return nil }
         switch status.st_mode & S_IFMT {
         case S_IFREG: return .regular

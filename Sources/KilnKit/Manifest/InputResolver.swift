@@ -30,7 +30,24 @@ struct InputResolver {
         } else {
             names = [last]
         }
+        let bases = allowedBases()
+        // A glob may name thousands of files of one folder: the folder's paths are worked out once, and a file that
+        // is not a link itself lies where the folder really is. Anything else (links above all) is resolved alone.
+        let folderPath = folder.path
+        let base = directory.standardizedFileURL.path + "/"
+        var folderPaths: (real: String, standardized: String)?
+        func joined(_ folder: String, _ name: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
         return try names.map { name in
+            if name != "." && name != "..", OutputPath.entryKind(atPath: joined(folderPath, name)) == .regular {
+                let paths = folderPaths ?? (folder.resolvingSymlinksInPath().standardizedFileURL.path, folder.standardizedFileURL.path)
+                folderPaths = paths
+                let real = joined(paths.real, name)
+                guard isAllowed(real, bases: bases) else {
+                    let url = folder.appendingPathComponent(name)
+                    throw issue(outside(url, real))
+                }
+                return InputFile(url: folder.appendingPathComponent(name, isDirectory: false), relativePath: relative(path: joined(paths.standardized, name), base: base))
+            }
             let url = folder.appendingPathComponent(name)
             switch OutputPath.entryKind(url, followingLinks: true) {
             case nil:
@@ -42,27 +59,37 @@ struct InputResolver {
                 throw issue("input \"\(relative(url))\" is \(kind.phrase), not a regular file")
             }
             let real = url.resolvingSymlinksInPath().standardizedFileURL.path
-            guard isAllowed(real) else {
-                let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
-                throw issue("\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it")
-            }
+            guard isAllowed(real, bases: bases) else { throw issue(outside(url, real)) }
             return InputFile(url: url, relativePath: relative(url))
         }
     }
 
+    private func outside(_ url: URL, _ real: String) -> String {
+        let allowed = allowedPaths.isEmpty ? "" : " and the allowed paths (\(allowedList))"
+        return "\"\(relative(url))\" leads outside the pipeline folder\(allowed) (to \(real)); inputs must stay inside it"
+    }
+
+    /// The folders inputs may lie in, each as written and with its symbolic links resolved: the pipeline folder
+    /// (inputs lie inside it), and the allowed paths (inputs are them or lie inside them).
+    private func allowedBases() -> (inside: [String], allowed: [String]) {
+        func forms(_ url: URL) -> [String] { [url.standardizedFileURL.path, url.resolvingSymlinksInPath().standardizedFileURL.path] }
+        return (forms(directory), allowedPaths.flatMap(forms))
+    }
+
     /// True when `path` lies inside the pipeline folder or is, or lies inside, an allowed path; each is compared as
     /// written and with its symbolic links resolved.
-    private func isAllowed(_ path: String) -> Bool {
-        func forms(_ url: URL) -> [String] { [url.standardizedFileURL.path, url.resolvingSymlinksInPath().standardizedFileURL.path] }
-        if forms(directory).contains(where: { path.hasPrefix($0 + "/") }) { return true }
-        return allowedPaths.flatMap(forms).contains { base in path == base || path.hasPrefix(base == "/" ? base : base + "/") }
+    private func isAllowed(_ path: String, bases: (inside: [String], allowed: [String])? = nil) -> Bool {
+        let bases = bases ?? allowedBases()
+        if bases.inside.contains(where: { path.hasPrefix($0 + "/") }) { return true }
+        return bases.allowed.contains { base in path == base || path.hasPrefix(base == "/" ? base : base + "/") }
     }
 
     private var allowedList: String { allowedPaths.map(\.path).joined(separator: ", ") }
 
-    private func relative(_ url: URL) -> String {
-        let base = directory.standardizedFileURL.path + "/"
-        let path = url.standardizedFileURL.path
-        return path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
+    private func relative(_ url: URL) -> String { relative(path: url.standardizedFileURL.path, base: directory.standardizedFileURL.path + "/") }
+
+    /// A standardized absolute path relative to the pipeline folder (`base`, with a final "/") when inside it.
+    private func relative(path: String, base: String) -> String {
+        path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path
     }
 }

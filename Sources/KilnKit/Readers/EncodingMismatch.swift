@@ -9,7 +9,8 @@ enum EncodingMismatch {
 
     /// True for an encoding name that is not a Unicode one (nor ASCII, which UTF-8 extends).
     static func isLegacy(_ name: String) -> Bool {
-        let lowered = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let lowercase = name.lowercased()
+        let lowered = lowercase.utf8.contains(0x5F) ? lowercase.replacingOccurrences(of: "_", with: "-") : lowercase
         return !(lowered.hasPrefix("utf") || lowered.hasPrefix("ucs") || ["us-ascii", "ascii"].contains(lowered))
     }
 
@@ -25,23 +26,36 @@ enum EncodingMismatch {
         return text.contains(where: { $0 >= 0x80 }) && String(validating: text, as: UTF8.self) != nil
     }
 
-    /// The encoding an XML declaration or an HTML `<meta>` names in the first bytes of a file.
-    static func declared(inMarkup prefix: ArraySlice<UInt8>) -> String? {
-        let text = String(decoding: prefix.prefix(4096), as: UTF8.self)
-        let patterns = [#"^\s*(?:\x{FEFF})?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']"#,
-                        #"(?i)<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)"#]
-        for pattern in patterns {
-            guard let expression = try? RegexPattern(pattern), let match = try? expression.firstMatch(in: text) else { continue }
-            return match.groups.count > 1 ? match.groups[1] : nil
+    /// The patterns of an XML declaration's and an HTML `<meta>`'s encoding, compiled once for the many files of a
+    /// source. Not `Sendable`: a compiled pattern reuses its match data.
+    final class Declarations {
+        private let patterns = [#"^\s*(?:\x{FEFF})?<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']"#,
+                                #"(?i)<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)"#].compactMap { try? RegexPattern($0) }
+
+        /// The encoding an XML declaration or an HTML `<meta>` names in the first bytes of a file.
+        func declared(inMarkup prefix: ArraySlice<UInt8>) -> String? {
+            let text = String(decoding: prefix.prefix(4096), as: UTF8.self)
+            for expression in patterns {
+                guard let match = try? expression.firstMatch(in: text) else { continue }
+                return match.groups.count > 1 ? match.groups[1] : nil
+            }
+            return nil
         }
-        return nil
     }
 
     /// Reports a markup file whose bytes are UTF-8 but that is read in a legacy encoding: `override` (the source's
     /// `encoding` option) or what the file declares.
     static func checkMarkup(_ input: InputFile, override: String?, log: DiagnosticLog) {
         guard let prefix = input.leadingBytes(prefixLength) else { return }
-        guard let encoding = override ?? declared(inMarkup: prefix), isLegacy(encoding), isUTF8Text(prefix, cut: true) else { return }
+        checkMarkup(input, prefix: prefix, override: override, declarations: Declarations(), log: log)
+    }
+
+    /// `checkMarkup(_:override:log:)` on the file's first bytes already read (at least `prefixLength` of them, or
+    /// the whole file), with the patterns compiled once.
+    static func checkMarkup(_ input: InputFile, prefix: ArraySlice<UInt8>, override: String?, declarations: Declarations, log: DiagnosticLog) {
+        let prefix = prefix.prefix(prefixLength)
+        // Only UTF-8 text beyond ASCII can be misread; the declaration is looked for only then.
+        guard isUTF8Text(prefix, cut: true), let encoding = override ?? declarations.declared(inMarkup: prefix), isLegacy(encoding) else { return }
         let origin = override == nil ? "the file declares" : "the source's \"encoding\" option says"
         let remedy = override == nil ? "correct the declaration, or set the source's \"encoding\" option to \"UTF-8\"" : "remove the \"encoding\" option"
         log.report(.encodingMismatch, .warning,

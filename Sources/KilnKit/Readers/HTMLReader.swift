@@ -95,6 +95,8 @@ public struct HTMLReader: ConfigurableReader {
     private let pageExpressions: [XPathExpression]
     private let textRoot: XPathExpression
     private let extractor: RegexBlockExtractor?
+    private let declarations = EncodingMismatch.Declarations()
+    private let pages = HTMLPages()
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -130,12 +132,13 @@ public struct HTMLReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: options.maxPageBytes,
-                                           consequence: "the page gives no records", log: log) else { return }
+                                           consequence: "the page gives no records", declarations: declarations, pages: pages, log: log) else { return }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)
-            for root in document.select(textRoot) {
-                for line in MarkupText(cellSeparator: options.text.cellSeparator).lines(root) {
+            let text = MarkupText(cellSeparator: options.text.cellSeparator)
+            for root in document.nodes(textRoot) {
+                for line in text.lines(root) {
                     try page.feed(line.text, line: line.line, emit: emit)
                 }
             }

@@ -131,7 +131,7 @@ public struct KMLReader: ConfigurableReader {
     private func plainText(_ html: String) throws -> String {
         let trimmed = html.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.contains("<") else { return TextFolding.collapseSpaces(trimmed) }
-        return MarkupText().lines(try HTMLDocument(fragment: trimmed).root).map(\.text).joined(separator: "\n")
+        return (try HTMLDocument(fragment: trimmed).rootNode).map { MarkupText().lines($0).map(\.text).joined(separator: "\n") } ?? ""
     }
 }
 

@@ -1,6 +1,9 @@
 /// Renders HTML as lines of text the way a reader sees the page: block elements and `<br>` end a line, table cells
 /// are separated by a configurable string, scripts, styles and comments are dropped, and white space (including
 /// no-break spaces) is collapsed within each line. Each line keeps the source line of its first text.
+///
+/// Pages are rendered straight from libxml2's tree (`lines(_: HTMLNode)`, through `HTMLNode.walk`), on the text's
+/// UTF-8 bytes; a `MarkupNode` tree renders through the same rules.
 public struct MarkupText {
     /// Elements that start and end a line of their own.
     static let blockElements: Set<String> = [
@@ -10,6 +13,54 @@ public struct MarkupText {
     ]
     /// Elements whose content is never text.
     static let ignoredElements: Set<String> = ["script", "style", "noscript", "template", "head", "iframe", "object"]
+
+    /// What an element does to the lines.
+    private enum Role {
+        case inline, block, row, cell, lineBreak, ignored
+    }
+
+    /// The role of every element that has one; any other element is inline.
+    private static let roles: [String: Role] = {
+        var roles: [String: Role] = [:]
+        for name in blockElements { roles[name] = .block }
+        for name in ignoredElements { roles[name] = .ignored }
+        roles["tr"] = .row
+        roles["td"] = .cell
+        roles["th"] = .cell
+        roles["br"] = .lineBreak
+        return roles
+    }()
+
+    /// `roles` for names of at most 8 bytes, each packed into an integer (`packed`), sorted, for a binary search
+    /// instead of hashing a string per element.
+    private static let packedRoles: (keys: [UInt64], roles: [Role]) = {
+        let entries = roles.compactMap { name, role in packed(name).map { ($0, role) } }.sorted { $0.0 < $1.0 }
+        return (entries.map(\.0), entries.map(\.1))
+    }()
+
+    /// The bytes of `name` in an integer, or `nil` when it is longer than 8 bytes.
+    @inline(__always)
+    private static func packed(_ name: String) -> UInt64? {
+        var key: UInt64 = 0
+        var shift: UInt64 = 0
+        for byte in name.utf8 {
+            guard shift < 64 else { return nil }
+            key |= UInt64(byte) << shift
+            shift += 8
+        }
+        return key
+    }
+
+    private static func role(of name: String) -> Role {
+        guard let key = packed(name) else { return roles[name] ?? .inline }
+        let (keys, found) = packedRoles
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < keys.count && keys[low] == key ? found[low] : .inline
+    }
 
     /// What separates table cells on one line.
     public var cellSeparator = "\t"
@@ -24,62 +75,147 @@ public struct MarkupText {
         public var line: Int
     }
 
-    /// The non-empty lines of `node`.
-    public func lines(_ node: MarkupNode) -> [Line] {
-        var state = State(cellSeparator: cellSeparator)
-        state.render(node)
-        state.endLine()
-        return state.lines
+    /// The non-empty lines of `node`, read from libxml2's tree.
+    public func lines(_ node: HTMLNode) -> [Line] {
+        var renderer = Renderer(cellSeparator: cellSeparator)
+        node.walk(&renderer)
+        renderer.endLine()
+        return renderer.lines
     }
 
-    private struct State {
+    /// The non-empty lines of a Swift tree.
+    public func lines(_ node: MarkupNode) -> [Line] {
+        var renderer = Renderer(cellSeparator: cellSeparator)
+        MarkupText.walk(node, &renderer)
+        renderer.endLine()
+        return renderer.lines
+    }
+
+    private static func walk(_ node: MarkupNode, _ renderer: inout Renderer) {
+        switch node {
+        case .text(let text, let line):
+            renderer.text(Array(text.utf8), line: line)
+        case .element(let name, _, _, let children):
+            guard renderer.startElement(name) else { return }
+            for child in children { walk(child, &renderer) }
+            renderer.endElement(name)
+        }
+    }
+
+    /// The rendering rules, on UTF-8 bytes. The line being built is `line`, a sequence of pieces (collapsed text,
+    /// cell separators, and the spaces between text pieces) that start at `pieceStarts`; `text` gathers the raw text
+    /// since the last cell boundary.
+    private struct Renderer: MarkupVisitor {
         let cellSeparator: String
+        let separatorBytes: [UInt8]
         var lines: [Line] = []
-        var pieces: [String] = []
-        var current = ""
+        var line: [UInt8] = []
+        var pieceStarts: [Int] = []
+        var text: [UInt8] = []
         var firstLine: Int?
         var cellsInRow = 0
+        /// The role of each element started and not yet ended.
+        var openRoles: [Role] = []
 
-        init(cellSeparator: String) { self.cellSeparator = cellSeparator }
+        init(cellSeparator: String) {
+            self.cellSeparator = cellSeparator
+            separatorBytes = Array(cellSeparator.utf8)
+        }
 
-        mutating func render(_ node: MarkupNode) {
-            switch node {
-            case .text(let text, let line):
-                if firstLine == nil, text.contains(where: { !$0.isWhitespace }) { firstLine = line }
-                current += text
-            case .element(let name, _, _, let children):
-                if MarkupText.ignoredElements.contains(name) { return }
-                if name == "br" { endLine(); return }
-                let block = MarkupText.blockElements.contains(name)
-                if block { endLine() }
-                if name == "tr" { cellsInRow = 0 }
-                if name == "td" || name == "th" {
-                    flushPiece()
-                    if cellsInRow > 0 { pieces.append(cellSeparator) }
-                    cellsInRow += 1
-                }
-                for child in children { render(child) }
-                if name == "td" || name == "th" { flushPiece() }
-                if block { endLine() }
+        mutating func startElement(_ name: String) -> Bool {
+            let role = MarkupText.role(of: name)
+            switch role {
+            case .ignored:
+                return false
+            case .lineBreak:
+                endLine()
+                return false
+            case .block:
+                endLine()
+            case .row:
+                endLine()
+                cellsInRow = 0
+            case .cell:
+                flushPiece()
+                if cellsInRow > 0 { appendPiece(separatorBytes) }
+                cellsInRow += 1
+            case .inline:
+                break
+            }
+            openRoles.append(role)
+            return true
+        }
+
+        mutating func endElement(_ name: String) {
+            switch openRoles.removeLast() {
+            case .cell: flushPiece()
+            case .block, .row: endLine()
+            case .inline, .lineBreak, .ignored: break
             }
         }
 
-        /// Collapses white space in the text gathered since the last cell boundary.
-        mutating func flushPiece() {
-            let collapsed = TextFolding.collapseSpaces(current)
-            if !collapsed.isEmpty {
-                if let last = pieces.last, last != cellSeparator, !pieces.isEmpty { pieces.append(" ") }
-                pieces.append(collapsed)
+        mutating func text(_ bytes: [UInt8], line number: Int) {
+            if firstLine == nil {
+                let visible = UTF8Whitespace.isPlain(bytes)
+                    ? UTF8Whitespace.firstVisible(bytes, 0..<bytes.count) < bytes.count
+                    : String(decoding: bytes, as: UTF8.self).contains(where: { !$0.isWhitespace })
+                if visible { firstLine = number }
             }
-            current = ""
+            text.append(contentsOf: bytes)
+        }
+
+        /// Collapses white space in the text gathered since the last cell boundary and adds it as a piece, after a
+        /// space when the piece before is text.
+        mutating func flushPiece() {
+            defer { text.removeAll(keepingCapacity: true) }
+            guard !text.isEmpty else { return }
+            let start = line.count
+            if pieceStarts.isEmpty || lastPieceIs(separatorBytes, cellSeparator) {
+                pieceStarts.append(start)
+            } else {
+                line.append(0x20)
+                pieceStarts.append(start)
+                pieceStarts.append(start + 1)
+            }
+            let textStart = line.count
+            if UTF8Whitespace.isPlain(text) {
+                UTF8Whitespace.appendCollapsed(text, 0..<text.count, to: &line)
+            } else {
+                line.append(contentsOf: TextFolding.collapseSpaces(String(decoding: text, as: UTF8.self)).utf8)
+            }
+            if line.count == textStart {
+                // Nothing visible: no piece, and no space before it.
+                line.removeSubrange(start...)
+                pieceStarts.removeLast(textStart == start ? 1 : 2)
+            }
+        }
+
+        mutating func appendPiece(_ bytes: [UInt8]) {
+            pieceStarts.append(line.count)
+            line.append(contentsOf: bytes)
+        }
+
+        /// True when the last piece is `bytes`, compared as Swift compares strings (canonical equivalence).
+        private func lastPieceIs(_ bytes: [UInt8], _ string: String) -> Bool {
+            guard let start = pieceStarts.last else { return false }
+            let count = line.count - start
+            if count == bytes.count, line[start...].elementsEqual(bytes) { return true }
+            if bytes.allSatisfy({ $0 < 0x80 }) {
+                // Text canonically equivalent to ASCII has at most one scalar (of at most 4 bytes) per ASCII byte,
+                // and some beyond ASCII (U+037E is ";").
+                if count > 4 * bytes.count || line[start...].allSatisfy({ $0 < 0x80 }) { return false }
+            }
+            return String(decoding: line[start...], as: UTF8.self) == string
         }
 
         mutating func endLine() {
             flushPiece()
-            while pieces.last == cellSeparator || pieces.last == " " { pieces.removeLast() }
-            let text = pieces.joined()
-            if !text.isEmpty { lines.append(Line(text: text, line: firstLine ?? 0)) }
-            pieces = []
+            while lastPieceIs(separatorBytes, cellSeparator) || lastPieceIs([0x20], " ") {
+                line.removeSubrange(pieceStarts.removeLast()...)
+            }
+            if !line.isEmpty { lines.append(Line(text: String(decoding: line, as: UTF8.self), line: firstLine ?? 0)) }
+            line.removeAll(keepingCapacity: true)
+            pieceStarts.removeAll(keepingCapacity: true)
             firstLine = nil
         }
     }

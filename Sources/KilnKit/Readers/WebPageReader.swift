@@ -37,6 +37,8 @@ public struct WebPageReader: ConfigurableReader {
     private let content: XPathExpression
     private let title: XPathExpression
     private let fallbackTitle: XPathExpression
+    private let declarations = EncodingMismatch.Declarations()
+    private let pages = HTMLPages()
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -49,7 +51,7 @@ public struct WebPageReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: HTMLReader.defaultMaxPageBytes,
-                                           consequence: "the page is not shipped", log: log) else { return }
+                                           consequence: "the page is not shipped", declarations: declarations, pages: pages, log: log) else { return }
         let slug = input.url.deletingPathExtension().lastPathComponent.lowercased()
         guard let root = document.select(content).first else {
             log.report(.htmlNoContent, .error, "the page has no content element (\(try options.content.xpathText())); it is not shipped", at: input.at(nil))
