@@ -19,6 +19,7 @@ enum Interruption {
                 let what = removed.isEmpty ? "no temporary file was left" : "removed the temporary files \(removed.joined(separator: ", "))"
                 let text = "kiln: interrupted by \(name): \(what); the bundle in place, if any, is whole (the previous one or the new one)\n"
                 FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+                TemporaryFiles.shared.removeAgain()
                 _exit(128 + number)
             }
             source.resume()

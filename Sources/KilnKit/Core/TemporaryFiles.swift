@@ -25,14 +25,23 @@ public final class TemporaryFiles: @unchecked Sendable {
         }
     }
 
-    /// Removes every registered file that exists and returns their paths, sorted; the registry is then empty.
+    /// Removes every registered file that exists and returns their paths, sorted, for a process about to exit: the
+    /// registry stays locked from then on, so a thread still running waits at its next registration instead of
+    /// creating another temporary file; `removeAgain()` catches a registered file such a thread re-created
+    /// meanwhile (SQLite re-creates a missing database it attaches).
     public func removeAll() -> [String] {
-        let registered = lock.withLock {
-            defer { paths.removeAll() }
-            return paths.keys.sorted()
-        }
-        return registered.filter { unlink($0) == 0 }
+        lock.lock()  // never unlocked: the process exits
+        removedAtExit = paths.keys.sorted()
+        return removedAtExit.filter { unlink($0) == 0 }
     }
+
+    /// Removes again the files `removeAll()` removed, right before the process exits.
+    public func removeAgain() {
+        for path in removedAtExit { unlink(path) }
+    }
+
+    /// The files `removeAll()` removed (read and written only by the thread that holds the lock for good).
+    private var removedAtExit: [String] = []
 
     /// Keeps `object` alive as long as the process (e.g. the signal sources that call `removeAll`).
     public func retain(_ object: AnyObject) {
