@@ -117,6 +117,8 @@ public enum Builder {
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
                 }
             }
+            // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
+            ProcessHeap.releaseFreeMemory()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
@@ -131,7 +133,7 @@ public enum Builder {
             throw KilnError.io("cannot write the staging database in \(folder.path): \(error.message)")
         }
 
-        // What staging's threads freed stays in their malloc arenas: hand it back before the bundle's caches fill.
+        // The rules' connection is closed: hand its memory back before the bundle's caches fill.
         ProcessHeap.releaseFreeMemory()
         var pending: PendingBundle?
         defer { pending?.discard() }

@@ -15,7 +15,7 @@ final class StagingArea {
         try? FileManager.default.removeItem(at: url)
         database = try Database(path: url.path)
         self.pipeline = pipeline
-        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA threads = 2")
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
         try StagingArea.createTables(pipeline.manifest.tables, in: database)
     }
 
