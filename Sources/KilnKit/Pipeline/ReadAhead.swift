@@ -1,12 +1,14 @@
 import Foundation
 
-/// Reads and shapes the input files of every source on worker threads, ahead of staging, and hands each file's rows
-/// back in file order: the pages of one source, and the files of the next source while the current one is still
-/// being read, are parsed and shaped on different cores. Each worker has readers and shapers of its own (they keep
-/// compiled patterns and match buffers). A record is shaped as soon as it is read, as a single-threaded load does,
-/// and the consumer takes the files strictly in order, so staging gets exactly the rows, in exactly the order, of a
-/// single-threaded load; each file's findings (reading and shaping, in the order they were made) are kept in a log
-/// of its own and replayed into the build's log when the consumer reaches that file.
+/// Reads (and shapes) the input files of every source on worker threads, ahead of staging, and hands each file's
+/// records back in file order: the pages of one source, and the files of the next source while the current one is
+/// still being read, are parsed and shaped on different cores. Each worker has readers and shapers of its own (they
+/// keep compiled patterns and match buffers). A file read ahead is shaped by its worker as it is read; the file the
+/// consumer is on when its worker starts it is handed over as records, for the consumer to shape (`Batch`). The
+/// consumer takes the files strictly in order, so staging gets exactly the rows, in exactly the order, of a
+/// single-threaded load; each file's findings are kept in a log of its own and replayed into the build's log when
+/// the consumer reaches that file (shaping findings the consumer makes go straight to the build's log; reading and
+/// shaping report different codes, so what each code keeps under its cap is the same).
 ///
 /// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
 /// read ahead may hold at most
@@ -21,10 +23,18 @@ final class ReadAhead: @unchecked Sendable {
         let digest: Bool
     }
 
+    /// Records of a file, in order: shaped by the worker (a file read ahead), or as read, for the consumer to shape
+    /// (the file the consumer was on when its worker started it: the consumer has nothing else to do meanwhile, so
+    /// reading, shaping and inserting it run on three threads).
+    enum Batch {
+        case shaped([ShapedRow])
+        case records([StagedRecord])
+    }
+
     /// What the consumer gets from `next(_:)` for the file it is on.
     enum Event {
-        /// Rows of the file, shaped, in order.
-        case rows([ShapedRow])
+        /// Records of the file, in order.
+        case batch(Batch)
         /// The file was read whole: its findings and, when it was digested, its SHA-256.
         case finished(log: DiagnosticLog, digest: String?)
         /// Reading the file failed (the reader threw).
@@ -33,7 +43,7 @@ final class ReadAhead: @unchecked Sendable {
 
     /// One file's output, waiting to be taken. Guarded by `condition`.
     private final class Slot {
-        var batches: [[ShapedRow]] = []
+        var batches: [Batch] = []
         var taken = 0
         var bytes = 0
         var end: Event?
@@ -101,14 +111,14 @@ final class ReadAhead: @unchecked Sendable {
         while slot.taken == slot.batches.count && slot.end == nil { condition.wait() }
         if slot.taken < slot.batches.count {
             let batch = slot.batches[slot.taken]
-            slot.batches[slot.taken] = []
+            slot.batches[slot.taken] = .records([])
             slot.taken += 1
             if slot.taken == slot.batches.count {
                 slot.batches.removeAll(keepingCapacity: true)
                 slot.taken = 0
             }
             condition.broadcast()
-            return .rows(batch)
+            return .batch(batch)
         }
         let end = slot.end!
         slots[index] = Slot()  // let the file's records and log go
@@ -126,14 +136,14 @@ final class ReadAhead: @unchecked Sendable {
 
     /// A worker: claims the next unread file, reads it, repeats.
     private func work(_ tools: [Tools], targetIndexes: [[String: Int]], sourceNames: [String]) {
-        while let index = claim() {
+        while let (index, current) = claim() {
             let item = items[index]
             let log = DiagnosticLog()
             log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
             let end: Event
             do {
-                let digest = try read(item, at: index, tools: tools[item.source], targetIndex: targetIndexes[item.source],
-                                      sourceName: sourceNames[item.source], log: log)
+                let digest = try read(item, at: index, shaping: !current, tools: tools[item.source],
+                                      targetIndex: targetIndexes[item.source], sourceName: sourceNames[item.source], log: log)
                 end = .finished(log: log, digest: digest)
             } catch is ReadAheadCancelled {
                 break
@@ -151,33 +161,47 @@ final class ReadAhead: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func claim() -> Int? {
+    /// The next unread file, and whether it is the file the consumer is on.
+    private func claim() -> (index: Int, current: Bool)? {
         condition.lock()
         defer { condition.unlock() }
         guard !cancelled, nextToRead < items.count else { return nil }
         nextToRead += 1
-        return nextToRead - 1
+        return (nextToRead - 1, nextToRead - 1 == current)
     }
 
-    /// Reads and shapes one file into its slot in batches; returns its digest when it was asked for.
-    private func read(_ item: Item, at index: Int, tools: Tools, targetIndex: [String: Int], sourceName: String,
+    /// Reads one file into its slot in batches, shaping its records (`shaping`) or leaving that to the consumer;
+    /// returns its digest when it was asked for.
+    private func read(_ item: Item, at index: Int, shaping: Bool, tools: Tools, targetIndex: [String: Int], sourceName: String,
                       log: DiagnosticLog) throws -> String? {
-        var batch: [ShapedRow] = []
+        var rows: [ShapedRow] = []
+        var records: [StagedRecord] = []
         var batchBytes = 0
-        batch.reserveCapacity(StagingArea.batchRecords)
+        func flush() throws {
+            try publish(shaping ? .shaped(rows) : .records(records), bytes: batchBytes, at: index)
+            rows.removeAll(keepingCapacity: true)
+            records.removeAll(keepingCapacity: true)
+            batchBytes = 0
+        }
         let digest = try StagingArea.readFile(item.input, digest: item.digest, reader: tools.reader, targetIndex: targetIndex,
                                               sourceName: sourceName, log: log) { target, record, input in
-            let row = tools.shaper.row(record, target: target, input: input, log: log)
-            batchBytes += ReadAhead.estimatedSize(of: row)
-            batch.append(ShapedRow(target: target, values: row))
-            if batch.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes {
-                try publish(batch, bytes: batchBytes, at: index)
-                batch.removeAll(keepingCapacity: true)
-                batchBytes = 0
+            if shaping {
+                let row = tools.shaper.row(record, target: target, input: input, log: log)
+                batchBytes += ReadAhead.estimatedSize(of: row)
+                rows.append(ShapedRow(target: target, values: row))
+            } else {
+                batchBytes += ReadAhead.estimatedSize(of: record)
+                records.append(StagedRecord(target: target, record: record))
             }
+            if rows.count + records.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes { try flush() }
         }
-        if !batch.isEmpty { try publish(batch, bytes: batchBytes, at: index) }
+        if !rows.isEmpty || !records.isEmpty { try flush() }
         return digest
+    }
+
+    /// About how much memory a record takes: its values and the text of its strings.
+    static func estimatedSize(of record: Record) -> Int {
+        record.values.reduce(32) { $0 + 32 + ($1?.utf8.count ?? 0) }
     }
 
     /// About how much memory a shaped row takes: its values and the text of its strings.
@@ -194,7 +218,7 @@ final class ReadAhead: @unchecked Sendable {
     /// Adds a batch to file `index`'s slot. The current file waits while `currentBatches` of its batches are not yet
     /// taken (the consumer is taking them); a file ahead of the consumer waits while the files ahead hold more than
     /// the limit.
-    private func publish(_ batch: [ShapedRow], bytes: Int, at index: Int) throws {
+    private func publish(_ batch: Batch, bytes: Int, at index: Int) throws {
         condition.lock()
         defer { condition.unlock() }
         func mustWait() -> Bool {
@@ -210,6 +234,13 @@ final class ReadAhead: @unchecked Sendable {
         }
         condition.broadcast()
     }
+}
+
+/// One record bound for staging, not yet shaped, with the index of the source's target (table and mappings) it goes
+/// into.
+struct StagedRecord: Sendable {
+    let target: Int
+    let record: Record
 }
 
 /// Thrown inside a worker when the consumer has cancelled: the worker stops reading.

@@ -48,7 +48,7 @@ final class StagingArea {
         let readAhead = try self.readAhead(examplesPerCode: log.tally.examplesPerCode)
         let writer = StagingWriter(path: database.path, insertSQL: insertSQL)
         do {
-            try load(source, from: readAhead, log: log, into: writer)
+            try load(source, from: readAhead, shaper: RowShaper(targets: source.targets), log: log, into: writer)
             try writer.finish()
         } catch {
             readAhead.cancel()
@@ -61,18 +61,24 @@ final class StagingArea {
     }
 
     /// Takes `source`'s files from the read-ahead, in order, into the writer thread: each file inside one
-    /// transaction, its findings replayed into `log` when it is done.
-    private func load(_ source: CompiledSource, from readAhead: ReadAhead, log: DiagnosticLog, into writer: StagingWriter) throws {
+    /// transaction, its records shaped here with `shaper` when its worker left them as read, its findings replayed
+    /// into `log` when it is done.
+    private func load(_ source: CompiledSource, from readAhead: ReadAhead, shaper: RowShaper, log: DiagnosticLog,
+                      into writer: StagingWriter) throws {
         let position = sourceIndex(source)
         for index in readAhead.items.indices where readAhead.items[index].source == position {
-            let item = readAhead.items[index]
+            let file = readAhead.items[index]
             try writer.send(.begin)
             reading: while true {
                 switch readAhead.next(index) {
-                case .rows(let rows):
+                case .batch(.shaped(let rows)):
                     try writer.send(.rows(rows))
+                case .batch(.records(let records)):
+                    try writer.send(.rows(records.map { staged in
+                        ShapedRow(target: staged.target, values: shaper.row(staged.record, target: staged.target, input: file.input, log: log))
+                    }))
                 case .finished(let fileLog, let digest):
-                    if let digest { digestCache[item.input.relativePath] = digest }
+                    if let digest { digestCache[file.input.relativePath] = digest }
                     fileLog.replay(into: log)
                     try writer.send(.commit)
                     break reading
