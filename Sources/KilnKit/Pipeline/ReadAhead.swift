@@ -11,8 +11,7 @@ import Foundation
 /// shaping report different codes, so what each code keeps under its cap is the same).
 ///
 /// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
-/// read ahead may hold at most
-/// about `aheadBytes` of rows between them (`estimatedSize(of:)`) before their workers wait.
+/// read ahead may hold about `aheadBytes` of records between them (`estimatedSize(of:)`) before their workers wait.
 final class ReadAhead: @unchecked Sendable {
     /// One file of one source, in the order staging takes them.
     struct Item {

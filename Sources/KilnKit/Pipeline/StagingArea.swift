@@ -116,9 +116,13 @@ final class StagingArea {
     /// The most reader threads a build starts.
     static let maximumReaders = 4
 
-    /// The position of `source` in the pipeline (sources have unique names).
+    /// The position of `source` in the pipeline (sources have unique names). Loading a source of another pipeline is
+    /// a programming error.
     private func sourceIndex(_ source: CompiledSource) -> Int {
-        pipeline.sources.firstIndex { $0.spec.name == source.spec.name } ?? -1
+        guard let index = pipeline.sources.firstIndex(where: { $0.spec.name == source.spec.name }) else {
+            preconditionFailure("the source \(source.spec.name) is not one of this staging area's pipeline")
+        }
+        return index
     }
 
     deinit { startedReadAhead?.cancel() }
@@ -131,8 +135,8 @@ final class StagingArea {
     }
 
     /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the threaded load,
-    /// where reader threads read the files ahead (`ReadAhead`, computing their digests) and a writer thread shapes
-    /// and inserts them in order.
+    /// where reader threads read (and shape) the files ahead (`ReadAhead`, computing their digests), this thread
+    /// takes them in order and a writer thread inserts them.
     static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
 
     /// Rows sent to the writer at once, and the estimated bytes after which a batch is sent early (large pages).
