@@ -59,6 +59,10 @@ final class ReadAhead: @unchecked Sendable {
     private let limit: Int
     private let examplesPerCode: Int
 
+    /// Records in one batch, and the estimated bytes after which a batch is handed over early (large pages).
+    static let batchRecords = 512
+    static let batchBytes = 1 << 20
+
     /// The batches of the current file that may wait to be taken.
     static let currentBatches = 8
 
@@ -192,7 +196,7 @@ final class ReadAhead: @unchecked Sendable {
                 batchBytes += ReadAhead.estimatedSize(of: record)
                 records.append(StagedRecord(target: target, record: record))
             }
-            if rows.count + records.count >= StagingArea.batchRecords || batchBytes >= StagingArea.batchBytes { try flush() }
+            if rows.count + records.count >= ReadAhead.batchRecords || batchBytes >= ReadAhead.batchBytes { try flush() }
         }
         if !rows.isEmpty || !records.isEmpty { try flush() }
         return digest

@@ -139,10 +139,6 @@ final class StagingArea {
     /// takes them in order and a writer thread inserts them.
     static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
 
-    /// Rows sent to the writer at once, and the estimated bytes after which a batch is sent early (large pages).
-    static let batchRecords = 512
-    static let batchBytes = 1 << 20
-
     /// Reads, shapes and inserts every file of `source` on the calling thread, each file inside one transaction.
     private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
         let targetIndex = StagingArea.targetIndex(of: source)

@@ -59,15 +59,7 @@ public final class LineReader {
     public func next() throws -> TextLine? {
         guard let line = try nextUndecoded() else { return nil }
         guard line.overlongLength == nil else { return line }
-        let text: String?
-        if line.bytes.contains(0) {
-            text = nil  // a NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there
-        } else if let decoder {
-            text = try? decoder.decode(line.bytes)
-        } else {
-            text = String(validating: line.bytes, as: UTF8.self)
-        }
-        return TextLine(number: line.number, text: text, bytes: line.bytes)
+        return TextLine(number: line.number, text: decodeUTF8(line)?.text, bytes: line.bytes)
     }
 
     /// The next line's bytes (line ending and byte-order mark removed), not yet decoded: `text` is always `nil`.
@@ -129,6 +121,7 @@ public final class LineReader {
     /// The line's text as valid UTF-8: its own bytes in a UTF-8 file (checked, not copied), its decoded text's in a
     /// legacy code page; `nil` when the bytes are not valid in the file's encoding or hold a NUL byte.
     func decodeUTF8(_ line: TextLine) -> ValidUTF8? {
+        // A NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there.
         guard !line.bytes.contains(0) else { return nil }
         guard let decoder else { return ValidUTF8(line.bytes) }
         return (try? decoder.decode(line.bytes)).map(ValidUTF8.init(text:))

@@ -31,36 +31,7 @@ public struct MarkupText {
         return roles
     }()
 
-    /// `roles` for names of at most 8 bytes, each packed into an integer (`packed`), sorted, for a binary search
-    /// instead of hashing a string per element.
-    private static let packedRoles: (keys: [UInt64], roles: [Role]) = {
-        let entries = roles.compactMap { name, role in packed(name).map { ($0, role) } }.sorted { $0.0 < $1.0 }
-        return (entries.map(\.0), entries.map(\.1))
-    }()
-
-    /// The bytes of `name` in an integer, or `nil` when it is longer than 8 bytes.
-    @inline(__always)
-    private static func packed(_ name: String) -> UInt64? {
-        var key: UInt64 = 0
-        var shift: UInt64 = 0
-        for byte in name.utf8 {
-            guard shift < 64 else { return nil }
-            key |= UInt64(byte) << shift
-            shift += 8
-        }
-        return key
-    }
-
-    private static func role(of name: String) -> Role {
-        guard let key = packed(name) else { return roles[name] ?? .inline }
-        let (keys, found) = packedRoles
-        var low = 0, high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle] < key { low = middle + 1 } else { high = middle }
-        }
-        return low < keys.count && keys[low] == key ? found[low] : .inline
-    }
+    private static func role(of name: String) -> Role { roles[name] ?? .inline }
 
     /// What separates table cells on one line.
     public var cellSeparator = "\t"

@@ -15,8 +15,8 @@ public enum TextFolding {
         if let first = text.utf8.first, let last = text.utf8.last, visibleASCII(first), visibleASCII(last) { return text }
         let scalars = text.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return text }
-        // Unicode's property table is consulted only for an end that is not ASCII.
-        let isSpace: (Unicode.Scalar) -> Bool = { $0.isASCII ? ($0.value <= 0x20 || $0.value == 0x7F) && $0.properties.isWhitespace : $0.properties.isWhitespace }
+        // Visible ASCII is never white space: Unicode's property table is consulted only for the other ends.
+        let isSpace: (Unicode.Scalar) -> Bool = { ($0.value > 0x20 && $0.value < 0x7F) ? false : $0.properties.isWhitespace }
         if !isSpace(first) && !isSpace(last) { return text }
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
