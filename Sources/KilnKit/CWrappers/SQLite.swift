@@ -153,50 +153,44 @@ public final class Database {
     }
 
     private func compileOne(_ sql: String) throws -> Statement {
-        let bytes = Array(sql.utf8)
-        var statement: OpaquePointer?
-        var rest: [UInt8] = []
-        let result: Int32 = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { text in
-                var tail: UnsafePointer<CChar>?
-                let result = sqlite3_prepare_v2(handle, text.baseAddress, Int32(text.count), &statement, &tail)
-                if result == SQLITE_OK, let tail, let base = text.baseAddress {
-                    rest = Array(bytes[(tail - base)...])
-                }
-                return result
-            }
-        }
-        guard result == SQLITE_OK, let statement else {
-            sqlite3_finalize(statement)
-            throw error(result, sql: sql)
+        let first = prepareFirst(Array(sql.utf8))
+        guard first.result == SQLITE_OK, let statement = first.statement else {
+            sqlite3_finalize(first.statement)
+            throw error(first.result, sql: sql)
         }
         let compiled = Statement(statement, database: self, sql: sql)
         // What follows is compiled only to find out whether it is a statement, never run: with the usual authorizer.
         let readOnly = guards.readOnly
         guards.readOnly = false
         defer { guards.readOnly = readOnly }
-        var remaining = rest
+        var remaining = first.rest
         while !remaining.isEmpty {
-            var next: OpaquePointer?
-            var nextRest: [UInt8] = []
-            let nextResult: Int32 = remaining.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { text in
-                    var tail: UnsafePointer<CChar>?
-                    let result = sqlite3_prepare_v2(handle, text.baseAddress, Int32(text.count), &next, &tail)
-                    if let tail, let base = text.baseAddress { nextRest = Array(remaining[(tail - base)...]) }
-                    return result
-                }
-            }
-            let hasStatement = next != nil
-            sqlite3_finalize(next)
-            if nextResult != SQLITE_OK || hasStatement {
+            let next = prepareFirst(remaining)
+            sqlite3_finalize(next.statement)
+            if next.result != SQLITE_OK || next.statement != nil {
                 let extra = String(decoding: remaining, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 throw SQLiteError(code: SQLITE_ERROR, message: "only one statement is allowed, but text follows the first: \"\(extra.prefix(80))\"", sql: sql)
             }
-            if nextRest.count >= remaining.count { break }
-            remaining = nextRest
+            if next.rest.count >= remaining.count { break }
+            remaining = next.rest
         }
         return compiled
+    }
+
+    /// Compiles the first statement of `bytes`: SQLite's result, the statement (`nil` when there was only white space
+    /// or comments; the caller finalizes it) and the bytes after it.
+    private func prepareFirst(_ bytes: [UInt8]) -> (result: Int32, statement: OpaquePointer?, rest: [UInt8]) {
+        var statement: OpaquePointer?
+        var rest: [UInt8] = []
+        let result: Int32 = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { text in
+                var tail: UnsafePointer<CChar>?
+                let result = sqlite3_prepare_v2(handle, text.baseAddress, Int32(text.count), &statement, &tail)
+                if let tail, let base = text.baseAddress { rest = Array(bytes[(tail - base)...]) }
+                return result
+            }
+        }
+        return (result, statement, rest)
     }
 
     /// Runs `body` with a limit of `seconds` per call: a statement still running then is stopped and fails with an

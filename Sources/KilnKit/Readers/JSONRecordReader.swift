@@ -152,7 +152,7 @@ public struct JSONRecordReader: ConfigurableReader {
             if case .key(let key) = event {
                 stack[stack.count - 1].key = key
                 if var capture {
-                    capture.text += (capture.needsComma[capture.needsComma.count - 1] ? "," : "") + quoted(key) + ":"
+                    capture.text += (capture.needsComma[capture.needsComma.count - 1] ? "," : "") + JSONText.string(key) + ":"
                     capture.needsComma[capture.needsComma.count - 1] = false
                     self.capture = capture
                 }
@@ -256,7 +256,7 @@ public struct JSONRecordReader: ConfigurableReader {
             switch event {
             case .startObject: current.text += "{"; current.needsComma.append(false)
             case .startArray: current.text += "["; current.needsComma.append(false)
-            case .string(let text): current.text += quoted(text)
+            case .string(let text): current.text += JSONText.string(text)
             case .number(let text): current.text += text
             case .bool(let value): current.text += value ? "true" : "false"
             case .null: current.text += "null"
@@ -272,22 +272,6 @@ public struct JSONRecordReader: ConfigurableReader {
             case .bool(let value): return value ? "1" : "0"
             default: return nil
             }
-        }
-
-        private func quoted(_ text: String) -> String {
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
         }
     }
 }
