@@ -65,6 +65,28 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// A flag that one thread raises to stop the SQL another thread runs under `Database.stopping(when:)`.
+public final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    public init() {}
+
+    /// Stops the SQL run under this signal.
+    public func raise() {
+        lock.lock()
+        raised = true
+        lock.unlock()
+    }
+
+    /// True once the signal was raised.
+    public var isRaised: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return raised
+    }
+}
+
 /// One open SQLite connection. Not `Sendable`: a connection is used from one thread at a time.
 public final class Database {
     private var handle: OpaquePointer?
@@ -81,6 +103,7 @@ public final class Database {
     /// Opens (or creates) the database at `path`.
     /// - Throws: `SQLiteError` when the file cannot be opened.
     public init(path: String, mode: Mode = .create) throws {
+        _ = Database.libraryConfigured
         self.path = path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
         switch mode {
@@ -106,6 +129,9 @@ public final class Database {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// The process-wide SQLite settings, applied once before the first connection: no memory statistics.
+    private static let libraryConfigured: Void = { _ = kiln_sqlite3_disable_memory_statistics() }()
 
     /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as
     /// an attach): for connections that run SQL a manifest wrote, which must read and write nothing else.
@@ -204,6 +230,17 @@ public final class Database {
         }, Unmanaged.passUnretained(guards).toOpaque())
         defer { sqlite3_progress_handler(handle, 0, nil, nil) }
         return try body()
+    }
+
+    /// Runs `body` so that raising `signal` (from any thread) stops the statement running then and every later one:
+    /// they fail with an `SQLiteError` whose `isInterrupted` is true. For work that another thread may find useless
+    /// before it ends (full-text indexes built while the rules run, which then find errors).
+    public func stopping<T>(when signal: StopSignal, _ body: () throws -> T) rethrows -> T {
+        sqlite3_progress_handler(handle, 10_000, { userData in
+            Unmanaged<StopSignal>.fromOpaque(userData!).takeUnretainedValue().isRaised ? 1 : 0
+        }, Unmanaged.passUnretained(signal).toOpaque())
+        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        return try withExtendedLifetime(signal) { try body() }
     }
 
     /// Closes the connection; any later use of it fails.

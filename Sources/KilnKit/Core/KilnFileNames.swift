@@ -3,7 +3,8 @@ import Foundation
 /// How Kiln names the files it writes beside an output — one place for every convention, so that writing them,
 /// cleaning up after a dead run (`BuildFiles.removeStale`) and the docs agree:
 /// - `.<name>.<pid>.tmp`: a file being written (bundle, report, export file) before its rename over `<name>`;
-/// - `.<name>.staging.<pid>.sqlite`: a build's staging database;
+/// - `.<name>.staging.<pid>.sqlite`: a build's staging database; `.<name>.staging.<pid>.fts<n>.sqlite`: the scratch
+///   database where the full-text index of the bundle's n-th full-text table is built;
 /// - `.<name>.lock`: the lock serializing builds of `<name>`;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page
 ///   `<…>.report.html` beside the JSON report.
@@ -16,6 +17,11 @@ public enum KilnFileNames {
     /// This process's staging database for a build of `destination`.
     public static func staging(for destination: URL) -> URL {
         hidden(destination, ".staging.\(ProcessInfo.processInfo.processIdentifier).sqlite")
+    }
+
+    /// This process's scratch database for the full-text index of the `number`-th full-text table of `destination`.
+    public static func fullTextScratch(for destination: URL, number: Int) -> URL {
+        hidden(destination, ".staging.\(ProcessInfo.processInfo.processIdentifier).fts\(number).sqlite")
     }
 
     /// The lock file serializing builds of `destination`.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The hidden files a build of one bundle file writes in its folder: the lock (`.<name>.lock`), the staging database
-/// (`.<name>.staging.<pid>.sqlite`) and the finished bundle before its rename (`.<name>.<pid>.tmp`), named by
+/// (`.<name>.staging.<pid>.sqlite`) and the full-text scratch databases (`.<name>.staging.<pid>.fts<n>.sqlite`), and
+/// the finished bundle before its rename (`.<name>.<pid>.tmp`), named by
 /// `KilnFileNames`. A build removes its own; one killed first leaves them behind, and the
 /// next build of the same file removes them (`removeStale`) while it holds the lock.
 struct BuildFiles {
@@ -29,16 +30,16 @@ struct BuildFiles {
         }
     }
 
-    /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite`, a name no other
-    /// program uses) whose process is gone, and returns them: a build killed while writing another bundle of the
-    /// same folder left them. A running build's are left alone.
+    /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite` and its full-text
+    /// scratch databases, names no other program uses) whose process is gone, and returns them: a build killed while
+    /// writing another bundle of the same folder left them. A running build's are left alone.
     @discardableResult
     func removeStaleStagingDatabases() -> [URL] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return entries.sorted().compactMap { entry in
             guard entry.hasPrefix("."), let range = entry.range(of: ".staging.", options: .backwards) else { return nil }
             let rest = entry[range.upperBound...]
-            guard let dot = rest.firstIndex(of: "."), ["sqlite", "sqlite-journal"].contains(rest[rest.index(after: dot)...]),
+            guard let dot = rest.firstIndex(of: "."), BuildFiles.isStagingEnding(rest[rest.index(after: dot)...]),
                   let process = Int32(rest[..<dot]), !BuildFiles.isRunning(process) else { return nil }
             let url = folder.appendingPathComponent(entry)
             return (try? FileManager.default.removeItem(at: url)).map { url }
@@ -52,11 +53,24 @@ struct BuildFiles {
         var rest = Substring(entry.dropFirst(prefix.count))
         if rest.hasPrefix("staging.") {
             rest = rest.dropFirst("staging.".count)
-            guard let dot = rest.firstIndex(of: "."), ["sqlite", "sqlite-journal"].contains(rest[rest.index(after: dot)...]) else { return nil }
+            guard let dot = rest.firstIndex(of: "."), BuildFiles.isStagingEnding(rest[rest.index(after: dot)...]) else { return nil }
             return Int32(rest[..<dot])
         }
         guard rest.hasSuffix(".tmp") else { return nil }
         return Int32(rest.dropLast(".tmp".count))
+    }
+
+    /// True for what follows `staging.<pid>.` in the name of a staging database, a full-text scratch database or
+    /// their journals: `sqlite`, `fts<n>.sqlite`, each optionally with `-journal`.
+    private static func isStagingEnding(_ ending: Substring) -> Bool {
+        var rest = ending
+        if rest.hasSuffix("-journal") { rest = rest.dropLast("-journal".count) }
+        guard rest.hasSuffix("sqlite") else { return false }
+        rest = rest.dropLast("sqlite".count)
+        if rest.isEmpty { return true }
+        guard rest.hasPrefix("fts"), rest.hasSuffix(".") else { return false }
+        let number = rest.dropFirst(3).dropLast()
+        return !number.isEmpty && number.allSatisfy(\.isASCIIDigitCharacter)
     }
 
     /// True unless the system says no process `process` exists.

@@ -101,6 +101,9 @@ public enum Builder {
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
+        // Full-text indexing, the longest step of writing a bundle, starts while the rules run (`FullTextBuild`).
+        var fullTextBuild: FullTextBuild?
+        defer { fullTextBuild?.discard() }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -121,6 +124,9 @@ public enum Builder {
             ProcessHeap.releaseFreeMemory()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
+            if !log.hasErrors {
+                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
+            }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
@@ -138,10 +144,13 @@ public enum Builder {
         var pending: PendingBundle?
         defer { pending?.discard() }
         var comparison: BundleDiff?
-        if !log.hasErrors {
+        if log.hasErrors {
+            fullTextBuild?.discard()
+        } else {
             do {
                 options.progress?(.writing(output))
-                let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs)
+                let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs,
+                                                                            fullTextBuild: fullTextBuild)
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {

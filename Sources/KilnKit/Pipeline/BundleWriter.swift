@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes the shipped bundle from the staging area: the declared schema with its constraints, rows in key order,
-/// indexes, FTS5 tables, the `kiln_metadata` table and `PRAGMA user_version`; then VACUUM when pages were left free, fsync and an atomic rename.
+/// indexes, FTS5 tables (indexed on threads of their own, `FullTextBuild`), the `kiln_metadata` table and `PRAGMA user_version`; then VACUUM when pages were left free, fsync and an atomic rename.
 /// Nothing in it depends on time or on hash order, so the same inputs give the same bytes.
 struct BundleWriter {
     let manifest: Manifest
@@ -25,7 +25,9 @@ struct BundleWriter {
     /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
     /// inspects it, then commits or discards it.
     /// - Throws: as `write(from:to:inputs:)`; the temporary file is removed when it throws.
-    func prepare(from staging: URL, to destination: URL, inputs: [String: String]) throws -> PendingBundle {
+    /// `fullTextBuild`: the full-text indexes, started by the caller as soon as staging was complete (else started
+    /// here); discarded when this returns.
+    func prepare(from staging: URL, to destination: URL, inputs: [String: String], fullTextBuild: FullTextBuild? = nil) throws -> PendingBundle {
         let folder = destination.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -35,9 +37,12 @@ struct BundleWriter {
         let temporary = KilnFileNames.temporary(for: destination)
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
+        // The full-text indexes are built on threads of their own while the tables are written (`FullTextBuild`).
+        let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, destination: destination)
+        defer { fullTextBuild.discard() }
         do {
             let database = try Database(path: temporary.path)
-            let counts = try fill(database, staging: staging, inputs: inputs)
+            let counts = try fill(database, staging: staging, inputs: inputs, fullTextBuild: fullTextBuild)
             try database.close()
             return PendingBundle(temporary: temporary, destination: destination, counts: counts)
         } catch {
@@ -49,7 +54,7 @@ struct BundleWriter {
         }
     }
 
-    private func fill(_ database: Database, staging: URL, inputs: [String: String]) throws -> [(String, Int)] {
+    private func fill(_ database: Database, staging: URL, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
@@ -59,19 +64,17 @@ struct BundleWriter {
         // SQLite's sorter may use a second core.
         try database.execute("PRAGMA staging.cache_size = -16384; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
-        try database.transaction {
-            for table in manifest.tables where table.ship {
+        // A transaction per table: a full-text index is copied in between (ATTACH cannot run inside one).
+        for table in manifest.tables where table.ship {
+            try database.transaction {
                 try database.execute(SchemaSQL.createTable(table))
                 let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                let order = (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) })
-                    .map(quoteIdentifier).joined(separator: ", ")
-                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name)) ORDER BY \(order)")
+                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name)) ORDER BY \(SchemaSQL.rowOrder(table))")
                 for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-                if let fullText = table.fullText {
-                    try database.execute(SchemaSQL.createFullText(fullText))
-                    let ftsColumns = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
-                    try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(ftsColumns)) SELECT \(ftsColumns) FROM main.\(quoteIdentifier(table.name)) ORDER BY \(table.orderColumns.map(quoteIdentifier).joined(separator: ", "))")
-                }
+                if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+            }
+            if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
+            try database.transaction {
                 if let spatial = table.spatial {
                     try database.execute(SchemaSQL.createSpatial(spatial))
                     try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
@@ -79,8 +82,8 @@ struct BundleWriter {
                 let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
                 counts.append((table.name, Int(count)))
             }
-            try writeMetadata(database, counts: counts, inputs: inputs)
         }
+        try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
         try database.execute("DETACH DATABASE staging")
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         let broken = try database.rows("PRAGMA foreign_key_check")
@@ -110,7 +113,7 @@ struct BundleWriter {
 }
 
 /// A finished bundle in a temporary file beside its destination, not yet in place.
-struct PendingBundle {
+struct PendingBundle: Sendable {
     /// The complete bundle, closed.
     let temporary: URL
     /// Where `commit()` puts it.
@@ -157,6 +160,13 @@ enum SchemaSQL {
             "FOREIGN KEY (\(key.columns.map(quoteIdentifier).joined(separator: ", "))) REFERENCES \(quoteIdentifier(key.table)) (\(key.referencedColumns.map(quoteIdentifier).joined(separator: ", ")))"
         }
         return "CREATE TABLE \(quoteIdentifier(table.name)) (\n  \(parts.joined(separator: ",\n  "))\n)"
+    }
+
+    /// The order a table's rows are written in: its key (or, without one, its columns), then its other columns. Rows
+    /// are distinct, so no two share a place: the same rows always get the same rowids.
+    static func rowOrder(_ table: TableSpec) -> String {
+        (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) })
+            .map(quoteIdentifier).joined(separator: ", ")
     }
 
     static func indexName(_ index: IndexSpec, of table: TableSpec) -> String {

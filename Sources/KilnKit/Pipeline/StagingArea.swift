@@ -60,15 +60,16 @@ final class StagingArea {
         return digests
     }
 
-    /// Takes `source`'s files from the read-ahead, in order, into the writer thread: each file inside one
-    /// transaction, its records shaped here with `shaper` when its worker left them as read, its findings replayed
-    /// into `log` when it is done.
+    /// Takes `source`'s files from the read-ahead, in order, into the writer thread, the whole source inside one
+    /// transaction (a file that fails stops the build, so nothing is gained by a transaction per file, and a commit
+    /// per file writes the table's last pages out again for every small file); each file's records are shaped here
+    /// with `shaper` when its worker left them as read, its findings replayed into `log` when it is done.
     private func load(_ source: CompiledSource, from readAhead: ReadAhead, shaper: RowShaper, log: DiagnosticLog,
                       into writer: StagingWriter) throws {
         let position = sourceIndex(source)
+        try writer.send(.begin)
         for index in readAhead.items.indices where readAhead.items[index].source == position {
             let file = readAhead.items[index]
-            try writer.send(.begin)
             reading: while true {
                 switch readAhead.next(index) {
                 case .batch(.shaped(let rows)):
@@ -80,13 +81,13 @@ final class StagingArea {
                 case .finished(let fileLog, let digest):
                     if let digest { digestCache[file.input.relativePath] = digest }
                     fileLog.replay(into: log)
-                    try writer.send(.commit)
                     break reading
                 case .failed(let error):
                     throw error
                 }
             }
         }
+        try writer.send(.commit)
     }
 
     /// The read-ahead over every file of every source, started at the first load.
@@ -139,22 +140,23 @@ final class StagingArea {
     /// takes them in order and a writer thread inserts them.
     static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
 
-    /// Reads, shapes and inserts every file of `source` on the calling thread, each file inside one transaction.
+    /// Reads, shapes and inserts every file of `source` on the calling thread, the whole source inside one
+    /// transaction, as the threaded load does.
     private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
         let targetIndex = StagingArea.targetIndex(of: source)
-        for input in source.files {
-            try sink.begin()
-            do {
+        try sink.begin()
+        do {
+            for input in source.files {
                 let digest = try StagingArea.readFile(input, digest: digestCache[input.relativePath] == nil, reader: source.reader,
                                                       targetIndex: targetIndex, sourceName: source.spec.name, log: log) { target, record, input in
                     try sink.add(record, target: target, input: input)
                 }
                 if let digest { digestCache[input.relativePath] = digest }
-                try sink.commit()
-            } catch {
-                sink.rollback()
-                throw error
             }
+            try sink.commit()
+        } catch {
+            sink.rollback()
+            throw error
         }
     }
 
@@ -299,7 +301,7 @@ private struct StagingSink {
 
     func commit() throws { try database.execute("COMMIT") }
 
-    /// Drops the current file's rows.
+    /// Drops the current source's rows.
     func rollback() { try? database.execute("ROLLBACK") }
 }
 

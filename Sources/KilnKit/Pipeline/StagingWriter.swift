@@ -7,7 +7,7 @@ struct ShapedRow: Sendable {
     let values: [SQLValue]
 }
 
-/// What the staging thread hands the writing thread, in order: each input file's rows inside one transaction.
+/// What the staging thread hands the writing thread, in order: each source's rows inside one transaction.
 enum StagingMessage: Sendable {
     case begin
     case rows([ShapedRow])
