@@ -92,18 +92,21 @@ public enum Builder {
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         let stagingURL = files.staging
-        TemporaryFiles.shared.register(stagingURL)
+        for file in StagingArea.files(at: stagingURL) { TemporaryFiles.shared.register(file) }
         defer {
-            try? FileManager.default.removeItem(at: stagingURL)
-            TemporaryFiles.shared.unregister(stagingURL)
+            for file in StagingArea.files(at: stagingURL) {
+                try? FileManager.default.removeItem(at: file)
+                TemporaryFiles.shared.unregister(file)
+            }
         }
 
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
-        // Full-text indexing, the longest step of writing a bundle, starts while the rules run (`FullTextBuild`).
-        var fullTextBuild: FullTextBuild?
-        defer { fullTextBuild?.discard() }
+        // Full-text indexing, the longest step of writing a bundle, starts as soon as a table's rows are all staged,
+        // while later sources are read and the rules run (`FullTextBuild`).
+        let fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
+        defer { fullTextBuild.discard() }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -115,6 +118,7 @@ public enum Builder {
                     return try rowCount(of: source, in: staging.database)
                 }
                 inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                if !log.hasErrors { fullTextBuild.start(pipeline.completeTables(after: source)) }
                 if let progress = options.progress, let before = records {
                     let added = try rowCount(of: source, in: staging.database) - before
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
@@ -124,9 +128,7 @@ public enum Builder {
             ProcessHeap.releaseFreeMemory()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
-            if !log.hasErrors {
-                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
-            }
+            if !log.hasErrors { fullTextBuild.start(Set(manifest.tables.map(\.name))) }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
@@ -145,7 +147,7 @@ public enum Builder {
         defer { pending?.discard() }
         var comparison: BundleDiff?
         if log.hasErrors {
-            fullTextBuild?.discard()
+            fullTextBuild.discard()
         } else {
             do {
                 options.progress?(.writing(output))
