@@ -91,21 +91,35 @@ final class StagingArea {
     /// Takes `source`'s files from the read-ahead, in order, into the writer thread, the whole source inside one
     /// transaction (a file that fails stops the build, so nothing is gained by a transaction per file, and a commit
     /// per file writes the table's last pages out again for every small file); each file's records are shaped here
-    /// with `shaper` when its worker left them as read, its findings replayed into `log` when it is done.
+    /// with `shaper` when its worker left them as read, its findings replayed into `log` when it is done. The rows of
+    /// small files are gathered into batches of `ReadAhead.batchRecords` before they are handed on: one hand-over
+    /// (and one wake-up of the writer) per batch, not per file.
     private func load(_ source: CompiledSource, from readAhead: ReadAhead, shaper: RowShaper, log: DiagnosticLog,
                       into writer: StagingWriter) throws {
         let position = sourceIndex(source)
         try writer.send(.begin)
+        var gathered: [ShapedRow] = []
+        func send(_ rows: [ShapedRow]) throws {
+            if gathered.isEmpty && rows.count >= ReadAhead.batchRecords {
+                try writer.send(.rows(rows))
+                return
+            }
+            gathered += rows
+            if gathered.count >= ReadAhead.batchRecords {
+                try writer.send(.rows(gathered))
+                gathered = []
+            }
+        }
         for index in readAhead.items.indices where readAhead.items[index].source == position {
             let file = readAhead.items[index]
             reading: while true {
                 switch readAhead.next(index) {
                 case .batch(.shaped(let rows)):
-                    try writer.send(.rows(rows))
+                    try send(rows)
                 case .batch(.records(let records)):
-                    try writer.send(.rows(records.map { staged in
+                    try send(records.map { staged in
                         ShapedRow(target: staged.target, values: shaper.row(staged.record, target: staged.target, input: file.input, log: log))
-                    }))
+                    })
                 case .finished(let fileLog, let digest):
                     if let digest { digestCache[file.input.relativePath] = digest }
                     fileLog.replay(into: log)
@@ -115,6 +129,7 @@ final class StagingArea {
                 }
             }
         }
+        if !gathered.isEmpty { try writer.send(.rows(gathered)) }
         try writer.send(.commit)
     }
 
