@@ -142,21 +142,22 @@ final class RegexBlockExtractor {
         private func feed(_ subject: some RegexSubject, text: () -> String, line: Int, emit: (Record) throws -> Void) throws {
             do {
                 let row = extractor.row
-                if try row.match(subject) {
+                if let groups = try row.match(subject) {
                     // Appended one by one rather than copied whole: an array of optionals copied in one go goes
                     // through the runtime's generic per-element copy.
                     var values: [String?] = []
                     values.reserveCapacity(carried.count)
                     for value in carried { values.append(value) }
-                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject) }
+                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject, in: groups) }
                     rowCount += 1
                     if !extractor.requirements.isEmpty { try note(values) }
                     try emit(Record(extractor.kind, values: values, line: line))
                     return
                 }
-                for (level, heading) in extractor.headings.enumerated() where try heading.match(subject) {
+                for (level, heading) in extractor.headings.enumerated() {
+                    guard let groups = try heading.match(subject) else { continue }
                     let effect = extractor.headingEffects[level]
-                    for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject) }
+                    for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject, in: groups) }
                     for field in effect.clears { carried[field] = nil }
                     return
                 }
