@@ -36,7 +36,7 @@ final class RegexASCIIPathTests: XCTestCase {
             #"\s"#, #"\S"#, #"\d"#, #"\D"#, #"\w"#, #"\W"#, #"\h"#, #"\v"#, #"\R"#, #"\X"#, ".", "[0-9]", "[^0-9]", #"[\s\d]"#,
             "[[:alpha:]]", "[[:alnum:]]", "[[:digit:]]", "[[:space:]]", "[[:punct:]]", "[[:graph:]]", "[[:print:]]",
             "[[:cntrl:]]", "[[:lower:]]", "[[:upper:]]", "[[:word:]]", "[[:xdigit:]]", "[[:blank:]]", "[[:^alpha:]]",
-            #"\p{L}"#, #"\p{Nd}"#, #"\p{Zs}"#, "k", "S", "[a-z]", #"\x{212A}"#, #"\x{17F}"#,
+            "[[:ascii:]]", "[[:^lower:]]", "[[:^upper:]]", "[[:lower:][:digit:]]", #"\p{L}"#, #"\p{Lu}"#, #"\p{Ll}"#, #"\p{Nd}"#, #"\p{Zs}"#, "k", "S", "[a-z]", #"\x{212A}"#, #"\x{17F}"#,
         ]
         var checked = 0
         for options: RegexPattern.Options in [[], .caseInsensitive] {

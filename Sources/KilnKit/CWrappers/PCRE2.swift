@@ -43,6 +43,8 @@ public struct RegexMatch: Sendable {
 /// `\d` an Arabic-Indic digit), and without them for subjects that are all ASCII. Unicode properties only change how
 /// characters above U+007F are classed (`\d`, `\s`, `\w`, `\b`, POSIX classes; pcre2pattern, "Generic character
 /// types"): on an ASCII subject both codes find the same matches, and the second runs without property look-ups.
+/// The one exception, caseless `[:lower:]`/`[:upper:]`, is never compiled twice (`RegexASCIIPathTests` checks every
+/// class on every ASCII character).
 public final class RegexPattern {
     /// The pattern as written.
     public let pattern: String
@@ -91,7 +93,10 @@ public final class RegexPattern {
         }
         code = compiled
         codeIsJIT = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
-        asciiCode = pattern.withCString { text in
+        // With Unicode properties `[:lower:]` and `[:upper:]` become \p{Ll} and \p{Lu}, which caseless matching does
+        // not widen; without them they take both cases of an ASCII letter: such a pattern (or `[:^lower:]`…) has no ASCII code.
+        let asciiSafe = !pattern.contains("lower:") && !pattern.contains("upper:")
+        asciiCode = !asciiSafe ? nil : pattern.withCString { text in
             text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
                 pcre2_compile_8($0, pattern.utf8.count, PCRE2_UTF | options.rawValue, &errorCode, &errorOffset, nil)
             }
@@ -148,7 +153,14 @@ public final class RegexPattern {
         let vector = pcre2_get_ovector_pointer_8(matchData)!
         let start = vector[2 * number], end = vector[2 * number + 1]
         guard start != kiln_pcre2_unset(), end >= start else { return nil }
-        return subject.withValidUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        let ascii = subject.isKnownASCII
+        return subject.withValidUTF8 { buffer in
+            let piece = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            // Any run of ASCII bytes is valid UTF-8, so the string is made without checking it again (`\C` may
+            // end a group inside a character of other text: that is decoded with repairs).
+            guard ascii else { return String(decoding: piece, as: UTF8.self) }
+            return String(copying: unsafe UTF8Span(unchecked: piece.span, isKnownASCII: true))
+        }
     }
 
     /// The first match in `subject`, or `nil`.
