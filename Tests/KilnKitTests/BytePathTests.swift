@@ -11,11 +11,12 @@ final class BytePathTests: KilnTestCase {
         for line in ["06:00  08:30  20", "6:00 7:00", "Δευτέρα 06:00", "23:59\t00:10 5", "06:00\u{00A0}08:30"] {
             let full = try pattern.firstMatch(in: line)
             let bytes = try XCTUnwrap(ValidUTF8(Array(line.utf8)[...]))
-            XCTAssertEqual(try pattern.match(bytes), full != nil, line)
+            let groups = try pattern.match(bytes)
+            XCTAssertEqual(groups != nil, full != nil, line)
             XCTAssertEqual(try pattern.matches(bytes), full != nil, line)
             XCTAssertEqual(try pattern.matches(line), full != nil, line)
-            guard let full else { continue }
-            for group in 0...3 { XCTAssertEqual(pattern.group(group, of: bytes), full.groups[group], "\(line) group \(group)") }
+            guard let full, let groups else { continue }
+            for group in 0...3 { XCTAssertEqual(pattern.group(group, of: bytes, in: groups), full.groups[group], "\(line) group \(group)") }
         }
     }
 

@@ -38,6 +38,13 @@ public struct RegexMatch: Sendable {
 
 /// A compiled PCRE2 pattern (UTF and Unicode properties on, JIT when available) with a match limit.
 /// Not `Sendable`: its match data is reused between calls.
+///
+/// The pattern is compiled twice: with Unicode properties (`PCRE2_UCP`, so that `\s` matches a no-break space and
+/// `\d` an Arabic-Indic digit), and without them for subjects that are all ASCII. Unicode properties only change how
+/// characters above U+007F are classed (`\d`, `\s`, `\w`, `\b`, POSIX classes; pcre2pattern, "Generic character
+/// types"): on an ASCII subject both codes find the same matches, and the second runs without property look-ups.
+/// The one exception, caseless `[:lower:]`/`[:upper:]`, is never compiled twice (`RegexASCIIPathTests` checks every
+/// class on every ASCII character).
 public final class RegexPattern {
     /// The pattern as written.
     public let pattern: String
@@ -48,6 +55,11 @@ public final class RegexPattern {
     public func groupNumber(of name: String) -> Int? { groupNumbers[name] }
     private let groupNumbers: [String: Int]
     private let code: OpaquePointer
+    /// The same pattern without Unicode properties, for ASCII subjects; `nil` when it does not compile.
+    private let asciiCode: OpaquePointer?
+    /// Whether `code` and `asciiCode` were compiled by the JIT (then matched through `pcre2_jit_match`).
+    private let codeIsJIT: Bool
+    private let asciiCodeIsJIT: Bool
     private let matchData: OpaquePointer
     private let context: OpaquePointer
 
@@ -80,7 +92,16 @@ public final class RegexPattern {
                                     message: RegexPattern.message(for: errorCode))
         }
         code = compiled
-        _ = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE))
+        codeIsJIT = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
+        // With Unicode properties `[:lower:]` and `[:upper:]` become \p{Ll} and \p{Lu}, which caseless matching does
+        // not widen; without them they take both cases of an ASCII letter: such a pattern (or `[:^lower:]`…) has no ASCII code.
+        let asciiSafe = !pattern.contains("lower:") && !pattern.contains("upper:")
+        asciiCode = !asciiSafe ? nil : pattern.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
+                pcre2_compile_8($0, pattern.utf8.count, PCRE2_UTF | options.rawValue, &errorCode, &errorOffset, nil)
+            }
+        }
+        asciiCodeIsJIT = asciiCode.map { pcre2_jit_compile_8($0, UInt32(PCRE2_JIT_COMPLETE)) == 0 } ?? false
         matchData = pcre2_match_data_create_from_pattern_8(compiled, nil)
         context = pcre2_match_context_create_8(nil)
         pcre2_set_match_limit_8(context, matchLimit)
@@ -113,36 +134,42 @@ public final class RegexPattern {
         pcre2_match_data_free_8(matchData)
         pcre2_match_context_free_8(context)
         pcre2_code_free_8(code)
+        if let asciiCode { pcre2_code_free_8(asciiCode) }
     }
 
-    /// Runs the pattern over `subject` and keeps the match for `group(_:of:)`: true when it matched. No string is
-    /// made; a reader asks only for the groups it uses. The subject is known to be valid UTF-8, so PCRE2 does not
+    /// Runs the pattern over `subject`: the groups it set, for `group(_:of:in:)`, or `nil` for no match. No string
+    /// is made; a reader asks only for the groups it uses. The subject is known to be valid UTF-8, so PCRE2 does not
     /// check it again.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func match(_ subject: some RegexSubject) throws -> Bool {
-        lastGroupCount = try subject.withValidUTF8 { try match($0) } ?? 0
-        return lastGroupCount > 0
+    public func match(_ subject: some RegexSubject) throws -> RegexGroups? {
+        let ascii = subject.isKnownASCII
+        return try subject.withValidUTF8 { try match($0, ascii: ascii) }.map { RegexGroups(count: Int($0)) }
     }
 
-    /// The text of group `number` of the last successful `match(_:)` of this pattern over `subject` (the same
-    /// subject), or `nil` when the group did not take part.
-    public func group(_ number: Int, of subject: some RegexSubject) -> String? {
-        guard number < Int(lastGroupCount) else { return nil }
+    /// The text of group `number` of `groups`, what this pattern's last `match(_:)` over `subject` (the same subject)
+    /// returned; `nil` when the group did not take part.
+    public func group(_ number: Int, of subject: some RegexSubject, in groups: RegexGroups) -> String? {
+        guard number < groups.count else { return nil }
         let vector = pcre2_get_ovector_pointer_8(matchData)!
         let start = vector[2 * number], end = vector[2 * number + 1]
         guard start != kiln_pcre2_unset(), end >= start else { return nil }
-        return subject.withValidUTF8 { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        let ascii = subject.isKnownASCII
+        return subject.withValidUTF8 { buffer in
+            let piece = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            // Any run of ASCII bytes is valid UTF-8, so the string is made without checking it again (`\C` may
+            // end a group inside a character of other text: that is decoded with repairs).
+            guard ascii else { return String(decoding: piece, as: UTF8.self) }
+            return String(copying: unsafe UTF8Span(unchecked: piece.span, isKnownASCII: true))
+        }
     }
-
-    /// The groups set by the last `match(_:)`: PCRE2's result, 0 after no match.
-    private var lastGroupCount: Int32 = 0
 
     /// The first match in `subject`, or `nil`.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func firstMatch(in subject: String) throws -> RegexMatch? {
         var text = subject
+        let ascii = subject.isKnownASCII
         return try text.withUTF8 { buffer -> RegexMatch? in
-            guard let result = try match(buffer) else { return nil }
+            guard let result = try match(buffer, ascii: ascii) else { return nil }
             let pairs = Int(pcre2_get_ovector_count_8(matchData))
             let vector = pcre2_get_ovector_pointer_8(matchData)!
             let unset = kiln_pcre2_unset()
@@ -160,12 +187,22 @@ public final class RegexPattern {
         }
     }
 
-    /// Runs the pattern over `buffer` from its start: PCRE2's result (the number of groups set), `nil` for no match.
+    /// Runs the pattern over `buffer` from `offset`: PCRE2's result (the number of groups set), `nil` for no match.
     /// The bytes are always valid UTF-8 (a Swift string's, or a checked line's, `ValidUTF8`), so PCRE2 skips its own
-    /// check.
-    private func match(_ buffer: UnsafeBufferPointer<UInt8>) throws -> Int32? {
-        let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, 0,
-                                   UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+    /// check; JIT-compiled code is run through `pcre2_jit_match`, which is what `pcre2_match` calls for it after its
+    /// argument checks. `ascii`: every byte is below 0x80, so the code without Unicode properties gives the same result.
+    private func match(_ buffer: UnsafeBufferPointer<UInt8>, from offset: Int = 0, ascii: Bool) throws -> Int32? {
+        let subject = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        let result: Int32
+        if ascii, let asciiCode {
+            result = asciiCodeIsJIT
+                ? pcre2_jit_match_8(asciiCode, subject, buffer.count, offset, 0, matchData, context)
+                : pcre2_match_8(asciiCode, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        } else {
+            result = codeIsJIT
+                ? pcre2_jit_match_8(code, subject, buffer.count, offset, 0, matchData, context)
+                : pcre2_match_8(code, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        }
         if result == PCRE2_ERROR_NOMATCH { return nil }
         guard result >= 0 else {
             throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
@@ -177,15 +214,13 @@ public final class RegexPattern {
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func split(_ subject: String) throws -> [String] {
         var text = subject
+        let ascii = subject.isKnownASCII
         return try text.withUTF8 { buffer -> [String] in
             var pieces: [String] = []
             var pieceStart = 0
             var offset = 0
             while offset <= buffer.count {
-                let result = pcre2_match_8(code, buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count, offset,
-                                           UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
-                if result == PCRE2_ERROR_NOMATCH { break }
-                guard result >= 0 else { throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result)) }
+                guard try match(buffer, from: offset, ascii: ascii) != nil else { break }
                 let vector = pcre2_get_ovector_pointer_8(matchData)!
                 let start = vector[0], end = vector[1]
                 if end == start {
@@ -206,13 +241,15 @@ public final class RegexPattern {
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func matches(_ subject: String) throws -> Bool {
         var text = subject
-        return try text.withUTF8 { try match($0) != nil }
+        let ascii = subject.isKnownASCII
+        return try text.withUTF8 { try match($0, ascii: ascii) != nil }
     }
 
     /// True when `subject` contains a match; as `matches(_:)` for a string, without making one.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
     public func matches(_ subject: some RegexSubject) throws -> Bool {
-        try subject.withValidUTF8 { try match($0) != nil }
+        let ascii = subject.isKnownASCII
+        return try subject.withValidUTF8 { try match($0, ascii: ascii) != nil }
     }
 
     private static func message(for errorCode: Int32) -> String {
@@ -222,13 +259,23 @@ public final class RegexPattern {
     }
 }
 
+/// The capture groups a successful `RegexPattern.match(_:)` set: read them with `RegexPattern.group(_:of:in:)`.
+public struct RegexGroups: Sendable {
+    /// PCRE2's result: one more than the highest group that was set.
+    fileprivate let count: Int
+}
+
 /// Text a pattern can run over without a copy: a Swift string, or a line's bytes known to be valid UTF-8.
 public protocol RegexSubject {
     /// Calls `body` with the subject's UTF-8 bytes, valid UTF-8.
     func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
+    /// True when every byte is known to be ASCII (false may also mean not known).
+    var isKnownASCII: Bool { get }
 }
 
 extension String: RegexSubject {
+    public var isKnownASCII: Bool { utf8Span.isKnownASCII }
+
     public func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         var text = self
         return try text.withUTF8(body)
@@ -239,26 +286,23 @@ extension String: RegexSubject {
 public struct ValidUTF8: RegexSubject, Sendable {
     /// The bytes, valid UTF-8.
     public let bytes: ArraySlice<UInt8>
+    /// True when every byte is ASCII (found while the bytes were checked).
+    public let isKnownASCII: Bool
 
     /// The bytes when they are valid UTF-8; `nil` otherwise.
     public init?(_ bytes: ArraySlice<UInt8>) {
-        guard ValidUTF8.isValid(bytes) else { return nil }
-        self.bytes = bytes
-    }
-
-    /// True when `bytes` are valid UTF-8 (checked without making a string).
-    public static func isValid(_ bytes: ArraySlice<UInt8>) -> Bool {
         do {
-            _ = try UTF8Span(validating: bytes.span)
-            return true
+            isKnownASCII = try UTF8Span(validating: bytes.span).isKnownASCII
         } catch {
-            return false
+            return nil
         }
+        self.bytes = bytes
     }
 
     /// The UTF-8 of `text`.
     public init(text: String) {
         bytes = Array(text.utf8)[...]
+        isKnownASCII = text.isKnownASCII
     }
 
     /// The text, as a string (made on each call).

@@ -26,14 +26,7 @@ public final class LineReader {
     public let encoding: String
     private let handle: FileHandle
     private let decoder: LegacyTextDecoder?
-    private var buffer: [UInt8] = []
-    private var start = 0
-    private var searched = 0
-    private var atEnd = false
-    private var lineNumber = 0
-    private let chunkSize: Int
-    /// Bytes of an overlong line already let go.
-    private var skipped = 0
+    private var cursor: LineCursor
 
     /// Opens `url` for reading.
     /// - Throws: `KilnError.io` when the file cannot be opened, `EncodingError` for an unknown encoding.
@@ -45,8 +38,8 @@ public final class LineReader {
             throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
         }
         self.encoding = encoding.lowercased()
-        self.chunkSize = chunkSize
         self.maximumLineLength = maximumLineLength
+        cursor = LineCursor(chunkSize: chunkSize, maximumLineLength: maximumLineLength)
         decoder = LineReader.isUTF8(self.encoding) ? nil : try LegacyTextDecoder(encodingName: encoding)
     }
 
@@ -65,6 +58,40 @@ public final class LineReader {
     /// The next line's bytes (line ending and byte-order mark removed), not yet decoded: `text` is always `nil`.
     /// - Throws: `KilnError.io` when reading fails.
     func nextUndecoded() throws -> TextLine? {
+        try cursor.next(from: handle)
+    }
+
+    /// The line's text as valid UTF-8: its own bytes in a UTF-8 file (checked, not copied), its decoded text's in a
+    /// legacy code page; `nil` when the bytes are not valid in the file's encoding or hold a NUL byte.
+    func decodeUTF8(_ line: TextLine) -> ValidUTF8? {
+        // A NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there.
+        guard !line.bytes.contains(0) else { return nil }
+        guard let decoder else { return ValidUTF8(line.bytes) }
+        return (try? decoder.decode(line.bytes)).map(ValidUTF8.init(text:))
+    }
+}
+
+/// Where a `LineReader` is in its file: the bytes read and not yet handed out, and the line count. A value, so that
+/// a loop over a file's lines can keep it in a local variable (no exclusivity check per line on a class property).
+private struct LineCursor {
+    let chunkSize: Int
+    let maximumLineLength: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var searched = 0
+    private var atEnd = false
+    private var lineNumber = 0
+    /// Bytes of an overlong line already let go.
+    private var skipped = 0
+
+    init(chunkSize: Int, maximumLineLength: Int) {
+        self.chunkSize = chunkSize
+        self.maximumLineLength = maximumLineLength
+    }
+
+    /// The next line's bytes, read from `handle` as needed; `nil` at the end of the file.
+    /// - Throws: `KilnError.io` when reading fails.
+    mutating func next(from handle: FileHandle) throws -> TextLine? {
         while true {
             if let newline = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
                 let line = take(upTo: newline)
@@ -84,11 +111,11 @@ public final class LineReader {
                 skipped += buffer.count - start
                 start = buffer.count
             }
-            try refill()
+            try refill(from: handle)
         }
     }
 
-    private func refill() throws {
+    private mutating func refill(from handle: FileHandle) throws {
         buffer.removeSubrange(0..<start)
         searched -= start
         start = 0
@@ -104,27 +131,17 @@ public final class LineReader {
     }
 
     /// The line from `start` to `end`; for an overlong line, whose first bytes are gone, only its length.
-    private func take(upTo end: Int) -> TextLine {
+    private mutating func take(upTo end: Int) -> TextLine {
         let length = skipped + end - start
         skipped = 0
+        lineNumber += 1
         guard length <= maximumLineLength else {
-            lineNumber += 1
             return TextLine(number: lineNumber, text: nil, bytes: [], overlongLength: length)
         }
-        lineNumber += 1
         var bytes = buffer[start..<end]
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         return TextLine(number: lineNumber, text: nil, bytes: bytes)
-    }
-
-    /// The line's text as valid UTF-8: its own bytes in a UTF-8 file (checked, not copied), its decoded text's in a
-    /// legacy code page; `nil` when the bytes are not valid in the file's encoding or hold a NUL byte.
-    func decodeUTF8(_ line: TextLine) -> ValidUTF8? {
-        // A NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there.
-        guard !line.bytes.contains(0) else { return nil }
-        guard let decoder else { return ValidUTF8(line.bytes) }
-        return (try? decoder.decode(line.bytes)).map(ValidUTF8.init(text:))
     }
 }
 
@@ -137,7 +154,8 @@ extension LineReader {
                                 _ body: (_ number: Int, _ line: ValidUTF8) throws -> Void) throws {
         let reader = try LineReader(url: input.url, encoding: encoding)
         var checks = LineChecks(input: input, encoding: reader.encoding)
-        while let line = try reader.nextUndecoded() {
+        var cursor = reader.cursor
+        while let line = try cursor.next(from: reader.handle) {
             let utf8 = line.overlongLength == nil ? reader.decodeUTF8(line) : nil
             checks.observe(line, text: utf8, log: log)
             guard let utf8 else {

@@ -114,6 +114,7 @@ final class RegexBlockExtractor {
         private let input: InputFile
         private let log: DiagnosticLog
         private var carried: [String?]
+        /// The rows given so far, counted when the source expects a least number (`minRows`).
         private var rowCount = 0
         /// For each required block: whether it was found, by value of its `per` field, in first-seen order. Only this
         /// is kept, not the records, so a page of any length is checked in bounded memory.
@@ -142,21 +143,23 @@ final class RegexBlockExtractor {
         private func feed(_ subject: some RegexSubject, text: () -> String, line: Int, emit: (Record) throws -> Void) throws {
             do {
                 let row = extractor.row
-                if try row.match(subject) {
+                if let groups = try row.match(subject) {
                     // Appended one by one rather than copied whole: an array of optionals copied in one go goes
                     // through the runtime's generic per-element copy.
+                    let carried = self.carried
                     var values: [String?] = []
                     values.reserveCapacity(carried.count)
                     for value in carried { values.append(value) }
-                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject) }
-                    rowCount += 1
+                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject, in: groups) }
+                    if extractor.expect?.minRows != nil { rowCount += 1 }
                     if !extractor.requirements.isEmpty { try note(values) }
                     try emit(Record(extractor.kind, values: values, line: line))
                     return
                 }
-                for (level, heading) in extractor.headings.enumerated() where try heading.match(subject) {
+                for (level, heading) in extractor.headings.enumerated() {
+                    guard let groups = try heading.match(subject) else { continue }
                     let effect = extractor.headingEffects[level]
-                    for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject) }
+                    for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject, in: groups) }
                     for field in effect.clears { carried[field] = nil }
                     return
                 }
