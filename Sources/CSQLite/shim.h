@@ -26,12 +26,6 @@ static inline int kiln_sqlite3_harden(sqlite3 *db) {
     return result;
 }
 
-/// sqlite3_db_config is variadic: Swift cannot call it. Closing the connection will not copy a WAL file back into
-/// its database (for a temporary database read by several connections, removed afterwards).
-static inline int kiln_sqlite3_no_checkpoint_on_close(sqlite3 *db) {
-    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
-}
-
 static inline void kiln_sqlite3_result_text(sqlite3_context *context, const char *text, int length) {
     sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
 }

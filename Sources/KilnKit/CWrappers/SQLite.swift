@@ -243,15 +243,6 @@ public final class Database {
         return try withExtendedLifetime(signal) { try body() }
     }
 
-    /// Makes closing this connection leave WAL files as they are, instead of copying them back into their databases
-    /// (SQLite does that when the last connection to a database closes): for the staging database, whose WAL holds
-    /// every page and which is removed after the build.
-    /// - Throws: `SQLiteError` when SQLite refuses the setting.
-    public func keepWriteAheadLogsOnClose() throws {
-        let result = kiln_sqlite3_no_checkpoint_on_close(handle)
-        guard result == SQLITE_OK else { throw error(result, sql: nil) }
-    }
-
     /// Closes the connection; any later use of it fails.
     /// - Throws: `SQLiteError` when SQLite refuses to close.
     public func close() throws {

@@ -89,14 +89,6 @@ public struct Pipeline {
         return (source, parts.count == 2 ? parts[1] : nil)
     }
 
-    /// The tables whose staged rows are complete once `source` and every source before it are loaded: no later
-    /// source fills them and they are not filled by a query (query tables are filled after every source).
-    func completeTables(after source: CompiledSource) -> Set<String> {
-        guard let position = sources.firstIndex(where: { $0.spec.name == source.spec.name }) else { return [] }
-        let filledLater = Set(sources[(position + 1)...].flatMap { $0.targets.map(\.table.name) })
-        return Set(manifest.tables.filter { $0.query == nil && !filledLater.contains($0.name) }.map(\.name))
-    }
-
     /// The error for a mistake found later (e.g. SQL that SQLite refuses), pointing at `keyPath` in the manifest.
     func issue(_ keyPath: String, _ message: String) -> KilnError {
         .manifest(ManifestIssue(file: manifest.file.path, line: locator.line(of: keyPath), keyPath: keyPath, message: message))

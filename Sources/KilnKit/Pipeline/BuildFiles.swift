@@ -61,10 +61,10 @@ struct BuildFiles {
     }
 
     /// True for what follows `staging.<pid>.` in the name of a staging database, a full-text scratch database or
-    /// their journals and WAL files: `sqlite`, `fts<n>.sqlite`, each optionally with `-journal`, `-wal` or `-shm`.
+    /// their journals: `sqlite`, `fts<n>.sqlite`, each optionally with `-journal`.
     private static func isStagingEnding(_ ending: Substring) -> Bool {
         var rest = ending
-        if let side = ["-journal", "-wal", "-shm"].first(where: { rest.hasSuffix($0) }) { rest = rest.dropLast(side.count) }
+        if rest.hasSuffix("-journal") { rest = rest.dropLast("-journal".count) }
         guard rest.hasSuffix("sqlite") else { return false }
         rest = rest.dropLast("sqlite".count)
         if rest.isEmpty { return true }

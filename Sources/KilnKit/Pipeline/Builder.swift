@@ -92,21 +92,18 @@ public enum Builder {
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         let stagingURL = files.staging
-        for file in StagingArea.files(at: stagingURL) { TemporaryFiles.shared.register(file) }
+        TemporaryFiles.shared.register(stagingURL)
         defer {
-            for file in StagingArea.files(at: stagingURL) {
-                try? FileManager.default.removeItem(at: file)
-                TemporaryFiles.shared.unregister(file)
-            }
+            try? FileManager.default.removeItem(at: stagingURL)
+            TemporaryFiles.shared.unregister(stagingURL)
         }
 
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
-        // Full-text indexing, the longest step of writing a bundle, starts as soon as a table's rows are all staged,
-        // while later sources are read and the rules run (`FullTextBuild`).
-        let fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
-        defer { fullTextBuild.discard() }
+        // Full-text indexing, the longest step of writing a bundle, starts while the rules run (`FullTextBuild`).
+        var fullTextBuild: FullTextBuild?
+        defer { fullTextBuild?.discard() }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -118,7 +115,6 @@ public enum Builder {
                     return try rowCount(of: source, in: staging.database)
                 }
                 inputs.merge(try staging.load(source, log: log)) { first, _ in first }
-                if !log.hasErrors { fullTextBuild.start(pipeline.completeTables(after: source)) }
                 if let progress = options.progress, let before = records {
                     let added = try rowCount(of: source, in: staging.database) - before
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
@@ -128,7 +124,9 @@ public enum Builder {
             ProcessHeap.releaseFreeMemory()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
-            if !log.hasErrors { fullTextBuild.start(Set(manifest.tables.map(\.name))) }
+            if !log.hasErrors {
+                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
+            }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
@@ -147,7 +145,7 @@ public enum Builder {
         defer { pending?.discard() }
         var comparison: BundleDiff?
         if log.hasErrors {
-            fullTextBuild.discard()
+            fullTextBuild?.discard()
         } else {
             do {
                 options.progress?(.writing(output))

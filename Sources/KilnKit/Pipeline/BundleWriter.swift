@@ -39,7 +39,6 @@ struct BundleWriter {
         TemporaryFiles.shared.register(temporary)
         // The full-text indexes are built on threads of their own while the tables are written (`FullTextBuild`).
         let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, destination: destination)
-        fullTextBuild.start(Set(manifest.tables.map(\.name)))
         defer { fullTextBuild.discard() }
         do {
             let database = try Database(path: temporary.path)
@@ -60,7 +59,6 @@ struct BundleWriter {
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
             """)
-        try StagingArea.shareWithOtherConnections(database)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         // The staging tables are read in key order and sorted for DISTINCT: a page cache like staging's own, and
         // SQLite's sorter may use a second core.

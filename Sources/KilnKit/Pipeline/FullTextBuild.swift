@@ -16,23 +16,17 @@ final class FullTextBuild: @unchecked Sendable {
     }
 
     private let indexes: [Index]
-    private let staging: URL
+    private let finished = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var failures: [String: Error] = [:]
+
     /// Stops the indexing (`discard()` raises it).
     private let stop = StopSignal()
-    private let condition = NSCondition()
-    /// Positions in `indexes` of the tables whose rows are all staged and whose indexing has not begun, in the order
-    /// they were.
-    private var ready: [Int] = []
-    private var started: Set<Int> = []
-    private var threadRunning = false
-    private var failures: [String: Error] = [:]
-    /// The tables whose indexing ended (built, failed or stopped).
-    private var built: Set<String> = []
 
-    /// Prepares to index the full-text tables of `tables` (those with a `fullText` declaration) from the rows staged
-    /// in `staging`, into scratch databases named after `destination`; `start(_:)` says which tables are complete.
+    /// Starts indexing the full-text tables of `tables` (those with a `fullText` declaration) from the rows staged in
+    /// `staging`, into scratch databases named after `destination`. The staging database must not change until
+    /// `discard()`.
     init(tables: [TableSpec], staging: URL, destination: URL) {
-        self.staging = staging
         indexes = tables.compactMap { table in table.fullText.map { (table, $0) } }.enumerated().map { number, declared in
             Index(table: declared.0, fullText: declared.1, scratch: KilnFileNames.fullTextScratch(for: destination, number: number + 1))
         }
@@ -40,60 +34,30 @@ final class FullTextBuild: @unchecked Sendable {
             try? FileManager.default.removeItem(at: index.scratch)
             TemporaryFiles.shared.register(index.scratch)
         }
-    }
-
-    /// Starts indexing the tables named in `tables` (those with a full-text index not started yet), one after the
-    /// other on the indexing thread. Their staged rows must be complete: nothing may write them any more.
-    func start(_ tables: Set<String>) {
-        condition.lock()
-        defer { condition.unlock() }
-        for (position, index) in indexes.enumerated() where tables.contains(index.table.name) && !started.contains(position) {
-            started.insert(position)
-            ready.append(position)
+        guard !indexes.isEmpty else {
+            finished.signal()
+            return
         }
-        condition.broadcast()
-        guard !ready.isEmpty, !threadRunning else { return }
-        threadRunning = true
-        let thread = Thread { [self] in work() }
+        let stop = stop
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            for index in indexes {
+                do {
+                    let database = try Database(path: index.scratch.path)
+                    defer { try? database.close() }
+                    try database.stopping(when: stop) {
+                        try FullTextBuild.build(index.table, index.fullText, from: staging, in: database)
+                    }
+                } catch {
+                    lock.lock()
+                    failures[index.fullText.name] = error
+                    lock.unlock()
+                }
+                index.done.signal()
+            }
+        }
         thread.name = "kiln full-text indexes"
         thread.start()
-    }
-
-    /// The indexing thread: builds each table's index as it becomes ready, until every one is built or `stop` is raised.
-    private func work() {
-        while true {
-            condition.lock()
-            while ready.isEmpty && started.count < indexes.count && !stop.isRaised { condition.wait() }
-            guard !ready.isEmpty, !stop.isRaised else {
-                // Whoever waits for an index not built learns that it was stopped.
-                for index in indexes where !built.contains(index.fullText.name) {
-                    built.insert(index.fullText.name)
-                    if failures[index.fullText.name] == nil { failures[index.fullText.name] = SQLiteError(code: 9, message: "interrupted", sql: nil) }
-                    index.done.signal()
-                }
-                threadRunning = false
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let index = indexes[ready.removeFirst()]
-            condition.unlock()
-            do {
-                let database = try Database(path: index.scratch.path)
-                defer { try? database.close() }
-                try database.stopping(when: stop) {
-                    try FullTextBuild.build(index.table, index.fullText, from: staging, in: database)
-                }
-            } catch {
-                condition.lock()
-                failures[index.fullText.name] = error
-                condition.unlock()
-            }
-            condition.lock()
-            built.insert(index.fullText.name)
-            condition.unlock()
-            index.done.signal()
-        }
     }
 
     /// Creates the FTS5 table in `database` and fills it from the attached staging database: the columns the bundle's
@@ -102,7 +66,6 @@ final class FullTextBuild: @unchecked Sendable {
     private static func build(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, in database: Database) throws {
         // Small caches: the index is written while the rules, then the bundle, hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
-        try StagingArea.shareWithOtherConnections(database)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
         let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
@@ -122,12 +85,11 @@ final class FullTextBuild: @unchecked Sendable {
         guard let index = indexes.first(where: { $0.fullText.name == name }) else {
             preconditionFailure("no full-text table \(name) was declared")
         }
-        start([index.table.name])
         index.done.wait()
         index.done.signal()
-        condition.lock()
+        lock.lock()
         let failure = failures[name]
-        condition.unlock()
+        lock.unlock()
         if let failure { throw failure }
         try database.execute("ATTACH DATABASE \(quoteLiteral(index.scratch.path)) AS kiln_fulltext")
         let prefix = name + "_"
@@ -146,14 +108,8 @@ final class FullTextBuild: @unchecked Sendable {
     /// scratch databases. Calling it again does nothing more.
     func discard() {
         stop.raise()
-        condition.lock()
-        condition.broadcast()
-        while threadRunning { condition.wait() }
-        for index in indexes where !built.contains(index.fullText.name) {
-            built.insert(index.fullText.name)
-            index.done.signal()
-        }
-        condition.unlock()
+        finished.wait()
+        finished.signal()
         for index in indexes {
             try? FileManager.default.removeItem(at: index.scratch)
             TemporaryFiles.shared.unregister(index.scratch)

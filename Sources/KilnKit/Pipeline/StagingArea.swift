@@ -10,41 +10,13 @@ final class StagingArea {
     private var digestCache: [String: String] = [:]
 
     /// Creates the staging tables in a new database at `url`.
-    ///
-    /// The database is in WAL mode, never checkpointed: every page stays in its WAL file (`files(at:)`), so that
-    /// other connections read tables that are complete (full-text indexing, `FullTextBuild`) while later sources are
-    /// still written.
     /// - Throws: `SQLiteError` when the file cannot be created.
     init(url: URL, pipeline: Pipeline) throws {
-        for file in StagingArea.files(at: url) { try? FileManager.default.removeItem(at: file) }
+        try? FileManager.default.removeItem(at: url)
         database = try Database(path: url.path)
         self.pipeline = pipeline
-        try StagingArea.configure(database)
-        try database.execute("PRAGMA cache_size = -16384; PRAGMA threads = 2")
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
         try StagingArea.createTables(pipeline.manifest.tables, in: database)
-    }
-
-    /// The staging database at `url` and the files SQLite writes beside it: its WAL files, and the rollback journal
-    /// of the one transaction that turns WAL on.
-    static func files(at url: URL) -> [URL] {
-        ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) }
-    }
-
-    /// Settings of every connection that writes the staging database: WAL without checkpoints (not on close
-    /// either), no syncing.
-    /// - Throws: `SQLiteError`.
-    static func configure(_ database: Database) throws {
-        try shareWithOtherConnections(database)
-        try database.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; PRAGMA synchronous = OFF")
-    }
-
-    /// Settings of every connection that opens or attaches the staging database: its WAL stays as it is when the
-    /// connection closes, and the moments another connection locks the file (a connection closing takes an
-    /// exclusive lock to find out whether it is the last) are waited out rather than failed.
-    /// - Throws: `SQLiteError`.
-    static func shareWithOtherConnections(_ database: Database) throws {
-        try database.keepWriteAheadLogsOnClose()
-        try database.execute("PRAGMA busy_timeout = 10000")
     }
 
     /// Creates every declared table as staging holds it: the declared columns and types, no constraints, and the

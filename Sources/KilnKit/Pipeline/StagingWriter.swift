@@ -121,8 +121,7 @@ final class StagingWriter: Sendable {
         var open = false
         do {
             // Rows are appended: a small page cache does, and keeps the second thread's memory small.
-            try StagingArea.configure(database)
-            try database.execute("PRAGMA cache_size = -8192")
+            try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
             let inserts = try insertSQL.map { try database.prepare($0) }
             while let message = queue.pop() {
                 switch message {
