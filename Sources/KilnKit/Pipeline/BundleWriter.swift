@@ -64,7 +64,8 @@ struct BundleWriter {
         // SQLite's sorter may use a second core.
         try database.execute("PRAGMA staging.cache_size = -16384; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
-        // A transaction per table: a full-text index is copied in between (ATTACH cannot run inside one).
+        // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
+        // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for table in manifest.tables where table.ship {
             try database.transaction {
                 try database.execute(SchemaSQL.createTable(table))
@@ -72,9 +73,6 @@ struct BundleWriter {
                 try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name)) ORDER BY \(SchemaSQL.rowOrder(table))")
                 for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
                 if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
-            }
-            if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
-            try database.transaction {
                 if let spatial = table.spatial {
                     try database.execute(SchemaSQL.createSpatial(spatial))
                     try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
@@ -82,6 +80,9 @@ struct BundleWriter {
                 let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
                 counts.append((table.name, Int(count)))
             }
+        }
+        for table in manifest.tables where table.ship {
+            if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
         }
         try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
         try database.execute("DETACH DATABASE staging")
