@@ -23,10 +23,9 @@ struct BundleWriter {
     }
 
     /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
-    /// inspects it, then commits or discards it.
+    /// inspects it, then commits or discards it. `fullTextBuild` is the full-text indexing the caller started once
+    /// staging was complete (`nil`: it starts here); it is discarded when this returns.
     /// - Throws: as `write(from:to:inputs:)`; the temporary file is removed when it throws.
-    /// `fullTextBuild`: the full-text indexes, started by the caller as soon as staging was complete (else started
-    /// here); discarded when this returns.
     func prepare(from staging: URL, to destination: URL, inputs: [String: String], fullTextBuild: FullTextBuild? = nil) throws -> PendingBundle {
         let folder = destination.deletingLastPathComponent()
         do {
@@ -37,7 +36,7 @@ struct BundleWriter {
         let temporary = KilnFileNames.temporary(for: destination)
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
-        // The full-text indexes are built on threads of their own while the tables are written (`FullTextBuild`).
+        // The full-text indexes are built on a thread of their own while the tables are written (`FullTextBuild`).
         let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, destination: destination)
         defer { fullTextBuild.discard() }
         do {
