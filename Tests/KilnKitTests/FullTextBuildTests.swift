@@ -34,6 +34,10 @@ final class FullTextBuildTests: KilnTestCase {
         XCTAssertThrowsError(try database.stopping(when: signal) { try database.rows(count) }) { error in
             XCTAssertTrue((error as? SQLiteError)?.isInterrupted == true, "\(error)")
         }
+        // A time limit inside keeps the signal (one progress handler checks both).
+        XCTAssertThrowsError(try database.stopping(when: signal) { try database.withTimeLimit(60) { try database.rows(count) } }) { error in
+            XCTAssertTrue((error as? SQLiteError)?.isInterrupted == true, "\(error)")
+        }
         // Outside `stopping(when:)` the connection runs as before.
         XCTAssertEqual(try database.rows(count).first?.values.first?.number, 200_000)
     }

@@ -54,12 +54,9 @@ public final class RegexPattern {
     /// The number of the group named `name`, or `nil`.
     public func groupNumber(of name: String) -> Int? { groupNumbers[name] }
     private let groupNumbers: [String: Int]
-    private let code: OpaquePointer
+    private let code: CompiledCode
     /// The same pattern without Unicode properties, for ASCII subjects; `nil` when it does not compile.
-    private let asciiCode: OpaquePointer?
-    /// Whether `code` and `asciiCode` were compiled by the JIT (then matched through `pcre2_jit_match`).
-    private let codeIsJIT: Bool
-    private let asciiCodeIsJIT: Bool
+    private let asciiCode: CompiledCode?
     private let matchData: OpaquePointer
     private let context: OpaquePointer
 
@@ -80,41 +77,29 @@ public final class RegexPattern {
         self.pattern = pattern
         var errorCode: Int32 = 0
         var errorOffset: Int = 0
-        let flags = PCRE2_UTF | PCRE2_UCP | options.rawValue
-        let compiled = pattern.withCString { text in
-            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
-                pcre2_compile_8($0, pattern.utf8.count, flags, &errorCode, &errorOffset, nil)
-            }
-        }
-        guard let compiled else {
+        guard let compiled = CompiledCode(pattern, flags: PCRE2_UTF | PCRE2_UCP | options.rawValue, &errorCode, &errorOffset) else {
             let characterOffset = pattern.utf8.index(pattern.utf8.startIndex, offsetBy: min(errorOffset, pattern.utf8.count))
             throw RegexCompileError(pattern: pattern, offset: pattern.distance(from: pattern.startIndex, to: characterOffset),
                                     message: RegexPattern.message(for: errorCode))
         }
         code = compiled
-        codeIsJIT = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
         // With Unicode properties `[:lower:]` and `[:upper:]` become \p{Ll} and \p{Lu}, which caseless matching does
         // not widen; without them they take both cases of an ASCII letter: such a pattern (or `[:^lower:]`…) has no ASCII code.
         let asciiSafe = !pattern.contains("lower:") && !pattern.contains("upper:")
-        asciiCode = !asciiSafe ? nil : pattern.withCString { text in
-            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
-                pcre2_compile_8($0, pattern.utf8.count, PCRE2_UTF | options.rawValue, &errorCode, &errorOffset, nil)
-            }
-        }
-        asciiCodeIsJIT = asciiCode.map { pcre2_jit_compile_8($0, UInt32(PCRE2_JIT_COMPLETE)) == 0 } ?? false
-        matchData = pcre2_match_data_create_from_pattern_8(compiled, nil)
+        asciiCode = asciiSafe ? CompiledCode(pattern, flags: PCRE2_UTF | options.rawValue, &errorCode, &errorOffset) : nil
+        matchData = pcre2_match_data_create_from_pattern_8(compiled.code, nil)
         context = pcre2_match_context_create_8(nil)
         pcre2_set_match_limit_8(context, matchLimit)
         pcre2_set_depth_limit_8(context, matchLimit)
 
         var captureCount: UInt32 = 0
-        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &captureCount)
+        pcre2_pattern_info_8(compiled.code, UInt32(PCRE2_INFO_CAPTURECOUNT), &captureCount)
         var nameCount: UInt32 = 0
         var entrySize: UInt32 = 0
         var table: UnsafePointer<UInt8>?
-        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMECOUNT), &nameCount)
-        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMEENTRYSIZE), &entrySize)
-        pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_NAMETABLE), &table)
+        pcre2_pattern_info_8(compiled.code, UInt32(PCRE2_INFO_NAMECOUNT), &nameCount)
+        pcre2_pattern_info_8(compiled.code, UInt32(PCRE2_INFO_NAMEENTRYSIZE), &entrySize)
+        pcre2_pattern_info_8(compiled.code, UInt32(PCRE2_INFO_NAMETABLE), &table)
         var numbers: [String: Int] = [:]
         var names = Array(repeating: "", count: Int(captureCount) + 1)
         if let table {
@@ -133,8 +118,8 @@ public final class RegexPattern {
     deinit {
         pcre2_match_data_free_8(matchData)
         pcre2_match_context_free_8(context)
-        pcre2_code_free_8(code)
-        if let asciiCode { pcre2_code_free_8(asciiCode) }
+        pcre2_code_free_8(code.code)
+        if let asciiCode { pcre2_code_free_8(asciiCode.code) }
     }
 
     /// Runs the pattern over `subject`: the groups it set, for `group(_:of:in:)`, or `nil` for no match. No string
@@ -193,16 +178,10 @@ public final class RegexPattern {
     /// argument checks. `ascii`: every byte is below 0x80, so the code without Unicode properties gives the same result.
     private func match(_ buffer: UnsafeBufferPointer<UInt8>, from offset: Int = 0, ascii: Bool) throws -> Int32? {
         let subject = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-        let result: Int32
-        if ascii, let asciiCode {
-            result = asciiCodeIsJIT
-                ? pcre2_jit_match_8(asciiCode, subject, buffer.count, offset, 0, matchData, context)
-                : pcre2_match_8(asciiCode, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
-        } else {
-            result = codeIsJIT
-                ? pcre2_jit_match_8(code, subject, buffer.count, offset, 0, matchData, context)
-                : pcre2_match_8(code, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
-        }
+        let compiled = ascii ? asciiCode ?? code : code
+        let result = compiled.isJIT
+            ? pcre2_jit_match_8(compiled.code, subject, buffer.count, offset, 0, matchData, context)
+            : pcre2_match_8(compiled.code, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
         if result == PCRE2_ERROR_NOMATCH { return nil }
         guard result >= 0 else {
             throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
@@ -256,6 +235,25 @@ public final class RegexPattern {
         var buffer = [UInt8](repeating: 0, count: 256)
         let length = pcre2_get_error_message_8(errorCode, &buffer, buffer.count)
         return length > 0 ? String(decoding: buffer.prefix(Int(length)), as: UTF8.self) : "PCRE2 error \(errorCode)"
+    }
+}
+
+/// A pattern as PCRE2 compiled it (with the given flags), and whether the JIT compiled it too (it is then matched
+/// through `pcre2_jit_match`). Freed by its `RegexPattern`.
+private struct CompiledCode {
+    let code: OpaquePointer
+    let isJIT: Bool
+
+    /// Compiles `pattern` with `flags`; `nil` (with PCRE2's error code and offset) when it does not compile.
+    init?(_ pattern: String, flags: UInt32, _ errorCode: inout Int32, _ errorOffset: inout Int) {
+        let compiled = pattern.withCString { text in
+            text.withMemoryRebound(to: UInt8.self, capacity: pattern.utf8.count) {
+                pcre2_compile_8($0, pattern.utf8.count, flags, &errorCode, &errorOffset, nil)
+            }
+        }
+        guard let compiled else { return nil }
+        code = compiled
+        isJIT = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
     }
 }
 

@@ -223,12 +223,13 @@ public final class Database {
     /// `SQLiteError` whose `isInterrupted` is true. A limit of 0 or less means none.
     public func withTimeLimit<T>(_ seconds: Double, _ body: () throws -> T) rethrows -> T {
         guard seconds > 0 else { return try body() }
-        guards.deadline = DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9)
-        sqlite3_progress_handler(handle, 10_000, { userData in
-            let guards = Unmanaged<SQLGuards>.fromOpaque(userData!).takeUnretainedValue()
-            return DispatchTime.now().uptimeNanoseconds > guards.deadline ? 1 : 0
-        }, Unmanaged.passUnretained(guards).toOpaque())
-        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
+        let previous = guards.deadline
+        guards.deadline = min(previous, DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9))
+        installProgressHandler()
+        defer {
+            guards.deadline = previous
+            installProgressHandler()
+        }
         return try body()
     }
 
@@ -236,11 +237,25 @@ public final class Database {
     /// they fail with an `SQLiteError` whose `isInterrupted` is true. For work that another thread may find useless
     /// before it ends (full-text indexes built while the rules run, which then find errors).
     public func stopping<T>(when signal: StopSignal, _ body: () throws -> T) rethrows -> T {
+        let previous = guards.stop
+        guards.stop = signal
+        installProgressHandler()
+        defer {
+            guards.stop = previous
+            installProgressHandler()
+        }
+        return try body()
+    }
+
+    /// SQLite's progress handler, set while a time limit or a stop signal applies (`SQLGuards.shouldStop`).
+    private func installProgressHandler() {
+        guard guards.deadline != .max || guards.stop != nil else {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            return
+        }
         sqlite3_progress_handler(handle, 10_000, { userData in
-            Unmanaged<StopSignal>.fromOpaque(userData!).takeUnretainedValue().isRaised ? 1 : 0
-        }, Unmanaged.passUnretained(signal).toOpaque())
-        defer { sqlite3_progress_handler(handle, 0, nil, nil) }
-        return try withExtendedLifetime(signal) { try body() }
+            Unmanaged<SQLGuards>.fromOpaque(userData!).takeUnretainedValue().shouldStop ? 1 : 0
+        }, Unmanaged.passUnretained(guards).toOpaque())
     }
 
     /// Closes the connection; any later use of it fails.
@@ -318,7 +333,15 @@ private final class SQLGuards {
     var readOnly = false
     var refusesOtherFiles = false
     var refused: String?
+    /// When statements are stopped (`Database.withTimeLimit`); `.max` for never.
     var deadline: UInt64 = .max
+    /// The signal that stops statements when raised (`Database.stopping(when:)`).
+    var stop: StopSignal?
+
+    /// True once the deadline has passed or the stop signal was raised.
+    var shouldStop: Bool {
+        (deadline != .max && DispatchTime.now().uptimeNanoseconds > deadline) || stop?.isRaised == true
+    }
 
     func resetRefusal() { refused = nil }
 
