@@ -1,11 +1,14 @@
 """Validates a GTFS feed (folder or .zip) with gtfs-guru and prints its notices as JSON:
-{"errors": [{"code", "count", "message"}], "warnings": [...], "infos": [...]}."""
+{"errors": [{"code", "count", "message"}], "warnings": [...], "infos": [...]}.
+
+usage: gtfs_validate.py FEED [YYYY-MM-DD]   (the date to validate as of, default today: whether the feed has
+expired, or soon will, depends on it)"""
 import json
 import sys
 
 import gtfs_guru
 
-result = gtfs_guru.validate(sys.argv[1])
+result = gtfs_guru.validate(sys.argv[1], date=sys.argv[2] if len(sys.argv) > 2 else None)
 groups = {"errors": {}, "warnings": {}, "infos": {}}
 for notice in result.notices:
     severity = str(getattr(notice, "severity", "")).lower()
