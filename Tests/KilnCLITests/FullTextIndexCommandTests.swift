@@ -39,3 +39,42 @@ final class FullTextIndexCommandTests: CLITestCase {
         }
     }
 }
+
+/// Staged rows already in the bundle's order are read as they stand instead of sorted (`StagedRowOrder`): the real
+/// Patras stop list is in code order, the same list reversed is not, and both must give the same tables and the same
+/// full-text index.
+final class StagedRowOrderCommandTests: CLITestCase {
+    func testStopsInKeyOrderAndReversedGiveTheSameTablesAndIndex() throws {
+        let inOrder = try copy("raw/patras", to: "in-order")
+        let reversed = try copy("raw/patras", to: "reversed")
+        let stops = reversed.appendingPathComponent("StopsUTF8.txt")
+        let lines = try String(contentsOf: stops, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let body = lines.last == "" ? lines.dropLast() : lines[...]
+        XCTAssertGreaterThan(body.count, 100)
+        try (body.reversed().joined(separator: "\n") + "\n").write(to: stops, atomically: true, encoding: .utf8)
+        var contents: [[String: [[SQLValue]]]] = []
+        for folder in [inOrder, reversed] {
+            let output = folder.appendingPathComponent("out.sqlite")
+            let run = try kiln("build", folder.path, "--out", output.path)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let database = try Database(path: output.path, mode: .readOnly)
+            let tables = try database.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name <> 'kiln_metadata' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")
+                .compactMap { $0["name"].textValue }
+            XCTAssertTrue(tables.contains("stop_search_data"), tables.joined(separator: ", "))
+            var rows: [String: [[SQLValue]]] = [:]
+            // Rowid order, not a sort: the rows must stand in the same places.
+            for table in tables {
+                let withoutRowid = try database.rows("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)]).isEmpty == false
+                    && (try database.rows("SELECT sql FROM sqlite_schema WHERE name = ?", [.text(table)]).first?["sql"].textValue?.contains("WITHOUT ROWID") ?? false)
+                rows[table] = try database.rows("SELECT * FROM \(quoteIdentifier(table)) ORDER BY \(withoutRowid ? "1, 2" : "rowid")").map(\.values)
+            }
+            try database.close()
+            contents.append(rows)
+        }
+        XCTAssertEqual(contents[0].keys.sorted(), contents[1].keys.sorted())
+        for table in contents[0].keys.sorted() {
+            XCTAssertEqual(contents[0][table], contents[1][table], table)
+        }
+        XCTAssertEqual(contents[0]["stop"]?.count, body.count)
+    }
+}

@@ -104,6 +104,8 @@ public enum Builder {
         // Full-text indexing, the longest step of writing a bundle, starts while the rules run (`FullTextBuild`).
         var fullTextBuild: FullTextBuild?
         defer { fullTextBuild?.discard() }
+        // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
+        var inOrder: Set<String> = []
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -125,7 +127,8 @@ public enum Builder {
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             if !log.hasErrors {
-                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, destination: output)
+                inOrder = try StagedRowOrder.tablesInOrder(manifest.tables.filter(\.ship), in: staging.database)
+                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, inOrder: inOrder, destination: output)
             }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
@@ -150,7 +153,7 @@ public enum Builder {
             do {
                 options.progress?(.writing(output))
                 let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs,
-                                                                            fullTextBuild: fullTextBuild)
+                                                                            inOrder: inOrder, fullTextBuild: fullTextBuild)
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {

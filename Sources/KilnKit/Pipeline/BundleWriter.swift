@@ -11,22 +11,16 @@ struct BundleWriter {
     /// The metadata table's name.
     static let metadataTable = "kiln_metadata"
 
-    /// Writes the bundle to `destination` through a temporary file in the same folder.
-    /// Returns the row count of each shipped table, in declaration order.
-    /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
-    ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning).
-    func write(from staging: URL, to destination: URL, inputs: [String: String]) throws -> [(table: String, rows: Int)] {
-        let pending = try prepare(from: staging, to: destination, inputs: inputs)
-        defer { pending.discard() }
-        try pending.commit()
-        return pending.counts
-    }
-
     /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
-    /// inspects it, then commits or discards it. `fullTextBuild` is the full-text indexing the caller started once
-    /// staging was complete (`nil`: it starts here); it is discarded when this returns.
-    /// - Throws: as `write(from:to:inputs:)`; the temporary file is removed when it throws.
-    func prepare(from staging: URL, to destination: URL, inputs: [String: String], fullTextBuild: FullTextBuild? = nil) throws -> PendingBundle {
+    /// inspects it, then commits or discards it. `inOrder` names the tables whose staged rows are already in the
+    /// bundle's order (`StagedRowOrder`). `fullTextBuild` is the full-text indexing the caller started once staging
+    /// was complete (`nil`: it starts here); it is discarded when this returns. Returns the row count of each
+    /// shipped table, in declaration order, with the pending bundle.
+    /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
+    ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
+    ///   the temporary file is removed when it throws.
+    func prepare(from staging: URL, to destination: URL, inputs: [String: String], inOrder: Set<String> = [],
+                 fullTextBuild: FullTextBuild? = nil) throws -> PendingBundle {
         let folder = destination.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -37,11 +31,12 @@ struct BundleWriter {
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
         // The full-text indexes are built on a thread of their own while the tables are written (`FullTextBuild`).
-        let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, destination: destination)
+        let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, inOrder: inOrder,
+                                                                  destination: destination)
         defer { fullTextBuild.discard() }
         do {
             let database = try Database(path: temporary.path)
-            let counts = try fill(database, staging: staging, inputs: inputs, fullTextBuild: fullTextBuild)
+            let counts = try fill(database, staging: staging, inputs: inputs, inOrder: inOrder, fullTextBuild: fullTextBuild)
             try database.close()
             return PendingBundle(temporary: temporary, destination: destination, counts: counts)
         } catch {
@@ -53,7 +48,8 @@ struct BundleWriter {
         }
     }
 
-    private func fill(_ database: Database, staging: URL, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> [(String, Int)] {
+    private func fill(_ database: Database, staging: URL, inputs: [String: String], inOrder: Set<String>,
+                      fullTextBuild: FullTextBuild) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
@@ -69,7 +65,7 @@ struct BundleWriter {
             try database.transaction {
                 try database.execute(SchemaSQL.createTable(table))
                 let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name)) ORDER BY \(SchemaSQL.rowOrder(table))")
+                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder.contains(table.name)))")
                 for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
                 if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
                 if let spatial = table.spatial {
@@ -165,8 +161,12 @@ enum SchemaSQL {
     /// The order a table's rows are written in: its key (or, without one, its columns), then its other columns. Rows
     /// are distinct, so no two share a place: the same rows always get the same rowids.
     static func rowOrder(_ table: TableSpec) -> String {
-        (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) })
-            .map(quoteIdentifier).joined(separator: ", ")
+        rowOrderColumns(table).joined(separator: ", ")
+    }
+
+    /// The columns of `rowOrder`, quoted, one by one.
+    static func rowOrderColumns(_ table: TableSpec) -> [String] {
+        (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) }).map(quoteIdentifier)
     }
 
     static func indexName(_ index: IndexSpec, of table: TableSpec) -> String {

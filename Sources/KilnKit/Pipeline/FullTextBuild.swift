@@ -24,9 +24,9 @@ final class FullTextBuild: @unchecked Sendable {
     private let stop = StopSignal()
 
     /// Starts indexing the full-text tables of `tables` (those with a `fullText` declaration) from the rows staged in
-    /// `staging`, into scratch databases named after `destination`. The staging database must not change until
-    /// `discard()`.
-    init(tables: [TableSpec], staging: URL, destination: URL) {
+    /// `staging`, into scratch databases named after `destination`; `inOrder` names the tables whose staged rows are
+    /// already in the bundle's order (`StagedRowOrder`). The staging database must not change until `discard()`.
+    init(tables: [TableSpec], staging: URL, inOrder: Set<String>, destination: URL) {
         indexes = tables.compactMap { table in table.fullText.map { (table, $0) } }.enumerated().map { number, declared in
             Index(table: declared.0, fullText: declared.1, scratch: KilnFileNames.fullTextScratch(for: destination, number: number + 1))
         }
@@ -46,7 +46,7 @@ final class FullTextBuild: @unchecked Sendable {
                     let database = try Database(path: index.scratch.path)
                     defer { try? database.close() }
                     try database.stopping(when: stop) {
-                        try FullTextBuild.build(index.table, index.fullText, from: staging, in: database)
+                        try FullTextBuild.build(index.table, index.fullText, from: staging, inOrder: inOrder.contains(index.table.name), in: database)
                     }
                 } catch {
                     lock.lock()
@@ -60,19 +60,18 @@ final class FullTextBuild: @unchecked Sendable {
         thread.start()
     }
 
-    /// Creates the FTS5 table in `database` and fills it from the attached staging database: the columns the bundle's
-    /// table holds, rows as `SELECT DISTINCT` gives them, in the bundle's order (`SchemaSQL.rowOrder`), which is the
-    /// order the bundle's table is filled in and so the rowids the index would get there.
-    private static func build(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, in database: Database) throws {
+    /// Creates the FTS5 table in `database` and fills it from the attached staging database: the rows the bundle's
+    /// table holds, in its order (`StagedRowOrder.rows`), which is the order the bundle's table is filled in and so
+    /// the rowids the index would get there.
+    private static func build(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, in database: Database) throws {
         // Small caches: the index is written while the rules, then the bundle, hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
-        let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
         let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
         try database.transaction {
             try database.execute(SchemaSQL.createFullText(fullText))
-            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) SELECT \(indexed) FROM (SELECT DISTINCT \(columns) FROM staging.\(quoteIdentifier(table.name))) ORDER BY \(SchemaSQL.rowOrder(table))")
+            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) \(StagedRowOrder.rows(of: table, selecting: indexed, inOrder: inOrder))")
         }
         try database.execute("DETACH DATABASE staging")
     }

@@ -1,0 +1,43 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The not-null rules of a table are answered by one scan of it (`RuleEngine`): columns the scan finds free of NULLs
+/// are not queried again, and every NULL still becomes one finding with its file and line.
+final class NotNullScanTests: KilnTestCase {
+    func testEveryMissingValueIsReportedOnceWithItsLineAndFreeColumnsNone() throws {
+        let folder = temporaryDirectory.appendingPathComponent("pipeline")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "a;b;c;d\n".write(to: folder.appendingPathComponent("rows.txt"), atomically: true, encoding: .utf8)
+        try """
+            { bundle: "nulls", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "k", type: "text" }, { name: "x", type: "text", notNull: true },
+                                              { name: "y", type: "text", notNull: true }, { name: "z", type: "text", notNull: true }],
+                         primaryKey: ["k"] }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["k", "x", "y", "z"] }, into: "t",
+                          columns: { k: "k", x: "x", y: "y", z: "z" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let pipeline = try ManifestLoader.load(folder.path)
+        let database = try Database(path: temporaryDirectory.appendingPathComponent("staging.sqlite").path)
+        try StagingArea.createTables(pipeline.manifest.tables, in: database)
+        // Rows 1…50 from rows.txt; y is missing on lines 7 and 31, z on line 31; x and k are never missing.
+        let insert = try database.prepare("INSERT INTO t (k, x, y, z, _file, _line) VALUES (?, ?, ?, ?, 'rows.txt', ?)")
+        var missing: [(column: String, line: Int)] = []
+        for line in 1...50 {
+            let y: SQLValue = [7, 31].contains(line) ? .null : .text("y\(line)")
+            let z: SQLValue = line == 31 ? .null : .text("z\(line)")
+            if y == .null { missing.append(("y", line)) }
+            if z == .null { missing.append(("z", line)) }
+            try insert.run([.text(String(format: "%03d", line)), .text("x"), y, z, .integer(Int64(line))])
+        }
+        let log = DiagnosticLog(overrides: [:])
+        try RuleEngine(pipeline: pipeline, database: database, log: log).run()
+        let found = log.diagnostics.filter { $0.code == DiagnosticCode.notNull.rawValue }
+        XCTAssertEqual(found.map { "\($0.provenance?.file ?? ""):\($0.provenance?.line ?? 0)" }.sorted(),
+                       missing.map { "rows.txt:\($0.line)" }.sorted())
+        for (column, line) in missing {
+            XCTAssertEqual(found.filter { $0.provenance?.line == line && $0.message.hasSuffix("has no \(column)") }.count, 1, "\(column) on line \(line)")
+        }
+        XCTAssertFalse(found.contains { $0.message.hasSuffix("has no x") || $0.message.hasSuffix("has no k") })
+    }
+}
