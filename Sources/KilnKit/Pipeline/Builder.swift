@@ -101,15 +101,22 @@ public enum Builder {
         let log = DiagnosticLog(overrides: manifest.severity)
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
-        // Full-text indexing, the longest step of writing a bundle, starts while the rules run (`FullTextBuild`).
-        var fullTextBuild: FullTextBuild?
-        defer { fullTextBuild?.discard() }
+        // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
+        // staged, and runs while later sources are staged and the rules checked (`FullTextBuild`).
+        let shipped = manifest.tables.filter(\.ship)
+        let fullTextBuild = FullTextBuild(tables: shipped, destination: output)
+        defer { fullTextBuild.discard() }
+        // The last source filling each table: a full-text table filled only by sources is complete after it.
+        var lastSource: [String: Int] = [:]
+        for (position, source) in pipeline.sources.enumerated() {
+            for target in source.targets { lastSource[target.table.name] = position }
+        }
         // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
         var inOrder: Set<String> = []
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
-            for source in pipeline.sources {
+            for (position, source) in pipeline.sources.enumerated() {
                 let started = Date()
                 let records = try options.progress.map { progress in
                     let bytes = source.files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.url.path)[.size] as? Int) ?? 0) }
@@ -121,14 +128,23 @@ public enum Builder {
                     let added = try rowCount(of: source, in: staging.database) - before
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
                 }
+                for table in shipped where table.query == nil && lastSource[table.name] == position && !log.hasErrors
+                    && fullTextBuild.tableNames.contains(table.name) {
+                    let ordered = try StagedRowOrder.tablesInOrder([table], in: staging.database)
+                    inOrder.formUnion(ordered)
+                    fullTextBuild.start(table.name, staging: stagingURL, inOrder: !ordered.isEmpty)
+                }
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             if !log.hasErrors {
-                inOrder = try StagedRowOrder.tablesInOrder(manifest.tables.filter(\.ship), in: staging.database)
-                fullTextBuild = FullTextBuild(tables: manifest.tables.filter(\.ship), staging: stagingURL, inOrder: inOrder, destination: output)
+                let unchecked = shipped.filter { !fullTextBuild.hasStarted($0.name) }
+                inOrder.formUnion(try StagedRowOrder.tablesInOrder(unchecked, in: staging.database))
+                for table in unchecked where fullTextBuild.tableNames.contains(table.name) {
+                    fullTextBuild.start(table.name, staging: stagingURL, inOrder: inOrder.contains(table.name))
+                }
             }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
@@ -148,7 +164,7 @@ public enum Builder {
         defer { pending?.discard() }
         var comparison: BundleDiff?
         if log.hasErrors {
-            fullTextBuild?.discard()
+            fullTextBuild.discard()
         } else {
             do {
                 options.progress?(.writing(output))

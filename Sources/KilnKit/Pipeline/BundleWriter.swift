@@ -13,14 +13,14 @@ struct BundleWriter {
 
     /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
     /// inspects it, then commits or discards it. `inOrder` names the tables whose staged rows are already in the
-    /// bundle's order (`StagedRowOrder`). `fullTextBuild` is the full-text indexing the caller started once staging
-    /// was complete (`nil`: it starts here); it is discarded when this returns. Returns the row count of each
-    /// shipped table, in declaration order, with the pending bundle.
+    /// bundle's order (`StagedRowOrder`). `fullTextBuild` is the full-text indexing the caller started for every
+    /// full-text table; it is discarded when this returns. Returns the row count of each shipped table, in
+    /// declaration order, with the pending bundle.
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
     ///   the temporary file is removed when it throws.
-    func prepare(from staging: URL, to destination: URL, inputs: [String: String], inOrder: Set<String> = [],
-                 fullTextBuild: FullTextBuild? = nil) throws -> PendingBundle {
+    func prepare(from staging: URL, to destination: URL, inputs: [String: String], inOrder: Set<String>,
+                 fullTextBuild: FullTextBuild) throws -> PendingBundle {
         let folder = destination.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -31,8 +31,6 @@ struct BundleWriter {
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
         // The full-text indexes are built on a thread of their own while the tables are written (`FullTextBuild`).
-        let fullTextBuild = fullTextBuild ?? FullTextBuild(tables: manifest.tables.filter(\.ship), staging: staging, inOrder: inOrder,
-                                                                  destination: destination)
         defer { fullTextBuild.discard() }
         do {
             let database = try Database(path: temporary.path)

@@ -1,12 +1,13 @@
 import Foundation
 
-/// Builds the FTS5 indexes of a bundle's full-text tables on a thread of their own, one after the other in
-/// declaration order, each in a scratch database beside the bundle, from the staged rows in the order the bundle
-/// holds them; the bundle's connection then copies each index's shadow tables in (`copy(_:into:)`). FTS5 indexing is
-/// the longest step of writing a bundle with a large full-text table (2 000 000 stops: 10 s of one core): this way
-/// it runs while the bundle's tables are written, and the rules checked, on the other threads. The shadow tables'
-/// rows are the ones FTS5 writes when it indexes the bundle's table in place. One thread, one index at a time, so
-/// that memory stays flat however many full-text tables a manifest declares.
+/// Builds the FTS5 indexes of a bundle's full-text tables on a thread of their own, each in a scratch database
+/// beside the bundle; the bundle's connection then copies each index's shadow tables in (`copy(_:into:)`). FTS5
+/// indexing is the longest step of writing a bundle with a large full-text table (2 000 000 stops: 6 s of one core):
+/// this way it runs while later sources are staged, the rules checked and the bundle's tables written, on the other
+/// threads. A table's index starts as soon as the sources that fill it are staged (`start`): its rows, in the order
+/// the bundle holds them, are first copied into its scratch database, so that staging goes on while it is indexed.
+/// The shadow tables' rows are the ones FTS5 writes when it indexes the bundle's table in place. One thread, one
+/// index at a time, so that memory stays flat however many full-text tables a manifest declares.
 final class FullTextBuild: @unchecked Sendable {
     private struct Index {
         let table: TableSpec
@@ -16,17 +17,20 @@ final class FullTextBuild: @unchecked Sendable {
     }
 
     private let indexes: [Index]
-    private let finished = DispatchSemaphore(value: 0)
+    private let queue = DispatchQueue(label: "kiln full-text indexes")
     private let lock = NSLock()
     private var failures: [String: Error] = [:]
+    private var started: Set<String> = []
 
     /// Stops the indexing (`discard()` raises it).
     private let stop = StopSignal()
 
-    /// Starts indexing the full-text tables of `tables` (those with a `fullText` declaration) from the rows staged in
-    /// `staging`, into scratch databases named after `destination`; `inOrder` names the tables whose staged rows are
-    /// already in the bundle's order (`StagedRowOrder`). The staging database must not change until `discard()`.
-    init(tables: [TableSpec], staging: URL, inOrder: Set<String>, destination: URL) {
+    /// The scratch table holding the rows to index (no FTS5 table's shadow table can have this name: theirs hold a `_`).
+    private static let rowsTable = "rows"
+
+    /// Prepares the indexing of the full-text tables of `tables` (those with a `fullText` declaration), in scratch
+    /// databases named after `destination`; `start` starts each.
+    init(tables: [TableSpec], destination: URL) {
         indexes = tables.compactMap { table in table.fullText.map { (table, $0) } }.enumerated().map { number, declared in
             Index(table: declared.0, fullText: declared.1, scratch: KilnFileNames.fullTextScratch(for: destination, number: number + 1))
         }
@@ -34,46 +38,82 @@ final class FullTextBuild: @unchecked Sendable {
             try? FileManager.default.removeItem(at: index.scratch)
             TemporaryFiles.shared.register(index.scratch)
         }
-        guard !indexes.isEmpty else {
-            finished.signal()
+    }
+
+    /// The names of the tables that have a full-text index to build.
+    var tableNames: [String] { indexes.map(\.table.name) }
+
+    /// True once `start` was called for `table`.
+    func hasStarted(_ table: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return started.contains(table)
+    }
+
+    /// Copies the staged rows of `table` (whose sources are all staged) from `staging` into its scratch database, in
+    /// the order the bundle holds them (`StagedRowOrder.rows`; `inOrder`: already in that order), on the calling
+    /// thread, then indexes them on the indexing thread. No other connection may write to `staging` meanwhile; once
+    /// this returns, staging may go on. A failure is kept for `copy(_:into:)` to throw.
+    func start(_ table: String, staging: URL, inOrder: Bool) {
+        guard let index = indexes.first(where: { $0.table.name == table }) else { return }
+        lock.lock()
+        let first = started.insert(table).inserted
+        lock.unlock()
+        guard first else { return }
+        do {
+            let database = try Database(path: index.scratch.path)
+            defer { try? database.close() }
+            try database.stopping(when: stop) {
+                try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
+            }
+        } catch {
+            fail(index, error)
             return
         }
         let stop = stop
-        let thread = Thread { [self] in
-            defer { finished.signal() }
-            for index in indexes {
-                do {
-                    let database = try Database(path: index.scratch.path)
-                    defer { try? database.close() }
-                    try database.stopping(when: stop) {
-                        try FullTextBuild.build(index.table, index.fullText, from: staging, inOrder: inOrder.contains(index.table.name), in: database)
-                    }
-                } catch {
-                    lock.lock()
-                    failures[index.fullText.name] = error
-                    lock.unlock()
-                }
-                index.done.signal()
+        queue.async { [self] in
+            do {
+                let database = try Database(path: index.scratch.path)
+                defer { try? database.close() }
+                try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, in: database) }
+            } catch {
+                fail(index, error)
+                return
             }
+            index.done.signal()
         }
-        thread.name = "kiln full-text indexes"
-        thread.start()
     }
 
-    /// Creates the FTS5 table in `database` and fills it from the attached staging database: the rows the bundle's
-    /// table holds, in its order (`StagedRowOrder.rows`), which is the order the bundle's table is filled in and so
-    /// the rowids the index would get there.
-    private static func build(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, in database: Database) throws {
-        // Small caches: the index is written while the rules, then the bundle, hold theirs.
+    private func fail(_ index: Index, _ error: Error) {
+        lock.lock()
+        failures[index.fullText.name] = error
+        lock.unlock()
+        index.done.signal()
+    }
+
+    /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
+    /// the staging database into `rowsTable` of `database`: that order is the order the bundle's table is filled in,
+    /// and so gives the rowids the index would get there.
+    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, into database: Database) throws {
+        // Small caches: the index is written while staging, the rules, then the bundle hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
         let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
         try database.transaction {
-            try database.execute(SchemaSQL.createFullText(fullText))
-            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) \(StagedRowOrder.rows(of: table, selecting: indexed, inOrder: inOrder))")
+            try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: indexed, inOrder: inOrder))")
         }
         try database.execute("DETACH DATABASE staging")
+    }
+
+    /// Creates the FTS5 table in `database` and fills it from `rowsTable`, in rowid order.
+    private static func build(_ fullText: FullTextSpec, in database: Database) throws {
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
+        let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
+        try database.transaction {
+            try database.execute(SchemaSQL.createFullText(fullText))
+            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) SELECT \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")
+        }
     }
 
     /// Waits for the index of the full-text table `name`, then copies it into `database`, where the same FTS5 table
@@ -81,8 +121,8 @@ final class FullTextBuild: @unchecked Sendable {
     /// few rows its creation wrote.
     /// - Throws: the index build's `SQLiteError`, or the copy's.
     func copy(_ name: String, into database: Database) throws {
-        guard let index = indexes.first(where: { $0.fullText.name == name }) else {
-            preconditionFailure("no full-text table \(name) was declared")
+        guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else {
+            throw KilnError.validation("the full-text index \(name) was never built")
         }
         index.done.wait()
         index.done.signal()
@@ -107,8 +147,7 @@ final class FullTextBuild: @unchecked Sendable {
     /// scratch databases. Calling it again does nothing more.
     func discard() {
         stop.raise()
-        finished.wait()
-        finished.signal()
+        queue.sync {}
         for index in indexes {
             try? FileManager.default.removeItem(at: index.scratch)
             TemporaryFiles.shared.unregister(index.scratch)
