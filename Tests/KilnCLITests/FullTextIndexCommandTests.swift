@@ -9,11 +9,54 @@ final class FullTextIndexCommandTests: CLITestCase {
     func testTheBundlesFullTextIndexesAreTheOnesFTS5BuildsInPlace() throws {
         // Real scraped data: the Patras web pipeline (two full-text tables) and the museum pipeline.
         for (pipeline, bundle) in [("raw/patras-web", "patras-web"), ("raw/museum", "museum"), ("raw/itravel", "itravel")] {
+            try assertIndexesAreBuiltInPlace(CLITestCase.repositoryRoot.appendingPathComponent(pipeline), bundle: bundle)
+        }
+    }
+
+    /// A full-text table filled by two sources with another source between them is indexed once both are staged;
+    /// one filled by a query, after the queries ran. The rows are real: the Patras stop list, cut in two.
+    func testTablesFilledBySeveralSourcesOrByAQueryAreIndexedWhole() throws {
+        let folder = file("split")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let stops = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("raw/patras/StopsUTF8.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        XCTAssertGreaterThan(stops.count, 100)
+        // Reversed halves: neither source, nor the two together, is in key order.
+        try (stops[..<80].reversed().joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("a.txt"), atomically: true, encoding: .utf8)
+        try (stops[80...].reversed().joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("b.txt"), atomically: true, encoding: .utf8)
+        try (stops.prefix(20).joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("c.txt"), atomically: true, encoding: .utf8)
+        let columns = #"[{ name: "code", type: "text" }, { name: "name", type: "text" }, { name: "longitude", type: "real" }, { name: "latitude", type: "real" }]"#
+        let fields = #"options: { fields: ["name", "code", "longitude", "latitude"] }, columns: { code: "code", name: "name", longitude: "longitude", latitude: "latitude" }"#
+        try """
+            { bundle: "split", schemaVersion: 1,
+              tables: [
+                { name: "stop", columns: \(columns), primaryKey: ["code"], fullText: { name: "stop_search", columns: ["name"], unindexed: ["code"] } },
+                { name: "other", columns: \(columns) },
+                { name: "named", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }], primaryKey: ["code"],
+                  query: "SELECT code, name FROM stop WHERE name LIKE '%Α%'", fullText: { name: "named_search", columns: ["name"] } },
+              ],
+              sources: [
+                { name: "first", format: "delimited", path: "a.txt", \(fields), into: "stop" },
+                { name: "between", format: "delimited", path: "c.txt", \(fields), into: "other" },
+                { name: "second", format: "delimited", path: "b.txt", \(fields), into: "stop" },
+              ] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        try assertIndexesAreBuiltInPlace(folder, bundle: "split", rows: ["stop": stops.count])
+    }
+
+    /// Builds the pipeline in `folder` and checks each full-text index against the oracle; `rows`: tables that must
+    /// hold that many rows.
+    private func assertIndexesAreBuiltInPlace(_ folder: URL, bundle: String, rows: [String: Int] = [:]) throws {
+        let pipeline = folder.path
+        do {
             let output = file("out/\(bundle).sqlite")
-            let run = try kiln("build", CLITestCase.repositoryRoot.appendingPathComponent(pipeline).path, "--out", output.path)
+            let run = try kiln("build", folder.path, "--out", output.path)
             XCTAssertEqual(run.status, 0, "\(pipeline): \(run.stderr)")
             let database = try Database(path: output.path, mode: .readWrite)
-            let declared = try ManifestLoader.load(CLITestCase.repositoryRoot.appendingPathComponent(pipeline).path).manifest.tables
+            for (table, count) in rows {
+                XCTAssertEqual(try database.rows("SELECT count(*) FROM \(quoteIdentifier(table))").first?.values.first, .integer(Int64(count)), table)
+            }
+            let declared = try ManifestLoader.load(folder.path).manifest.tables
                 .compactMap { table in table.fullText.map { (table: table.name, index: $0.name) } }
             XCTAssertFalse(declared.isEmpty, pipeline)
             try database.execute("ATTACH DATABASE ':memory:' AS oracle")
