@@ -26,7 +26,8 @@ public enum OutputPath {
         if let kind = entryKind(url), kind != .regular {
             throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase); Kiln replaces only regular files")
         }
-        for other in protected where sameFile(url, other.url) {
+        let file = FileIdentity(url)
+        for other in protected where file.isSame(as: other.url) {
             throw KilnError.usage("\(option) \(url.relativePath) is \(other.role); it would be overwritten")
         }
     }
@@ -40,7 +41,8 @@ public enum OutputPath {
         if let kind = entryKind(url, followingLinks: true), kind != .folder {
             throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase), not a folder")
         }
-        for other in protected where sameFile(url, other.url) {
+        let folder = FileIdentity(url)
+        for other in protected where folder.isSame(as: other.url) {
             throw KilnError.usage("\(option) \(url.relativePath) is \(other.role); files written there would replace its files")
         }
     }
@@ -91,18 +93,33 @@ public enum OutputPath {
         return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
     }
 
-    /// True when both paths name one file: the same device and inode when both exist, else the same path once the
-    /// folder holding each is resolved (links and `..` followed).
-    static func sameFile(_ a: URL, _ b: URL) -> Bool {
-        var first = stat(), second = stat()
-        let firstExists = stat(a.path, &first) == 0, secondExists = stat(b.path, &second) == 0
-        if firstExists && secondExists { return first.st_dev == second.st_dev && first.st_ino == second.st_ino }
-        if firstExists != secondExists { return false }
-        return resolved(a) == resolved(b)
+    /// A path and, when something exists there, its device and inode: compared with many paths (an output against
+    /// every input), the path is looked up once.
+    struct FileIdentity {
+        let url: URL
+        let device: UInt64?
+        let inode: UInt64
+
+        init(_ url: URL) {
+            self.url = url
+            var status = stat()
+            let exists = stat(url.path, &status) == 0
+            device = exists ? UInt64(status.st_dev) : nil
+            inode = exists ? UInt64(status.st_ino) : 0
+        }
+
+        /// True when `other` names the same file: the same device and inode when both exist, else the same path
+        /// once the folder holding each is resolved (links and `..` followed).
+        func isSame(as other: URL) -> Bool {
+            let second = FileIdentity(other)
+            if let device, let otherDevice = second.device { return device == otherDevice && inode == second.inode }
+            if (device == nil) != (second.device == nil) { return false }
+            return OutputPath.resolved(url) == OutputPath.resolved(other)
+        }
     }
 
     /// The absolute path of `url` with its folder's links resolved (the folder may not exist yet).
-    private static func resolved(_ url: URL) -> String {
+    fileprivate static func resolved(_ url: URL) -> String {
         let absolute = url.standardizedFileURL
         return absolute.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(absolute.lastPathComponent).path
     }
