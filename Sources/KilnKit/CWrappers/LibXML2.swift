@@ -114,6 +114,8 @@ struct SimplePath {
 
     var elements: [Name]
     var attribute: Name?
+    /// The namespace URI of each step when no step has a prefix: none at all.
+    private(set) var unprefixedURIs: [[UInt8]?]?
 
     init?(_ source: String) {
         let steps = source.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -132,6 +134,8 @@ struct SimplePath {
         }
         self.elements = elements
         self.attribute = attribute
+        let names = elements + (attribute.map { [$0] } ?? [])
+        unprefixedURIs = names.allSatisfy { $0.prefix == nil } ? names.map { _ -> [UInt8]? in nil } : nil
     }
 
     private static func name(_ text: String) -> Name? {
@@ -194,6 +198,7 @@ final class XPathEvaluator {
     /// The string value of a simple path, as XPath's `string()` gives it: the first matching node in document order.
     /// `.some(nil)` when nothing matches; `nil` when a prefix is not declared (the XPath engine then reports it).
     private func follow(_ expression: XPathExpression, _ path: SimplePath, from node: UnsafeMutablePointer<xmlNode>) -> String?? {
+        if let uris = path.unprefixedURIs { return .some(first(path, uris, from: node)) }
         let key = ObjectIdentifier(expression)
         if resolvedURIs[key] == nil {
             var uris: [[UInt8]?] = []
@@ -204,7 +209,11 @@ final class XPathEvaluator {
             }
             resolvedURIs[key] = uris
         }
-        let uris = resolvedURIs[key]!
+        return .some(first(path, resolvedURIs[key]!, from: node))
+    }
+
+    /// The string value of the first node `path` (its steps' namespace URIs `uris`) reaches from `element`.
+    private func first(_ path: SimplePath, _ uris: [[UInt8]?], from node: UnsafeMutablePointer<xmlNode>) -> String? {
         func same(_ name: UnsafePointer<xmlChar>?, _ expected: [UInt8]?) -> Bool {
             guard let expected else { return name == nil }
             return expected.withUnsafeBufferPointer { xmlStrEqual(name, $0.baseAddress) } == 1
@@ -231,7 +240,7 @@ final class XPathEvaluator {
             }
             return nil
         }
-        return .some(first(from: node, step: 0))
+        return first(from: node, step: 0)
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {

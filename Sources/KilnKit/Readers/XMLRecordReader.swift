@@ -70,8 +70,13 @@ public struct XMLRecordReader: ConfigurableReader {
                     }
                     ordinal += 1
                     let position = stack.countRecordChild()
-                    try emit(Record(kinds[0], values: expressions.map { element.string($0) } + stack.contextValues
-                                        + [String(ordinal), String(position)], line: element.line))
+                    var values: [String?] = []
+                    values.reserveCapacity(kinds[0].fieldNames.count)
+                    for expression in expressions { values.append(element.string(expression)) }
+                    values.append(contentsOf: stack.contextValues)
+                    values.append(String(ordinal))
+                    values.append(String(position))
+                    try emit(Record(kinds[0], values: values, line: element.line))
                 } else {
                     stack.push(name, namespace, reader: reader)
                 }
