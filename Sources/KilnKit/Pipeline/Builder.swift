@@ -113,6 +113,8 @@ public enum Builder {
         }
         // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
         var inOrder: Set<String> = []
+        var bundleTables: BundleTables?
+        defer { bundleTables?.discard() }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -146,6 +148,10 @@ public enum Builder {
                     fullTextBuild.start(table.name, staging: stagingURL, inOrder: inOrder.contains(table.name))
                 }
             }
+            // The bundle's tables are written while the rules run: both only read staging. Kept if the rules pass.
+            if !log.hasErrors {
+                bundleTables = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, inOrder: inOrder)
+            }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
@@ -165,11 +171,11 @@ public enum Builder {
         var comparison: BundleDiff?
         if log.hasErrors {
             fullTextBuild.discard()
-        } else {
+            bundleTables?.discard()
+        } else if let bundleTables {
             do {
                 options.progress?(.writing(output))
-                let prepared = try BundleWriter(manifest: manifest).prepare(from: stagingURL, to: output, inputs: inputs,
-                                                                            inOrder: inOrder, fullTextBuild: fullTextBuild)
+                let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
                 pending = prepared
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
                 if let baseline = baseline(options, manifest, log) {

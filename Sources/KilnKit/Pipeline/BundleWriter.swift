@@ -11,43 +11,53 @@ struct BundleWriter {
     /// The metadata table's name.
     static let metadataTable = "kiln_metadata"
 
-    /// Writes the whole bundle to a temporary file beside `destination`, without putting it in place: the caller
-    /// inspects it, then commits or discards it. `inOrder` names the tables whose staged rows are already in the
-    /// bundle's order (`StagedRowOrder`). `fullTextBuild` is the full-text indexing the caller started for every
-    /// full-text table; it is discarded when this returns. Returns the row count of each shipped table, in
-    /// declaration order, with the pending bundle.
+    /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, the empty
+    /// FTS5 tables) into a new temporary file beside `destination`, on a thread of their own, so that the rules can
+    /// be checked meanwhile: staging is only read by both. `inOrder` names the tables whose staged rows are already
+    /// in the bundle's order (`StagedRowOrder`). `finish` completes the bundle; `BundleTables.discard` drops it.
+    func startTables(from staging: URL, to destination: URL, inOrder: Set<String>) -> BundleTables {
+        let temporary = KilnFileNames.temporary(for: destination)
+        let tables = BundleTables(temporary: temporary, destination: destination)
+        let manifest = manifest
+        tables.start {
+            let folder = destination.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+            }
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.register(temporary)
+            let database = try Database(path: temporary.path)
+            return (database, try BundleWriter(manifest: manifest).fillTables(database, staging: staging, inOrder: inOrder))
+        }
+        return tables
+    }
+
+    /// Completes the bundle `tables` started, once the rules passed: copies in the full-text indexes
+    /// (`fullTextBuild`, started for every full-text table; discarded when this returns), writes the metadata and the
+    /// schema version, checks foreign keys, and leaves it in its temporary file, for the caller to inspect, then
+    /// commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
     ///   the temporary file is removed when it throws.
-    func prepare(from staging: URL, to destination: URL, inputs: [String: String], inOrder: Set<String>,
-                 fullTextBuild: FullTextBuild) throws -> PendingBundle {
-        let folder = destination.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
-        }
-        let temporary = KilnFileNames.temporary(for: destination)
-        try? FileManager.default.removeItem(at: temporary)
-        TemporaryFiles.shared.register(temporary)
-        // The full-text indexes are built on a thread of their own while the tables are written (`FullTextBuild`).
+    func finish(_ tables: BundleTables, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> PendingBundle {
         defer { fullTextBuild.discard() }
         do {
-            let database = try Database(path: temporary.path)
-            let counts = try fill(database, staging: staging, inputs: inputs, inOrder: inOrder, fullTextBuild: fullTextBuild)
+            let (database, counts) = try tables.wait()
+            try complete(database, counts: counts, inputs: inputs, fullTextBuild: fullTextBuild)
             try database.close()
-            return PendingBundle(temporary: temporary, destination: destination, counts: counts)
+            tables.handOver()
+            return PendingBundle(temporary: tables.temporary, destination: tables.destination, counts: counts)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            TemporaryFiles.shared.unregister(temporary)
+            tables.discard()
             guard let error = error as? SQLiteError else { throw error }
-            if error.isStorageFailure { throw KilnError.io("cannot write \(destination.path): \(error.message)") }
+            if error.isStorageFailure { throw KilnError.io("cannot write \(tables.destination.path): \(error.message)") }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
         }
     }
 
-    private func fill(_ database: Database, staging: URL, inputs: [String: String], inOrder: Set<String>,
-                      fullTextBuild: FullTextBuild) throws -> [(String, Int)] {
+    private func fillTables(_ database: Database, staging: URL, inOrder: Set<String>) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
@@ -74,11 +84,15 @@ struct BundleWriter {
                 counts.append((table.name, Int(count)))
             }
         }
+        try database.execute("DETACH DATABASE staging")
+        return counts
+    }
+
+    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String], fullTextBuild: FullTextBuild) throws {
         for table in manifest.tables where table.ship {
             if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
         }
         try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
-        try database.execute("DETACH DATABASE staging")
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         let broken = try database.rows("PRAGMA foreign_key_check")
         if let first = broken.first {
@@ -89,7 +103,6 @@ struct BundleWriter {
         if try database.rows("PRAGMA freelist_count").first?.values.first?.number ?? 0 > 0 {
             try database.execute("VACUUM")
         }
-        return counts
     }
 
     private func writeMetadata(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
@@ -103,6 +116,54 @@ struct BundleWriter {
         entries += counts.map { ("rows.\($0.0)", String($0.1)) }
         let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
         for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
+    }
+}
+
+/// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`): the open database and the
+/// row count of each table once done, or the error that stopped it.
+final class BundleTables: @unchecked Sendable {
+    /// The bundle's temporary file.
+    let temporary: URL
+    /// Where the bundle goes once committed.
+    let destination: URL
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<(Database, [(String, Int)]), Error>?
+    private var handedOver = false
+
+    init(temporary: URL, destination: URL) {
+        self.temporary = temporary
+        self.destination = destination
+    }
+
+    fileprivate func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)])) {
+        let thread = Thread { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+        thread.name = "kiln bundle tables"
+        thread.start()
+    }
+
+    /// Waits for the tables; returns the database, still open, and the row counts.
+    /// - Throws: what stopped the writing.
+    func wait() throws -> (Database, [(String, Int)]) {
+        done.wait()
+        done.signal()
+        return try result!.get()
+    }
+
+    /// The file now belongs to a `PendingBundle`: `discard` leaves it.
+    fileprivate func handOver() { handedOver = true }
+
+    /// Waits for the writing to end, closes the database and removes the temporary file (unless handed over).
+    /// Calling it again does nothing more.
+    func discard() {
+        done.wait()
+        done.signal()
+        guard !handedOver else { return }
+        if case .success(let (database, _)) = result { try? database.close() }
+        try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
     }
 }
 
