@@ -114,6 +114,14 @@ final class RegexBlockExtractor {
         private let input: InputFile
         private let log: DiagnosticLog
         private var carried: [String?]
+        // `feed` is the only code that touches the three below, and no record consumer can reach this page: their
+        // accesses need no run-time exclusivity check (one per access and per line otherwise).
+        /// The array the last record's values were written into, reused while the consumer lets records go.
+        @exclusivity(unchecked) private var values: [String?] = []
+        /// The token of the records emitted from `values` (see `RecordReuseToken`).
+        @exclusivity(unchecked) private var token = RecordReuseToken()
+        /// True when `values` no longer holds the carried fields (a heading changed them since it was filled).
+        @exclusivity(unchecked) private var valuesStale = true
         /// The rows given so far, counted when the source expects a least number (`minRows`).
         private var rowCount = 0
         /// For each required block: whether it was found, by value of its `per` field, in first-seen order. Only this
@@ -144,16 +152,29 @@ final class RegexBlockExtractor {
             do {
                 let row = extractor.row
                 if let groups = try row.match(subject) {
-                    // Appended one by one rather than copied whole: an array of optionals copied in one go goes
-                    // through the runtime's generic per-element copy.
-                    let carried = self.carried
-                    var values: [String?] = []
-                    values.reserveCapacity(carried.count)
-                    for value in carried { values.append(value) }
+                    var values = self.values
+                    self.values = []
+                    if !isKnownUniquelyReferenced(&token) {
+                        // A consumer keeps an earlier record: a fresh array, its values appended one by one rather
+                        // than copied whole (an array of optionals copied in one go goes through the runtime's
+                        // generic per-element copy).
+                        token = RecordReuseToken()
+                        values = []
+                        values.reserveCapacity(carried.count)
+                        for value in carried { values.append(value) }
+                    } else if valuesStale {
+                        if values.count != carried.count {
+                            values = carried
+                        } else {
+                            for (field, value) in carried.enumerated() { values[field] = value }
+                        }
+                    }
+                    valuesStale = false
                     for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject, in: groups) }
                     if extractor.expect?.minRows != nil { rowCount += 1 }
                     if !extractor.requirements.isEmpty { try note(values) }
-                    try emit(Record(extractor.kind, values: values, line: line))
+                    defer { self.values = values }
+                    try emit(Record(extractor.kind, values: values, line: line, reuseToken: token))
                     return
                 }
                 for (level, heading) in extractor.headings.enumerated() {
@@ -161,6 +182,7 @@ final class RegexBlockExtractor {
                     let effect = extractor.headingEffects[level]
                     for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject, in: groups) }
                     for field in effect.clears { carried[field] = nil }
+                    valuesStale = true
                     return
                 }
                 for pattern in extractor.skip where try pattern.matches(subject) { return }
