@@ -96,17 +96,37 @@ private struct LineCursor {
         self.maximumLineLength = maximumLineLength
     }
 
+    /// A line as `nextLine(from:plainASCII:)` hands it over.
+    enum Line {
+        /// A line that is plain ASCII (no NUL): its number and bytes, known to be valid UTF-8.
+        case ascii(number: Int, bytes: ArraySlice<UInt8>)
+        /// Any other line, to decode and check.
+        case other(TextLine)
+    }
+
+    /// The next line, read from `handle` as needed; `nil` at the end of the file. With `plainASCII`, a line that
+    /// is plain ASCII comes as `.ascii`, without a `TextLine`.
+    /// - Throws: `KilnError.io` when reading fails.
+    mutating func nextLine(from handle: FileHandle, plainASCII: Bool) throws -> Line? {
+        guard skipped == 0, lineNumber > 0, let newline = searchNewline() else {
+            return try next(from: handle).map { .other($0) }
+        }
+        guard plainASCII, searchedBits < 0x80, newline - start <= maximumLineLength else { return .other(takeLine(at: newline)) }
+        var end = newline
+        if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+        let bytes = buffer[start..<end]
+        searchedBits = 0
+        lineNumber += 1
+        start = newline + 1
+        searched = start
+        return .ascii(number: lineNumber, bytes: bytes)
+    }
+
     /// The next line's bytes, read from `handle` as needed; `nil` at the end of the file.
     /// - Throws: `KilnError.io` when reading fails.
     mutating func next(from handle: FileHandle) throws -> TextLine? {
         while true {
-            if let newline = searchNewline() {
-                let line = take(upTo: newline)
-                start = newline + 1
-                searched = start
-                return line
-            }
-            searched = buffer.count
+            if let newline = searchNewline() { return takeLine(at: newline) }
             if atEnd {
                 guard start < buffer.count || skipped > 0 else { return nil }
                 let line = take(upTo: buffer.count)
@@ -122,13 +142,25 @@ private struct LineCursor {
         }
     }
 
+    /// The line that ends at the line feed at `newline`.
+    private mutating func takeLine(at newline: Int) -> TextLine {
+        let line = take(upTo: newline)
+        start = newline + 1
+        searched = start
+        return line
+    }
+
     /// The index of the next line feed from `searched`, noting on the way whether the bytes are all ASCII and
     /// without NUL (one pass over each byte for the three questions).
     private mutating func searchNewline() -> Int? {
         let from = max(start, searched)
         let found = LineCursor.search(buffer.span.extracting(from...), bits: searchedBits)
         searchedBits = found.bits
-        return found.newline.map { from + $0 }
+        guard let newline = found.newline else {
+            searched = buffer.count
+            return nil
+        }
+        return from + newline
     }
 
     /// The first line feed in `bytes`, and `bits` or'ed with each byte before it and with that byte minus one: its
@@ -185,7 +217,15 @@ extension LineReader {
         let reader = try LineReader(url: input.url, encoding: encoding)
         var checks = LineChecks(input: input, encoding: reader.encoding)
         var cursor = reader.cursor
-        while let line = try cursor.next(from: reader.handle) {
+        let plainASCII = reader.decoder == nil
+        while let next = try cursor.nextLine(from: reader.handle, plainASCII: plainASCII) {
+            guard case .other(let line) = next else {
+                guard case .ascii(let number, let bytes) = next else { continue }
+                let utf8 = ValidUTF8(ascii: bytes)
+                checks.observe(ascii: utf8)
+                try body(number, utf8)
+                continue
+            }
             let utf8 = line.overlongLength == nil ? reader.decodeUTF8(line) : nil
             checks.observe(line, text: utf8, log: log)
             guard let utf8 else {
