@@ -155,8 +155,8 @@ final class RegexBlockExtractor {
                     if !isKnownUniquelyReferenced(&token) {
                         // A consumer keeps an earlier record: a fresh array, its values appended one by one rather
                         // than copied whole (an array of optionals copied in one go goes through the runtime's
-                        // generic per-element copy).
-                        token = RecordReuseToken()
+                        // generic per-element copy). The token stays: it is unique again once the consumer lets
+                        // every record go.
                         var fresh: [String?] = []
                         fresh.reserveCapacity(carried.count)
                         for value in carried { fresh.append(value) }
