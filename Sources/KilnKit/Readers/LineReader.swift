@@ -219,12 +219,15 @@ extension LineReader {
         var cursor = reader.cursor
         let plainASCII = reader.decoder == nil
         while let next = try cursor.nextLine(from: reader.handle, plainASCII: plainASCII) {
-            guard case .other(let line) = next else {
-                guard case .ascii(let number, let bytes) = next else { continue }
+            let line: TextLine
+            switch next {
+            case .ascii(let number, let bytes):
                 let utf8 = ValidUTF8(ascii: bytes)
                 checks.observe(ascii: utf8)
                 try body(number, utf8)
                 continue
+            case .other(let other):
+                line = other
             }
             let utf8 = line.overlongLength == nil ? reader.decodeUTF8(line) : nil
             checks.observe(line, text: utf8, log: log)
