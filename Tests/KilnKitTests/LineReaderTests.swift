@@ -162,4 +162,41 @@ final class LineReaderTests: KilnTestCase {
         XCTAssertEqual(read.last?.number, 500)
         XCTAssertEqual(read[249].text, "line 250")
     }
+    func testForEachLineUTF8AgreesWithASplitOfTheFile() throws {
+        // `forEachLineUTF8` hands plain ASCII lines over without a `TextLine` or a UTF-8 check; every other line
+        // (the first, one with a NUL, one not ASCII) goes the general way. The oracle: the file's bytes split at
+        // each line feed by the standard library, a final CR and the first line's BOM dropped, the pieces that are
+        // valid UTF-8 without NUL handed over, each other one reported with its line number. Enough rows to cross
+        // several reads of 64 KiB, with a CRLF and the odd line between them.
+        var pieces: [[UInt8]] = [[0xEF, 0xBB, 0xBF] + Array("12:00  13:00  20\r".utf8), Array("Στάση".utf8), [],
+                                 Array("a\u{0}b".utf8), [0x31, 0xFF, 0x32], Array("\r".utf8), Array(" \t ".utf8)]
+        for index in 0..<12_000 {
+            let row = String(format: "%02d:%02d  %02d:%02d  %d", index % 24, index % 60, (index + 1) % 24, index % 60, index % 120)
+            pieces.append(Array((index % 1000 == 7 ? row + "\r" : index % 1000 == 9 ? "Καθημερινές" : row).utf8))
+        }
+        pieces.append(Array("last".utf8))
+        let data = Data(pieces.joined(separator: [0x0A]))
+        let url = try write(data, to: "mixed.txt")
+
+        var expected: [String] = [], expectedReported: [Int] = []
+        for (index, piece) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            var bytes = Array(piece)
+            if bytes.last == 0x0D { bytes.removeLast() }
+            if index == 0, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+            if let text = String(validating: bytes, as: UTF8.self), !bytes.contains(0) {
+                expected.append("\(index + 1) \(bytes.allSatisfy { $0 < 0x80 }) \(text)")
+            } else {
+                expectedReported.append(index + 1)
+            }
+        }
+        let log = DiagnosticLog()
+        var read: [String] = []
+        try LineReader.forEachLineUTF8(of: InputFile(url: url, relativePath: "mixed.txt"), encoding: "utf-8", log: log) { number, line in
+            read.append("\(number) \(line.isKnownASCII) \(line.text)")
+        }
+        XCTAssertEqual(read.count, expected.count)
+        XCTAssertEqual(read, expected)
+        XCTAssertEqual(log.diagnostics.compactMap(\.provenance?.line), expectedReported)
+        XCTAssertEqual(expectedReported, [4, 5])
+    }
 }

@@ -280,4 +280,30 @@ final class RegexBlockExtractorTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.map(\.code), ["encoding"])
         XCTAssertEqual(log.diagnostics.first?.provenance, Provenance(file: "bad.txt", line: 2, column: 7))
     }
+    // MARK: Records a consumer keeps or lets go
+
+    func testRecordsKeepTheirValuesWhetherTheConsumerKeepsThemOrNot() throws {
+        // The extractor writes a row's values into the last record's array when the consumer let that record go.
+        // Whatever the consumer keeps must still hold the values it was given: compared with a copy made as each
+        // record arrived, for a consumer that keeps every record, one that keeps none, and one that keeps every
+        // other record (so both ways of filling the values alternate, across heading changes).
+        let text = try reader()
+        let url = try write(page, to: "page.txt")
+        let all = try read(text, page).records
+        XCTAssertEqual(all.count, 5)
+        for keep in [{ (_: Int) in true }, { (_: Int) in false }, { (index: Int) in index % 2 == 0 }] {
+            var kept: [Record] = [], copies: [String] = [], keptCopies: [String] = []
+            try text.read(InputFile(url: url, relativePath: "page.txt"), log: DiagnosticLog()) { record in
+                let copy = rows(text, [record])[0] + " @\(record.line)"
+                copies.append(copy)
+                if keep(copies.count - 1) {
+                    kept.append(record)
+                    keptCopies.append(copy)
+                }
+            }
+            XCTAssertEqual(zip(rows(text, kept), kept).map { "\($0) @\($1.line)" }, keptCopies)
+            // The same rows as a reader whose consumer keeps everything (`read`, checked above).
+            XCTAssertEqual(copies, zip(rows(text, all), all).map { "\($0) @\($1.line)" })
+        }
+    }
 }

@@ -297,6 +297,12 @@ public struct ValidUTF8: RegexSubject, Sendable {
         self.bytes = bytes
     }
 
+    /// Bytes known to be ASCII (hence valid UTF-8), not checked again.
+    init(ascii bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        isKnownASCII = true
+    }
+
     /// The UTF-8 of `text`.
     public init(text: String) {
         bytes = Array(text.utf8)[...]

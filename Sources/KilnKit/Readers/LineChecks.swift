@@ -35,6 +35,11 @@ struct LineChecks {
         }
     }
 
+    /// Notes a line that is plain ASCII: as `observe(_:text:log:)`, which finds nothing else to check on it.
+    mutating func observe(ascii text: ValidUTF8) {
+        if !sawData, text.bytes.contains(where: { $0 != 0x20 && !(0x09...0x0D).contains($0) }) { sawData = true }
+    }
+
     /// At the end of the file: reports a file without data.
     func finish(log: DiagnosticLog) {
         guard !sawData else { return }

@@ -11,6 +11,9 @@ public struct TextLine: Sendable {
     public let bytes: ArraySlice<UInt8>
     /// For a line longer than the reader's limit, its length in bytes; its text and bytes are then left out.
     public var overlongLength: Int? = nil
+    /// True when every byte is ASCII and none is NUL (found while the line was split off): such bytes are valid
+    /// UTF-8 and need no further check.
+    var isPlainASCII = false
 }
 
 /// Streams a file line by line in bounded memory: strips a UTF-8 byte-order mark, accepts LF, CRLF and a
@@ -64,6 +67,7 @@ public final class LineReader {
     /// The line's text as valid UTF-8: its own bytes in a UTF-8 file (checked, not copied), its decoded text's in a
     /// legacy code page; `nil` when the bytes are not valid in the file's encoding or hold a NUL byte.
     func decodeUTF8(_ line: TextLine) -> ValidUTF8? {
+        if line.isPlainASCII && decoder == nil { return ValidUTF8(ascii: line.bytes) }
         // A NUL byte: UTF-16 or not text at all; SQLite and C strings would cut the value there.
         guard !line.bytes.contains(0) else { return nil }
         guard let decoder else { return ValidUTF8(line.bytes) }
@@ -83,23 +87,46 @@ private struct LineCursor {
     private var lineNumber = 0
     /// Bytes of an overlong line already let go.
     private var skipped = 0
+    /// For the bytes of the line being split off searched so far: their bitwise or with each byte minus one. Its
+    /// top bit is clear when every byte is ASCII and none is NUL.
+    private var searchedBits: UInt8 = 0
 
     init(chunkSize: Int, maximumLineLength: Int) {
         self.chunkSize = chunkSize
         self.maximumLineLength = maximumLineLength
     }
 
+    /// A line as `nextLine(from:plainASCII:)` hands it over.
+    enum Line {
+        /// A line that is plain ASCII (no NUL): its number and bytes, known to be valid UTF-8.
+        case ascii(number: Int, bytes: ArraySlice<UInt8>)
+        /// Any other line, to decode and check.
+        case other(TextLine)
+    }
+
+    /// The next line, read from `handle` as needed; `nil` at the end of the file. With `plainASCII`, a line that
+    /// is plain ASCII comes as `.ascii`, without a `TextLine`.
+    /// - Throws: `KilnError.io` when reading fails.
+    mutating func nextLine(from handle: FileHandle, plainASCII: Bool) throws -> Line? {
+        guard skipped == 0, lineNumber > 0, let newline = searchNewline() else {
+            return try next(from: handle).map { .other($0) }
+        }
+        guard plainASCII, searchedBits < 0x80, newline - start <= maximumLineLength else { return .other(takeLine(at: newline)) }
+        var end = newline
+        if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+        let bytes = buffer[start..<end]
+        searchedBits = 0
+        lineNumber += 1
+        start = newline + 1
+        searched = start
+        return .ascii(number: lineNumber, bytes: bytes)
+    }
+
     /// The next line's bytes, read from `handle` as needed; `nil` at the end of the file.
     /// - Throws: `KilnError.io` when reading fails.
     mutating func next(from handle: FileHandle) throws -> TextLine? {
         while true {
-            if let newline = buffer[max(start, searched)...].firstIndex(of: 0x0A) {
-                let line = take(upTo: newline)
-                start = newline + 1
-                searched = start
-                return line
-            }
-            searched = buffer.count
+            if let newline = searchNewline() { return takeLine(at: newline) }
             if atEnd {
                 guard start < buffer.count || skipped > 0 else { return nil }
                 let line = take(upTo: buffer.count)
@@ -113,6 +140,39 @@ private struct LineCursor {
             }
             try refill(from: handle)
         }
+    }
+
+    /// The line that ends at the line feed at `newline`.
+    private mutating func takeLine(at newline: Int) -> TextLine {
+        let line = take(upTo: newline)
+        start = newline + 1
+        searched = start
+        return line
+    }
+
+    /// The index of the next line feed from `searched`, noting on the way whether the bytes are all ASCII and
+    /// without NUL (one pass over each byte for the three questions).
+    private mutating func searchNewline() -> Int? {
+        let from = max(start, searched)
+        let found = LineCursor.search(buffer.span.extracting(from...), bits: searchedBits)
+        searchedBits = found.bits
+        guard let newline = found.newline else {
+            searched = buffer.count
+            return nil
+        }
+        return from + newline
+    }
+
+    /// The first line feed in `bytes`, and `bits` or'ed with each byte before it and with that byte minus one: its
+    /// top bit ends up set when a byte is 0 or above 0x7F.
+    private static func search(_ bytes: Span<UInt8>, bits: UInt8) -> (newline: Int?, bits: UInt8) {
+        var bits = bits
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte == 0x0A { return (index, bits) }
+            bits |= byte | (byte &- 1)
+        }
+        return (nil, bits)
     }
 
     private mutating func refill(from handle: FileHandle) throws {
@@ -133,7 +193,9 @@ private struct LineCursor {
     /// The line from `start` to `end`; for an overlong line, whose first bytes are gone, only its length.
     private mutating func take(upTo end: Int) -> TextLine {
         let length = skipped + end - start
+        let plainASCII = searchedBits < 0x80
         skipped = 0
+        searchedBits = 0
         lineNumber += 1
         guard length <= maximumLineLength else {
             return TextLine(number: lineNumber, text: nil, bytes: [], overlongLength: length)
@@ -141,7 +203,7 @@ private struct LineCursor {
         var bytes = buffer[start..<end]
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        return TextLine(number: lineNumber, text: nil, bytes: bytes)
+        return TextLine(number: lineNumber, text: nil, bytes: bytes, isPlainASCII: plainASCII)
     }
 }
 
@@ -155,7 +217,18 @@ extension LineReader {
         let reader = try LineReader(url: input.url, encoding: encoding)
         var checks = LineChecks(input: input, encoding: reader.encoding)
         var cursor = reader.cursor
-        while let line = try cursor.next(from: reader.handle) {
+        let plainASCII = reader.decoder == nil
+        while let next = try cursor.nextLine(from: reader.handle, plainASCII: plainASCII) {
+            let line: TextLine
+            switch next {
+            case .ascii(let number, let bytes):
+                let utf8 = ValidUTF8(ascii: bytes)
+                checks.observe(ascii: utf8)
+                try body(number, utf8)
+                continue
+            case .other(let other):
+                line = other
+            }
             let utf8 = line.overlongLength == nil ? reader.decodeUTF8(line) : nil
             checks.observe(line, text: utf8, log: log)
             guard let utf8 else {

@@ -48,21 +48,31 @@ public struct Record: Sendable {
     public private(set) var values: [String?]
     /// The 1-based line the record starts on.
     public var line: Int
+    /// Set by a reader that fills the next record's values in the same array when the consumer let this one go
+    /// (`RecordReuseToken`); `nil` for every other record.
+    let reuseToken: RecordReuseToken?
 
     /// An empty record of `kind` (every field absent), to be filled by name.
     public init(_ kind: RecordKind, line: Int) {
         self.kind = kind
         values = Array(repeating: nil, count: kind.fieldNames.count)
         self.line = line
+        reuseToken = nil
     }
 
     /// A record whose values were computed in the order of `kind.fieldNames` (readers whose fields are declared by
     /// the manifest and evaluated from that same list).
     public init(_ kind: RecordKind, values: [String?], line: Int) {
+        self.init(kind, values: values, line: line, reuseToken: nil)
+    }
+
+    /// As `init(_:values:line:)`, for a reader that reuses the array of values (see `RecordReuseToken`).
+    init(_ kind: RecordKind, values: [String?], line: Int, reuseToken: RecordReuseToken?) {
         precondition(values.count == kind.fieldNames.count, "a record of \(kind.name) needs \(kind.fieldNames.count) values")
         self.kind = kind
         self.values = values
         self.line = line
+        self.reuseToken = reuseToken
     }
 
     /// The value of the field named `field`. Naming a field the kind does not declare is a programming error.
@@ -77,6 +87,13 @@ public struct Record: Sendable {
         }
     }
 }
+
+/// Tells a reader whether every record it emitted from its array of values has been let go. The reader puts one
+/// token in each such record and keeps a reference itself: when that reference is the only one left, no consumer
+/// holds a record (or its array, short of copying `values` out), so the next record's values are written in place,
+/// without allocating and freeing an array per record. Otherwise the reader starts a fresh array. Either way the
+/// array's copy-on-write keeps every record's values as they were emitted: the token only chooses the cheaper path.
+final class RecordReuseToken: Sendable {}
 
 /// An input file as a reader sees it: where it is, and how diagnostics name it.
 public struct InputFile: Sendable {

@@ -114,6 +114,14 @@ final class RegexBlockExtractor {
         private let input: InputFile
         private let log: DiagnosticLog
         private var carried: [String?]
+        // `feed` is the only code that touches the three below, and no record consumer can reach this page: their
+        // accesses need no run-time exclusivity check (one per access and per line otherwise).
+        /// The array the last record's values were written into, reused while the consumer lets records go.
+        @exclusivity(unchecked) private var values: [String?] = []
+        /// The token of the records emitted from `values` (see `RecordReuseToken`).
+        @exclusivity(unchecked) private var token = RecordReuseToken()
+        /// True when `values` no longer holds the carried fields (a heading changed them since it was filled).
+        @exclusivity(unchecked) private var valuesStale = true
         /// The rows given so far, counted when the source expects a least number (`minRows`).
         private var rowCount = 0
         /// For each required block: whether it was found, by value of its `per` field, in first-seen order. Only this
@@ -132,28 +140,39 @@ final class RegexBlockExtractor {
         /// Takes one line of the page: a row gives a record, a heading changes the carried fields, a line that looks
         /// like data and matched nothing is reported.
         func feed(_ text: String, line: Int, emit: (Record) throws -> Void) throws {
-            try feed(text, text: { text }, line: line, emit: emit)
+            try feedLine(text, line: line, emit: emit)
         }
 
         /// As `feed(_:line:emit:)`, for a line's bytes: strings are made only for the captured fields.
         func feed(_ utf8: ValidUTF8, line: Int, emit: (Record) throws -> Void) throws {
-            try feed(utf8, text: { utf8.text }, line: line, emit: emit)
+            try feedLine(utf8, line: line, emit: emit)
         }
 
-        private func feed(_ subject: some RegexSubject, text: () -> String, line: Int, emit: (Record) throws -> Void) throws {
+        private func feedLine(_ subject: some ExtractedLine, line: Int, emit: (Record) throws -> Void) throws {
             do {
                 let row = extractor.row
                 if let groups = try row.match(subject) {
-                    // Appended one by one rather than copied whole: an array of optionals copied in one go goes
-                    // through the runtime's generic per-element copy.
-                    let carried = self.carried
-                    var values: [String?] = []
-                    values.reserveCapacity(carried.count)
-                    for value in carried { values.append(value) }
+                    if !isKnownUniquelyReferenced(&token) {
+                        // A consumer keeps an earlier record: a fresh array, its values appended one by one rather
+                        // than copied whole (an array of optionals copied in one go goes through the runtime's
+                        // generic per-element copy). The token stays: it is unique again once the consumer lets
+                        // every record go.
+                        var fresh: [String?] = []
+                        fresh.reserveCapacity(carried.count)
+                        for value in carried { fresh.append(value) }
+                        values = fresh
+                    } else if valuesStale {
+                        if values.count != carried.count {
+                            values = carried
+                        } else {
+                            for (field, value) in carried.enumerated() { values[field] = value }
+                        }
+                    }
+                    valuesStale = false
                     for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject, in: groups) }
                     if extractor.expect?.minRows != nil { rowCount += 1 }
                     if !extractor.requirements.isEmpty { try note(values) }
-                    try emit(Record(extractor.kind, values: values, line: line))
+                    try emit(Record(extractor.kind, values: values, line: line, reuseToken: token))
                     return
                 }
                 for (level, heading) in extractor.headings.enumerated() {
@@ -161,16 +180,17 @@ final class RegexBlockExtractor {
                     let effect = extractor.headingEffects[level]
                     for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject, in: groups) }
                     for field in effect.clears { carried[field] = nil }
+                    valuesStale = true
                     return
                 }
                 for pattern in extractor.skip where try pattern.matches(subject) { return }
                 if try extractor.candidate.matches(subject) {
                     unmatched += 1
-                    log.report(.extractUnmatched, .warning, "no row pattern captured this line that looks like data: \"\(excerpt(text()))\"",
+                    log.report(.extractUnmatched, .warning, "no row pattern captured this line that looks like data: \"\(excerpt(subject.lineText))\"",
                                at: input.at(line))
                 }
             } catch let error as RegexMatchError {
-                log.report(.extractMatchLimit, .error, "\(error.description) on the line \"\(excerpt(text()))\"; the line is passed over",
+                log.report(.extractMatchLimit, .error, "\(error.description) on the line \"\(excerpt(subject.lineText))\"; the line is passed over",
                            at: input.at(line))
             }
         }
@@ -211,4 +231,18 @@ final class RegexBlockExtractor {
     func page(_ pageValues: [String?], input: InputFile, log: DiagnosticLog) -> Page {
         Page(self, pageValues: pageValues, input: input, log: log)
     }
+}
+
+/// A line the extractor takes: the text its patterns run over, and that text as a string for messages.
+protocol ExtractedLine: RegexSubject {
+    /// The line's text (made on each call).
+    var lineText: String { get }
+}
+
+extension String: ExtractedLine {
+    var lineText: String { self }
+}
+
+extension ValidUTF8: ExtractedLine {
+    var lineText: String { text }
 }
