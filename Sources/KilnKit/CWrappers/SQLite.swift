@@ -404,12 +404,15 @@ public final class Statement {
     public let sql: String
     /// The names of the result columns.
     public let columnNames: [String]
+    /// How many parameters the statement takes.
+    private let parameterCount: Int
 
     fileprivate init(_ handle: OpaquePointer, database: Database, sql: String) {
         self.handle = handle
         self.database = database
         self.sql = sql
         columnNames = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+        parameterCount = Int(sqlite3_bind_parameter_count(handle))
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -418,7 +421,8 @@ public final class Statement {
     /// - Throws: `SQLiteError` when a value cannot be bound.
     public func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Binding every parameter replaces every earlier value: clearing them first would be wasted work.
+        if values.count != parameterCount { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let result: Int32
