@@ -130,6 +130,13 @@ final class DelimitedReaderTests: KilnTestCase {
         XCTAssertEqual(records.map(\.values), [["1", "2", "3"]])
     }
 
+    func testSeveralByteSeparator() throws {
+        let colons = try reader(["fields": strings("a", "b", "c"), "separator": .string("::")])
+        let (records, log) = try read(colons, "x:: y:z ::\t::\nΚ::Λ::Μ:\n")
+        XCTAssertEqual(log.diagnostics.count, 0)
+        XCTAssertEqual(records.map(\.values), [["x", "y:z", ""], ["Κ", "Λ", "Μ:"]])
+    }
+
     func testEmptySeparatorIsRefused() throws {
         XCTAssertThrowsError(try reader(["fields": strings("a"), "separator": .string("")])) { error in
             guard case DecodingError.dataCorrupted(let context) = error else { return XCTFail("got \(error)") }

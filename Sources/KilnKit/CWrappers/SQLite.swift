@@ -404,12 +404,15 @@ public final class Statement {
     public let sql: String
     /// The names of the result columns.
     public let columnNames: [String]
+    /// How many parameters the statement takes.
+    private let parameterCount: Int
 
     fileprivate init(_ handle: OpaquePointer, database: Database, sql: String) {
         self.handle = handle
         self.database = database
         self.sql = sql
         columnNames = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+        parameterCount = Int(sqlite3_bind_parameter_count(handle))
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -418,20 +421,24 @@ public final class Statement {
     /// - Throws: `SQLiteError` when a value cannot be bound.
     public func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Binding every parameter replaces every earlier value: clearing them first would be wasted work.
+        if values.count != parameterCount { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let result: Int32
-            switch value {
-            case .null: result = sqlite3_bind_null(handle, index)
-            case .integer(let number): result = sqlite3_bind_int64(handle, index, number)
-            case .real(let number): result = sqlite3_bind_double(handle, index, number)
-            case .text(let text):
-                result = text.withCString { kiln_sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count)) }
-            case .blob(let bytes):
-                result = bytes.withUnsafeBytes { kiln_sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
-            }
+            let result = bindCopy(value, at: Int32(offset + 1))
             guard result == SQLITE_OK else { throw database.error(result, sql: sql) }
+        }
+    }
+
+    /// Binds `value` (SQLite copies texts and blobs) to parameter `index`; returns SQLite's result code.
+    private func bindCopy(_ value: SQLValue, at index: Int32) -> Int32 {
+        switch value {
+        case .null: return sqlite3_bind_null(handle, index)
+        case .integer(let number): return sqlite3_bind_int64(handle, index, number)
+        case .real(let number): return sqlite3_bind_double(handle, index, number)
+        case .text(let text):
+            return text.withCString { kiln_sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count)) }
+        case .blob(let bytes):
+            return bytes.withUnsafeBytes { kiln_sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
         }
     }
 
@@ -475,9 +482,46 @@ public final class Statement {
     /// Binds `values` and runs the statement to completion, for inserts and updates.
     /// - Throws: `SQLiteError` with the statement's SQL.
     public func run(_ values: [SQLValue]) throws {
-        try bind(values)
-        while try step() != nil {}
+        var bytes: [UInt8] = []
+        swap(&bytes, &textBytes)
+        defer { swap(&bytes, &textBytes) }
+        bytes.removeAll(keepingCapacity: true)
+        for value in values {
+            guard case .text(let text) = value else { continue }
+            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                bytes.append(contentsOf: text.utf8)
+            }
+        }
+        guard !bytes.isEmpty else {
+            try bind(values)
+            while try step() != nil {}
+            return
+        }
+        // The texts are bound in place (SQLITE_STATIC), not copied by SQLite one by one: that saves an allocation
+        // per text. No binding outlives the buffer: they are cleared before it is let go.
+        try bytes.withUnsafeBufferPointer { buffer in
+            defer { sqlite3_clear_bindings(handle) }
+            sqlite3_reset(handle)
+            var offset = 0
+            for (position, value) in values.enumerated() {
+                let index = Int32(position + 1)
+                let result: Int32
+                if case .text(let text) = value, !text.isEmpty {
+                    let count = text.utf8.count
+                    let start = UnsafeRawPointer(buffer.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
+                    result = sqlite3_bind_text(handle, index, start, Int32(count), nil)
+                    offset += count
+                } else {
+                    result = bindCopy(value, at: index)
+                }
+                guard result == SQLITE_OK else { throw database.error(result, sql: sql) }
+            }
+            while try step() != nil {}
+        }
     }
+
+    /// The UTF-8 of the texts `run` binds, reused from one row to the next.
+    private var textBytes: [UInt8] = []
 
     private func value(at index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {

@@ -256,15 +256,34 @@ final class StagingArea {
 /// the provenance columns. Not `Sendable`: normalizers hold PCRE2 and ICU objects; it is used by one thread at a time.
 final class RowShaper {
     let targets: [CompiledTarget]
+    /// What each target's mappings need, read once instead of for every value (fewer copies and reference counts).
+    private let plans: [[MappingPlan]]
 
-    init(targets: [CompiledTarget]) { self.targets = targets }
+    /// One mapping, as shaping a value uses it.
+    private struct MappingPlan {
+        let mapping: CompiledMapping
+        let type: ColumnType
+        /// True when the mapping's normalizers are exactly the default `trim`, which never fails.
+        let trimOnly: Bool
+    }
+
+    init(targets: [CompiledTarget]) {
+        self.targets = targets
+        plans = targets.map { target in
+            target.mappings.map { mapping in
+                let trimOnly: Bool
+                if mapping.normalizers.count == 1, case .trim = mapping.normalizers[0] { trimOnly = true } else { trimOnly = false }
+                return MappingPlan(mapping: mapping, type: mapping.column.type, trimOnly: trimOnly)
+            }
+        }
+    }
 
     /// The values of `record`'s row in the table of `targets[target]`, in insert order; problems go to `log`.
-    func row(_ record: Record, target: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
-        let target = targets[target]
+    func row(_ record: Record, target index: Int, input: InputFile, log: DiagnosticLog) -> [SQLValue] {
+        let plans = self.plans[index]
         var values: [SQLValue] = []
-        values.reserveCapacity(target.mappings.count + 2)
-        for mapping in target.mappings { values.append(shape(record, mapping, table: target.table, input: input, log: log)) }
+        values.reserveCapacity(plans.count + 2)
+        for plan in plans { values.append(shape(record, plan, target: index, input: input, log: log)) }
         values.append(.text(input.relativePath))
         values.append(.integer(Int64(record.line)))
         return values
@@ -273,23 +292,42 @@ final class RowShaper {
     /// The value of one column for one record: the field or constant, normalized, converted to the declared type.
     /// A value that cannot be shaped is reported and staged as its raw text, so that nothing is lost and no
     /// second finding (such as not-null) repeats the first.
-    func shape(_ record: Record, _ mapping: CompiledMapping, table: TableSpec, input: InputFile, log: DiagnosticLog) -> SQLValue {
+    private func shape(_ record: Record, _ plan: MappingPlan, target: Int, input: InputFile, log: DiagnosticLog) -> SQLValue {
+        let mapping = plan.mapping
         let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
-        var text = raw
+        // Every normalizer leaves a missing value missing.
+        guard let raw else { return .null }
+        guard plan.trimOnly else { return shapeNormalized(raw, record, plan, target: target, input: input, log: log) }
+        return converted(raw, from: TextFolding.trim(raw), plan, target: target, line: record.line, input: input, log: log)
+    }
+
+    /// `shape` for mappings with normalizers other than the default `trim` alone.
+    private func shapeNormalized(_ raw: String, _ record: Record, _ plan: MappingPlan, target: Int, input: InputFile,
+                                 log: DiagnosticLog) -> SQLValue {
+        let mapping = plan.mapping
+        var text: String? = raw
         do {
             for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
             let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
-            log.report(problem.code, .error, "\(table.name).\(mapping.column.name): \(problem.message)", at: input.at(record.line))
-            return raw.map { .text($0) } ?? .null
+            log.report(problem.code, .error, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",
+                       at: input.at(record.line))
+            return .text(raw)
         }
         guard let text else { return .null }
-        switch ValueConversion.convert(text, to: mapping.column.type) {
+        return converted(raw, from: text, plan, target: target, line: record.line, input: input, log: log)
+    }
+
+    /// `text` (the normalized `raw`) converted to the column's type; on failure, reported and staged as `raw`.
+    private func converted(_ raw: String, from text: String, _ plan: MappingPlan, target: Int, line: Int, input: InputFile,
+                           log: DiagnosticLog) -> SQLValue {
+        switch ValueConversion.convert(text, to: plan.type) {
         case .success(let value): return value
         case .failure(let problem):
-            let shown = raw.map { $0 == text ? "" : " (written \"\(excerpt($0))\")" } ?? ""
-            log.report(.value, .error, "\(table.name).\(mapping.column.name): \(problem.message)\(shown)", at: input.at(record.line))
-            return raw.map { .text($0) } ?? .null
+            let shown = raw == text ? "" : " (written \"\(excerpt(raw))\")"
+            log.report(.value, .error, "\(targets[target].table.name).\(plan.mapping.column.name): \(problem.message)\(shown)",
+                       at: input.at(line))
+            return .text(raw)
         }
     }
 }
@@ -333,6 +371,7 @@ enum ValueConversion {
             return .success(.integer(value))
         case .real:
             let trimmed = TextFolding.trim(text)
+            if let value = shortDecimal(trimmed) { return .success(.real(value == 0 ? 0 : value)) }
             // Only plain decimal notation: Double() would also take "nan", "inf" and hexadecimal floats.
             let plain = !trimmed.isEmpty && trimmed.utf8.allSatisfy { byte in
                 (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
@@ -344,6 +383,40 @@ enum ValueConversion {
             return .success(.real(value == 0 ? 0 : value))
         }
     }
+
+    /// The value of `text` when it is a short plain decimal (`[+-]digits[.digits]`, at most 15 digits in all), else
+    /// `nil`. Such a value is exact as a whole number of units of its last digit, below 2^53, and 10^k is exact for
+    /// k <= 22, so one correctly rounded division gives exactly the double `Double(text)` gives (Clinger's fast path).
+    static func shortDecimal(_ text: String) -> Double? {
+        let bytes = text.utf8Span.span
+        guard !bytes.isEmpty else { return nil }
+        var index = 0
+        let negative = bytes[0] == UInt8(ascii: "-")
+        if negative || bytes[0] == UInt8(ascii: "+") { index = 1 }
+        var units: UInt64 = 0
+        var digits = 0
+        var pointAt = -1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits += 1
+                units = units &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+            } else if byte == UInt8(ascii: "."), pointAt < 0, digits > 0 {
+                pointAt = digits
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        let fractionDigits = pointAt < 0 ? 0 : digits - pointAt
+        guard digits > 0, digits <= 15, pointAt < 0 || fractionDigits > 0 else { return nil }
+        let magnitude = Double(units) / exactPowersOfTen[fractionDigits]
+        return negative ? -magnitude : magnitude
+    }
+
+    /// 10^0 through 10^15, each exact as a double.
+    private static let exactPowersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+                                                     1e13, 1e14, 1e15]
 }
 
 /// SHA-256 of whole files, streamed.

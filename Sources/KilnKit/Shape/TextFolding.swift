@@ -11,8 +11,11 @@ public enum TextFolding {
     /// The text without white space (Unicode's, no-break spaces included) at either end; text that needs no
     /// trimming is returned as it is, without copying.
     public static func trim(_ text: String) -> String {
-        let visibleASCII: (UInt8) -> Bool = { $0 > 0x20 && $0 < 0x7F }
-        if let first = text.utf8.first, let last = text.utf8.last, visibleASCII(first), visibleASCII(last) { return text }
+        let bytes = text.utf8Span.span
+        guard !bytes.isEmpty else { return text }
+        var lastLead = bytes.count - 1
+        while lastLead > 0 && UTF8.isContinuation(bytes[lastLead]) { lastLead -= 1 }
+        if !mayLeadWhiteSpace(bytes[0]) && !mayLeadWhiteSpace(bytes[lastLead]) { return text }
         let scalars = text.unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return text }
         // Visible ASCII is never white space: Unicode's property table is consulted only for the other ends.
@@ -21,6 +24,16 @@ public enum TextFolding {
         guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })!
         return String(Substring(scalars[start...end]))
+    }
+
+    /// False when no white-space scalar (Unicode's White_Space: U+0009-000D, U+0020, U+0085, U+00A0, U+1680,
+    /// U+2000-200A, U+2028-2029, U+202F, U+205F, U+3000) starts with the UTF-8 byte `lead`: the ends of most text
+    /// are told apart from white space without decoding them or looking up properties.
+    static func mayLeadWhiteSpace(_ lead: UInt8) -> Bool {
+        switch lead {
+        case 0x09...0x0D, 0x20, 0xC2, 0xE1, 0xE2, 0xE3: return true
+        default: return false
+        }
     }
 
     /// Runs of white space (including no-break spaces) become one space; the ends are trimmed.
