@@ -42,3 +42,49 @@ final class FullTextBuildTests: KilnTestCase {
         XCTAssertEqual(try database.rows(count).first?.values.first?.number, 200_000)
     }
 }
+
+extension FullTextBuildTests {
+    /// An index started while the next source's writer holds the staging file (it wrote pages out) waits for it,
+    /// instead of failing with "database is locked", and then indexes every row.
+    func testAnIndexStartedWhileStagingIsLockedWaitsForTheLock() throws {
+        let folder = temporaryDirectory.appendingPathComponent("pipeline")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "Άγιος Ανδρέας;1\n".write(to: folder.appendingPathComponent("rows.txt"), atomically: true, encoding: .utf8)
+        try """
+            { bundle: "locked", schemaVersion: 1,
+              tables: [{ name: "place", columns: [{ name: "name", type: "text" }, { name: "code", type: "text" }], primaryKey: ["code"],
+                         fullText: { name: "place_search", columns: ["name"], unindexed: ["code"] } }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["name", "code"] }, into: "place",
+                          columns: { name: "name", code: "code" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let tables = try ManifestLoader.load(folder.path).manifest.tables
+        let stagingURL = temporaryDirectory.appendingPathComponent("staging.sqlite")
+        let staging = try Database(path: stagingURL.path)
+        try StagingArea.createTables(tables, in: staging)
+        let names = ["Άγιος Ανδρέας", "Ακτή Δυμαίων", "Αγίου Νικολάου"]
+        for (number, name) in names.enumerated() {
+            try staging.execute("INSERT INTO place (name, code) VALUES (\(quoteLiteral(name)), '\(number)')")
+        }
+        // Another connection takes the file as a writer writing pages out does, and lets go a little later.
+        let writer = try Database(path: stagingURL.path, mode: .readWrite)
+        try writer.execute("BEGIN EXCLUSIVE")
+        final class Holder: @unchecked Sendable { let writer: Database; init(_ writer: Database) { self.writer = writer } }
+        let holder = Holder(writer)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
+            try? holder.writer.execute("COMMIT")
+            released.signal()
+        }
+        let build = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("out.sqlite"))
+        defer { build.discard() }
+        build.start("place", staging: stagingURL, inOrder: false)
+        build.waitForRowCopies()
+        XCTAssertEqual(released.wait(timeout: .now() + 5), .success, "the copy waited for the writer")
+        let bundle = try Database(path: temporaryDirectory.appendingPathComponent("bundle.sqlite").path)
+        try bundle.execute(SchemaSQL.createFullText(try XCTUnwrap(tables.first?.fullText)))
+        try build.copy("place_search", into: bundle)
+        XCTAssertEqual(try bundle.rows("SELECT c0 FROM place_search_content ORDER BY id").compactMap { $0.values.first?.textValue },
+                       try staging.rows("SELECT name FROM place ORDER BY code").compactMap { $0.values.first?.textValue })
+        XCTAssertEqual(try bundle.rows("SELECT code FROM place_search WHERE place_search MATCH 'Ακτή'").compactMap { $0.values.first?.textValue }, ["1"])
+    }
+}

@@ -133,6 +133,12 @@ public final class Database {
     /// The process-wide SQLite settings, applied once before the first connection: no memory statistics.
     private static let libraryConfigured: Void = { _ = kiln_sqlite3_disable_memory_statistics() }()
 
+    /// Makes a statement that finds the file locked by another connection wait up to `seconds` for it (SQLite's busy
+    /// timeout) instead of failing at once with "database is locked".
+    public func waitWhenBusy(seconds: Double) {
+        sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))
+    }
+
     /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as
     /// an attach): for connections that run SQL a manifest wrote, which must read and write nothing else.
     public func refuseOtherFiles() {

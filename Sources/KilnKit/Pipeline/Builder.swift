@@ -139,6 +139,8 @@ public enum Builder {
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
+            // Staging is written again below: the full-text indexes must have read their rows.
+            fullTextBuild.waitForRowCopies()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             if !log.hasErrors {

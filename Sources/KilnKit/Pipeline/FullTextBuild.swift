@@ -18,6 +18,8 @@ final class FullTextBuild: @unchecked Sendable {
 
     private let indexes: [Index]
     private let queue = DispatchQueue(label: "kiln full-text indexes")
+    /// The row copies from staging not yet done.
+    private let rowCopies = DispatchGroup()
     private let lock = NSLock()
     private var failures: [String: Error] = [:]
     private var started: Set<String> = []
@@ -50,31 +52,30 @@ final class FullTextBuild: @unchecked Sendable {
         return started.contains(table)
     }
 
-    /// Copies the staged rows of `table` (whose sources are all staged) from `staging` into its scratch database, in
-    /// the order the bundle holds them (`StagedRowOrder.rows`; `inOrder`: already in that order), on the calling
-    /// thread, then indexes them on the indexing thread. No other connection may write to `staging` meanwhile; once
-    /// this returns, staging may go on. A failure is kept for `copy(_:into:)` to throw.
+    /// Starts indexing `table`, whose sources are all staged, on the indexing thread: first its staged rows are
+    /// copied from `staging` into its scratch database, in the order the bundle holds them (`StagedRowOrder.rows`;
+    /// `inOrder`: already in that order), then indexed there. Later sources may be staged meanwhile (the staging
+    /// writer waits for the copy's read, `StagingWriter.busySeconds`); nothing else may write to `staging` before
+    /// `waitForRowCopies()`. A failure is kept for `copy(_:into:)` to throw.
     func start(_ table: String, staging: URL, inOrder: Bool) {
         guard let index = indexes.first(where: { $0.table.name == table }) else { return }
         lock.lock()
         let first = started.insert(table).inserted
         lock.unlock()
         guard first else { return }
-        do {
-            let database = try Database(path: index.scratch.path)
-            defer { try? database.close() }
-            try database.stopping(when: stop) {
-                try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
-            }
-        } catch {
-            fail(index, error)
-            return
-        }
         let stop = stop
+        rowCopies.enter()
         queue.async { [self] in
+            var copied = false
+            defer { if !copied { rowCopies.leave() } }
             do {
                 let database = try Database(path: index.scratch.path)
                 defer { try? database.close() }
+                try database.stopping(when: stop) {
+                    try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
+                }
+                copied = true
+                rowCopies.leave()
                 try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, in: database) }
             } catch {
                 fail(index, error)
@@ -82,6 +83,11 @@ final class FullTextBuild: @unchecked Sendable {
             }
             index.done.signal()
         }
+    }
+
+    /// Waits until every started index has read its rows from staging, so that staging may be written again.
+    func waitForRowCopies() {
+        rowCopies.wait()
     }
 
     private func fail(_ index: Index, _ error: Error) {
@@ -97,6 +103,8 @@ final class FullTextBuild: @unchecked Sendable {
     private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, into database: Database) throws {
         // Small caches: the index is written while staging, the rules, then the bundle hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
+        // The next source's writer may hold staging while it writes pages out: wait for it (and it for this read).
+        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
         let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")

@@ -116,12 +116,18 @@ final class StagingWriter: Sendable {
         if let error = failure.error { throw error }
     }
 
+    /// How long the writer waits for another connection's read of the staging file.
+    static let busySeconds = 600.0
+
     private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String]) throws {
         let database = try Database(path: path, mode: .readWrite)
         var open = false
         do {
             // Rows are appended: a small page cache does, and keeps the second thread's memory small.
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
+            // A full-text index may be copying the rows of a table an earlier source filled (`FullTextBuild.start`):
+            // writing pages to the file waits for it.
+            database.waitWhenBusy(seconds: StagingWriter.busySeconds)
             let inserts = try insertSQL.map { try database.prepare($0) }
             while let message = queue.pop() {
                 switch message {
