@@ -47,17 +47,14 @@ extension FullTextBuildTests {
     /// An index started while the next source's writer holds the staging file (it wrote pages out) waits for it,
     /// instead of failing with "database is locked", and then indexes every row.
     func testAnIndexStartedWhileStagingIsLockedWaitsForTheLock() throws {
-        let folder = temporaryDirectory.appendingPathComponent("pipeline")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "Άγιος Ανδρέας;1\n".write(to: folder.appendingPathComponent("rows.txt"), atomically: true, encoding: .utf8)
-        try """
+        let pipeline = try loadPipeline(manifest: """
             { bundle: "locked", schemaVersion: 1,
               tables: [{ name: "place", columns: [{ name: "name", type: "text" }, { name: "code", type: "text" }], primaryKey: ["code"],
                          fullText: { name: "place_search", columns: ["name"], unindexed: ["code"] } }],
               sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["name", "code"] }, into: "place",
                           columns: { name: "name", code: "code" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
-        let tables = try ManifestLoader.load(folder.path).manifest.tables
+            """, rows: "Άγιος Ανδρέας;1\n")
+        let tables = pipeline.manifest.tables
         let stagingURL = temporaryDirectory.appendingPathComponent("staging.sqlite")
         let staging = try Database(path: stagingURL.path)
         try StagingArea.createTables(tables, in: staging)

@@ -36,6 +36,14 @@ class KilnTestCase: XCTestCase {
         return url
     }
 
+    /// Loads a pipeline written for the test: `manifest` as `pipeline/kiln.json5` and its one input `rows` as
+    /// `pipeline/rows.txt` in the temporary folder.
+    func loadPipeline(manifest: String, rows: String) throws -> Pipeline {
+        try write(rows, to: "pipeline/rows.txt")
+        let folder = try write(manifest, to: "pipeline/kiln.json5").deletingLastPathComponent()
+        return try ManifestLoader.load(folder.path)
+    }
+
     /// Copies a folder of the repository (e.g. `raw/patras`) into the temporary folder under `name`.
     func copyRepositoryFolder(_ path: String, as name: String) throws -> URL {
         let destination = temporaryDirectory.appendingPathComponent(name)

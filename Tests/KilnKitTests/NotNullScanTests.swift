@@ -6,18 +6,14 @@ import XCTest
 /// are not queried again, and every NULL still becomes one finding with its file and line.
 final class NotNullScanTests: KilnTestCase {
     func testEveryMissingValueIsReportedOnceWithItsLineAndFreeColumnsNone() throws {
-        let folder = temporaryDirectory.appendingPathComponent("pipeline")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "a;b;c;d\n".write(to: folder.appendingPathComponent("rows.txt"), atomically: true, encoding: .utf8)
-        try """
+        let pipeline = try loadPipeline(manifest: """
             { bundle: "nulls", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "k", type: "text" }, { name: "x", type: "text", notNull: true },
                                               { name: "y", type: "text", notNull: true }, { name: "z", type: "text", notNull: true }],
                          primaryKey: ["k"] }],
               sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["k", "x", "y", "z"] }, into: "t",
                           columns: { k: "k", x: "x", y: "y", z: "z" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
-        let pipeline = try ManifestLoader.load(folder.path)
+            """, rows: "a;b;c;d\n")
         let database = try Database(path: temporaryDirectory.appendingPathComponent("staging.sqlite").path)
         try StagingArea.createTables(pipeline.manifest.tables, in: database)
         // Rows 1…50 from rows.txt; y is missing on lines 7 and 31, z on line 31; x and k are never missing.

@@ -7,17 +7,14 @@ import XCTest
 final class StagedRowOrderTests: KilnTestCase {
     /// Table `t` (key `k`) and table `u` (no key) of a manifest, as `ManifestLoader` reads them.
     private func tables() throws -> (keyed: TableSpec, unkeyed: TableSpec) {
-        let folder = temporaryDirectory.appendingPathComponent("pipeline")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "x;1;y\n".write(to: folder.appendingPathComponent("rows.txt"), atomically: true, encoding: .utf8)
         let columns = #"[{ name: "k", type: "text" }, { name: "n", type: "real" }, { name: "s", type: "text" }]"#
-        try """
+        let pipeline = try loadPipeline(manifest: """
             { bundle: "order", schemaVersion: 1,
               tables: [{ name: "t", columns: \(columns), primaryKey: ["k"] }, { name: "u", columns: \(columns) }],
               sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["k", "n", "s"] }, into: "t",
                           columns: { k: "k", n: "n", s: "s" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
-        let declared = try ManifestLoader.load(folder.path).manifest.tables
+            """, rows: "x;1;y\n")
+        let declared = pipeline.manifest.tables
         return (try XCTUnwrap(declared.first { $0.name == "t" }), try XCTUnwrap(declared.first { $0.name == "u" }))
     }
 
