@@ -1,23 +1,12 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// The shortcuts of the loading path give exactly what the general code gives: short decimals as `Double(String)`
 /// parses them, trimming as Unicode's White_Space property says, texts bound in place as SQLite stores copies.
 final class LoadingFastPathTests: KilnTestCase {
-    /// A fixed-seed generator, so that a failure can be replayed.
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private func randomDecimal(_ generator: inout SplitMix64) -> String {
+    private func randomDecimal(_ generator: inout SeededGenerator) -> String {
         let digits = Array("0123456789")
         let sign = ["", "", "-", "+"].randomElement(using: &generator)!
         let whole = String((0..<Int.random(in: 1...9, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
@@ -27,7 +16,7 @@ final class LoadingFastPathTests: KilnTestCase {
     }
 
     func testShortDecimalsParseBitForBitAsDouble() throws {
-        var generator = SplitMix64(state: 14)
+        var generator = SeededGenerator(seed: 14)
         var taken = 0
         for _ in 0..<200_000 {
             let text = randomDecimal(&generator)
@@ -57,7 +46,7 @@ final class LoadingFastPathTests: KilnTestCase {
     }
 
     func testRealConversionOfDecimalsMatchesDouble() {
-        var generator = SplitMix64(state: 15)
+        var generator = SeededGenerator(seed: 15)
         for _ in 0..<20_000 {
             let text = randomDecimal(&generator)
             let expected = Double(text)!
@@ -94,7 +83,7 @@ final class LoadingFastPathTests: KilnTestCase {
         let pieces = ["a", "Κορίνθου", "1", " ", "\t", "\n", "\u{00A0}", "\u{0085}", "\u{2003}", "\u{3000}", "\u{202F}",
                       "\u{1680}", "\u{200B}", "é", "e\u{0301}", "\u{1F600}", "\u{00C2}", "\u{E000}", "\u{2060}", "\u{FEFF}",
                       "\u{001F}", "\u{180E}", ".", "\u{10FFFF}"]
-        var generator = SplitMix64(state: 16)
+        var generator = SeededGenerator(seed: 16)
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             XCTAssertEqual(TextFolding.trim(text), trimmedByProperty(text), text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " "))
