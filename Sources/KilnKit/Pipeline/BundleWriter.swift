@@ -63,9 +63,9 @@ struct BundleWriter {
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
             """)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
-        // The staging tables are read in key order and sorted for DISTINCT: a page cache like staging's own, and
-        // SQLite's sorter may use a second core.
-        try database.execute("PRAGMA staging.cache_size = -16384; PRAGMA threads = 2")
+        // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second core):
+        // a small page cache will do, while the rules hold theirs.
+        try database.execute("PRAGMA staging.cache_size = -4096; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
