@@ -115,6 +115,11 @@ public enum Builder {
         var inOrder: Set<String> = []
         var bundleTables: BundleTables?
         defer { bundleTables?.discard() }
+        // Notes whether a complete staged table is in order, and starts its full-text index if it has one.
+        func startIndex(_ table: TableSpec, _ staging: Database) throws {
+            if try StagedRowOrder.isInOrder(table, in: staging) { inOrder.insert(table.name) }
+            if table.fullText != nil { fullTextBuild.start(table.name, staging: stagingURL, inOrder: inOrder.contains(table.name)) }
+        }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
@@ -130,11 +135,10 @@ public enum Builder {
                     let added = try rowCount(of: source, in: staging.database) - before
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
                 }
-                for table in shipped where table.query == nil && lastSource[table.name] == position && !log.hasErrors
-                    && fullTextBuild.tableNames.contains(table.name) {
-                    let ordered = try StagedRowOrder.tablesInOrder([table], in: staging.database)
-                    inOrder.formUnion(ordered)
-                    fullTextBuild.start(table.name, staging: stagingURL, inOrder: !ordered.isEmpty)
+                if !log.hasErrors {
+                    for table in shipped where table.fullText != nil && table.query == nil && lastSource[table.name] == position {
+                        try startIndex(table, staging.database)
+                    }
                 }
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
@@ -144,14 +148,10 @@ public enum Builder {
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             if !log.hasErrors {
-                let unchecked = shipped.filter { !fullTextBuild.hasStarted($0.name) }
-                inOrder.formUnion(try StagedRowOrder.tablesInOrder(unchecked, in: staging.database))
-                for table in unchecked where fullTextBuild.tableNames.contains(table.name) {
-                    fullTextBuild.start(table.name, staging: stagingURL, inOrder: inOrder.contains(table.name))
+                for table in shipped where !fullTextBuild.hasStarted(table.name) {
+                    try startIndex(table, staging.database)
                 }
-            }
-            // The bundle's tables are written while the rules run: both only read staging. Kept if the rules pass.
-            if !log.hasErrors {
+                // The bundle's tables are written while the rules run: both only read staging. Kept if the rules pass.
                 bundleTables = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, inOrder: inOrder)
             }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)

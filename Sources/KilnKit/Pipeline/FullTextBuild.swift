@@ -42,9 +42,6 @@ final class FullTextBuild: @unchecked Sendable {
         }
     }
 
-    /// The names of the tables that have a full-text index to build.
-    var tableNames: [String] { indexes.map(\.table.name) }
-
     /// True once `start` was called for `table`.
     func hasStarted(_ table: String) -> Bool {
         lock.lock()
@@ -107,17 +104,22 @@ final class FullTextBuild: @unchecked Sendable {
         database.waitWhenBusy(seconds: StagingWriter.busySeconds)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
-        let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
+        let indexed = indexedColumns(fullText)
         try database.transaction {
             try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: indexed, inOrder: inOrder))")
         }
         try database.execute("DETACH DATABASE staging")
     }
 
+    /// The FTS5 table's columns, indexed then unindexed, as an SQL list.
+    private static func indexedColumns(_ fullText: FullTextSpec) -> String {
+        (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
+    }
+
     /// Creates the FTS5 table in `database` and fills it from `rowsTable`, in rowid order.
     private static func build(_ fullText: FullTextSpec, in database: Database) throws {
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
-        let indexed = (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
+        let indexed = indexedColumns(fullText)
         try database.transaction {
             try database.execute(SchemaSQL.createFullText(fullText))
             try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) SELECT \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")

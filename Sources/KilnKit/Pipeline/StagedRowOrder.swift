@@ -6,24 +6,21 @@ import Foundation
 /// before it, in the bundle's order, no two rows are equal and reading them in rowid order gives exactly what
 /// `SELECT DISTINCT … ORDER BY` gives: the sort (and its temporary B-tree) is skipped. Any other table is sorted.
 enum StagedRowOrder {
-    /// The names of the tables of `tables` whose staged rows (in schema `schema` of `database`) are already in the
-    /// bundle's order, each strictly after the one before. Rowids must run without gaps, so that each row is
-    /// compared with the one before it; NULLs come first, as in `ORDER BY`.
+    /// The names of the tables of `tables` whose staged rows are already in the bundle's order (`isInOrder`).
     /// - Throws: `SQLiteError` when the staging database cannot be read.
-    static func tablesInOrder(_ tables: [TableSpec], in database: Database, schema: String = "main") throws -> Set<String> {
-        var ordered: Set<String> = []
-        for table in tables where try isInOrder(table, in: database, schema: schema) {
-            ordered.insert(table.name)
-        }
-        return ordered
+    static func tablesInOrder(_ tables: [TableSpec], in database: Database) throws -> Set<String> {
+        Set(try tables.filter { try isInOrder($0, in: database) }.map(\.name))
     }
 
-    private static func isInOrder(_ table: TableSpec, in database: Database, schema: String) throws -> Bool {
-        let name = quoteIdentifier(schema) + "." + quoteIdentifier(table.name)
-        let columns = SchemaSQL.rowOrderColumns(table)
+    /// True when `table`'s staged rows (in the main schema of `database`) are already in the bundle's order, each
+    /// strictly after the one before. Rowids must run without gaps, so that each row is compared with the one before
+    /// it; NULLs come first, as in `ORDER BY`.
+    /// - Throws: `SQLiteError` when the staging database cannot be read.
+    static func isInOrder(_ table: TableSpec, in database: Database) throws -> Bool {
+        let name = quoteIdentifier(table.name)
         let sql = """
             SELECT (SELECT count(*) FROM \(name)) = coalesce((SELECT max(rowid) - min(rowid) + 1 FROM \(name)), 0)
-               AND NOT EXISTS (SELECT 1 FROM \(name) AS a JOIN \(name) AS b ON b.rowid = a.rowid + 1 WHERE NOT (\(after(columns))))
+               AND NOT EXISTS (SELECT 1 FROM \(name) AS a JOIN \(name) AS b ON b.rowid = a.rowid + 1 WHERE NOT (\(after(SchemaSQL.rowOrderColumns(table)))))
             """
         return try database.rows(sql).first?.values.first?.number == 1
     }
