@@ -6,6 +6,7 @@
 #include <libxml/encoding.h>
 #include <libxml/tree.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <libxml/xmlreader.h>
 #include <libxml/HTMLparser.h>
 #include <libxml/xpath.h>

@@ -80,7 +80,7 @@ public final class XPathExpression {
     fileprivate let compiled: OpaquePointer
     /// For the common paths fields use (`name`, `@code`, `s:location/@lat`): the steps, so that they can be followed
     /// directly instead of through the XPath engine, with the same result.
-    fileprivate let simplePath: SimplePath?
+    let simplePath: SimplePath?
 
     /// Compiles `source`.
     /// - Throws: `XPathError` with libxml2's message.
@@ -99,7 +99,7 @@ public final class XPathExpression {
 }
 
 /// A location path of child element steps and an optional final attribute step, each a plain or prefixed name
-/// (`a/b/@c`): no axes, predicates or functions.
+/// (`a/b/@c`), or the context node itself (`.`): no axes, predicates or functions.
 struct SimplePath {
     struct Name {
         var prefix: String?
@@ -118,6 +118,12 @@ struct SimplePath {
     private(set) var unprefixedURIs: [[UInt8]?]?
 
     init?(_ source: String) {
+        if source == "." {
+            elements = []
+            attribute = nil
+            unprefixedURIs = []
+            return
+        }
         let steps = source.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard !steps.isEmpty else { return nil }
         var elements: [Name] = []
@@ -258,7 +264,7 @@ public final class XMLStreamReader {
     private let path: String
     private let namespaces: [String: String]
     private var evaluator: XPathEvaluator?
-    private let issueBox = IssueBox()
+    private let issueBox = XMLIssueCollector()
     private var stopped = false
     private var skipPending = false
     private var lastExpanded: UnsafeMutablePointer<xmlNode>?
@@ -280,7 +286,7 @@ public final class XMLStreamReader {
         self.namespaces = namespaces
         xmlTextReaderSetStructuredErrorHandler(reader, { context, error in
             guard let context, let error else { return }
-            Unmanaged<IssueBox>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
+            Unmanaged<XMLIssueCollector>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
         }, Unmanaged.passUnretained(issueBox).toOpaque())
     }
 
@@ -445,27 +451,28 @@ public final class XMLStreamReader {
                                             line: line, column: nil))
         }
     }
+}
 
-    /// Collects libxml2's structured errors; a class so that the C callback can reach it through a pointer.
-    private final class IssueBox {
-        var issues: [XMLIssue] = []
+/// Collects libxml2's structured errors while an XML document is read (the first error, and warnings); a class so
+/// that the C callback can reach it through a pointer.
+final class XMLIssueCollector {
+    var issues: [XMLIssue] = []
 
-        func record(_ error: xmlError) {
-            let message = LibXML2.userMessage(error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)")
-            let line = error.line > 0 ? Int(error.line) : nil
-            let kind: XMLIssue.Kind
-            if error.level == XML_ERR_WARNING {
-                kind = .warning
-            } else if error.code == Int32(XML_ERR_ENTITY_LOOP.rawValue) {
-                kind = .entityDeclarations
-            } else if message.lowercased().contains("entity") {
-                kind = .undefinedEntity
-            } else {
-                kind = .malformed
-            }
-            if kind != .warning, issues.contains(where: { $0.kind != .warning }) { return }
-            issues.append(XMLIssue(kind: kind, message: message, line: line, column: error.int2 > 0 ? Int(error.int2) : nil))
+    func record(_ error: xmlError) {
+        let message = LibXML2.userMessage(error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "error \(error.code)")
+        let line = error.line > 0 ? Int(error.line) : nil
+        let kind: XMLIssue.Kind
+        if error.level == XML_ERR_WARNING {
+            kind = .warning
+        } else if error.code == Int32(XML_ERR_ENTITY_LOOP.rawValue) {
+            kind = .entityDeclarations
+        } else if message.lowercased().contains("entity") {
+            kind = .undefinedEntity
+        } else {
+            kind = .malformed
         }
+        if kind != .warning, issues.contains(where: { $0.kind != .warning }) { return }
+        issues.append(XMLIssue(kind: kind, message: message, line: line, column: error.int2 > 0 ? Int(error.int2) : nil))
     }
 }
 

@@ -39,6 +39,11 @@ public struct XMLRecordReader: ConfigurableReader {
     private let path: ElementPath
     private let expressions: [XPathExpression]
     private let context: [ContextElement]
+    /// The fields as simple paths, when every one is: records are then read from libxml2's SAX events without a tree
+    /// (`StreamedRecords`); nil when some field needs XPath.
+    private let streamedFields: [StreamedField]?
+    /// False to read every file with the tree reader (tests compare the two).
+    var readsWithoutTree = true
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -50,11 +55,27 @@ public struct XMLRecordReader: ConfigurableReader {
             try ContextElement(element, fields: options.context[element]!, namespaces: options.namespaces)
         }
         kinds = [RecordKind(fields: fieldNames + context.flatMap { $0.fields.map(\.name) } + RecordOrder.fieldNames)]
+        let streamed = expressions.compactMap { StreamedField($0, namespaces: options.namespaces) }
+        streamedFields = streamed.count == expressions.count ? streamed : nil
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
+        if readsWithoutTree, let streamedFields {
+            let outcome = try withoutActuallyEscaping(emit) { emit in
+                let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
+                let parser = XMLEventParser(path: input.url.path, encoding: options.encoding, handler: records)
+                let outcome = try parser.parse()
+                if let failure = records.failure { throw failure }
+                return (outcome, records.records, parser.issues)
+            }
+            // A document type declaration is checked by the tree reader, which reads the file from its start.
+            if outcome.0 == .read {
+                finish(input, records: outcome.1, issues: outcome.2, log: log)
+                return
+            }
+        }
         let reader = try XMLStreamReader(path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
         var stack = ElementStack(context: context)
         var ordinal = 0
@@ -78,7 +99,7 @@ public struct XMLRecordReader: ConfigurableReader {
                     values.append(String(position))
                     try emit(Record(kinds[0], values: values, line: element.line))
                 } else {
-                    stack.push(name, namespace, reader: reader)
+                    stack.push(name, namespace) { reader.attribute($0, namespace: $1) }
                 }
             case .end:
                 stack.pop()
@@ -91,10 +112,15 @@ public struct XMLRecordReader: ConfigurableReader {
                                     + [String(ordinal), nil], line: element.line))
             }
         }
-        if ordinal == 0, reader.issues.isEmpty {
+        finish(input, records: ordinal, issues: reader.issues, log: log)
+    }
+
+    /// Reports what reading a file found: libxml2's issues, or that no element matched the record.
+    private func finish(_ input: InputFile, records: Int, issues: [XMLIssue], log: DiagnosticLog) {
+        if records == 0, issues.isEmpty {
             log.report(.sourceEmpty, .warning, "the file gives no record: no element matches the record \"\(options.record)\"", at: input.at(nil))
         }
-        XMLIssueReport.report(reader.issues, in: input, log: log)
+        XMLIssueReport.report(issues, in: input, log: log)
     }
 }
 
@@ -115,6 +141,8 @@ struct ElementPath {
 
     let steps: [Step]
     let anchored: Bool
+    /// The last step's local name in UTF-8 with a final NUL.
+    private let lastLocalName: [UInt8]
 
     /// - Throws: `KilnError.usage` for a prefix the source does not declare or an empty step.
     init(_ text: String, namespaces: [String: String]) throws {
@@ -132,12 +160,24 @@ struct ElementPath {
             }
             return Step(localName: names[1], namespace: uri)
         }
+        lastLocalName = Array((steps.last?.localName ?? "").utf8) + [0]
     }
 
     /// True when an element `name` (in `namespace`) that starts inside the open elements `ancestors` (outermost
     /// first) is a record.
     func matches(_ name: String, _ namespace: String?, within ancestors: [(name: String, namespace: String?)]) -> Bool {
         guard let last = steps.last, last.localName == name, last.namespace == nil || last.namespace == namespace else { return false }
+        return parentsMatch(ancestors)
+    }
+
+    /// `matches` for a start tag of `XMLEventParser`: its names are made into strings only for a record.
+    func matches(_ tag: XMLStartTag, within ancestors: [(name: String, namespace: String?)]) -> Bool {
+        guard tag.hasLocalName(lastLocalName) else { return false }
+        if let uri = steps.last?.namespace, tag.namespace != uri { return false }
+        return parentsMatch(ancestors)
+    }
+
+    private func parentsMatch(_ ancestors: [(name: String, namespace: String?)]) -> Bool {
         let parents = steps.dropLast()
         if anchored, ancestors.count != parents.count { return false }
         guard ancestors.count >= parents.count else { return false }
@@ -188,14 +228,15 @@ struct ElementStack {
     }
 
     /// An element that is not a record starts: its context fields (when declared) take its attributes.
-    mutating func push(_ name: String, _ namespace: String?, reader: XMLStreamReader) {
+    /// - Parameter attribute: the value of the element's attribute with a local name and namespace, or nil.
+    mutating func push(_ name: String, _ namespace: String?, attribute: (String, String?) -> String?) {
         var restores: [(index: Int, previous: String?)] = []
         var index = 0
         for element in context {
             if element.localName == name, element.namespace == nil || element.namespace == namespace {
                 for (offset, field) in element.fields.enumerated() {
                     restores.append((index + offset, contextValues[index + offset]))
-                    contextValues[index + offset] = reader.attribute(field.attribute, namespace: field.namespace)
+                    contextValues[index + offset] = attribute(field.attribute, field.namespace)
                 }
             }
             index += element.fields.count
