@@ -151,8 +151,10 @@ public enum Builder {
                 for table in shipped where !fullTextBuild.hasStarted(table.name) {
                     try startIndex(table, staging.database)
                 }
-                // The bundle's tables are written while the rules run: both only read staging. Kept if the rules pass.
-                bundleTables = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, inOrder: inOrder)
+                // The bundle's tables, then its full-text indexes, are written while the rules run: both only read
+                // staging. Kept if the rules pass.
+                bundleTables = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, inOrder: inOrder,
+                                                                            fullTextBuild: fullTextBuild)
             }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))

@@ -11,11 +11,13 @@ struct BundleWriter {
     /// The metadata table's name.
     static let metadataTable = "kiln_metadata"
 
-    /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, the empty
-    /// FTS5 tables) into a new temporary file beside `destination`, on a thread of their own, so that the rules can
-    /// be checked meanwhile: staging is only read by both. `inOrder` names the tables whose staged rows are already
-    /// in the bundle's order (`StagedRowOrder`). `finish` completes the bundle; `BundleTables.discard` drops it.
-    func startTables(from staging: URL, to destination: URL, inOrder: Set<String>) -> BundleTables {
+    /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, FTS5 tables)
+    /// into a new temporary file beside `destination`, on a thread of their own, so that the rules can be checked
+    /// meanwhile: staging is only read by both. The full-text indexes (`fullTextBuild`, started for every full-text
+    /// table) are copied in after the last table, as each is ready, also while the rules run. `inOrder` names the
+    /// tables whose staged rows are already in the bundle's order (`StagedRowOrder`). `finish` completes the bundle;
+    /// `BundleTables.discard` drops it.
+    func startTables(from staging: URL, to destination: URL, inOrder: Set<String>, fullTextBuild: FullTextBuild) -> BundleTables {
         let temporary = KilnFileNames.temporary(for: destination)
         let tables = BundleTables(temporary: temporary, destination: destination)
         let manifest = manifest
@@ -29,15 +31,17 @@ struct BundleWriter {
             try? FileManager.default.removeItem(at: temporary)
             TemporaryFiles.shared.register(temporary)
             let database = try Database(path: temporary.path)
-            return (database, try BundleWriter(manifest: manifest).fillTables(database, staging: staging, inOrder: inOrder))
+            let writer = BundleWriter(manifest: manifest)
+            let counts = try writer.fillTables(database, staging: staging, inOrder: inOrder)
+            try writer.copyFullTextIndexes(database, from: fullTextBuild)
+            return (database, counts)
         }
         return tables
     }
 
-    /// Completes the bundle `tables` started, once the rules passed: copies in the full-text indexes
-    /// (`fullTextBuild`, started for every full-text table; discarded when this returns), writes the metadata and the
-    /// schema version, checks foreign keys, and leaves it in its temporary file, for the caller to inspect, then
-    /// commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
+    /// Completes the bundle `tables` started, once the rules passed (`fullTextBuild` is discarded when this returns):
+    /// writes the metadata and the schema version, checks foreign keys, and leaves it in its temporary file, for the
+    /// caller to inspect, then commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
     ///   the temporary file is removed when it throws.
@@ -45,7 +49,7 @@ struct BundleWriter {
         defer { fullTextBuild.discard() }
         do {
             let (database, counts) = try tables.wait()
-            try complete(database, counts: counts, inputs: inputs, fullTextBuild: fullTextBuild)
+            try complete(database, counts: counts, inputs: inputs)
             try database.close()
             tables.handOver()
             return PendingBundle(temporary: tables.temporary, destination: tables.destination, counts: counts)
@@ -88,10 +92,14 @@ struct BundleWriter {
         return counts
     }
 
-    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String], fullTextBuild: FullTextBuild) throws {
+    /// Copies each shipped table's full-text index into the bundle, in declaration order, waiting for it to be built.
+    private func copyFullTextIndexes(_ database: Database, from fullTextBuild: FullTextBuild) throws {
         for table in manifest.tables where table.ship {
             if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
         }
+    }
+
+    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
         try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         let broken = try database.rows("PRAGMA foreign_key_check")
