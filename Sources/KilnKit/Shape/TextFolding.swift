@@ -45,18 +45,20 @@ public enum TextFolding {
     /// True when `text` has no white space to collapse: no space at either end, no two in a row, and no white
     /// space other than the plain space (checked on bytes: anything non-ASCII that could be a space says no).
     private static func isCollapsed(_ text: String) -> Bool {
+        let bytes = text.utf8Span.span
         var previousWasSpace = true
-        for byte in text.utf8 {
+        for index in bytes.indices {
+            let byte = bytes[index]
             if byte == 0x20 {
                 if previousWasSpace { return false }
                 previousWasSpace = true
-            } else if byte < 0x20 || byte == 0xC2 || byte == 0xE1 || byte == 0xE2 || byte == 0xE3 {
+            } else if mayLeadWhiteSpace(byte) || byte < 0x20 {
                 return false
             } else {
                 previousWasSpace = false
             }
         }
-        return !previousWasSpace || text.isEmpty
+        return !previousWasSpace || bytes.isEmpty
     }
 
     /// The search form: NFC, lower case, accents removed (Greek tonos and dialytika included, final sigma as σ),
@@ -68,7 +70,11 @@ public enum TextFolding {
     }
 
     private static func isASCII(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 < 0x80 }
+        let span = text.utf8Span
+        if span.isKnownASCII { return true }
+        let bytes = span.span
+        for index in bytes.indices where bytes[index] >= 0x80 { return false }
+        return true
     }
 
     /// ASCII text with A–Z lowered; text without capitals is returned as it is.
