@@ -1,4 +1,5 @@
 import CCrypto
+import Foundation
 
 /// An incremental SHA-256 digest (OpenSSL's EVP interface), fed while a file streams through.
 /// Not `Sendable`: it holds digest state.
@@ -16,6 +17,11 @@ public final class SHA256Digest {
     /// Adds `bytes` to the digest.
     public func update(_ bytes: ArraySlice<UInt8>) {
         bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    /// Adds `data` to the digest, without copying it.
+    public func update(_ data: Data) {
+        data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
     /// The digest of everything added, as lowercase hexadecimal.

@@ -192,11 +192,14 @@ final class StagingArea {
                          log: DiagnosticLog, _ body: (Int, Record, InputFile) throws -> Void) throws -> String? {
         var input = listed
         var sha256: String?
+        var pending: FileDigest.Pending?
         if digest {
-            var head: [UInt8] = []
-            sha256 = try FileDigest.sha256(of: input.url, keepingHead: &head)
-            input.head = head
+            let started = try FileDigest.start(input.url)
+            input.head = started.head
+            pending = started.digest
         }
+        // A large file is digested on a thread of its own while it is read: wait for it even when reading fails.
+        defer { if sha256 == nil { _ = try? pending?.wait() } }
         var unmapped: [String: (count: Int, line: Int)] = [:]
         try reader.read(input, log: log) { record in
             guard let target = targetIndex[record.kind.name] else {
@@ -210,6 +213,7 @@ final class StagingArea {
                        "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
                            + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
         }
+        sha256 = try pending?.wait()
         return sha256
     }
 
@@ -433,18 +437,79 @@ enum FileDigest {
     /// The digest of the file at `url`; `head` receives its first `InputFile.headLength` bytes on the way.
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func sha256(of url: URL, keepingHead head: inout [UInt8]) throws -> String {
+        let started = try start(url)
+        head = started.head
+        return try started.digest.wait()
+    }
+
+    /// Bytes read at a time; a file longer than one chunk is digested on a thread of its own.
+    static let chunkSize = 1 << 20
+
+    /// A digest being computed: finished already (a file of one chunk), or on its own thread.
+    final class Pending: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<String, Error>?
+
+        fileprivate init(finished digest: String) {
+            result = .success(digest)
+            done.signal()
+        }
+
+        /// Goes on digesting `handle` from where it is, on a new thread, then closes it.
+        fileprivate init(continuing digest: SHA256Digest, from handle: FileHandle, url: URL) {
+            let work = UncheckedWork {
+                defer { try? handle.close() }
+                return try FileDigest.digestRest(of: handle, into: digest, url: url)
+            }
+            let thread = Thread { [self] in
+                result = Result { try work.run() }
+                done.signal()
+            }
+            thread.name = "kiln digest"
+            thread.start()
+        }
+
+        /// The lowercase hexadecimal SHA-256, waiting for it.
+        /// - Throws: `KilnError.io` when the file could not be read.
+        func wait() throws -> String {
+            done.wait()
+            done.signal()
+            return try result!.get()
+        }
+    }
+
+    /// Starts the digest of the file at `url` and returns its first `InputFile.headLength` bytes, which readers check
+    /// before they read: a file of one chunk is digested at once, a longer one beside the caller's reading of it.
+    /// - Throws: `KilnError.io` when the file cannot be read.
+    static func start(_ url: URL) throws -> (head: [UInt8], digest: Pending) {
         let digest = SHA256Digest()
         do {
             let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                let bytes = [UInt8](chunk)
-                if head.count < InputFile.headLength { head += bytes.prefix(InputFile.headLength - head.count) }
-                digest.update(bytes[...])
+            let first = try handle.read(upToCount: chunkSize) ?? Data()
+            digest.update(first)
+            let head = [UInt8](first.prefix(InputFile.headLength))
+            guard first.count == chunkSize else {
+                try? handle.close()
+                return (head, Pending(finished: digest.hexDigest()))
             }
+            return (head, Pending(continuing: digest, from: handle, url: url))
+        } catch {
+            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    private static func digestRest(of handle: FileHandle, into digest: SHA256Digest, url: URL) throws -> String {
+        do {
+            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty { digest.update(chunk) }
         } catch {
             throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
         }
         return digest.hexDigest()
     }
+}
+
+/// Work handed to another thread with what it captures (a digest's state, a file handle), which only that thread uses
+/// from then on.
+private struct UncheckedWork: @unchecked Sendable {
+    let run: () throws -> String
 }

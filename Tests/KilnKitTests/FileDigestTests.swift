@@ -1,0 +1,40 @@
+import Foundation
+import KilnTestSupport
+import XCTest
+@testable import KilnKit
+
+/// `FileDigest`: a file longer than one chunk is digested on a thread of its own while it is read; the digest must
+/// be the file's SHA-256 (oracle: coreutils' `sha256sum`) and the head its first bytes, whatever the size.
+final class FileDigestTests: KilnTestCase {
+    private func sha256sum(_ url: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sha256sum", url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    func testDigestsAndHeadsOnBothSidesOfTheChunkSize() throws {
+        var random = SeededGenerator(seed: 0xD16E57)
+        let chunk = FileDigest.chunkSize
+        for size in [0, 1, InputFile.headLength - 1, chunk - 1, chunk, chunk + 1, 3 * chunk + 12_345] {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let url = try write(Data(bytes), to: "file-\(size).bin")
+            var head: [UInt8] = []
+            let digest = try FileDigest.sha256(of: url, keepingHead: &head)
+            XCTAssertEqual(digest, try sha256sum(url), "size \(size)")
+            XCTAssertEqual(head, Array(bytes.prefix(InputFile.headLength)), "size \(size)")
+        }
+    }
+
+    func testAFileThatCannotBeReadIsAnIOError() throws {
+        XCTAssertThrowsError(try FileDigest.sha256(of: temporaryDirectory.appendingPathComponent("missing.xml"))) { error in
+            guard case KilnError.io(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("missing.xml"), message)
+        }
+    }
+}
