@@ -85,10 +85,16 @@ public final class XPathExpression {
     /// HTML page's tree instead of through the XPath engine.
     let descendantTest: DescendantElementTest?
 
+    /// Compiles `source`.
+    /// - Throws: `XPathError` with libxml2's message.
+    public convenience init(_ source: String) throws {
+        try self.init(source, descendantTest: nil)
+    }
+
     /// Compiles `source`; `descendantTest`, when given, must select exactly the nodes `source` selects in an HTML
     /// document (`CSSSelector.descendantTest` gives it so).
     /// - Throws: `XPathError` with libxml2's message.
-    public init(_ source: String, descendantTest: DescendantElementTest? = nil) throws {
+    init(_ source: String, descendantTest: DescendantElementTest?) throws {
         _ = LibXML2.setUp
         xmlResetLastError()
         guard let compiled = xmlXPathCompile(source) else {
@@ -169,14 +175,14 @@ struct SimplePath {
 /// selects them in an HTML document: names and attributes compared byte for byte and without a namespace, the
 /// classes among the tokens of the first `class` attribute split on XML white space, each id equal to the value of
 /// an `id` attribute.
-public struct DescendantElementTest: Sendable, Equatable {
+struct DescendantElementTest: Sendable, Equatable {
     /// The element name, NUL-terminated; `nil` for any element (`*`).
     let name: [UInt8]?
     let classes: [[UInt8]]
     let ids: [[UInt8]]
 
     /// `nil` unless every class is a non-empty token without XML white space and every id is non-empty.
-    public init?(name: String?, classes: [String], ids: [String]) {
+    init?(name: String?, classes: [String], ids: [String]) {
         let isToken: ([UInt8]) -> Bool = { !$0.isEmpty && !$0.contains(where: DescendantElementTest.isXMLSpace) }
         let classes = classes.map { Array($0.utf8) }
         let ids = ids.map { Array($0.utf8) }

@@ -59,7 +59,7 @@ public enum CSSSelector {
     /// `div#main`, `td.a.b`, `*`): the test that picks the elements its XPath picks in an HTML page by walking the
     /// tree. `nil` for anything else (lists, combinators, attribute selectors, a name with upper-case or non-ASCII
     /// letters), which the XPath engine evaluates.
-    public static func descendantTest(_ selector: String) -> DescendantElementTest? {
+    static func descendantTest(_ selector: String) -> DescendantElementTest? {
         let text = selector.trimmingSpaces
         guard !text.isEmpty, !text.contains(where: { " >,[]\"'".contains($0) }) else { return nil }
         var rest = Substring(text)
