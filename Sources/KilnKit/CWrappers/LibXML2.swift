@@ -81,10 +81,20 @@ public final class XPathExpression {
     /// For the common paths fields use (`name`, `@code`, `s:location/@lat`): the steps, so that they can be followed
     /// directly instead of through the XPath engine, with the same result.
     let simplePath: SimplePath?
+    /// For a simple CSS selector (`td.content`): the test that gives the same elements as `source` by walking an
+    /// HTML page's tree instead of through the XPath engine.
+    let descendantTest: DescendantElementTest?
 
     /// Compiles `source`.
     /// - Throws: `XPathError` with libxml2's message.
-    public init(_ source: String) throws {
+    public convenience init(_ source: String) throws {
+        try self.init(source, descendantTest: nil)
+    }
+
+    /// Compiles `source`; `descendantTest`, when given, must select exactly the nodes `source` selects in an HTML
+    /// document (`CSSSelector.descendantTest` gives it so).
+    /// - Throws: `XPathError` with libxml2's message.
+    init(_ source: String, descendantTest: DescendantElementTest?) throws {
         _ = LibXML2.setUp
         xmlResetLastError()
         guard let compiled = xmlXPathCompile(source) else {
@@ -93,6 +103,7 @@ public final class XPathExpression {
         self.source = source
         self.compiled = compiled
         simplePath = SimplePath(source)
+        self.descendantTest = descendantTest
     }
 
     deinit { xmlXPathFreeCompExpr(compiled) }
@@ -159,6 +170,37 @@ struct SimplePath {
     }
 }
 
+/// The descendant elements of the context node (not the node itself) with an element name, a set of classes and a
+/// set of ids, as the XPath `.//name[@class and contains(concat(' ', normalize-space(@class), ' '), ' c ')][@id='i']`
+/// selects them in an HTML document: names and attributes compared byte for byte and without a namespace, the
+/// classes among the tokens of the first `class` attribute split on XML white space, each id equal to the value of
+/// an `id` attribute.
+struct DescendantElementTest: Sendable, Equatable {
+    /// The element name, NUL-terminated; `nil` for any element (`*`).
+    let name: [UInt8]?
+    let classes: [[UInt8]]
+    let ids: [[UInt8]]
+
+    /// `nil` unless every class is a non-empty token without XML white space and every id is non-empty.
+    init?(name: String?, classes: [String], ids: [String]) {
+        let isToken: ([UInt8]) -> Bool = { !$0.isEmpty && !$0.contains(where: DescendantElementTest.isXMLSpace) }
+        let classes = classes.map { Array($0.utf8) }
+        let ids = ids.map { Array($0.utf8) }
+        guard classes.allSatisfy(isToken), ids.allSatisfy({ !$0.isEmpty && !$0.contains(0) }) else { return nil }
+        if let name {
+            guard !name.isEmpty, !name.utf8.contains(0) else { return nil }
+            self.name = Array(name.utf8) + [0]
+        } else {
+            self.name = nil
+        }
+        self.classes = classes
+        self.ids = ids
+    }
+
+    /// White space as XPath's `normalize-space` takes it (libxml2's `IS_BLANK_CH`).
+    static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+}
+
 /// An XPath expression that does not compile or cannot be evaluated.
 public struct XPathError: Error, CustomStringConvertible, Sendable {
     public let expression: String
@@ -195,6 +237,10 @@ final class XPathEvaluator {
 
     /// The nodes `expression` selects at `node`, in document order.
     func nodes(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> [UnsafeMutablePointer<xmlNode>] {
+        if let test = expression.descendantTest, node.pointee.type == XML_ELEMENT_NODE,
+           node.pointee.doc?.pointee.type == XML_HTML_DOCUMENT_NODE {
+            return descendants(of: node, passing: test)
+        }
         guard let result = evaluate(expression, at: node) else { return [] }
         defer { xmlXPathFreeObject(result) }
         guard result.pointee.type == XPATH_NODESET, let set = result.pointee.nodesetval, let table = set.pointee.nodeTab else { return [] }
@@ -247,6 +293,91 @@ final class XPathEvaluator {
             return nil
         }
         return first(from: node, step: 0)
+    }
+
+    /// The descendants of `node` that pass `test`, in document order (a walk of the tree in pre-order). An HTML
+    /// page has no entity references or DTD nodes below its root, which are the nodes XPath's descendant axis treats
+    /// apart.
+    private func descendants(of node: UnsafeMutablePointer<xmlNode>, passing test: DescendantElementTest) -> [UnsafeMutablePointer<xmlNode>] {
+        var found: [UnsafeMutablePointer<xmlNode>] = []
+        var next = node.pointee.children
+        while let current = next {
+            if current.pointee.type == XML_ELEMENT_NODE, passes(current, test) { found.append(current) }
+            if let child = current.pointee.children {
+                next = child
+                continue
+            }
+            var done = current
+            next = nil
+            while done != node {
+                if let sibling = done.pointee.next {
+                    next = sibling
+                    break
+                }
+                guard let parent = done.pointee.parent else { break }
+                done = parent
+            }
+        }
+        return found
+    }
+
+    private func passes(_ element: UnsafeMutablePointer<xmlNode>, _ test: DescendantElementTest) -> Bool {
+        if let name = test.name {
+            guard element.pointee.ns == nil, name.withUnsafeBufferPointer({ xmlStrEqual(element.pointee.name, $0.baseAddress) }) == 1 else { return false }
+        }
+        if !test.classes.isEmpty {
+            guard let attribute = XPathEvaluator.attribute("class", of: element),
+                  XPathEvaluator.withValue(of: attribute, { value in test.classes.allSatisfy { XPathEvaluator.hasToken($0, in: value) } })
+            else { return false }
+        }
+        for id in test.ids {
+            var attribute = element.pointee.properties
+            var equal = false
+            while let current = attribute, !equal {
+                if current.pointee.ns == nil, xmlStrEqual(current.pointee.name, "id") == 1 {
+                    equal = XPathEvaluator.withValue(of: current) { $0.elementsEqual(id) }
+                }
+                attribute = current.pointee.next
+            }
+            guard equal else { return false }
+        }
+        return true
+    }
+
+    /// The first attribute of `element` named `name` without a namespace, as XPath's `@name` takes it.
+    private static func attribute(_ name: String, of element: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlAttr>? {
+        var attribute = element.pointee.properties
+        while let current = attribute {
+            if current.pointee.ns == nil, xmlStrEqual(current.pointee.name, name) == 1 { return current }
+            attribute = current.pointee.next
+        }
+        return nil
+    }
+
+    /// `body` given the attribute's string value, read in place when it is one text node.
+    private static func withValue<Result>(of attribute: UnsafeMutablePointer<xmlAttr>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let text = attribute.pointee.children, text.pointee.next == nil, text.pointee.type == XML_TEXT_NODE {
+            guard let content = text.pointee.content else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            return body(UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
+        }
+        guard let value = xmlNodeGetContent(UnsafeMutablePointer<xmlNode>(OpaquePointer(attribute))) else {
+            return body(UnsafeBufferPointer(start: nil, count: 0))
+        }
+        defer { kiln_xml_free(value) }
+        return body(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
+    }
+
+    /// Whether `token` is one of the XML-white-space-separated tokens of `value`.
+    private static func hasToken(_ token: [UInt8], in value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < value.count {
+            while start < value.count, DescendantElementTest.isXMLSpace(value[start]) { start += 1 }
+            var end = start
+            while end < value.count, !DescendantElementTest.isXMLSpace(value[end]) { end += 1 }
+            if end > start, end - start == token.count, value[start..<end].elementsEqual(token) { return true }
+            start = end
+        }
+        return false
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {

@@ -34,7 +34,8 @@ public enum NodeSelector: Decodable, Sendable, Equatable {
     public func compile() throws -> XPathExpression {
         switch self {
         case .xpath(let text): return try XPathExpression(text)
-        case .css(let text): return try XPathExpression(CSSSelector.xpath(text, forEvaluation: true))
+        case .css(let text):
+            return try XPathExpression(CSSSelector.xpath(text, forEvaluation: true), descendantTest: CSSSelector.descendantTest(text))
         }
     }
 }
@@ -52,6 +53,30 @@ public enum CSSSelector {
         let alternatives = try splitList(selector).map { try translate($0.trimmingSpaces, original: selector, forEvaluation: forEvaluation) }
         guard !alternatives.isEmpty else { throw ValueProblem(message: "empty CSS selector") }
         return alternatives.joined(separator: " | ")
+    }
+
+    /// For a selector that is one compound of a type or `*` and `.class` and `#id` tests (`td.content`, `.content`,
+    /// `div#main`, `td.a.b`, `*`): the test that picks the elements its XPath picks in an HTML page by walking the
+    /// tree. `nil` for anything else (lists, combinators, attribute selectors, a name with upper-case or non-ASCII
+    /// letters), which the XPath engine evaluates.
+    static func descendantTest(_ selector: String) -> DescendantElementTest? {
+        let text = selector.trimmingSpaces
+        guard !text.isEmpty, !text.contains(where: { " >,[]\"'".contains($0) }) else { return nil }
+        var rest = Substring(text)
+        let nameEnd = rest.firstIndex { $0 == "." || $0 == "#" } ?? rest.endIndex
+        let name = String(rest[..<nameEnd])
+        guard name.isEmpty || name == "*"
+              || name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+        else { return nil }
+        rest = rest[nameEnd...]
+        var classes: [String] = [], ids: [String] = []
+        while let first = rest.first {
+            rest = rest.dropFirst()
+            let end = rest.firstIndex { $0 == "." || $0 == "#" } ?? rest.endIndex
+            if first == "." { classes.append(String(rest[..<end])) } else { ids.append(String(rest[..<end])) }
+            rest = rest[end...]
+        }
+        return DescendantElementTest(name: name.isEmpty || name == "*" ? nil : name, classes: classes, ids: ids)
     }
 
     /// Splits a selector list on the commas outside brackets and quotes.
