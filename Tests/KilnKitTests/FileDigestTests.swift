@@ -24,10 +24,9 @@ final class FileDigestTests: KilnTestCase {
         for size in [0, 1, InputFile.headLength - 1, chunk - 1, chunk, chunk + 1, 3 * chunk + 12_345] {
             let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
             let url = try write(Data(bytes), to: "file-\(size).bin")
-            var head: [UInt8] = []
-            let digest = try FileDigest.sha256(of: url, keepingHead: &head)
-            XCTAssertEqual(digest, try sha256sum(url), "size \(size)")
-            XCTAssertEqual(head, Array(bytes.prefix(InputFile.headLength)), "size \(size)")
+            let started = try FileDigest.start(url)
+            XCTAssertEqual(try started.digest.wait(), try sha256sum(url), "size \(size)")
+            XCTAssertEqual(started.head, Array(bytes.prefix(InputFile.headLength)), "size \(size)")
         }
     }
 

@@ -144,15 +144,13 @@ final class XMLEventParser {
         state.context = context
         xmlCtxtUseOptions(context, LibXML2.xmlOptions)
         if let encoding, let converter = xmlFindCharEncodingHandler(encoding) { xmlSwitchToEncoding(context, converter) }
-        while context.pointee.disableSAX == 0 {
+        var atEnd = false
+        while !atEnd, context.pointee.disableSAX == 0 {
             let count = chunk.withUnsafeMutableBufferPointer { fread($0.baseAddress, 1, $0.count, file) }
-            if count == 0 {
-                if ferror(file) != 0 { throw KilnError.io("cannot read \(path)") }
-                if xmlParseChunk(context, nil, 0, 1) == Int32(XML_ERR_INVALID_ENCODING.rawValue) { state.conversionFailed() }
-                break
-            }
+            atEnd = count == 0
+            if atEnd, ferror(file) != 0 { throw KilnError.io("cannot read \(path)") }
             let status = chunk.withUnsafeBufferPointer { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { xmlParseChunk(context, $0.baseAddress, Int32(count), 0) }
+                buffer.withMemoryRebound(to: CChar.self) { xmlParseChunk(context, $0.baseAddress, Int32(count), atEnd ? 1 : 0) }
             }
             if status == Int32(XML_ERR_INVALID_ENCODING.rawValue) { state.conversionFailed() }
         }
@@ -260,10 +258,8 @@ final class XMLEventParser {
             let input = context?.pointee.input?.pointee
             let line = Int(input?.line ?? 0)
             let column = Int(input?.col ?? 0)
-            if !collector.issues.contains(where: { $0.kind != .warning }) {
-                collector.issues.append(XMLIssue(kind: .malformed, message: LibXML2.userMessage(message),
-                                                 line: line > 0 ? line : nil, column: column > 0 ? column : nil))
-            }
+            collector.add(XMLIssue(kind: .malformed, message: LibXML2.userMessage(message),
+                                   line: line > 0 ? line : nil, column: column > 0 ? column : nil))
             stopParsing()
         }
 

@@ -602,8 +602,14 @@ final class XMLIssueCollector {
         } else {
             kind = .malformed
         }
-        if kind != .warning, issues.contains(where: { $0.kind != .warning }) { return }
-        issues.append(XMLIssue(kind: kind, message: message, line: line, column: error.int2 > 0 ? Int(error.int2) : nil))
+        add(XMLIssue(kind: kind, message: message, line: line, column: error.int2 > 0 ? Int(error.int2) : nil))
+    }
+
+    /// Keeps `issue` unless it is a second error: reading stops at the first, and what libxml2 says after it follows
+    /// from it.
+    func add(_ issue: XMLIssue) {
+        if issue.kind != .warning, issues.contains(where: { $0.kind != .warning }) { return }
+        issues.append(issue)
     }
 }
 

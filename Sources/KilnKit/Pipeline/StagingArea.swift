@@ -191,7 +191,6 @@ final class StagingArea {
     static func readFile(_ listed: InputFile, digest: Bool, reader: RecordReader, targetIndex: [String: Int], sourceName: String,
                          log: DiagnosticLog, _ body: (Int, Record, InputFile) throws -> Void) throws -> String? {
         var input = listed
-        var sha256: String?
         var pending: FileDigest.Pending?
         if digest {
             let started = try FileDigest.start(input.url)
@@ -199,7 +198,7 @@ final class StagingArea {
             pending = started.digest
         }
         // A large file is digested on a thread of its own while it is read: wait for it even when reading fails.
-        defer { if sha256 == nil { _ = try? pending?.wait() } }
+        defer { _ = try? pending?.wait() }
         var unmapped: [String: (count: Int, line: Int)] = [:]
         try reader.read(input, log: log) { record in
             guard let target = targetIndex[record.kind.name] else {
@@ -213,8 +212,7 @@ final class StagingArea {
                        "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
                            + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
         }
-        sha256 = try pending?.wait()
-        return sha256
+        return try pending?.wait()
     }
 
     /// Fills the tables declared with a `query`, in declaration order.
@@ -430,16 +428,7 @@ enum FileDigest {
     /// The lowercase hexadecimal SHA-256 of the file at `url`.
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func sha256(of url: URL) throws -> String {
-        var head: [UInt8] = []
-        return try sha256(of: url, keepingHead: &head)
-    }
-
-    /// The digest of the file at `url`; `head` receives its first `InputFile.headLength` bytes on the way.
-    /// - Throws: `KilnError.io` when the file cannot be read.
-    static func sha256(of url: URL, keepingHead head: inout [UInt8]) throws -> String {
-        let started = try start(url)
-        head = started.head
-        return try started.digest.wait()
+        try start(url).digest.wait()
     }
 
     /// Bytes read at a time; a file longer than one chunk is digested on a thread of its own.

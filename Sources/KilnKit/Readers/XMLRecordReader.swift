@@ -6,6 +6,8 @@
 /// position among the file's records) and `_position` (among its parent's). Files of any size stream in bounded
 /// memory. Safe by default: no network, no entity expansion, no external DTD, libxml2's depth limit; each refused
 /// construct is a diagnostic, and XPath that streaming cannot evaluate correctly is refused at load (`XPathGuard`).
+/// When every field is a simple path, a file is read from libxml2's SAX events without a tree (`StreamedRecords`),
+/// with the same records; a file with a DOCTYPE, or a field that needs XPath, goes through the tree reader.
 public struct XMLRecordReader: ConfigurableReader {
     public static let format = "xml"
 
@@ -63,7 +65,7 @@ public struct XMLRecordReader: ConfigurableReader {
         if BlankFile.reportIfBlank(input, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         if readsWithoutTree, let streamedFields {
-            let outcome = try withoutActuallyEscaping(emit) { emit in
+            let (outcome, records, issues) = try withoutActuallyEscaping(emit) { emit in
                 let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
                 let parser = XMLEventParser(path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
@@ -71,8 +73,8 @@ public struct XMLRecordReader: ConfigurableReader {
                 return (outcome, records.records, parser.issues)
             }
             // A document type declaration is checked by the tree reader, which reads the file from its start.
-            if outcome.0 == .read {
-                finish(input, records: outcome.1, issues: outcome.2, log: log)
+            if outcome == .read {
+                finish(input, records: records, issues: issues, log: log)
                 return
             }
         }
