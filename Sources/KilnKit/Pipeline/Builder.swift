@@ -113,12 +113,26 @@ public enum Builder {
         }
         // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
         var inOrder: Set<String> = []
+        // The bundle's tables are written on a thread of their own, each as soon as it is staged (and those declared
+        // before it are written), the last ones while the rules run: staging is only read. Kept if the rules pass.
         var bundleTables: BundleTables?
         defer { bundleTables?.discard() }
-        // Notes whether a complete staged table is in order, and starts its full-text index if it has one.
-        func startIndex(_ table: TableSpec, _ staging: Database) throws {
-            if try StagedRowOrder.isInOrder(table, in: staging) { inOrder.insert(table.name) }
-            if table.fullText != nil { fullTextBuild.start(table.name, staging: stagingURL, inOrder: inOrder.contains(table.name)) }
+        func bundle() -> BundleTables {
+            if let bundleTables { return bundleTables }
+            let started = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, fullTextBuild: fullTextBuild)
+            bundleTables = started
+            return started
+        }
+        // The tables already handed to the bundle's thread.
+        var handedOut: Set<String> = []
+        // Notes whether a complete staged table is in order, starts its full-text index if it has one, and lets the
+        // bundle's thread write it.
+        func tableStaged(_ table: TableSpec, _ staging: Database) throws {
+            let ordered = try StagedRowOrder.isInOrder(table, in: staging)
+            if ordered { inOrder.insert(table.name) }
+            if table.fullText != nil { fullTextBuild.start(table.name, staging: stagingURL, inOrder: ordered) }
+            handedOut.insert(table.name)
+            bundle().staged(table.name, inOrder: ordered)
         }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
@@ -136,25 +150,23 @@ public enum Builder {
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
                 }
                 if !log.hasErrors {
-                    for table in shipped where table.fullText != nil && table.query == nil && lastSource[table.name] == position {
-                        try startIndex(table, staging.database)
+                    for table in shipped where table.query == nil && lastSource[table.name] == position {
+                        try tableStaged(table, staging.database)
                     }
                 }
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
-            // Staging is written again below: the full-text indexes must have read their rows.
+            // Staging is written again below: the full-text indexes and the bundle must have read their rows.
             fullTextBuild.waitForRowCopies()
+            bundleTables?.waitForStagingReads()
             try staging.fillQueryTables()
             try staging.indexLookupColumns()
             if !log.hasErrors {
-                for table in shipped where !fullTextBuild.hasStarted(table.name) {
-                    try startIndex(table, staging.database)
+                for table in shipped where !handedOut.contains(table.name) {
+                    try tableStaged(table, staging.database)
                 }
-                // The bundle's tables, then its full-text indexes, are written while the rules run: both only read
-                // staging. Kept if the rules pass.
-                bundleTables = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, inOrder: inOrder,
-                                                                            fullTextBuild: fullTextBuild)
+                bundle().allStaged(inOrder: inOrder)
             }
             let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             options.progress?(.checking(rules: engine.rules.count))

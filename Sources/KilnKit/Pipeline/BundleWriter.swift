@@ -12,12 +12,13 @@ struct BundleWriter {
     static let metadataTable = "kiln_metadata"
 
     /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, FTS5 tables)
-    /// into a new temporary file beside `destination`, on a thread of their own, so that the rules can be checked
-    /// meanwhile: staging is only read by both. The full-text indexes (`fullTextBuild`, started for every full-text
-    /// table) are copied in after the last table, as each is ready, also while the rules run. `inOrder` names the
-    /// tables whose staged rows are already in the bundle's order (`StagedRowOrder`). `finish` completes the bundle;
-    /// `BundleTables.discard` drops it.
-    func startTables(from staging: URL, to destination: URL, inOrder: Set<String>, fullTextBuild: FullTextBuild) -> BundleTables {
+    /// into a new temporary file beside `destination`, on a thread of their own: each table once it is staged
+    /// (`BundleTables.staged`, `allStaged`) and those before it are written, so that a table filled by the first
+    /// sources is written while later ones are read, and the rest while the rules are checked; staging is only read.
+    /// Tables are written in declaration order whatever the order they are staged in, so the bytes do not depend on
+    /// timing. The full-text indexes (`fullTextBuild`, started for every full-text table) are copied in after the
+    /// last table, as each is ready. `finish` completes the bundle; `BundleTables.discard` drops it.
+    func startTables(from staging: URL, to destination: URL, fullTextBuild: FullTextBuild) -> BundleTables {
         let temporary = KilnFileNames.temporary(for: destination)
         let tables = BundleTables(temporary: temporary, destination: destination)
         let manifest = manifest
@@ -32,7 +33,9 @@ struct BundleWriter {
             TemporaryFiles.shared.register(temporary)
             let database = try Database(path: temporary.path)
             let writer = BundleWriter(manifest: manifest)
-            let counts = try writer.fillTables(database, staging: staging, inOrder: inOrder)
+            let counts = try writer.fillTables(database, staging: staging, as: tables)
+            // What the tables' sorts and caches freed goes back to the system while the rules run.
+            ProcessHeap.releaseFreeMemory()
             try writer.copyFullTextIndexes(database, from: fullTextBuild)
             return (database, counts)
         }
@@ -61,11 +64,14 @@ struct BundleWriter {
         }
     }
 
-    private func fillTables(_ database: Database, staging: URL, inOrder: Set<String>) throws -> [(String, Int)] {
+    /// Writes every shipped table, in declaration order, each once `tables` says it is staged.
+    private func fillTables(_ database: Database, staging: URL, as tables: BundleTables) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
-            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192
             """)
+        // A later source's writer may hold staging while it writes pages out: wait for it (and it for these reads).
+        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second core):
         // a small page cache will do, while the rules hold theirs.
@@ -74,20 +80,26 @@ struct BundleWriter {
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for table in manifest.tables where table.ship {
-            try database.transaction {
-                try database.execute(SchemaSQL.createTable(table))
-                let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder.contains(table.name)))")
-                for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-                if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
-                if let spatial = table.spatial {
-                    try database.execute(SchemaSQL.createSpatial(spatial))
-                    try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+            let inOrder = try tables.waitUntilStaged(table.name)
+            try database.stopping(when: tables.stop) {
+                try database.transaction {
+                    try database.execute(SchemaSQL.createTable(table))
+                    let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                    try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder))")
+                    for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
+                    if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+                    if let spatial = table.spatial {
+                        try database.execute(SchemaSQL.createSpatial(spatial))
+                        try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+                    }
+                    let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
+                    counts.append((table.name, Int(count)))
                 }
-                let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
-                counts.append((table.name, Int(count)))
             }
+            // The next table may wait for later sources: its pages need not be cached meanwhile.
+            try database.execute("PRAGMA shrink_memory")
         }
+        tables.finishedReadingStaging()
         try database.execute("DETACH DATABASE staging")
         return counts
     }
@@ -127,16 +139,30 @@ struct BundleWriter {
     }
 }
 
-/// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`): the open database and the
-/// row count of each table once done, or the error that stopped it.
+/// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`), each once the builder says
+/// it is staged: the open database and the row count of each table once done, or the error that stopped it.
 final class BundleTables: @unchecked Sendable {
     /// The bundle's temporary file.
     let temporary: URL
     /// Where the bundle goes once committed.
     let destination: URL
+    /// Stops the SQL writing a table (`discard()` raises it).
+    let stop = StopSignal()
     private let done = DispatchSemaphore(value: 0)
     private var result: Result<(Database, [(String, Int)]), Error>?
     private var handedOver = false
+
+    /// What the builder said is staged, and where the writing thread is; guarded by `condition`.
+    private let condition = NSCondition()
+    /// The tables staged before the others, each with whether its staged rows are already in the bundle's order.
+    private var stagedTables: [String: Bool] = [:]
+    /// Once every table is staged: the tables already in the bundle's order.
+    private var allStagedInOrder: Set<String>?
+    /// The table the writing thread waits for, while it waits.
+    private var waitingFor: String?
+    /// True once the writing thread reads staging no more (every table written, or it stopped).
+    private var doneWithStaging = false
+    private var cancelled = false
 
     init(temporary: URL, destination: URL) {
         self.temporary = temporary
@@ -146,10 +172,65 @@ final class BundleTables: @unchecked Sendable {
     fileprivate func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)])) {
         let thread = Thread { [self] in
             result = Result { try work() }
+            finishedReadingStaging()
             done.signal()
         }
         thread.name = "kiln bundle tables"
         thread.start()
+    }
+
+    /// Says that `table`'s sources are all staged (no later source fills it) and whether its rows are already in the
+    /// bundle's order (`StagedRowOrder.isInOrder`): it may be written once the tables declared before it are.
+    func staged(_ table: String, inOrder: Bool) {
+        condition.lock()
+        stagedTables[table] = inOrder
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Says that staging is complete (query tables included) and which tables are in the bundle's order: every
+    /// table may be written.
+    func allStaged(inOrder: Set<String>) {
+        condition.lock()
+        allStagedInOrder = inOrder
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the writing thread reads staging no more until told more is staged: it waits for a table not
+    /// yet staged, or has written them all, or stopped. Staging may then be written again (query tables, indexes).
+    func waitForStagingReads() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !doneWithStaging && !(waitingFor.map { stagedTables[$0] == nil && allStagedInOrder == nil } ?? false) {
+            condition.wait()
+        }
+    }
+
+    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order.
+    /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
+    fileprivate func waitUntilStaged(_ table: String) throws -> Bool {
+        condition.lock()
+        defer {
+            waitingFor = nil
+            condition.unlock()
+        }
+        while true {
+            if cancelled { throw KilnError.validation("the bundle was discarded") }
+            if let inOrder = stagedTables[table] { return inOrder }
+            if let inOrder = allStagedInOrder { return inOrder.contains(table) }
+            waitingFor = table
+            condition.broadcast()
+            condition.wait()
+        }
+    }
+
+    /// On the writing thread: every table is written, staging is read no more.
+    fileprivate func finishedReadingStaging() {
+        condition.lock()
+        doneWithStaging = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Waits for the tables; returns the database, still open, and the row counts.
@@ -163,9 +244,16 @@ final class BundleTables: @unchecked Sendable {
     /// The file now belongs to a `PendingBundle`: `discard` leaves it.
     fileprivate func handOver() { handedOver = true }
 
-    /// Waits for the writing to end, closes the database and removes the temporary file (unless handed over).
-    /// Calling it again does nothing more.
+    /// Stops the writing (a table not yet staged is never written; one being written stops), waits for its thread,
+    /// closes the database and removes the temporary file (unless handed over). Calling it again does nothing more.
     func discard() {
+        condition.lock()
+        if !handedOver {
+            cancelled = true
+            stop.raise()
+        }
+        condition.broadcast()
+        condition.unlock()
         done.wait()
         done.signal()
         guard !handedOver else { return }

@@ -127,7 +127,7 @@ final class FullTextBuild: @unchecked Sendable {
     }
 
     /// Waits for the index of the full-text table `name`, then copies it into `database`, where the same FTS5 table
-    /// was just created (empty) and no transaction is open: each shadow table's rows, in name order, replacing the
+    /// was just created (empty) and no transaction is open: each shadow table's rows, in name order, in place of the
     /// few rows its creation wrote.
     /// - Throws: the index build's `SQLiteError`, or the copy's.
     func copy(_ name: String, into database: Database) throws {
@@ -146,7 +146,10 @@ final class FullTextBuild: @unchecked Sendable {
                                         [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).compactMap { $0.values.first?.textValue }
         try database.transaction {
             for shadow in shadows {
-                try database.execute("INSERT OR REPLACE INTO main.\(quoteIdentifier(shadow)) SELECT * FROM kiln_fulltext.\(quoteIdentifier(shadow))")
+                // Emptied first, so that SQLite copies the rows as they are stored (its transfer optimization), in
+                // the order of their keys.
+                try database.execute("DELETE FROM main.\(quoteIdentifier(shadow))")
+                try database.execute("INSERT INTO main.\(quoteIdentifier(shadow)) SELECT * FROM kiln_fulltext.\(quoteIdentifier(shadow))")
             }
         }
         try database.execute("DETACH DATABASE kiln_fulltext")

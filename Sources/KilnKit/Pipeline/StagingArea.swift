@@ -15,7 +15,7 @@ final class StagingArea {
         try? FileManager.default.removeItem(at: url)
         database = try Database(path: url.path)
         self.pipeline = pipeline
-        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
+        try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
         // As the staging writer's: a full-text index may be reading rows of an earlier source (`FullTextBuild.start`).
         database.waitWhenBusy(seconds: StagingWriter.busySeconds)
         try StagingArea.createTables(pipeline.manifest.tables, in: database)
