@@ -127,20 +127,34 @@ struct HTMLStartTag {
         return name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? name.lowercased() : name
     }
 
+    /// Equal for two tags of one parse when their names are one string of libxml2's (it interns the names it
+    /// reads): a key under which to remember what was found of a name, valid during that parse only.
+    var nameIdentity: Int { Int(bitPattern: namePointer) }
+
+    /// True when the element's name is `name` (UTF-8, NUL-terminated), byte for byte.
+    func hasName(_ name: [UInt8]) -> Bool {
+        name.withUnsafeBufferPointer { xmlStrEqual(namePointer, $0.baseAddress) == 1 }
+    }
+
     /// True when the element is one `test` picks, judged as `XPathEvaluator` judges an element of the tree: the
     /// tree holds the attributes the parser reports, with the same values (no value: empty).
     func passes(_ test: DescendantElementTest) -> Bool {
-        if let name = test.name {
-            guard name.withUnsafeBufferPointer({ xmlStrEqual(namePointer, $0.baseAddress) }) == 1 else { return false }
-        }
+        if let name = test.name, !hasName(name) { return false }
+        return passesAttributes(of: test)
+    }
+
+    /// `passes(test)` for an element whose name passes.
+    func passesAttributes(of test: DescendantElementTest) -> Bool {
         if !test.classes.isEmpty {
-            guard let value = firstValue(of: "class") else { return false }
+            guard let value = firstValue(of: HTMLStartTag.classAttribute) else { return false }
             guard test.classes.allSatisfy({ HTMLStartTag.hasToken($0, in: value) }) else { return false }
         }
         for id in test.ids {
             var equal = false
             forEachAttribute { name, value in
-                if !equal, xmlStrEqual(name, "id") == 1 { equal = HTMLStartTag.bytes(of: value).elementsEqual(id) }
+                if !equal, HTMLStartTag.idAttribute.withUnsafeBufferPointer({ xmlStrEqual(name, $0.baseAddress) }) == 1 {
+                    equal = HTMLStartTag.bytes(of: value).elementsEqual(id)
+                }
             }
             guard equal else { return false }
         }
@@ -156,15 +170,21 @@ struct HTMLStartTag {
         }
     }
 
-    /// The value of the first attribute named `name` (empty when it has none); nil when there is no such attribute.
-    private func firstValue(of name: String) -> UnsafeBufferPointer<UInt8>? {
+    private static let classAttribute = Array("class".utf8) + [0]
+    private static let idAttribute = Array("id".utf8) + [0]
+
+    /// The value of the first attribute named `name` (NUL-terminated; empty when it has no value); nil when there
+    /// is no such attribute.
+    private func firstValue(of name: [UInt8]) -> UnsafeBufferPointer<UInt8>? {
         guard let attributes else { return nil }
-        var index = 0
-        while let current = attributes[index] {
-            if xmlStrEqual(current, name) == 1 { return HTMLStartTag.bytes(of: attributes[index + 1]) }
-            index += 2
+        return name.withUnsafeBufferPointer { name in
+            var index = 0
+            while let current = attributes[index] {
+                if xmlStrEqual(current, name.baseAddress) == 1 { return HTMLStartTag.bytes(of: attributes[index + 1]) }
+                index += 2
+            }
+            return nil
         }
-        return nil
     }
 
     private static func bytes(of value: UnsafePointer<xmlChar>?) -> UnsafeBufferPointer<UInt8> {
@@ -344,8 +364,11 @@ extension HTMLParser {
                 }
             }
             guard depth <= Self.maximumDepth else {
+                // What nodePush does in the tree builder.
                 raise(code: XML_ERR_INTERNAL_ERROR, "Excessive depth in document: \(Self.maximumDepth) use XML_PARSE_HUGE option", detail: nil)
+                context?.pointee.wellFormed = 0
                 halt()
+                context?.pointee.errNo = Int32(XML_ERR_INTERNAL_ERROR.rawValue)
                 return
             }
             depth += 1
@@ -411,9 +434,11 @@ extension HTMLParser {
         }
 
         private func endRun() {
-            if runWanted { handler.text(runBytes, nodeLine: runLine) }
-            runBytes.removeAll(keepingCapacity: true)
-            runWanted = false
+            if runWanted {
+                handler.text(runBytes, nodeLine: runLine)
+                runBytes.removeAll(keepingCapacity: true)
+                runWanted = false
+            }
             run = .none
         }
 
@@ -426,11 +451,7 @@ extension HTMLParser {
 
         private func halt() {
             halted = true
-            if let context {
-                context.pointee.wellFormed = 0
-                xmlStopParser(context)
-                context.pointee.errNo = Int32(XML_ERR_INTERNAL_ERROR.rawValue)
-            }
+            if let context { xmlStopParser(context) }
         }
     }
 }

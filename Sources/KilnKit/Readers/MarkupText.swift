@@ -78,16 +78,19 @@ public struct MarkupText {
     /// `HTMLDocument.nodes` selects with the same test, one node after the other. Each picked element renders its
     /// own lines, also one inside another (the outer one's lines first).
     final class PickedLines: HTMLEventHandler {
+        // Only the parser's callbacks, on the parsing thread, touch these: no run-time exclusivity checks per event.
         private let test: DescendantElementTest
         private let cellSeparator: String
         /// One renderer per picked element, in document order.
-        private var renderers: [Renderer] = []
+        @exclusivity(unchecked) private var renderers: [Renderer] = []
         /// The picked elements still open: their renderer, their depth, and the depth of the element whose content
         /// the renderer skips (0: none).
-        private var open: [(renderer: Int, depth: Int, skipping: Int)] = []
-        private var depth = 0
+        @exclusivity(unchecked) private var open: [(renderer: Int, depth: Int, skipping: Int)] = []
+        @exclusivity(unchecked) private var depth = 0
         /// How many open picked elements are not skipping content.
-        private var reading = 0
+        @exclusivity(unchecked) private var reading = 0
+        /// What was found of each element name of the page, by `HTMLStartTag.nameIdentity`: a page has a few dozen.
+        @exclusivity(unchecked) private var names: [(identity: Int, role: Role, passes: Bool)] = []
 
         init(test: DescendantElementTest, cellSeparator: String) {
             self.test = test
@@ -99,17 +102,26 @@ public struct MarkupText {
 
         var wantsText: Bool { reading > 0 }
 
+        /// The role of the tag's element and whether its name passes the test.
+        private func known(_ tag: HTMLStartTag) -> (role: Role, passes: Bool) {
+            let identity = tag.nameIdentity
+            for name in names where name.identity == identity { return (name.role, name.passes) }
+            let found = (role: MarkupText.role(of: tag.name), passes: test.name.map(tag.hasName) ?? true)
+            names.append((identity, found.role, found.passes))
+            return found
+        }
+
         func startElement(_ tag: HTMLStartTag) {
             depth += 1
-            let picked = tag.passes(test)
+            let (role, namePasses) = known(tag)
+            let picked = namePasses && tag.passesAttributes(of: test)
             guard reading > 0 || picked else { return }
-            let name = tag.name
             for index in open.indices where open[index].skipping == 0 {
-                if !renderers[open[index].renderer].startElement(name) { skip(index) }
+                if !renderers[open[index].renderer].startElement(role: role) { skip(index) }
             }
             if picked {
                 var renderer = Renderer(cellSeparator: cellSeparator)
-                let reads = renderer.startElement(name)
+                let reads = renderer.startElement(role: role)
                 renderers.append(renderer)
                 open.append((renderers.count - 1, depth, 0))
                 reading += 1
@@ -188,8 +200,10 @@ public struct MarkupText {
             separatorBytes = Array(cellSeparator.utf8)
         }
 
-        mutating func startElement(_ name: String) -> Bool {
-            let role = MarkupText.role(of: name)
+        mutating func startElement(_ name: String) -> Bool { startElement(role: MarkupText.role(of: name)) }
+
+        /// An element with `role` starts; returns false when its content and end are to be skipped.
+        fileprivate mutating func startElement(role: Role) -> Bool {
             switch role {
             case .ignored:
                 return false
