@@ -3,7 +3,7 @@ import XCTest
 import KilnTestSupport
 @testable import KilnKit
 
-/// Rendering a simple CSS text root from the HTML parser's events (`HTMLParser.parseEvents`,
+/// Rendering a simple CSS text root, or the default `//body`, from the HTML parser's events (`HTMLParser.parseEvents`,
 /// `MarkupText.PickedLines`) gives what the tree path gives (`MarkupText.lines` over `HTMLDocument.nodes`, the
 /// oracle): the same lines with the same line numbers, the same problems, the same empty pages — on the repository's
 /// real pages, the benchmark's pages, hostile markup and a few hundred generated pages.
@@ -17,15 +17,16 @@ final class HTMLEventRenderingTests: KilnTestCase {
 
     private func throughTree(_ bytes: [UInt8], _ css: String, separator: String, encoding: String?) throws -> Rendering {
         guard let document = try? HTMLDocument(bytes: bytes, encoding: encoding, name: "page"), !document.isEmpty else { return .empty }
-        let root = try NodeSelector.css(css).compile()
-        XCTAssertNotNil(root.descendantTest, css)
+        let root = try (css == "//body" ? NodeSelector.xpath(css) : NodeSelector.css(css)).compile()
+        XCTAssertEqual(root.descendantTest == nil, css == "//body", css)
         return .lines(document.nodes(root).flatMap(MarkupText(cellSeparator: separator).lines), problems: document.problems)
     }
 
     private func throughEvents(_ bytes: [UInt8], _ css: String, separator: String, encoding: String?) throws -> Rendering {
-        let test = try XCTUnwrap(CSSSelector.descendantTest(css), css)
+        let wholeDocument = css == "//body"
+        let test = try XCTUnwrap(wholeDocument ? DescendantElementTest(name: "body", classes: [], ids: []) : CSSSelector.descendantTest(css), css)
         let picked = MarkupText.PickedLines(test: test, cellSeparator: separator)
-        switch HTMLParser.parseEvents(bytes, encoding: encoding, handler: picked) {
+        switch HTMLParser.parseEvents(bytes, encoding: encoding, wholeDocument: wholeDocument, handler: picked) {
         case .read(let problems): return .lines(picked.lines, problems: problems)
         case .empty: return .empty
         case .needsTree: return .needsTree
@@ -34,7 +35,7 @@ final class HTMLEventRenderingTests: KilnTestCase {
 
     /// Compares both ways for each selector; returns the number of lines compared.
     @discardableResult
-    private func assertSame(_ bytes: [UInt8], _ name: String, selectors: [String] = ["td.content", ".content", "td", "p", "div#main", "*.content.x"],
+    private func assertSame(_ bytes: [UInt8], _ name: String, selectors: [String] = ["td.content", ".content", "td", "p", "div#main", "*.content.x", "//body"],
                             separators: [String] = ["\t"], encoding: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Int {
         var compared = 0
         for css in selectors {
@@ -66,7 +67,7 @@ final class HTMLEventRenderingTests: KilnTestCase {
         var lines = 0
         for page in pages.sorted(by: { $0.path < $1.path }) {
             let bytes = try [UInt8](Data(contentsOf: page))
-            lines += try assertSame(bytes, page.path, selectors: ["td.content", ".content", "td", "table", "li", "p", "div", "span", "th", "a"],
+            lines += try assertSame(bytes, page.path, selectors: ["td.content", ".content", "td", "table", "li", "p", "div", "span", "th", "a", "//body"],
                                     separators: ["\t", " | "])
         }
         XCTAssertGreaterThan(lines, 5_000)
@@ -107,6 +108,8 @@ final class HTMLEventRenderingTests: KilnTestCase {
             ("after html with comment", Array("<!-- c --><html><body><td class=content>one</td></body></html>x<td class=content>two</td>".utf8)),
             ("misplaced doctype", Array("<html><body><td class=content>one</td><!DOCTYPE html></body></html><td class=content>two</td>".utf8)),
             ("processing instruction", Array("<?php echo 1 ?><td class=content>a<?x y?>b</td>".utf8)),
+            ("body after html with doctype", Array("<!DOCTYPE html><html><body>one</body></html>two<body>three".utf8)),
+            ("body after html", Array("<html><body>one</body></html><p>two</p>".utf8)),
             ("strict doctype body blanks", Array("<!DOCTYPE HTML PUBLIC \"-//W3C//DTD HTML 4.01//EN\"><body>  <span class=content>a</span>  <img>  <span class=content>b</span></body>".utf8)),
         ]
         for (name, bytes) in pages {
@@ -152,7 +155,7 @@ final class HTMLEventRenderingTests: KilnTestCase {
         var lines = 0
         for index in 0..<400 {
             let page = generator.page()
-            lines += try assertSame(Array(page.utf8), "generated page \(index):\n\(page)", selectors: ["td.content", ".content", "td", "div#main"],
+            lines += try assertSame(Array(page.utf8), "generated page \(index):\n\(page)", selectors: ["td.content", ".content", "td", "div#main", "//body"],
                                     separators: index % 2 == 0 ? ["\t"] : [" | "])
         }
         XCTAssertGreaterThan(lines, 4_000)

@@ -103,7 +103,7 @@ enum HTMLParser {
 
 /// Receives the nodes of an HTML page's root element from `HTMLParser.parseEvents`, in document order, as they
 /// would stand in the tree `HTMLParser.parse` builds — without building it. Only the root's descendants are given
-/// (not the root itself); the tags and texts are valid only during the call.
+/// (not the root itself), unless the whole document is asked for; the tags and texts are valid only during the call.
 protocol HTMLEventHandler: AnyObject {
     /// An element starts.
     func startElement(_ tag: HTMLStartTag)
@@ -224,10 +224,13 @@ extension HTMLParser {
     /// adjacent characters callbacks make one text node, numbered by the line at its first callback; text outside
     /// any element is dropped; a top-level element after the root goes inside the root when nothing stood before
     /// the root in the document (libxml2 then appends it there); nesting deeper than 256 elements and a text node
-    /// over 10 MB stop the parse with libxml2's own errors.
-    static func parseEvents(_ bytes: [UInt8], encoding: String?, handler: HTMLEventHandler) -> EventOutcome {
+    /// over 10 MB stop the parse with libxml2's own errors. With `wholeDocument`, the handler is given every element
+    /// of the document instead: the root itself and the top-level elements after it.
+    static func parseEvents(_ bytes: [UInt8], encoding: String?, wholeDocument: Bool = false, handler: HTMLEventHandler) -> EventOutcome {
         _ = LibXML2.setUp
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return parseEvents(Array(bytes.dropFirst(3)), encoding: encoding ?? "UTF-8", handler: handler) }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return parseEvents(Array(bytes.dropFirst(3)), encoding: encoding ?? "UTF-8", wholeDocument: wholeDocument, handler: handler)
+        }
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return .empty }
         let box = ErrorBox()
         xmlSetStructuredErrorFunc(Unmanaged.passUnretained(box).toOpaque()) { context, error in
@@ -235,7 +238,7 @@ extension HTMLParser {
             Unmanaged<ErrorBox>.fromOpaque(context).takeUnretainedValue().errors.append(Reported(error.pointee))
         }
         defer { xmlSetStructuredErrorFunc(nil, nil) }
-        let state = EventState(handler: handler, box: box)
+        let state = EventState(handler: handler, box: box, wholeDocument: wholeDocument)
         let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { buffer -> Bool in
                 // What htmlReadMemory does, with this handler in place of the tree builder's.
@@ -337,9 +340,13 @@ extension HTMLParser {
         static let maximumText = 10_000_000
         static let lineLimit = 65535
 
-        init(handler: HTMLEventHandler, box: ErrorBox) {
+        /// Every element is handed over, not only the root's descendants.
+        let wholeDocument: Bool
+
+        init(handler: HTMLEventHandler, box: ErrorBox, wholeDocument: Bool) {
             self.handler = handler
             self.box = box
+            self.wholeDocument = wholeDocument
         }
 
         static func from(_ userData: UnsafeMutableRawPointer) -> EventState {
@@ -356,12 +363,14 @@ extension HTMLParser {
             guard documentStarted, !halted else { return }
             endRun()
             if depth == 0 {
-                if !sawRoot {
-                    sawRoot = true
+                if wholeDocument {
+                    handedFrom = 1
+                } else if !sawRoot {
                     handedFrom = 2
                 } else {
                     handedFrom = rootIsNotFirst ? 0 : 1
                 }
+                sawRoot = true
             }
             guard depth <= Self.maximumDepth else {
                 // What nodePush does in the tree builder.

@@ -20,9 +20,9 @@ enum HTMLPage {
 
     /// The lines `text` renders for each node `root` selects on the page, in document order, or `nil` (reported)
     /// when there is nothing to read: what `open` then `MarkupText.lines` over `HTMLDocument.nodes` give, with the
-    /// same reports. For a root that is a simple CSS selector (`td.content`, with a `DescendantElementTest`) the
-    /// lines are rendered from the parser's events, without building the page's tree (unless text past line 65 534
-    /// is rendered: libxml2 numbers it from the nodes around it).
+    /// same reports. For a root that is a simple CSS selector (`td.content`, with a `DescendantElementTest`) or the
+    /// default `//body`, the lines are rendered from the parser's events, without building the page's tree (unless
+    /// text past line 65 534 is rendered: libxml2 numbers it from the nodes around it).
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func lines(_ input: InputFile, root: XPathExpression, text: MarkupText, encoding: String?, maxPageBytes: Int,
                       consequence: String, declarations: EncodingMismatch.Declarations = .init(), pages: HTMLPages? = nil,
@@ -33,9 +33,17 @@ enum HTMLPage {
                                                pages: pages, log: log) else { return nil }
             return document.nodes(root).flatMap(text.lines)
         }
-        guard let test = root.descendantTest else { return try throughTree() }
-        let picked = MarkupText.PickedLines(test: test, cellSeparator: text.cellSeparator)
-        switch HTMLParser.parseEvents(bytes, encoding: encoding, handler: picked) {
+        let picking: (test: DescendantElementTest, wholeDocument: Bool)
+        if let test = root.descendantTest {
+            picking = (test, false)
+        } else if root.source == "//body", let body = DescendantElementTest(name: "body", classes: [], ids: []) {
+            // Every body element of the document, as the XPath (the default root) selects them.
+            picking = (body, true)
+        } else {
+            return try throughTree()
+        }
+        let picked = MarkupText.PickedLines(test: picking.test, cellSeparator: text.cellSeparator)
+        switch HTMLParser.parseEvents(bytes, encoding: encoding, wholeDocument: picking.wholeDocument, handler: picked) {
         case .needsTree:
             return try throughTree()
         case .empty:

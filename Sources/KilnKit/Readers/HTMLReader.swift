@@ -132,7 +132,7 @@ public struct HTMLReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if let extractor, pageExpressions.isEmpty {
-            // Only the text is needed: a simple CSS root is rendered without building the page's tree.
+            // Only the text is needed: a simple CSS root, or the default //body, is rendered without building the tree.
             guard let lines = try HTMLPage.lines(input, root: textRoot, text: MarkupText(cellSeparator: options.text.cellSeparator),
                                                  encoding: options.encoding, maxPageBytes: options.maxPageBytes,
                                                  consequence: "the page gives no records", declarations: declarations, pages: pages, log: log)

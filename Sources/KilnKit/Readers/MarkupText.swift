@@ -73,7 +73,7 @@ public struct MarkupText {
         }
     }
 
-    /// The lines of every element of a page that `test` picks (among the root element's descendants), read from
+    /// The lines of every element of a page that `test` picks (among the elements `HTMLParser.parseEvents` gives), read from
     /// the page's parse events (`HTMLParser.parseEvents`) without a tree: what `lines(_:)` gives for each node
     /// `HTMLDocument.nodes` selects with the same test, one node after the other. Each picked element renders its
     /// own lines, also one inside another (the outer one's lines first).
