@@ -14,6 +14,49 @@ enum HTMLPage {
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func open(_ input: InputFile, encoding: String?, maxPageBytes: Int, consequence: String,
                      declarations: EncodingMismatch.Declarations = .init(), pages: HTMLPages? = nil, log: DiagnosticLog) throws -> HTMLDocument? {
+        guard let bytes = try read(input, maxPageBytes: maxPageBytes, log: log) else { return nil }
+        return try document(bytes, input, encoding: encoding, consequence: consequence, declarations: declarations, pages: pages, log: log)
+    }
+
+    /// The lines `text` renders for each node `root` selects on the page, in document order, or `nil` (reported)
+    /// when there is nothing to read: what `open` then `MarkupText.lines` over `HTMLDocument.nodes` give, with the
+    /// same reports. For a root that is a simple CSS selector (`td.content`, with a `DescendantElementTest`) or the
+    /// default `//body`, the lines are rendered from the parser's events, without building the page's tree (unless
+    /// text past line 65 534 is rendered: libxml2 numbers it from the nodes around it).
+    /// - Throws: `KilnError.io` when the file cannot be read.
+    static func lines(_ input: InputFile, root: XPathExpression, text: MarkupText, encoding: String?, maxPageBytes: Int,
+                      consequence: String, declarations: EncodingMismatch.Declarations = .init(), pages: HTMLPages? = nil,
+                      log: DiagnosticLog) throws -> [MarkupText.Line]? {
+        guard let bytes = try read(input, maxPageBytes: maxPageBytes, log: log) else { return nil }
+        func throughTree() throws -> [MarkupText.Line]? {
+            guard let document = try document(bytes, input, encoding: encoding, consequence: consequence, declarations: declarations,
+                                               pages: pages, log: log) else { return nil }
+            return document.nodes(root).flatMap(text.lines)
+        }
+        let picking: (test: DescendantElementTest, wholeDocument: Bool)
+        if let test = root.descendantTest {
+            picking = (test, false)
+        } else if root.source == "//body", let body = DescendantElementTest(name: "body", classes: [], ids: []) {
+            // Every body element of the document, as the XPath (the default root) selects them.
+            picking = (body, true)
+        } else {
+            return try throughTree()
+        }
+        let picked = MarkupText.PickedLines(test: picking.test, cellSeparator: text.cellSeparator)
+        switch HTMLParser.parseEvents(bytes, encoding: encoding, wholeDocument: picking.wholeDocument, handler: picked) {
+        case .needsTree:
+            return try throughTree()
+        case .empty:
+            unreadable(input, consequence: consequence, log: log)
+            return nil
+        case .read(let problems):
+            check(input, bytes, encoding: encoding, declarations: declarations, problems: problems, log: log)
+            return picked.lines
+        }
+    }
+
+    /// The page's bytes, or `nil` (reported) when it is over the size limit.
+    private static func read(_ input: InputFile, maxPageBytes: Int, log: DiagnosticLog) throws -> [UInt8]? {
         let cannotRead = KilnError.io("cannot read the HTML page \(input.url.path)")
         func tooLarge(_ size: Int) -> Bool {
             guard size > maxPageBytes else { return false }
@@ -28,8 +71,11 @@ enum HTMLPage {
         defer { try? handle.close() }
         var status = stat()
         if fstat(handle.fileDescriptor, &status) == 0, tooLarge(Int(status.st_size)) { return nil }
-        let bytes: [UInt8]
-        do { bytes = [UInt8](try handle.readToEnd() ?? Data()) } catch { throw cannotRead }
+        do { return [UInt8](try handle.readToEnd() ?? Data()) } catch { throw cannotRead }
+    }
+
+    private static func document(_ bytes: [UInt8], _ input: InputFile, encoding: String?, consequence: String,
+                                 declarations: EncodingMismatch.Declarations, pages: HTMLPages?, log: DiagnosticLog) throws -> HTMLDocument? {
         let document: HTMLDocument?
         do {
             document = try HTMLDocument(bytes: bytes, encoding: encoding, name: input.url.path, pages: pages)
@@ -37,11 +83,22 @@ enum HTMLPage {
             document = nil
         }
         guard let document, !document.isEmpty else {
-            log.report(.htmlUnreadable, .error, "\(HTMLParseError(name: input.relativePath).description); \(consequence)", at: input.at(nil))
+            unreadable(input, consequence: consequence, log: log)
             return nil
         }
+        check(input, bytes, encoding: encoding, declarations: declarations, problems: document.problems, log: log)
+        return document
+    }
+
+    private static func unreadable(_ input: InputFile, consequence: String, log: DiagnosticLog) {
+        log.report(.htmlUnreadable, .error, "\(HTMLParseError(name: input.relativePath).description); \(consequence)", at: input.at(nil))
+    }
+
+    /// Reports a declared encoding the bytes contradict, and where libxml2 stopped or read the page garbled.
+    private static func check(_ input: InputFile, _ bytes: [UInt8], encoding: String?, declarations: EncodingMismatch.Declarations,
+                              problems: [HTMLParser.Problem], log: DiagnosticLog) {
         EncodingMismatch.checkMarkup(input, prefix: bytes[...], override: encoding, declarations: declarations, log: log)
-        for problem in document.problems {
+        for problem in problems {
             let place = input.at(problem.line, column: problem.column)
             switch problem.kind {
             case .stopped:
@@ -51,6 +108,5 @@ enum HTMLPage {
                                + "garbled: if the page is in a legacy code page, set the source's \"encoding\" option", at: place)
             }
         }
-        return document
     }
 }

@@ -131,6 +131,17 @@ public struct HTMLReader: ConfigurableReader {
     public static let defaultMaxPageBytes = 16 << 20
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if let extractor, pageExpressions.isEmpty {
+            // Only the text is needed: a simple CSS root, or the default //body, is rendered without building the tree.
+            guard let lines = try HTMLPage.lines(input, root: textRoot, text: MarkupText(cellSeparator: options.text.cellSeparator),
+                                                 encoding: options.encoding, maxPageBytes: options.maxPageBytes,
+                                                 consequence: "the page gives no records", declarations: declarations, pages: pages, log: log)
+            else { return }
+            let page = extractor.page([], input: input, log: log)
+            for line in lines { try page.feed(line.text, line: line.line, emit: emit) }
+            try page.finish()
+            return
+        }
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: options.maxPageBytes,
                                            consequence: "the page gives no records", declarations: declarations, pages: pages, log: log) else { return }
         let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }

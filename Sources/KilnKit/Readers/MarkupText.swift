@@ -15,7 +15,7 @@ public struct MarkupText {
     static let ignoredElements: Set<String> = ["script", "style", "noscript", "template", "head", "iframe", "object"]
 
     /// What an element does to the lines.
-    private enum Role {
+    fileprivate enum Role {
         case inline, block, row, cell, lineBreak, ignored
     }
 
@@ -31,7 +31,7 @@ public struct MarkupText {
         return roles
     }()
 
-    private static func role(of name: String) -> Role { roles[name] ?? .inline }
+    fileprivate static func role(of name: String) -> Role { roles[name] ?? .inline }
 
     /// What separates table cells on one line.
     public var cellSeparator = "\t"
@@ -73,10 +73,117 @@ public struct MarkupText {
         }
     }
 
+    /// The lines of every element of a page that `test` picks (among the elements `HTMLParser.parseEvents` gives), read from
+    /// the page's parse events (`HTMLParser.parseEvents`) without a tree: what `lines(_:)` gives for each node
+    /// `HTMLDocument.nodes` selects with the same test, one node after the other. Each picked element renders its
+    /// own lines, also one inside another (the outer one's lines first).
+    final class PickedLines: HTMLEventHandler {
+        // Only the parser's callbacks, on the parsing thread, touch these: no run-time exclusivity checks per event.
+        private let test: DescendantElementTest
+        private let cellSeparator: String
+        /// One renderer per picked element, in document order.
+        @exclusivity(unchecked) private var renderers: [Renderer] = []
+        /// The picked elements still open: their renderer, their depth, and the depth of the element whose content
+        /// the renderer skips (0: none).
+        @exclusivity(unchecked) private var open: [(renderer: Int, depth: Int, skipping: Int)] = []
+        @exclusivity(unchecked) private var depth = 0
+        /// How many open picked elements are not skipping content.
+        @exclusivity(unchecked) private var reading = 0
+        /// What was found of each element name of the page, by `HTMLStartTag.nameIdentity`: a page has a few dozen.
+        @exclusivity(unchecked) private var names: [(identity: Int, role: Role, passes: Bool)] = []
+
+        init(test: DescendantElementTest, cellSeparator: String) {
+            self.test = test
+            self.cellSeparator = cellSeparator
+        }
+
+        /// The lines, once the page is parsed.
+        var lines: [Line] { renderers.flatMap(\.lines) }
+
+        var wantsText: Bool { reading > 0 }
+
+        /// The role of the tag's element and whether its name passes the test.
+        private func known(_ tag: HTMLStartTag) -> (role: Role, passes: Bool) {
+            let identity = tag.nameIdentity
+            for name in names where name.identity == identity { return (name.role, name.passes) }
+            let found = (role: MarkupText.role(of: tag.name), passes: test.name.map(tag.hasName) ?? true)
+            names.append((identity, found.role, found.passes))
+            return found
+        }
+
+        func startElement(_ tag: HTMLStartTag) {
+            depth += 1
+            let (role, namePasses) = known(tag)
+            let picked = namePasses && tag.passesAttributes(of: test)
+            guard reading > 0 || picked else { return }
+            for index in open.indices where open[index].skipping == 0 {
+                if !renderers[open[index].renderer].startElement(role: role) { skip(index) }
+            }
+            if picked {
+                var renderer = Renderer(cellSeparator: cellSeparator)
+                let reads = renderer.startElement(role: role)
+                renderers.append(renderer)
+                open.append((renderers.count - 1, depth, 0))
+                reading += 1
+                if !reads { skip(open.count - 1) }
+            }
+        }
+
+        private func skip(_ index: Int) {
+            open[index].skipping = depth
+            reading -= 1
+        }
+
+        func endElement() {
+            for index in open.indices {
+                if open[index].skipping == 0 {
+                    renderers[open[index].renderer].endElement()
+                } else if open[index].skipping == depth {
+                    open[index].skipping = 0
+                    reading += 1
+                }
+            }
+            if let last = open.last, last.depth == depth {
+                renderers[last.renderer].endLine()
+                open.removeLast()
+                reading -= 1
+            }
+            depth -= 1
+        }
+
+        func text(_ bytes: [UInt8], nodeLine: Int) {
+            let (text, line) = MarkupText.textNode(bytes, nodeLine: nodeLine)
+            for entry in open where entry.skipping == 0 {
+                renderers[entry.renderer].text(text, line: line)
+            }
+        }
+    }
+
+    /// A text node of libxml2's tree as `HTMLNode.walk` reports it: its bytes (invalid UTF-8 repaired) and the line
+    /// its first visible character is on. libxml2 numbers a text node by the line its first chunk ends on, so count
+    /// back the line breaks after the first visible character.
+    static func textNode(_ bytes: [UInt8], nodeLine: Int) -> ([UInt8], Int) {
+        if UTF8Whitespace.isPlain(bytes) {
+            // A CR LF pair is one character, which is not "\n": only line feeds without a carriage return before count.
+            let start = UTF8Whitespace.firstVisible(bytes, 0..<bytes.count)
+            var newlines = 0
+            var index = start
+            while index < bytes.count {
+                if bytes[index] == 0x0A, index == start || bytes[index - 1] != 0x0D { newlines += 1 }
+                index += 1
+            }
+            return (bytes, max(1, nodeLine - newlines))
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+        let newlines = text[start...].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
+        return (Array(text.utf8), max(1, nodeLine - newlines))
+    }
+
     /// The rendering rules, on UTF-8 bytes. The line being built is `line`, a sequence of pieces (collapsed text,
     /// cell separators, and the spaces between text pieces) that start at `pieceStarts`; `text` gathers the raw text
     /// since the last cell boundary.
-    private struct Renderer: MarkupVisitor {
+    struct Renderer: MarkupVisitor {
         let cellSeparator: String
         let separatorBytes: [UInt8]
         var lines: [Line] = []
@@ -86,15 +193,17 @@ public struct MarkupText {
         var firstLine: Int?
         var cellsInRow = 0
         /// The role of each element started and not yet ended.
-        var openRoles: [Role] = []
+        fileprivate var openRoles: [Role] = []
 
         init(cellSeparator: String) {
             self.cellSeparator = cellSeparator
             separatorBytes = Array(cellSeparator.utf8)
         }
 
-        mutating func startElement(_ name: String) -> Bool {
-            let role = MarkupText.role(of: name)
+        mutating func startElement(_ name: String) -> Bool { startElement(role: MarkupText.role(of: name)) }
+
+        /// An element with `role` starts; returns false when its content and end are to be skipped.
+        fileprivate mutating func startElement(role: Role) -> Bool {
             switch role {
             case .ignored:
                 return false
@@ -117,7 +226,10 @@ public struct MarkupText {
             return true
         }
 
-        mutating func endElement(_ name: String) {
+        mutating func endElement(_ name: String) { endElement() }
+
+        /// The innermost element started, and not skipped, ends.
+        mutating func endElement() {
             switch openRoles.removeLast() {
             case .cell: flushPiece()
             case .block, .row: endLine()
