@@ -127,10 +127,13 @@ public enum Builder {
         var handedOut: Set<String> = []
         // Notes whether a complete staged table is in order, starts its full-text index if it has one, and lets the
         // bundle's thread write it.
-        func tableStaged(_ table: TableSpec, _ staging: Database) throws {
-            let ordered = try StagedRowOrder.isInOrder(table, in: staging)
+        func tableStaged(_ table: TableSpec, _ staging: StagingArea) throws {
+            let ordered = try StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
-            if table.fullText != nil { fullTextBuild.start(table.name, staging: stagingURL, inOrder: ordered) }
+            if table.fullText != nil {
+                fullTextBuild.start(table.name, staging: stagingURL, inOrder: ordered)
+                staging.readersStepBack()
+            }
             handedOut.insert(table.name)
             bundle().staged(table.name, inOrder: ordered)
         }
@@ -151,7 +154,7 @@ public enum Builder {
                 }
                 if !log.hasErrors {
                     for table in shipped where table.query == nil && lastSource[table.name] == position {
-                        try tableStaged(table, staging.database)
+                        try tableStaged(table, staging)
                     }
                 }
             }
@@ -164,7 +167,7 @@ public enum Builder {
             try staging.indexLookupColumns()
             if !log.hasErrors {
                 for table in shipped where !handedOut.contains(table.name) {
-                    try tableStaged(table, staging.database)
+                    try tableStaged(table, staging)
                 }
                 bundle().allStaged(inOrder: inOrder)
             }

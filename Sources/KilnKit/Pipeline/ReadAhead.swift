@@ -55,6 +55,8 @@ final class ReadAhead: @unchecked Sendable {
     private var current = 0
     private var aheadBytes = 0
     private var cancelled = false
+    /// True once the workers should step back for a full-text index (`stepBack()`).
+    private var steppingBack = false
     private var running = 0
     private let limit: Int
     private let examplesPerCode: Int
@@ -128,6 +130,14 @@ final class ReadAhead: @unchecked Sendable {
         return end
     }
 
+    /// Lowers the workers' priority from their next file on, for the rest of the read-ahead: a full-text index is
+    /// being built, and the end of the build waits for it, not for the files read ahead (`ThreadPriority.stepBack`).
+    func stepBack() {
+        condition.lock()
+        steppingBack = true
+        condition.unlock()
+    }
+
     /// Stops the workers (they finish the record in hand and read no further file) and waits for them to end.
     func cancel() {
         condition.lock()
@@ -139,7 +149,12 @@ final class ReadAhead: @unchecked Sendable {
 
     /// A worker: claims the next unread file, reads it, repeats.
     private func work(_ tools: [Tools], targetIndexes: [[String: Int]], sourceNames: [String]) {
-        while let (index, current) = claim() {
+        var steppedBack = false
+        while let (index, current, stepBack) = claim() {
+            if stepBack && !steppedBack {
+                ThreadPriority.stepBack()
+                steppedBack = true
+            }
             let item = items[index]
             let log = DiagnosticLog()
             log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
@@ -164,13 +179,13 @@ final class ReadAhead: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The next unread file, and whether it is the file the consumer is on.
-    private func claim() -> (index: Int, current: Bool)? {
+    /// The next unread file, whether it is the file the consumer is on, and whether workers should step back.
+    private func claim() -> (index: Int, current: Bool, stepBack: Bool)? {
         condition.lock()
         defer { condition.unlock() }
         guard !cancelled, nextToRead < items.count else { return nil }
         nextToRead += 1
-        return (nextToRead - 1, nextToRead - 1 == current)
+        return (nextToRead - 1, nextToRead - 1 == current, steppingBack)
     }
 
     /// Reads one file into its slot in batches, shaping its records (`shaping`) or leaving that to the consumer;

@@ -131,6 +131,12 @@ final class StagingArea {
 
     private var startedReadAhead: ReadAhead?
 
+    /// Lowers the priority of the threads reading later sources ahead, for the rest of staging: a full-text index
+    /// has started, and the build's end waits for it (`ReadAhead.stepBack`).
+    func readersStepBack() {
+        startedReadAhead?.stepBack()
+    }
+
     /// The most reader threads a build starts.
     static let maximumReaders = 4
 

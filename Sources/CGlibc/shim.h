@@ -1,0 +1,15 @@
+/* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h) and the calling thread's id. */
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Limits the malloc arenas to `count` (glibc's default is eight per core: one per thread that allocates). */
+static inline void kiln_malloc_limit_arenas(int count) { (void)mallopt(M_ARENA_MAX, count); }
+
+/* Hands the free memory of every arena back to the system. */
+static inline void kiln_malloc_trim(void) { (void)malloc_trim(0); }
+
+/* Raises the nice value of the calling thread alone (Linux schedules threads, not processes, by nice value) to
+   `nice`; 0 on success. Without privileges it can only go up. */
+static inline int kiln_thread_set_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
