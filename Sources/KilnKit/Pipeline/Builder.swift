@@ -171,7 +171,8 @@ public enum Builder {
                 }
                 bundle().allStaged(inOrder: inOrder)
             }
-            let engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
+            var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
+            engine.inOrder = inOrder
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
             counts = try manifest.tables.filter(\.ship).map { table in

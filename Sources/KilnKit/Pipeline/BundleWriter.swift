@@ -87,7 +87,11 @@ struct BundleWriter {
                     let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
                     try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder))")
                     for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-                    if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+                    if let fullText = table.fullText {
+                        try database.execute(SchemaSQL.createFullText(fullText))
+                        // The index itself comes from `FullTextBuild` after the last table; its rows are these.
+                        try database.execute(SchemaSQL.fillFullTextContent(fullText, of: table))
+                    }
                     if let spatial = table.spatial {
                         try database.execute(SchemaSQL.createSpatial(spatial))
                         try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
@@ -347,9 +351,22 @@ enum SchemaSQL {
         return "INSERT INTO \(quoteIdentifier(spatial.name)) (\(SpatialSpec.columns.joined(separator: ", "))) SELECT \(key), \(latitude), \(latitude), \(longitude), \(longitude) FROM main.\(quoteIdentifier(table.name)) WHERE typeof(\(latitude)) IN ('integer', 'real') AND typeof(\(longitude)) IN ('integer', 'real') ORDER BY \(key)"
     }
 
-    static func createFullText(_ fullText: FullTextSpec) -> String {
+    /// The FTS5 table of a `fullText` declaration; `contentless`: without its own copy of the rows (`content=''`),
+    /// which gives the same index, document sizes and configuration (`FullTextBuild` builds that in its scratch
+    /// database, where the rows are not needed).
+    static func createFullText(_ fullText: FullTextSpec, contentless: Bool = false) -> String {
         let columns = fullText.columns.map(quoteIdentifier) + fullText.unindexed.map { "\(quoteIdentifier($0)) UNINDEXED" }
-        return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize)))"
+        return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize))\(contentless ? ", content=''" : ""))"
+    }
+
+    /// Fills the content shadow table of `fullText` (FTS5's own copy of the rows, `<name>_content`: the FTS rowid,
+    /// then each column in declaration order, indexed then unindexed) from `table` in the bundle: the rows FTS5
+    /// stores when the table's rows are inserted into it in rowid order, each under its position (the table's rowid
+    /// may be an INTEGER key instead).
+    static func fillFullTextContent(_ fullText: FullTextSpec, of table: TableSpec) -> String {
+        let columns = fullText.columns + fullText.unindexed
+        let shadowColumns = ["id"] + columns.indices.map { "c\($0)" }
+        return "INSERT INTO main.\(quoteIdentifier(fullText.name + "_content")) (\(shadowColumns.joined(separator: ", "))) SELECT row_number() OVER (ORDER BY rowid), \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid"
     }
 }
 

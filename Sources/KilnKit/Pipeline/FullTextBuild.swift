@@ -6,7 +6,9 @@ import Foundation
 /// this way it runs while later sources are staged, the rules checked and the bundle's tables written, on the other
 /// threads. A table's index starts as soon as the sources that fill it are staged (`start`): its rows, in the order
 /// the bundle holds them, are first copied into its scratch database, so that staging goes on while it is indexed.
-/// The shadow tables' rows are the ones FTS5 writes when it indexes the bundle's table in place. One thread, one
+/// The index is built contentless (`content=''`): FTS5's copy of the rows is written by the bundle's connection from
+/// the bundle's own table (`SchemaSQL.fillFullTextContent`), and the four other shadow tables come from here. Their
+/// rows, with that content, are the ones FTS5 writes when it indexes the bundle's table in place. One thread, one
 /// index at a time, so that memory stays flat however many full-text tables a manifest declares.
 final class FullTextBuild: @unchecked Sendable {
     private struct Index {
@@ -116,19 +118,20 @@ final class FullTextBuild: @unchecked Sendable {
         (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
     }
 
-    /// Creates the FTS5 table in `database` and fills it from `rowsTable`, in rowid order.
+    /// Creates the FTS5 table in `database`, contentless (the bundle's table fills its own content shadow table,
+    /// `SchemaSQL.fillFullTextContent`), and indexes the rows of `rowsTable` in rowid order, under the same rowids.
     private static func build(_ fullText: FullTextSpec, in database: Database) throws {
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         let indexed = indexedColumns(fullText)
         try database.transaction {
-            try database.execute(SchemaSQL.createFullText(fullText))
-            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(indexed)) SELECT \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")
+            try database.execute(SchemaSQL.createFullText(fullText, contentless: true))
+            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (rowid, \(indexed)) SELECT rowid, \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")
         }
     }
 
     /// Waits for the index of the full-text table `name`, then copies it into `database`, where the same FTS5 table
-    /// was just created (empty) and no transaction is open: each shadow table's rows, in name order, in place of the
-    /// few rows its creation wrote.
+    /// was created (its content filled) and no transaction is open: each shadow table of the contentless index
+    /// (all but the content), in name order, in place of the few rows its creation wrote.
     /// - Throws: the index build's `SQLiteError`, or the copy's.
     func copy(_ name: String, into database: Database) throws {
         guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else {

@@ -7,6 +7,9 @@ struct RuleEngine {
     let log: DiagnosticLog
     /// False on a shipped bundle, whose tables carry no `_file`/`_line` columns.
     var hasProvenance = true
+    /// The staged tables whose rows are already in the bundle's order (`StagedRowOrder.isInOrder`): rows that share
+    /// a key stand next to each other there, so a key with no two neighbours alike has no duplicate.
+    var inOrder: Set<String> = []
 
     /// The default code of each built-in kind.
     static func defaultCode(_ kind: RuleKind) -> String {
@@ -186,6 +189,12 @@ struct RuleEngine {
         guard let spec = pipeline.manifest.table(tableName) else { return }
         let table = quoteIdentifier(spec.name)
         let keyJoin = keyColumns.map { "a.\(quoteIdentifier($0)) = b.\(quoteIdentifier($0))" }.joined(separator: " AND ")
+        // Rows in the bundle's order are sorted on their key first (consecutive rowids, `StagedRowOrder`): equal keys
+        // are neighbours. When no neighbours share the key, the search below would find nothing.
+        if inOrder.contains(spec.name), Set(spec.orderColumns.prefix(keyColumns.count)) == Set(keyColumns),
+           try database.rows("SELECT EXISTS (SELECT 1 FROM \(table) AS a JOIN \(table) AS b ON b.rowid = a.rowid + 1 WHERE \(keyJoin))").first?.values.first?.number == 0 {
+            return
+        }
         let firstJoin = keyColumns.map { "c.\(quoteIdentifier($0)) = a.\(quoteIdentifier($0))" }.joined(separator: " AND ")
         let columns = spec.columns.map(\.name)
         let selected = columns.flatMap { ["a.\(quoteIdentifier($0)) AS \(quoteIdentifier("a." + $0))", "b.\(quoteIdentifier($0)) AS \(quoteIdentifier("b." + $0))"] }

@@ -1,0 +1,61 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// For a table staged in the bundle's order (`StagedRowOrder`), the key rule first asks whether any two neighbouring
+/// rows share the key, and searches for duplicates only then (`RuleEngine.inOrder`). The oracle is the full search
+/// itself: on random staged tables, in order or not, with and without duplicate keys (text and numbers, NULLs, an
+/// integer beside the same real), the findings must be exactly those of the engine that does not know the order.
+final class InOrderDuplicatesTests: KilnTestCase {
+    func testKnowingTheOrderChangesNoFinding() throws {
+        let pipeline = try loadPipeline(manifest: """
+            { bundle: "keys", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "a", type: "text" }, { name: "b", type: "real" }, { name: "c", type: "text" }],
+                         primaryKey: ["a", "b"] }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["a", "b", "c"] }, into: "t",
+                          columns: { a: "a", b: "b", c: "c" } }] }
+            """, rows: "x;1;y\n")
+        let table = try XCTUnwrap(pipeline.manifest.table("t"))
+        var generator = SystemRandomNumberGenerator()
+        var inOrderTables = 0, inOrderWithDuplicates = 0
+        for round in 0..<150 {
+            let database = try Database(path: temporaryDirectory.appendingPathComponent("staging\(round).sqlite").path)
+            try StagingArea.createTables(pipeline.manifest.tables, in: database)
+            let count = Int.random(in: 1...25, using: &generator)
+            var rows: [[SQLValue]] = (0..<count).map { _ in
+                let a: SQLValue = Int.random(in: 0..<10, using: &generator) == 0 ? .null : .text(["p", "q", "r"].randomElement(using: &generator)!)
+                let b: SQLValue = [.integer(1), .real(1.0), .real(2.5), .integer(3), .null].randomElement(using: &generator)!
+                return [a, b, .text(String(Int.random(in: 0..<1000, using: &generator)))]
+            }
+            // Half the tables are staged sorted (as a source listing its records by key would), half as they come.
+            if round % 2 == 0 {
+                let probe = try Database(path: ":memory:")
+                try probe.execute("CREATE TABLE s (a TEXT, b REAL, c TEXT)")
+                let insert = try probe.prepare("INSERT INTO s VALUES (?, ?, ?)")
+                for row in rows { try insert.run(row) }
+                rows = try probe.rows("SELECT a, b, c FROM s ORDER BY a, b, c").map(\.values)
+            }
+            let insert = try database.prepare("INSERT INTO t (a, b, c, _file, _line) VALUES (?, ?, ?, 'rows.txt', ?)")
+            for (line, row) in rows.enumerated() { try insert.run(row + [.integer(Int64(line + 1))]) }
+            let ordered = try StagedRowOrder.isInOrder(table, in: database)
+            func findings(knowingOrder: Bool) throws -> [String] {
+                let log = DiagnosticLog(overrides: [:])
+                var engine = RuleEngine(pipeline: pipeline, database: database, log: log)
+                if knowingOrder && ordered { engine.inOrder = ["t"] }
+                try engine.run()
+                return log.diagnostics.map(\.formatted)
+            }
+            let oracle = try findings(knowingOrder: false)
+            XCTAssertEqual(try findings(knowingOrder: true), oracle, "round \(round): \(rows)")
+            if ordered {
+                inOrderTables += 1
+                if oracle.contains(where: { $0.contains(DiagnosticCode.duplicateKey.rawValue) || $0.contains(DiagnosticCode.duplicateRow.rawValue) }) {
+                    inOrderWithDuplicates += 1
+                }
+            }
+        }
+        // The cases that matter occurred: tables in order, some of them with duplicate keys found.
+        XCTAssertGreaterThan(inOrderTables, 20)
+        XCTAssertGreaterThan(inOrderWithDuplicates, 5)
+    }
+}
