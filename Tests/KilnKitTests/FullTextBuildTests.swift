@@ -85,7 +85,7 @@ extension FullTextBuildTests {
         try bundle.execute("INSERT INTO place (name, code) \(StagedRowOrder.rows(of: table, selecting: "name, code", inOrder: false))")
         try bundle.execute("DETACH DATABASE staging")
         try bundle.execute(SchemaSQL.createFullText(try XCTUnwrap(table.fullText)))
-        try bundle.execute(SchemaSQL.fillFullTextContent(try XCTUnwrap(table.fullText), of: table))
+        try bundle.execute(SchemaSQL.fillFullTextContent(try XCTUnwrap(table.fullText), of: table, rowidIsPosition: true))
         try build.copy("place_search", into: bundle)
         XCTAssertEqual(try bundle.rows("SELECT c0 FROM place_search_content ORDER BY id").compactMap { $0.values.first?.textValue },
                        try staging.rows("SELECT name FROM place ORDER BY code").compactMap { $0.values.first?.textValue })

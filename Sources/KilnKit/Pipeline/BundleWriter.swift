@@ -90,7 +90,8 @@ struct BundleWriter {
                     if let fullText = table.fullText {
                         try database.execute(SchemaSQL.createFullText(fullText))
                         // The index itself comes from `FullTextBuild` after the last table; its rows are these.
-                        try database.execute(SchemaSQL.fillFullTextContent(fullText, of: table))
+                        let rowidIsPosition = try database.rows(SchemaSQL.rowidsArePositions(of: table)).first?.values.first?.number == 1
+                        try database.execute(SchemaSQL.fillFullTextContent(fullText, of: table, rowidIsPosition: rowidIsPosition))
                     }
                     if let spatial = table.spatial {
                         try database.execute(SchemaSQL.createSpatial(spatial))
@@ -361,12 +362,20 @@ enum SchemaSQL {
 
     /// Fills the content shadow table of `fullText` (FTS5's own copy of the rows, `<name>_content`: the FTS rowid,
     /// then each column in declaration order, indexed then unindexed) from `table` in the bundle: the rows FTS5
-    /// stores when the table's rows are inserted into it in rowid order, each under its position (the table's rowid
-    /// may be an INTEGER key instead).
-    static func fillFullTextContent(_ fullText: FullTextSpec, of table: TableSpec) -> String {
+    /// stores when the table's rows are inserted into it in rowid order, each under its position. `rowidIsPosition`:
+    /// the table's rowids are 1, 2, 3… (otherwise they are an INTEGER key, and positions are counted, which costs a
+    /// pass through a temporary table).
+    static func fillFullTextContent(_ fullText: FullTextSpec, of table: TableSpec, rowidIsPosition: Bool) -> String {
         let columns = fullText.columns + fullText.unindexed
         let shadowColumns = ["id"] + columns.indices.map { "c\($0)" }
-        return "INSERT INTO main.\(quoteIdentifier(fullText.name + "_content")) (\(shadowColumns.joined(separator: ", "))) SELECT row_number() OVER (ORDER BY rowid), \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid"
+        let position = rowidIsPosition ? "rowid" : "row_number() OVER (ORDER BY rowid)"
+        return "INSERT INTO main.\(quoteIdentifier(fullText.name + "_content")) (\(shadowColumns.joined(separator: ", "))) SELECT \(position), \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid"
+    }
+
+    /// SQL that is 1 when the rowids of `table` in the bundle are its rows' positions (1, 2, 3…).
+    static func rowidsArePositions(of table: TableSpec) -> String {
+        let name = "main.\(quoteIdentifier(table.name))"
+        return "SELECT coalesce((SELECT min(rowid) = 1 AND max(rowid) = (SELECT count(*) FROM \(name)) FROM \(name)), 1)"
     }
 }
 
