@@ -207,18 +207,11 @@ final class HTMLEventRenderingTests: KilnTestCase {
 /// inside td.content, scripts, styles, comments, CDATA, entities, no-break spaces, long texts over libxml2's 1 000-byte
 /// chunks, texts spanning lines, CR LF. Deterministic for a seed.
 struct PageGenerator {
-    private var state: UInt64
+    private var random: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
-    /// SplitMix64.
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    private mutating func next() -> UInt64 { random.next() }
 
     private mutating func below(_ count: Int) -> Int { Int(next() % UInt64(count)) }
     private mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }

@@ -147,7 +147,7 @@ struct HTMLStartTag {
     func passesAttributes(of test: DescendantElementTest) -> Bool {
         if !test.classes.isEmpty {
             guard let value = firstValue(of: HTMLStartTag.classAttribute) else { return false }
-            guard test.classes.allSatisfy({ HTMLStartTag.hasToken($0, in: value) }) else { return false }
+            guard test.classes.allSatisfy({ DescendantElementTest.hasToken($0, in: value) }) else { return false }
         }
         for id in test.ids {
             var equal = false
@@ -190,19 +190,6 @@ struct HTMLStartTag {
     private static func bytes(of value: UnsafePointer<xmlChar>?) -> UnsafeBufferPointer<UInt8> {
         guard let value else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value)))
-    }
-
-    /// Whether `token` is one of the XML-white-space-separated tokens of `value`.
-    private static func hasToken(_ token: [UInt8], in value: UnsafeBufferPointer<UInt8>) -> Bool {
-        var start = 0
-        while start < value.count {
-            while start < value.count, DescendantElementTest.isXMLSpace(value[start]) { start += 1 }
-            var end = start
-            while end < value.count, !DescendantElementTest.isXMLSpace(value[end]) { end += 1 }
-            if end > start, end - start == token.count, value[start..<end].elementsEqual(token) { return true }
-            start = end
-        }
-        return false
     }
 }
 

@@ -199,6 +199,19 @@ struct DescendantElementTest: Sendable, Equatable {
 
     /// White space as XPath's `normalize-space` takes it (libxml2's `IS_BLANK_CH`).
     static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    /// Whether `token` is one of the XML-white-space-separated tokens of `value` (a class attribute's classes).
+    static func hasToken(_ token: [UInt8], in value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < value.count {
+            while start < value.count, isXMLSpace(value[start]) { start += 1 }
+            var end = start
+            while end < value.count, !isXMLSpace(value[end]) { end += 1 }
+            if end > start, end - start == token.count, value[start..<end].elementsEqual(token) { return true }
+            start = end
+        }
+        return false
+    }
 }
 
 /// An XPath expression that does not compile or cannot be evaluated.
@@ -327,7 +340,7 @@ final class XPathEvaluator {
         }
         if !test.classes.isEmpty {
             guard let attribute = XPathEvaluator.attribute("class", of: element),
-                  XPathEvaluator.withValue(of: attribute, { value in test.classes.allSatisfy { XPathEvaluator.hasToken($0, in: value) } })
+                  XPathEvaluator.withValue(of: attribute, { value in test.classes.allSatisfy { DescendantElementTest.hasToken($0, in: value) } })
             else { return false }
         }
         for id in test.ids {
@@ -365,19 +378,6 @@ final class XPathEvaluator {
         }
         defer { kiln_xml_free(value) }
         return body(UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
-    }
-
-    /// Whether `token` is one of the XML-white-space-separated tokens of `value`.
-    private static func hasToken(_ token: [UInt8], in value: UnsafeBufferPointer<UInt8>) -> Bool {
-        var start = 0
-        while start < value.count {
-            while start < value.count, DescendantElementTest.isXMLSpace(value[start]) { start += 1 }
-            var end = start
-            while end < value.count, !DescendantElementTest.isXMLSpace(value[end]) { end += 1 }
-            if end > start, end - start == token.count, value[start..<end].elementsEqual(token) { return true }
-            start = end
-        }
-        return false
     }
 
     private func evaluate(_ expression: XPathExpression, at node: UnsafeMutablePointer<xmlNode>) -> UnsafeMutablePointer<xmlXPathObject>? {
@@ -729,7 +729,7 @@ public final class HTMLDocument {
         switch node.pointee.type {
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
             let text = LibXML2.string(node.pointee.content) ?? ""
-            return .text(text, line: HTMLNode.startLine(of: text, node: node))
+            return .text(text, line: MarkupText.textNode(Array(text.utf8), nodeLine: Int(xmlGetLineNo(node))).1)
         default:
             var attributes: [String: String] = [:]
             var attribute = node.pointee.properties
@@ -798,15 +798,8 @@ public struct HTMLNode {
             if let content = node.pointee.content {
                 bytes.append(contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
             }
-            let line: Int
-            if UTF8Whitespace.isPlain(bytes) {
-                line = HTMLNode.startLine(ofPlain: bytes, node: node)
-            } else {
-                let text = String(decoding: bytes, as: UTF8.self)
-                line = HTMLNode.startLine(of: text, node: node)
-                bytes = Array(text.utf8)
-            }
-            visitor.text(bytes, line: line)
+            let (text, line) = MarkupText.textNode(bytes, nodeLine: Int(xmlGetLineNo(node)))
+            visitor.text(text, line: line)
         }
         /// The node itself or the first of its following siblings that the walk reports.
         func reported(from node: UnsafeMutablePointer<xmlNode>?) -> UnsafeMutablePointer<xmlNode>? {
@@ -854,27 +847,6 @@ public struct HTMLNode {
     private static func name(of node: UnsafeMutablePointer<xmlNode>) -> String {
         let name = LibXML2.string(node.pointee.name) ?? ""
         return name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? name.lowercased() : name
-    }
-
-    /// The line a text node's text starts on: libxml2 numbers a text node by the line it ends on, so count back the
-    /// line breaks after its first visible character.
-    fileprivate static func startLine(of text: String, node: UnsafeMutablePointer<xmlNode>) -> Int {
-        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
-        let newlines = text[start...].reduce(0) { $1 == "\n" ? $0 + 1 : $0 }
-        return max(1, Int(xmlGetLineNo(node)) - newlines)
-    }
-
-    /// `startLine(of:node:)` for plain text (see `UTF8Whitespace`), on its bytes. A CR LF pair is one character,
-    /// which is not "\n", so only line feeds without a carriage return before them count.
-    private static func startLine(ofPlain bytes: [UInt8], node: UnsafeMutablePointer<xmlNode>) -> Int {
-        let start = UTF8Whitespace.firstVisible(bytes, 0..<bytes.count)
-        var newlines = 0
-        var index = start
-        while index < bytes.count {
-            if bytes[index] == 0x0A, index == start || bytes[index - 1] != 0x0D { newlines += 1 }
-            index += 1
-        }
-        return max(1, Int(xmlGetLineNo(node)) - newlines)
     }
 }
 
