@@ -11,7 +11,8 @@ public enum ProcessHeap {
         kiln_malloc_limit_arenas(8)
     }
 
-    /// Returns the free memory of every arena to the system (after staging, before the bundle is written).
+    /// Returns the free memory of every arena to the system (after staging, and once the bundle's tables are
+    /// written).
     public static func releaseFreeMemory() {
         kiln_malloc_trim()
     }

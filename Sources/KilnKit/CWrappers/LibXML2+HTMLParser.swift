@@ -33,17 +33,24 @@ enum HTMLParser {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return parse(Array(bytes.dropFirst(3)), encoding: encoding ?? "UTF-8") }
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return (nil, []) }
         let box = ErrorBox()
+        let parsed = collectingErrors(into: box) {
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) {
+                    htmlReadMemory($0.baseAddress, Int32($0.count), nil, encoding, LibXML2.htmlOptions)
+                }
+            }
+        }
+        return (parsed, problems(in: box.errors))
+    }
+
+    /// Runs `body` with libxml2's structured errors of this thread collected into `box` (its printing stays off).
+    private static func collectingErrors<Result>(into box: ErrorBox, _ body: () -> Result) -> Result {
         xmlSetStructuredErrorFunc(Unmanaged.passUnretained(box).toOpaque()) { context, error in
             guard let context, let error else { return }
             Unmanaged<ErrorBox>.fromOpaque(context).takeUnretainedValue().errors.append(Reported(error.pointee))
         }
         defer { xmlSetStructuredErrorFunc(nil, nil) }
-        let parsed = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                htmlReadMemory($0.baseAddress, Int32($0.count), nil, encoding, LibXML2.htmlOptions)
-            }
-        }
-        return (parsed, problems(in: box.errors))
+        return body()
     }
 
     /// The first stop and the first switch to ISO-8859-1 among libxml2's errors.
@@ -220,13 +227,8 @@ extension HTMLParser {
         }
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return .empty }
         let box = ErrorBox()
-        xmlSetStructuredErrorFunc(Unmanaged.passUnretained(box).toOpaque()) { context, error in
-            guard let context, let error else { return }
-            Unmanaged<ErrorBox>.fromOpaque(context).takeUnretainedValue().errors.append(Reported(error.pointee))
-        }
-        defer { xmlSetStructuredErrorFunc(nil, nil) }
         let state = EventState(handler: handler, box: box, wholeDocument: wholeDocument)
-        let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
+        let parsed: Bool = collectingErrors(into: box) { bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { buffer -> Bool in
                 // What htmlReadMemory does, with this handler in place of the tree builder's.
                 guard let context = xmlCreateMemoryParserCtxt(buffer.baseAddress, Int32(buffer.count)) else { return false }
@@ -248,7 +250,7 @@ extension HTMLParser {
                 state.finish()
                 return true
             }
-        }
+        } }
         if state.needsTree { return .needsTree }
         guard parsed, state.sawRoot else { return .empty }
         return .read(problems(in: box.errors))

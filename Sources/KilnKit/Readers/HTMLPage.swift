@@ -36,7 +36,7 @@ enum HTMLPage {
         let picking: (test: DescendantElementTest, wholeDocument: Bool)
         if let test = root.descendantTest {
             picking = (test, false)
-        } else if root.source == "//body", let body = DescendantElementTest(name: "body", classes: [], ids: []) {
+        } else if root.source == HTMLReader.TextOptions.defaultRoot, let body = DescendantElementTest(name: "body", classes: [], ids: []) {
             // Every body element of the document, as the XPath (the default root) selects them.
             picking = (body, true)
         } else {

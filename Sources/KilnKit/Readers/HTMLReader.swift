@@ -13,7 +13,9 @@ public struct HTMLReader: ConfigurableReader {
     /// How the page becomes text in extract mode.
     public struct TextOptions: Decodable, Sendable {
         /// The part of the page rendered (default: the body).
-        var root: NodeSelector = .xpath("//body")
+        var root: NodeSelector = .xpath(TextOptions.defaultRoot)
+        /// The default root's XPath: the page's body.
+        static let defaultRoot = "//body"
         /// What separates table cells on a line.
         var cellSeparator: String = "\t"
 
