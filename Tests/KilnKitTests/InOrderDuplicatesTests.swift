@@ -2,10 +2,11 @@ import Foundation
 import XCTest
 @testable import KilnKit
 
-/// For a table staged in the bundle's order (`StagedRowOrder`), the key rule first asks whether any two neighbouring
-/// rows share the key, and searches for duplicates only then (`RuleEngine.inOrder`). The oracle is the full search
-/// itself: on random staged tables, in order or not, with and without duplicate keys (text and numbers, NULLs, an
-/// integer beside the same real), the findings must be exactly those of the engine that does not know the order.
+/// Before it searches for duplicate keys, the key rule asks whether any key can repeat: for a table staged in the
+/// bundle's order (`StagedRowOrder`), whether two neighbouring rows share it (from the staging writer's
+/// `StagedTableFacts`, or SQL); for any other, whether grouping on the key finds a group of two. The oracle is the full
+/// search itself (`RuleEngine.exhaustive`): on random staged tables, in order or not, with and without duplicate keys
+/// (text and numbers, NULLs, an integer beside the same real), the findings must be exactly the search's.
 final class InOrderDuplicatesTests: KilnTestCase {
     func testKnowingTheOrderChangesNoFinding() throws {
         let pipeline = try loadPipeline(manifest: """
@@ -36,17 +37,25 @@ final class InOrderDuplicatesTests: KilnTestCase {
                 rows = try probe.rows("SELECT a, b, c FROM s ORDER BY a, b, c").map(\.values)
             }
             let insert = try database.prepare("INSERT INTO t (a, b, c, _file, _line) VALUES (?, ?, ?, 'rows.txt', ?)")
-            for (line, row) in rows.enumerated() { try insert.run(row + [.integer(Int64(line + 1))]) }
+            var recorder = StagedRowRecorder(targets: try XCTUnwrap(pipeline.sources.first?.targets), continuing: [:])
+            for (line, row) in rows.enumerated() {
+                try insert.run(row + [.integer(Int64(line + 1))])
+                recorder.record(row + [.text("rows.txt"), .integer(Int64(line + 1))], target: 0)
+            }
             let ordered = try StagedRowOrder.isInOrder(table, in: database)
-            func findings(knowingOrder: Bool) throws -> [String] {
+            func findings(knowingOrder: Bool, facts: Bool = false, exhaustive: Bool = false) throws -> [String] {
                 let log = DiagnosticLog(overrides: [:])
                 var engine = RuleEngine(pipeline: pipeline, database: database, log: log)
                 if knowingOrder && ordered { engine.inOrder = ["t"] }
+                if facts { engine.facts = recorder.facts }
+                engine.exhaustive = exhaustive
                 try engine.run()
                 return log.diagnostics.map(\.formatted)
             }
-            let oracle = try findings(knowingOrder: false)
+            let oracle = try findings(knowingOrder: false, exhaustive: true)
+            XCTAssertEqual(try findings(knowingOrder: false), oracle, "round \(round): \(rows)")
             XCTAssertEqual(try findings(knowingOrder: true), oracle, "round \(round): \(rows)")
+            XCTAssertEqual(try findings(knowingOrder: true, facts: true), oracle, "round \(round): \(rows)")
             if ordered {
                 inOrderTables += 1
                 if oracle.contains(where: { $0.contains(DiagnosticCode.duplicateKey.rawValue) || $0.contains(DiagnosticCode.duplicateRow.rawValue) }) {

@@ -48,7 +48,8 @@ final class StagingWriterTests: KilnTestCase {
     func testRowsAreInsertedInOrderAndOnlyCommittedFilesStay() throws {
         let (staging, source, input) = try stagingSetUp()
         XCTAssertEqual(source.targets.first?.mappings.map(\.column.name), ["code", "latitude", "longitude", "name"])
-        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL])
+        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL],
+                                   recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
         try writer.send(.begin)
         for start in stride(from: 1, to: 5_001, by: 500) {
             try writer.send(.rows((start..<start + 500).map { row(source, "stop \($0)", latitude: "38.\($0)", line: $0, input: input) }))
@@ -57,7 +58,10 @@ final class StagingWriterTests: KilnTestCase {
         // A second file whose reading failed before its commit: its rows are rolled back.
         try writer.send(.begin)
         try writer.send(.rows([row(source, "lost", latitude: "1", line: 9, input: input)]))
-        try writer.finish()
+        let recorded = try XCTUnwrap(try writer.finish())
+        // The facts the writer recorded are those of the rows that stayed: 5 000, none without a name.
+        XCTAssertEqual(recorded.facts["stop"]?.rows, 5_000)
+        XCTAssertEqual(recorded.facts["stop"]?.mayHoldNull("name"), false)
         let rows = try staging.database.rows("SELECT code, name, latitude, _file, _line FROM stop ORDER BY rowid")
         XCTAssertEqual(rows.count, 5_000)
         XCTAssertEqual(rows.map { $0.values[4].number }, (1...5_000).map { Double($0) })
@@ -81,7 +85,8 @@ final class StagingWriterTests: KilnTestCase {
 
     func testWriterErrorReachesTheReadingThread() throws {
         let (staging, source, input) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"])
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"],
+                                   recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
         var thrown: Error?
         do {
             try writer.send(.begin)
@@ -99,7 +104,8 @@ final class StagingWriterTests: KilnTestCase {
 
     func testMissingTableIsReportedByFinish() throws {
         let (staging, _, _) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"])
+        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"],
+                                   recorder: StagedRowRecorder(targets: [], continuing: [:]))
         XCTAssertThrowsError(try writer.finish()) { error in
             XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
         }

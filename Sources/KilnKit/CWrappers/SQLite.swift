@@ -239,6 +239,23 @@ public final class Database {
         return try body()
     }
 
+    /// Runs `body` with the clock of the current time limit (`withTimeLimit`) stopped: no limit applies inside, and
+    /// the time `body` takes is added to the limit's deadline. For work a limited task needs but does not own, such
+    /// as an index built for it once.
+    public func pausingTimeLimit<T>(_ body: () throws -> T) rethrows -> T {
+        let paused = guards.deadline
+        guard paused != .max else { return try body() }
+        let started = DispatchTime.now().uptimeNanoseconds
+        guards.deadline = .max
+        installProgressHandler()
+        defer {
+            let elapsed = DispatchTime.now().uptimeNanoseconds - started
+            guards.deadline = paused >= .max - elapsed ? .max - 1 : paused + elapsed
+            installProgressHandler()
+        }
+        return try body()
+    }
+
     /// Runs `body` so that raising `signal` (from any thread) stops the statement running then and every later one:
     /// they fail with an `SQLiteError` whose `isInterrupted` is true. For work that another thread may find useless
     /// before it ends (full-text indexes built while the rules run, which then find errors).

@@ -128,7 +128,8 @@ public enum Builder {
         // Notes whether a complete staged table is in order, starts its full-text index if it has one, and lets the
         // bundle's thread write it.
         func tableStaged(_ table: TableSpec, _ staging: StagingArea) throws {
-            let ordered = try StagedRowOrder.isInOrder(table, in: staging.database)
+            // The staging writer compared the rows as it inserted them; SQL decides when it could not tell.
+            let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
             if table.fullText != nil {
                 fullTextBuild.start(table.name, staging: stagingURL, inOrder: ordered)
@@ -160,11 +161,16 @@ public enum Builder {
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
-            // Staging is written again below: the full-text indexes and the bundle must have read their rows.
-            fullTextBuild.waitForRowCopies()
-            bundleTables?.waitForStagingReads()
-            try staging.fillQueryTables()
-            try staging.indexLookupColumns()
+            // Staging is written again (query tables, the rules' lookup indexes) only once the full-text indexes and
+            // the bundle have read their rows from it.
+            let waitForStagingReaders = {
+                fullTextBuild.waitForRowCopies()
+                bundleTables?.waitForStagingReads()
+            }
+            if manifest.tables.contains(where: { $0.query != nil }) {
+                waitForStagingReaders()
+                try staging.fillQueryTables()
+            }
             if !log.hasErrors {
                 for table in shipped where !handedOut.contains(table.name) {
                     try tableStaged(table, staging)
@@ -173,6 +179,10 @@ public enum Builder {
             }
             var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             engine.inOrder = inOrder
+            engine.facts = Dictionary(uniqueKeysWithValues: manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0) } })
+            // Indexes are created as rules need them: a rule the staging writer's facts answer reads staging only,
+            // while the bundle's thread writes the last tables.
+            engine.lookupIndexes = LookupIndexes(manifest: manifest, database: staging.database, beforeWriting: waitForStagingReaders)
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
             counts = try manifest.tables.filter(\.ship).map { table in

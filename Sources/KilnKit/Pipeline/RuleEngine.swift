@@ -10,6 +10,15 @@ struct RuleEngine {
     /// The staged tables whose rows are already in the bundle's order (`StagedRowOrder.isInOrder`): rows that share
     /// a key stand next to each other there, so a key with no two neighbours alike has no duplicate.
     var inOrder: Set<String> = []
+    /// What the staging writer learned of each staged table's rows (`StagedTableFacts`): which columns may hold
+    /// NULL, and for a table it saw in order, whether two neighbours share a key. Empty on a shipped bundle.
+    var facts: [String: StagedTableFacts] = [:]
+    /// Creates the staging indexes a rule looks up through when it first needs one; `nil` on a shipped bundle, whose
+    /// declared keys are indexed already.
+    var lookupIndexes: LookupIndexes?
+    /// True to search every key for duplicates and scan every not-null column, without the shortcuts (the order,
+    /// the staging writer's facts, one sort for "no repeated key"): the plain checks the shortcuts are tested against.
+    var exhaustive = false
 
     /// The default code of each built-in kind.
     static func defaultCode(_ kind: RuleKind) -> String {
@@ -66,7 +75,7 @@ struct RuleEngine {
     func run() throws {
         let seconds = pipeline.manifest.limits.sqlSeconds
         let rules = rules
-        let nullFree = columnsWithoutNulls(rules.map(\.rule))
+        let nullFree = exhaustive ? [:] : columnsWithoutNulls(rules.map(\.rule))
         for (rule, keyPath) in rules {
             if case .notNull(let table, let columns) = rule.check, let free = nullFree[table], columns.allSatisfy(free.contains) { continue }
             do {
@@ -79,9 +88,10 @@ struct RuleEngine {
         }
     }
 
-    /// The columns of the not-null rules that hold no NULL, by table: one scan of each table answers for all its
-    /// not-null rules, instead of one scan per column. A table whose scan fails or runs out of time is left out, and
-    /// its rules run one by one as usual.
+    /// The columns of the not-null rules that hold no NULL, by table: what the staging writer saw (`facts`) answers
+    /// without reading the table; otherwise one scan of each table answers for all its not-null rules, instead of
+    /// one scan per column. A table whose scan fails or runs out of time is left out, and its rules run one by one
+    /// as usual.
     private func columnsWithoutNulls(_ rules: [RuleSpec]) -> [String: Set<String>] {
         var checked: [String: [String]] = [:]
         for rule in rules {
@@ -91,7 +101,11 @@ struct RuleEngine {
             }
         }
         var free: [String: Set<String>] = [:]
-        for (table, columns) in checked where columns.count > 1 {
+        for (table, columns) in checked {
+            guard let facts = facts[table] else { continue }
+            free[table] = Set(columns.filter { !facts.mayHoldNull($0) })
+        }
+        for (table, columns) in checked where columns.count > 1 && free[table] == nil {
             let tests = columns.map { "max(\(quoteIdentifier($0)) IS NULL)" }.joined(separator: ", ")
             guard let row = try? database.withTimeLimit(pipeline.manifest.limits.sqlSeconds, {
                 try database.rows("SELECT \(tests) FROM \(quoteIdentifier(table))").first
@@ -131,6 +145,8 @@ struct RuleEngine {
                 }
             }
         case .references(let tableName, let key):
+            try lookupIndexes?.index(key.table, key.referencedColumns)
+            try lookupIndexes?.index(tableName, key.columns)
             let table = quoteIdentifier(tableName)
             let join = zip(key.columns, key.referencedColumns).map { "r.\(quoteIdentifier($1)) = t.\(quoteIdentifier($0))" }.joined(separator: " AND ")
             let present = key.columns.map { "t.\(quoteIdentifier($0)) IS NOT NULL" }.joined(separator: " AND ")
@@ -176,6 +192,7 @@ struct RuleEngine {
         case .bounds(let tableName, let latitude, let longitude, let box):
             try bounds(rule, tableName, latitude: latitude, longitude: longitude, box: box)
         case .sql(let query, let message):
+            try lookupIndexes?.indexAll()
             let statement = try database.prepareQuery(query)
             while let row = try statement.step() {
                 report(rule, row, fill(message, row))
@@ -189,12 +206,8 @@ struct RuleEngine {
         guard let spec = pipeline.manifest.table(tableName) else { return }
         let table = quoteIdentifier(spec.name)
         let keyJoin = keyColumns.map { "a.\(quoteIdentifier($0)) = b.\(quoteIdentifier($0))" }.joined(separator: " AND ")
-        // Rows in the bundle's order are sorted on their key first (consecutive rowids, `StagedRowOrder`): equal keys
-        // are neighbours. When no neighbours share the key, the search below would find nothing.
-        if inOrder.contains(spec.name), Set(spec.orderColumns.prefix(keyColumns.count)) == Set(keyColumns),
-           try database.rows("SELECT EXISTS (SELECT 1 FROM \(table) AS a JOIN \(table) AS b ON b.rowid = a.rowid + 1 WHERE \(keyJoin))").first?.values.first?.number == 0 {
-            return
-        }
+        if !exhaustive, try !mayRepeat(keyColumns, of: spec, keyJoin: keyJoin) { return }
+        try lookupIndexes?.index(spec.name, keyColumns)
         let firstJoin = keyColumns.map { "c.\(quoteIdentifier($0)) = a.\(quoteIdentifier($0))" }.joined(separator: " AND ")
         let columns = spec.columns.map(\.name)
         let selected = columns.flatMap { ["a.\(quoteIdentifier($0)) AS \(quoteIdentifier("a." + $0))", "b.\(quoteIdentifier($0)) AS \(quoteIdentifier("b." + $0))"] }
@@ -220,6 +233,23 @@ struct RuleEngine {
                 report(rule, row, "\(what) is listed twice with different values\(first): \(changes.joined(separator: "; "))")
             }
         }
+    }
+
+    /// False when no two rows of `table` can share a value of `keyColumns` (none NULL, `=` column by column, as the
+    /// search joins them), told without the search and without writing an index into staging. Rows in the bundle's
+    /// order are sorted on their key first (consecutive rowids, `StagedRowOrder`), so equal keys are neighbours: the
+    /// staging writer compared the neighbours as it inserted them (`StagedTableFacts`), or SQL compares them. Any
+    /// other table is grouped on the key, which one sort answers.
+    private func mayRepeat(_ keyColumns: [String], of table: TableSpec, keyJoin: String) throws -> Bool {
+        let name = quoteIdentifier(table.name)
+        if inOrder.contains(table.name), Set(table.orderColumns.prefix(keyColumns.count)) == Set(keyColumns) {
+            if let facts = facts[table.name], facts.inOrder == true { return facts.longestSharedPrefix >= keyColumns.count }
+            return try database.rows("SELECT EXISTS (SELECT 1 FROM \(name) AS a JOIN \(name) AS b ON b.rowid = a.rowid + 1 WHERE \(keyJoin))").first?.values.first?.number != 0
+        }
+        let key = keyColumns.map(quoteIdentifier)
+        let present = key.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(name) WHERE \(present) GROUP BY \(key.joined(separator: ", ")) HAVING count(*) > 1)"
+        return try database.rows(sql).first?.values.first?.number != 0
     }
 
     /// Coordinates outside the box; when swapping latitude and longitude would put them inside, says so.

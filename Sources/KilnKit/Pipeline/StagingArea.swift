@@ -31,6 +31,16 @@ final class StagingArea {
         }
     }
 
+    /// What the staging writers learned of the rows of each table sources filled (`StagedTableFacts`).
+    private var recordedFacts: [String: StagedTableFacts] = [:]
+
+    /// What the staging writers learned of `table`'s rows, once its sources are staged; `nil` for a query table,
+    /// whose rows SQL wrote.
+    func facts(of table: TableSpec) -> StagedTableFacts? {
+        guard table.query == nil else { return nil }
+        return recordedFacts[table.name] ?? StagedTableFacts(columns: table.columns.map(\.name))
+    }
+
     /// Streams every file of `source` once, each record into the table of its kind. Returns each file's SHA-256 by
     /// relative path.
     /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
@@ -41,17 +51,20 @@ final class StagingArea {
             return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
         var digests: [String: String] = [:]
+        let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts)
         if StagingArea.singleThreaded {
             let shaper = RowShaper(targets: source.targets)
-            try load(source, log: log, into: StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log))
+            let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
+            try load(source, log: log, into: sink)
+            recordedFacts.merge(sink.recorder.facts) { $1 }
             for input in source.files { digests[input.relativePath] = try digest(of: input) }
             return digests
         }
         let readAhead = try self.readAhead(examplesPerCode: log.tally.examplesPerCode)
-        let writer = StagingWriter(path: database.path, insertSQL: insertSQL)
+        let writer = StagingWriter(path: database.path, insertSQL: insertSQL, recorder: recorder)
         do {
             try load(source, from: readAhead, shaper: RowShaper(targets: source.targets), log: log, into: writer)
-            try writer.finish()
+            if let recorded = try writer.finish() { recordedFacts.merge(recorded.facts) { $1 } }
         } catch {
             readAhead.cancel()
             // The writer's own failure explains the reader's.
@@ -243,23 +256,6 @@ final class StagingArea {
             }
         }
     }
-
-    /// Indexes the columns rules look up (keys, unique sets, referenced columns) so that checks stay fast on large inputs.
-    func indexLookupColumns() throws {
-        var sets: [(table: String, columns: [String])] = []
-        for table in pipeline.manifest.tables {
-            if !table.primaryKey.isEmpty { sets.append((table.name, table.primaryKey)) }
-            sets += table.unique.map { (table.name, $0) }
-            sets += table.columns.filter(\.unique).map { (table.name, [$0.name]) }
-            sets += table.allForeignKeys.map { (table.name, $0.columns) } + table.allForeignKeys.map { ($0.table, $0.referencedColumns) }
-        }
-        var seen: Set<String> = []
-        for set in sets {
-            let key = set.table + "(" + set.columns.joined(separator: ",") + ")"
-            guard seen.insert(key).inserted else { continue }
-            try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(seen.count)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
-        }
-    }
 }
 
 /// Turns records into staging rows: each mapped column's value shaped (normalized, converted to its type), then
@@ -343,29 +339,43 @@ final class RowShaper {
 }
 
 /// Where the single-threaded `StagingArea.load` puts records: shaped and inserted on the calling thread.
-private struct StagingSink {
+private final class StagingSink {
     let database: Database
     let inserts: [Statement]
     let shaper: RowShaper
     let log: DiagnosticLog
+    /// Takes in each row inserted.
+    private(set) var recorder: StagedRowRecorder
+    /// The recorder as it was when the transaction began, for a rollback.
+    private var recorderAtBegin: StagedRowRecorder
 
-    init(_ database: Database, _ inserts: [Statement], _ shaper: RowShaper, _ log: DiagnosticLog) {
+    init(_ database: Database, _ inserts: [Statement], _ shaper: RowShaper, _ log: DiagnosticLog, _ recorder: StagedRowRecorder) {
         self.database = database
         self.inserts = inserts
         self.shaper = shaper
         self.log = log
+        self.recorder = recorder
+        recorderAtBegin = recorder
     }
 
-    func begin() throws { try database.execute("BEGIN") }
+    func begin() throws {
+        try database.execute("BEGIN")
+        recorderAtBegin = recorder
+    }
 
     func add(_ record: Record, target: Int, input: InputFile) throws {
-        try inserts[target].run(shaper.row(record, target: target, input: input, log: log))
+        let values = shaper.row(record, target: target, input: input, log: log)
+        try inserts[target].run(values)
+        recorder.record(values, target: target)
     }
 
     func commit() throws { try database.execute("COMMIT") }
 
     /// Drops the current source's rows.
-    func rollback() { try? database.execute("ROLLBACK") }
+    func rollback() {
+        try? database.execute("ROLLBACK")
+        recorder = recorderAtBegin
+    }
 }
 
 /// Converts text to a column's declared type; the type is never guessed from the text.

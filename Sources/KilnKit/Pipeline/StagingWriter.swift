@@ -81,16 +81,20 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
 /// The calling thread must not use its connection to the staging database until `finish()`.
 final class StagingWriter: Sendable {
     private let queue = BoundedQueue<StagingMessage>(capacity: 16)
-    private let failure = FailureBox()
+    private let failure = FirstValueBox<Error>()
     private let done = DispatchSemaphore(value: 0)
+    private let recorded = FirstValueBox<StagedRowRecorder>()
 
-    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`).
-    init(path: String, insertSQL: [String]) {
-        let queue = queue, failure = failure, done = done
+    /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`);
+    /// `recorder` takes in each row inserted.
+    init(path: String, insertSQL: [String], recorder: StagedRowRecorder) {
+        let queue = queue, failure = failure, done = done, recorded = recorded
         let thread = Thread {
             defer { done.signal() }
+            var recorder = recorder
+            defer { recorded.set(recorder) }
             do {
-                try StagingWriter.drain(queue, path: path, insertSQL: insertSQL)
+                try StagingWriter.drain(queue, path: path, insertSQL: insertSQL, recorder: &recorder)
             } catch {
                 failure.set(error)
                 queue.cancel()
@@ -103,25 +107,31 @@ final class StagingWriter: Sendable {
     /// Hands `message` to the writing thread, waiting while the queue is full.
     /// - Throws: the writer's error when it has stopped (SQLite refused a row or the file).
     func send(_ message: StagingMessage) throws {
-        guard queue.push(message) else { throw failure.error ?? CancellationError() }
+        guard queue.push(message) else { throw failure.value ?? CancellationError() }
     }
 
-    /// Waits for the writing thread to finish everything sent and close its connection. A transaction left open
-    /// (the reader threw before `.commit`) is rolled back. Calling it again returns (or throws) the same at once.
+    /// Waits for the writing thread to finish everything sent and close its connection; returns the recorder that
+    /// took in every row inserted. A transaction left open (the reader threw before `.commit`) is rolled back.
+    /// Calling it again returns (or throws) the same at once.
     /// - Throws: the writer's error, if it stopped on one.
-    func finish() throws {
+    @discardableResult
+    func finish() throws -> StagedRowRecorder? {
         queue.finish()
         done.wait()
         done.signal()  // a later call (after an error) returns at once
-        if let error = failure.error { throw error }
+        if let error = failure.value { throw error }
+        return recorded.value
     }
 
     /// How long the writer waits for another connection's read of the staging file.
     static let busySeconds = 600.0
 
-    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String]) throws {
+    private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String],
+                              recorder: inout StagedRowRecorder) throws {
         let database = try Database(path: path, mode: .readWrite)
         var open = false
+        // The recorder as it was when the open transaction began: a rollback takes its rows back.
+        var atBegin = recorder
         do {
             // Rows are appended: a small page cache does, and keeps the second thread's memory small.
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
@@ -134,38 +144,48 @@ final class StagingWriter: Sendable {
                 case .begin:
                     try database.execute("BEGIN")
                     open = true
+                    atBegin = recorder
                 case .rows(let rows):
                     guard open else { continue }
-                    for row in rows { try inserts[row.target].run(row.values) }
+                    for row in rows {
+                        try inserts[row.target].run(row.values)
+                        recorder.record(row.values, target: row.target)
+                    }
                 case .commit:
                     try database.execute("COMMIT")
                     open = false
                 }
             }
         } catch {
-            if open { try? database.execute("ROLLBACK") }
+            if open {
+                try? database.execute("ROLLBACK")
+                recorder = atBegin
+            }
             try? database.close()
             throw error
         }
-        if open { try database.execute("ROLLBACK") }
+        if open {
+            try database.execute("ROLLBACK")
+            recorder = atBegin
+        }
         try database.close()
     }
 }
 
-/// The first error of the writing thread, read by the calling thread.
-private final class FailureBox: @unchecked Sendable {
+/// The first value set by the writing thread (its error, its recorder), read by the calling thread.
+private final class FirstValueBox<Value>: @unchecked Sendable {
     private let lock = NSLock()
-    private var stored: Error?
+    private var stored: Value?
 
-    var error: Error? {
+    var value: Value? {
         lock.lock()
         defer { lock.unlock() }
         return stored
     }
 
-    func set(_ error: Error) {
+    func set(_ value: Value) {
         lock.lock()
-        if stored == nil { stored = error }
+        if stored == nil { stored = value }
         lock.unlock()
     }
 }
