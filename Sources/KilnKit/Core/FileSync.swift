@@ -6,6 +6,12 @@ enum FileSync {
     /// - Throws: `KilnError.io` when syncing or renaming fails (the temporary file is left for the caller to remove).
     static func replace(_ destination: URL, with temporary: URL) throws {
         try fsync(temporary)
+        try move(temporary, to: destination)
+    }
+
+    /// `replace` for a `temporary` file already synced (`BackgroundSync`): renames it and syncs the folder.
+    /// - Throws: `KilnError.io` when renaming fails.
+    static func move(_ temporary: URL, to destination: URL) throws {
         guard rename(temporary.path, destination.path) == 0 else {
             throw KilnError.io("cannot move the new file to \(destination.path): \(String(cString: strerror(errno)))")
         }
@@ -19,6 +25,32 @@ enum FileSync {
         guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         guard Glibc.fsync(descriptor) == 0 else { throw KilnError.io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
+    }
+}
+
+/// The fsync of a finished file, run on a thread of its own from the moment it is made, so that the disk writes
+/// while the caller goes on (a build writes its report meanwhile); `wait` gives its outcome.
+final class BackgroundSync: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let outcome = FirstValueBox<Result<Void, Error>>()
+
+    /// Starts syncing `url`.
+    init(_ url: URL) {
+        let done = done, outcome = outcome
+        let thread = Thread {
+            outcome.set(Result { try FileSync.fsync(url) })
+            done.signal()
+        }
+        thread.name = "kiln sync"
+        thread.start()
+    }
+
+    /// Waits for the sync; calling it again returns (or throws) the same at once.
+    /// - Throws: `KilnError.io` when the file could not be synced.
+    func wait() throws {
+        done.wait()
+        done.signal()
+        try outcome.value?.get()
     }
 }
 

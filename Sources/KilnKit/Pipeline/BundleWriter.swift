@@ -276,13 +276,23 @@ struct PendingBundle: Sendable {
     let destination: URL
     /// The row count of each shipped table, in declaration order.
     let counts: [(table: String, rows: Int)]
+    /// The bundle's fsync, started as soon as it is complete: the report is written meanwhile.
+    private let sync: BackgroundSync
 
-    /// Syncs the bundle and renames it over the destination in one step, after settling the SQLite files beside the
-    /// old one (`BundleSideFiles`); then reads it back.
+    init(temporary: URL, destination: URL, counts: [(table: String, rows: Int)]) {
+        self.temporary = temporary
+        self.destination = destination
+        self.counts = counts
+        sync = BackgroundSync(temporary)
+    }
+
+    /// Waits for the bundle's sync and renames it over the destination in one step, after settling the SQLite files
+    /// beside the old one (`BundleSideFiles`); then reads it back.
     /// - Throws: `KilnError.io` when another process holds the old bundle, or syncing, renaming or reading back fails.
     func commit() throws {
         try BundleSideFiles.settle(beside: destination)
-        try FileSync.replace(destination, with: temporary)
+        try sync.wait()
+        try FileSync.move(temporary, to: destination)
         try BundleSideFiles.verify(destination)
     }
 

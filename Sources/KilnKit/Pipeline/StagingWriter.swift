@@ -171,21 +171,3 @@ final class StagingWriter: Sendable {
         try database.close()
     }
 }
-
-/// The first value set by the writing thread (its error, its recorder), read by the calling thread.
-private final class FirstValueBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value?
-
-    var value: Value? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-
-    func set(_ value: Value) {
-        lock.lock()
-        if stored == nil { stored = value }
-        lock.unlock()
-    }
-}
