@@ -263,6 +263,30 @@ final class HTMLReaderTests: KilnTestCase {
                       describe(log))
     }
 
+    func testAPageTheDigestReadWholeIsParsedFromThoseBytes() throws {
+        // The digest pass kept the whole page (`InputFile.head`); the file on disk has changed since. The reader
+        // parses the bytes the digest is of, and does not open the file again.
+        let url = try write("<html><body><p>nothing here</p></body></html>", to: "changed.html")
+        let kept = Array(timetablePage.utf8)
+        var records: [Record] = []
+        try extractReader().read(InputFile(url: url, relativePath: "changed.html", head: kept), log: DiagnosticLog()) { records.append($0) }
+        let (fromDisk, _) = try read(try extractReader(), timetablePage, name: "timetable.html")
+        XCTAssertFalse(fromDisk.isEmpty)
+        XCTAssertEqual(records.map(\.values), fromDisk.map(\.values))
+        // Kept bytes over the page limit are refused as the file would be.
+        let log = DiagnosticLog()
+        records = []
+        try extractReader(extra: ["maxPageBytes": .number(100)]).read(InputFile(url: url, relativePath: "changed.html", head: kept), log: log) {
+            records.append($0)
+        }
+        XCTAssertEqual(records.count, 0)
+        XCTAssertEqual(log.diagnostics.map(\.code), [DiagnosticCode.htmlTooLarge.rawValue], describe(log))
+        // A head as long as `headLength` may be only the start of the file: the file is read.
+        let start = Array(repeating: UInt8(ascii: " "), count: InputFile.headLength)
+        XCTAssertNil(InputFile(url: url, relativePath: "changed.html", head: start).wholeFile)
+        XCTAssertEqual(InputFile(url: url, relativePath: "changed.html", head: kept).wholeFile, kept)
+    }
+
     func testMissingPageIsAnIOError() throws {
         let missing = temporaryDirectory.appendingPathComponent("missing.html")
         XCTAssertThrowsError(try extractReader().read(InputFile(url: missing, relativePath: "missing.html"), log: DiagnosticLog()) { _ in }) { error in

@@ -58,6 +58,10 @@ final class ReadAhead: @unchecked Sendable {
     /// True once the workers should step back for a full-text index (`stepBack()`).
     private var steppingBack = false
     private var running = 0
+    /// The file whose next event the consumer waits for, while it waits; workers wake it only for that file.
+    private var consumerWaitingFor: Int?
+    /// How many workers wait for room to publish; the consumer wakes them only when some do.
+    private var workersWaiting = 0
     private let limit: Int
     private let examplesPerCode: Int
 
@@ -110,10 +114,14 @@ final class ReadAhead: @unchecked Sendable {
             // The file becomes the current one: its buffered records no longer count against the limit.
             aheadBytes -= slots[index].bytes
             slots[index].bytes = 0
-            condition.broadcast()
+            wakeWaitingWorkers()
         }
         let slot = slots[index]
-        while slot.taken == slot.batches.count && slot.end == nil { condition.wait() }
+        while slot.taken == slot.batches.count && slot.end == nil {
+            consumerWaitingFor = index
+            condition.wait()
+            consumerWaitingFor = nil
+        }
         if slot.taken < slot.batches.count {
             let batch = slot.batches[slot.taken]
             slot.batches[slot.taken] = .records([])
@@ -122,12 +130,23 @@ final class ReadAhead: @unchecked Sendable {
                 slot.batches.removeAll(keepingCapacity: true)
                 slot.taken = 0
             }
-            condition.broadcast()
+            wakeWaitingWorkers()
             return .batch(batch)
         }
         let end = slot.end!
         slots[index] = Slot()  // let the file's records and log go
         return end
+    }
+
+    /// Wakes the workers waiting for room to publish, if any (with `condition` locked): every wake-up of a thread
+    /// that has nothing to do is a context switch, and there are several per file.
+    private func wakeWaitingWorkers() {
+        if workersWaiting > 0 { condition.broadcast() }
+    }
+
+    /// Wakes the consumer if it waits for file `index` (with `condition` locked).
+    private func wakeConsumer(for index: Int) {
+        if consumerWaitingFor == index { condition.broadcast() }
     }
 
     /// Lowers the workers' priority from their next file on, for the rest of the read-ahead: a full-text index is
@@ -170,7 +189,7 @@ final class ReadAhead: @unchecked Sendable {
             }
             condition.lock()
             slots[index].end = end
-            condition.broadcast()
+            wakeConsumer(for: index)
             condition.unlock()
         }
         condition.lock()
@@ -243,14 +262,18 @@ final class ReadAhead: @unchecked Sendable {
             if index == current { return slots[index].batches.count - slots[index].taken >= ReadAhead.currentBatches }
             return aheadBytes + bytes > limit && aheadBytes > 0
         }
-        while mustWait() && !cancelled { condition.wait() }
+        while mustWait() && !cancelled {
+            workersWaiting += 1
+            condition.wait()
+            workersWaiting -= 1
+        }
         guard !cancelled else { throw ReadAheadCancelled() }
         slots[index].batches.append(batch)
         if index != current {
             slots[index].bytes += bytes
             aheadBytes += bytes
         }
-        condition.broadcast()
+        wakeConsumer(for: index)
     }
 }
 

@@ -64,6 +64,8 @@ enum HTMLPage {
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
             return true
         }
+        // A page the digest pass read whole is not read again (and is parsed from the bytes its digest is of).
+        if let bytes = input.wholeFile { return tooLarge(bytes.count) ? nil : bytes }
         guard let handle = FileHandle(forReadingAtPath: input.url.path) else {
             if let size = OutputPath.size(of: input.url), tooLarge(size) { return nil }
             throw cannotRead

@@ -115,6 +115,12 @@ public struct InputFile: Sendable {
         self.head = head
     }
 
+    /// The whole file, when `head` holds all of it (a file shorter than `headLength`).
+    public var wholeFile: [UInt8]? {
+        guard let head, head.count < InputFile.headLength else { return nil }
+        return head
+    }
+
     /// The file's first `count` bytes (fewer when the file is shorter), from `head` when it holds them, else read.
     public func leadingBytes(_ count: Int) -> ArraySlice<UInt8>? {
         if let head, head.count >= count || head.count < InputFile.headLength { return head.prefix(count) }
