@@ -32,6 +32,27 @@ final class ExtractionStreamTests: KilnTestCase {
         }
     }
 
+    func testAFileThatCannotBeReadStopsTheExtractionAtItsPlace() throws {
+        // The files are parsed on a thread of their own: a folder listed between two pages still fails the whole
+        // extraction with its own error, and nothing is written.
+        let folder = try copyRepositoryFolder("raw/patras-web", as: "web-broken")
+        let pipeline = try ManifestLoader.load(folder.path)
+        let source = try pipeline.source(named: "stops").source
+        let files = ["stops-1.xml", "timetables", "stops-2.xml"]
+        let url = temporaryDirectory.appendingPathComponent("out-broken.txt")
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        for format in [ExtractionStream.Format.table, .json] {
+            XCTAssertThrowsError(try ExtractionStream.write(source, files: files.map { folder.appendingPathComponent($0) }, displayNames: files,
+                                                            format: format, to: handle)) { error in
+                guard case KilnError.io(let message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.hasPrefix("timetables is a"), message)
+            }
+        }
+        try handle.close()
+        XCTAssertEqual(try Data(contentsOf: url).count, 0)
+    }
+
     func testAwkwardValuesAreEscapedAndPaddedAsBefore() throws {
         let folder = temporaryDirectory.appendingPathComponent("awkward")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -29,15 +29,11 @@ public enum ExtractionStream {
         let recordJSON = try RecordJSON(fieldNames: kind.fieldNames)
         var widths = (["file:line"] + kind.fieldNames).map(\.count)
         var count = 0
-        for (index, url) in files.enumerated() {
-            let name = displayNames?[index] ?? url.relativePath
-            if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
-                throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
-            }
-            guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
-            try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
-                guard record.kind.name == kind.name else { return }
-                let item = Extraction.Item(file: name, line: record.line, values: record.values)
+        // The files are parsed on a thread of their own while this one formats the records they give.
+        let items = ExtractedItems(reading: files, displayNames: displayNames, kind: kind.name, with: reader, log: log)
+        defer { items.cancel() }
+        while let batch = try items.next() {
+            for item in batch {
                 switch format {
                 case .table:
                     let cells = Extraction.cells(item)
@@ -94,6 +90,86 @@ extension ExtractionStream {
     static func mayBeWorkflowCommand(_ line: String) -> Bool {
         let body = line.utf8.drop { $0 == 0x20 || $0 == 0x09 }
         return body.starts(with: "::".utf8) || body.starts(with: "##[".utf8)
+    }
+}
+
+/// The items of one kind of record in `files`, read on a thread of their own, in order, and handed over in batches
+/// through a bounded queue (memory stays flat). The thread alone uses the reader and the log until it has finished;
+/// a file that cannot be read ends the items with its error, at its place.
+private final class ExtractedItems: @unchecked Sendable {
+    private enum Message: Sendable {
+        case items([Extraction.Item])
+        case failed(ErrorBox)
+    }
+
+    /// An error crossing to the formatting thread.
+    private struct ErrorBox: @unchecked Sendable { let error: Error }
+
+    /// The reader and the log, handed from the caller to the reading thread, which alone uses them until it ends.
+    private struct HandedOver: @unchecked Sendable {
+        let reader: RecordReader
+        let log: DiagnosticLog
+    }
+
+    private let queue = BoundedQueue<Message>(capacity: 8)
+    private let done = DispatchSemaphore(value: 0)
+    private static let batchSize = 512
+
+    init(reading files: [URL], displayNames: [String]?, kind: String, with reader: RecordReader, log: DiagnosticLog) {
+        let handedOver = HandedOver(reader: reader, log: log)
+        let thread = Thread { [self] in
+            let reader = handedOver.reader, log = handedOver.log
+            defer {
+                queue.finish()
+                done.signal()
+            }
+            var batch: [Extraction.Item] = []
+            do {
+                for (index, url) in files.enumerated() {
+                    let name = displayNames?[index] ?? url.relativePath
+                    if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
+                        throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
+                    }
+                    guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
+                    try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
+                        guard record.kind.name == kind else { return }
+                        batch.append(Extraction.Item(file: name, line: record.line, values: record.values))
+                        if batch.count >= ExtractedItems.batchSize {
+                            guard queue.push(.items(batch)) else { throw CancellationError() }
+                            batch = []
+                        }
+                    }
+                }
+                if !batch.isEmpty { _ = queue.push(.items(batch)) }
+            } catch is CancellationError {
+                return
+            } catch {
+                if !batch.isEmpty { _ = queue.push(.items(batch)) }
+                _ = queue.push(.failed(ErrorBox(error: error)))
+            }
+        }
+        thread.name = "kiln extract reader"
+        thread.start()
+    }
+
+    /// The next batch, in file and record order; `nil` once every file is read (the log is then complete).
+    /// - Throws: what reading a file threw, after the items before it.
+    func next() throws -> [Extraction.Item]? {
+        switch queue.pop() {
+        case .items(let items): return items
+        case .failed(let box): throw box.error
+        case nil:
+            done.wait()
+            done.signal()
+            return nil
+        }
+    }
+
+    /// Stops the reading thread (it stops at its next batch) and waits for it.
+    func cancel() {
+        queue.cancel()
+        done.wait()
+        done.signal()
     }
 }
 
