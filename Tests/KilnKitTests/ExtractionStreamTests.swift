@@ -32,6 +32,35 @@ final class ExtractionStreamTests: KilnTestCase {
         }
     }
 
+    func testRowsPaddedAsBytesAreTheRowsFormatRowGives() throws {
+        // The oracle is `formatRow`: on random rows of ASCII, Greek, emoji (two UTF-16 units), no-break and plain
+        // spaces and empty cells, a row padded as bytes must be exactly its line; a row it declines must be one that
+        // formatRow cuts or trims (or of another shape).
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "Z9", "Ακτή", "😀", "\u{00A0}", " ", "", "::", "x y"]
+        var plain = 0, declined = 0
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 1...4, using: &generator)
+            let cells = (0..<count).map { _ in (0..<Int.random(in: 0...3, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() }
+            let widths = (0..<(Int.random(in: 0..<10, using: &generator) == 0 ? count + 1 : count)).map { _ in Int.random(in: 0...8, using: &generator) }
+            var bytes: [UInt8] = [0x2A]
+            let expected = Extraction.formatRow(cells, widths: widths)
+            if Extraction.appendPlainRow(cells.map { Array($0.utf8)[...] }, widths: widths, to: &bytes) {
+                plain += 1
+                XCTAssertEqual(String(decoding: bytes.dropFirst(), as: UTF8.self), expected + "\n", "\(cells) \(widths)")
+            } else {
+                declined += 1
+                XCTAssertEqual(bytes, [0x2A], "nothing is left behind")
+                let cut = zip(cells, widths).contains { $0.utf16.count > $1 }
+                // The line before trimming ends with the last cell, or with padding when that cell is empty.
+                let trimmed = cells.last?.unicodeScalars.last.map { $0.value <= 0x20 || $0.value >= 0x7F } ?? true
+                XCTAssertTrue(cut || trimmed || cells.count != widths.count, "\(cells) \(widths) → \(expected)")
+            }
+        }
+        XCTAssertGreaterThan(plain, 300)
+        XCTAssertGreaterThan(declined, 300)
+    }
+
     func testAFileThatCannotBeReadStopsTheExtractionAtItsPlace() throws {
         // The files are parsed on a thread of their own: a folder listed between two pages still fails the whole
         // extraction with its own error, and nothing is written.

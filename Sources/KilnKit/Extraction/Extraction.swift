@@ -118,6 +118,33 @@ public struct Extraction: Sendable {
         return line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
     }
 
+    /// `formatRow` for cells given as their UTF-8 bytes, appended to `output` with a line break, when the answer is
+    /// plain: as many cells as widths, each within its width (in UTF-16 units, as `formatRow` pads), and the line
+    /// ending in a visible ASCII character, so that nothing is cut or trimmed. Returns false, appending nothing, for
+    /// any other line: the caller formats it with `formatRow`. Works on bytes: no string is made for the cells.
+    static func appendPlainRow(_ cells: [ArraySlice<UInt8>], widths: [Int], to output: inout [UInt8]) -> Bool {
+        guard cells.count == widths.count, !cells.isEmpty else { return false }
+        let start = output.count
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { output.append(contentsOf: [0x20, 0x20]) }
+            // UTF-16 units: one per scalar (each byte that does not continue a sequence), two for a 4-byte one.
+            var length = 0
+            for byte in cell where byte & 0xC0 != 0x80 { length += byte >= 0xF0 ? 2 : 1 }
+            guard length <= widths[index] else {
+                output.removeSubrange(start...)
+                return false
+            }
+            output.append(contentsOf: cell)
+            if index < cells.count - 1 { output.append(contentsOf: repeatElement(0x20, count: widths[index] - length)) }
+        }
+        guard let last = output.last, start < output.count, last > 0x20, last < 0x7F else {
+            output.removeSubrange(start...)
+            return false
+        }
+        output.append(0x0A)
+        return true
+    }
+
     private static func formatRowSlowly(_ cells: [String], widths: [Int]) -> String {
         zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
             .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)

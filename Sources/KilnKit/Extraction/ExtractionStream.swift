@@ -53,12 +53,25 @@ public enum ExtractionStream {
             writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
             writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
             let lines = try LineReader(url: spoolURL)
+            var plain: [UInt8] = []
             while let line = try lines.next() {
-                let cells = line.bytes.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-                let row = Extraction.formatRow(cells, widths: widths)
+                let cellBytes = line.bytes.split(separator: 0x09, omittingEmptySubsequences: false)
+                // Most rows are padded as bytes; a row that starts like a workflow command, or that formatRow would cut
+                // or trim, is formatted as a string.
+                if !ExtractionStream.mayBeWorkflowCommand(line.bytes), Extraction.appendPlainRow(cellBytes, widths: widths, to: &plain) {
+                    if plain.count >= 1 << 16 {
+                        writer.write(Data(plain))
+                        plain.removeAll(keepingCapacity: true)
+                    }
+                    continue
+                }
+                writer.write(Data(plain))
+                plain.removeAll(keepingCapacity: true)
+                let row = Extraction.formatRow(cellBytes.map { String(decoding: $0, as: UTF8.self) }, widths: widths)
                 // The cells are escaped already; only a workflow command at the start of the line is left to neutralise.
                 writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
             }
+            writer.write(Data(plain))
             writer.write(sanitize(summary.tableFooter(count: count)))
         case .json:
             let marker = "kiln-extract-records-\(UUID().uuidString)"
@@ -88,7 +101,12 @@ public enum ExtractionStream {
 extension ExtractionStream {
     /// True when `line` starts, after blanks, with `::` or `##[` (what `TerminalText.sanitize` neutralises).
     static func mayBeWorkflowCommand(_ line: String) -> Bool {
-        let body = line.utf8.drop { $0 == 0x20 || $0 == 0x09 }
+        mayBeWorkflowCommand(line.utf8)
+    }
+
+    /// `mayBeWorkflowCommand` on a line's UTF-8 bytes.
+    static func mayBeWorkflowCommand<Bytes: Collection>(_ line: Bytes) -> Bool where Bytes.Element == UInt8 {
+        let body = line.drop { $0 == 0x20 || $0 == 0x09 }
         return body.starts(with: "::".utf8) || body.starts(with: "##[".utf8)
     }
 }
