@@ -28,18 +28,25 @@ public struct Extraction: Sendable {
         // Every unmatched line is shown and compared with fixtures: no cap here (the files are the user's samples).
         log.tally = DiagnosticTally(examplesPerCode: .max)
         var items: [Item] = []
+        try forEachItem(in: files, displayNames: displayNames, kind: kind.name, reader: reader, log: log) { items.append($0) }
+        return Extraction(fieldNames: kind.fieldNames, items: items, diagnostics: log.sorted)
+    }
+
+    /// Reads `files` in order with `reader` (findings to `log`), handing `body` each record of `kind` as an item.
+    /// - Throws: `KilnError.io` for a file that is not a regular file or cannot be read; what `body` throws.
+    static func forEachItem(in files: [URL], displayNames: [String]?, kind: String, reader: RecordReader, log: DiagnosticLog,
+                            _ body: (Item) throws -> Void) throws {
         for (index, url) in files.enumerated() {
             let name = displayNames?[index] ?? url.relativePath
-            if let kind = OutputPath.entryKind(url, followingLinks: true), kind != .regular {
-                throw KilnError.io("\(name) is \(kind.phrase), not a file to extract from")
+            if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
+                throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
             }
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
             try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
-                guard record.kind.name == kind.name else { return }
-                items.append(Item(file: name, line: record.line, values: record.values))
+                guard record.kind.name == kind else { return }
+                try body(Item(file: name, line: record.line, values: record.values))
             }
         }
-        return Extraction(fieldNames: kind.fieldNames, items: items, diagnostics: log.sorted)
     }
 
     /// The records as objects (`_file`, `_line`, then each field), for JSON output and fixtures.

@@ -143,19 +143,11 @@ private final class ExtractedItems: @unchecked Sendable {
             }
             var batch: [Extraction.Item] = []
             do {
-                for (index, url) in files.enumerated() {
-                    let name = displayNames?[index] ?? url.relativePath
-                    if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
-                        throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
-                    }
-                    guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
-                    try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
-                        guard record.kind.name == kind else { return }
-                        batch.append(Extraction.Item(file: name, line: record.line, values: record.values))
-                        if batch.count >= ExtractedItems.batchSize {
-                            guard queue.push(.items(batch)) else { throw CancellationError() }
-                            batch = []
-                        }
+                try Extraction.forEachItem(in: files, displayNames: displayNames, kind: kind, reader: reader, log: log) { item in
+                    batch.append(item)
+                    if batch.count >= ExtractedItems.batchSize {
+                        guard queue.push(.items(batch)) else { throw CancellationError() }
+                        batch = []
                     }
                 }
                 if !batch.isEmpty { _ = queue.push(.items(batch)) }
