@@ -10,7 +10,7 @@ struct StagedTableFacts: Sendable {
     /// Rows inserted.
     private(set) var rows = 0
     /// For each column (declaration order), whether some row left it NULL or bound a value SQLite may store as NULL.
-    private(set) var mayHoldNull: [Bool]
+    private var nullableColumns: [Bool]
     /// True while every row sorted strictly after the one before it (as `StagedRowOrder.isInOrder` compares them);
     /// false once one did not; `nil` once a compared value's stored form or order could not be told from the value
     /// alone (text bound to a numeric column, a number bound to a text one, a huge integer beside a real): then only
@@ -25,21 +25,21 @@ struct StagedTableFacts: Sendable {
 
     init(columns: [String]) {
         self.columns = columns
-        mayHoldNull = Array(repeating: false, count: columns.count)
+        nullableColumns = Array(repeating: false, count: columns.count)
     }
 
     /// True when some row may hold NULL in `column` (or the table has no such column).
     func mayHoldNull(_ column: String) -> Bool {
         guard let position = columns.firstIndex(of: column) else { return true }
-        return mayHoldNull[position]
+        return nullableColumns[position]
     }
 
     /// Takes in the next inserted row: `values` as bound, with `plan` saying where each column is among them.
     mutating func record(_ values: [SQLValue], _ plan: StagedRowRecorder.TargetPlan) {
         rows += 1
-        for (column, slot) in plan.columnSlots.enumerated() where !mayHoldNull[column] {
+        for (column, slot) in plan.columnSlots.enumerated() where !nullableColumns[column] {
             if let slot, !values[slot].mayBeStoredAsNull { continue }
-            mayHoldNull[column] = true
+            nullableColumns[column] = true
         }
         if inOrder == true, let previous {
             compare(previous, (values, plan.orderSlots), types: plan.orderTypes)
