@@ -78,6 +78,9 @@ public struct TableSpec: Sendable {
 
     /// The columns that sort rows when they are written: the primary key, else every column.
     public var orderColumns: [String] { primaryKey.isEmpty ? columns.map(\.name) : primaryKey }
+
+    /// Every column in the order rows are compared when they are written: `orderColumns`, then the others.
+    public var rowOrderColumnNames: [String] { orderColumns + columns.map(\.name).filter { !orderColumns.contains($0) } }
 }
 
 /// A column: its type and the constraints on its values.

@@ -336,7 +336,7 @@ enum SchemaSQL {
 
     /// The columns of `rowOrder`, quoted, one by one.
     static func rowOrderColumns(_ table: TableSpec) -> [String] {
-        (table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) }).map(quoteIdentifier)
+        table.rowOrderColumnNames.map(quoteIdentifier)
     }
 
     static func indexName(_ index: IndexSpec, of table: TableSpec) -> String {

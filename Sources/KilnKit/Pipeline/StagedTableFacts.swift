@@ -113,7 +113,7 @@ struct StagedRowRecorder: Sendable {
                 tables.append(known[table.name] ?? StagedTableFacts(columns: table.columns.map(\.name)))
             }
             let inserted = target.mappings.map(\.column.name)
-            let orderColumns = table.orderColumns + table.columns.map(\.name).filter { !table.orderColumns.contains($0) }
+            let orderColumns = table.rowOrderColumnNames
             plans.append(TargetPlan(table: position,
                                     columnSlots: table.columns.map { inserted.firstIndex(of: $0.name) },
                                     orderSlots: orderColumns.map { inserted.firstIndex(of: $0) },

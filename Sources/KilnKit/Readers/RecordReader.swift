@@ -123,7 +123,8 @@ public struct InputFile: Sendable {
 
     /// The file's first `count` bytes (fewer when the file is shorter), from `head` when it holds them, else read.
     public func leadingBytes(_ count: Int) -> ArraySlice<UInt8>? {
-        if let head, head.count >= count || head.count < InputFile.headLength { return head.prefix(count) }
+        if let whole = wholeFile { return whole.prefix(count) }
+        if let head, head.count >= count { return head.prefix(count) }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
         defer { try? handle.close() }
         do {
