@@ -79,8 +79,8 @@ struct BuildCommand: KilnCommand {
             if !quiet && format != "json" { printToStandardError("html report: \(page.relativePath)\n") }
         }
         if format == "json" {
-            FileHandle.standardOutput.write(try BuildReport(outcome).json())
-            print()
+            try StandardOutput.write(BuildReport(outcome).json())
+            try StandardOutput.write("\n")
         } else if !quiet {
             printToStandardError(BuildSummary(pathPrefix: pipelinePrefix(pipeline)).text(outcome))
             if let comparison = outcome.comparison { printToStandardError(comparison.summaryLine + "\n") }

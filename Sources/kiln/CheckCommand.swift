@@ -40,7 +40,7 @@ struct CheckCommand: KilnCommand {
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> Int32 {
         let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
-        printOut(try report.rendered(as: format), workflowCommands: format == .github)
+        try printOut(try report.rendered(as: format), workflowCommands: format == .github)
         return report.passed ? 0 : 1
     }
 }

@@ -29,15 +29,15 @@ struct CodesCommand: KilnCommand {
         let codes = DiagnosticCode.catalogue
         if format == "json" {
             struct Entry: Encodable { let code: String, severity: String, meaning: String }
-            FileHandle.standardOutput.write(try KilnJSON.encode(codes.map { Entry(code: $0.rawValue, severity: $0.severity.rawValue, meaning: $0.meaning) }))
-            print()
+            try StandardOutput.write(KilnJSON.encode(codes.map { Entry(code: $0.rawValue, severity: $0.severity.rawValue, meaning: $0.meaning) }))
+            try StandardOutput.write("\n")
             return 0
         }
         let width = (codes.map(\.rawValue.count).max() ?? 0) + 2
-        for code in codes {
-            print(code.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
-                  + code.severity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + code.meaning)
-        }
+        try printOut(codes.map { code in
+            code.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+                + code.severity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + code.meaning + "\n"
+        }.joined())
         return 0
     }
 }

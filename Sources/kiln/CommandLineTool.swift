@@ -34,24 +34,34 @@ struct CommandLineTool {
         return text
     }
 
+    /// Runs the command line; a failure to write standard output is an I/O error (74) like any other.
     func run() -> Int32 {
+        do {
+            return try dispatch()
+        } catch {
+            printError("\(error)")
+            return 74
+        }
+    }
+
+    private func dispatch() throws -> Int32 {
         guard let first = arguments.first else {
-            print(CommandLineTool.overview, terminator: "")
+            try printOut(CommandLineTool.overview)
             return 0
         }
         switch first {
         case "-h", "--help":
-            print(CommandLineTool.overview, terminator: "")
+            try printOut(CommandLineTool.overview)
             return 0
         case "--version":
             if let extra = arguments.dropFirst().first {
                 return usageError("--version takes no argument, found \"\(extra)\"", usage: "kiln --version")
             }
-            print(KilnVersion.current)
+            try printOut(KilnVersion.current + "\n")
             return 0
         case "help":
             guard let name = arguments.dropFirst().first else {
-                print(CommandLineTool.overview, terminator: "")
+                try printOut(CommandLineTool.overview)
                 return 0
             }
             guard let command = CommandLineTool.commands.first(where: { $0.name == name }) else {
@@ -60,7 +70,7 @@ struct CommandLineTool {
             if let extra = arguments.dropFirst(2).first {
                 return usageError("help takes one command name, found \"\(extra)\" too", usage: "kiln help <command>")
             }
-            print(command.help, terminator: "")
+            try printOut(command.help)
             return 0
         default:
             guard let command = CommandLineTool.commands.first(where: { $0.name == first }) else {
@@ -69,7 +79,7 @@ struct CommandLineTool {
             }
             let rest = Array(arguments.dropFirst())
             if rest.contains("-h") || rest.contains("--help") {
-                print(command.help, terminator: "")
+                try printOut(command.help)
                 return 0
             }
             do {
@@ -93,18 +103,19 @@ struct CommandLineTool {
 
 /// Writes `Error: message` to stderr, made safe for terminals and CI logs (`TerminalText.sanitize`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data(TerminalText.sanitize("Error: " + message + "\n").utf8))
+    StandardError.write(TerminalText.sanitize("Error: " + message + "\n"))
 }
 
 /// Writes human-readable text to stderr, made safe for terminals and CI logs.
 func printToStandardError(_ text: String) {
-    FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+    StandardError.write(TerminalText.sanitize(text))
 }
 
 /// Writes human-readable text to stdout, made safe for terminals and CI logs; `workflowCommands` keeps GitHub
 /// Actions commands (for `--format github`).
-func printOut(_ text: String, workflowCommands: Bool = false) {
-    FileHandle.standardOutput.write(Data(TerminalText.sanitize(text, workflowCommands: workflowCommands).utf8))
+/// - Throws: `KilnError.io` when standard output cannot be written (a full disk, a closed pipe or descriptor).
+func printOut(_ text: String, workflowCommands: Bool = false) throws {
+    try StandardOutput.write(TerminalText.sanitize(text, workflowCommands: workflowCommands))
 }
 
 /// One subcommand: its name, one-line abstract, arguments and options, and how it runs. The options are declared

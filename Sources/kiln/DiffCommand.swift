@@ -58,7 +58,7 @@ struct DiffCommand: KilnCommand {
         }
         let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
                                           userFilled: userFilled)
-        printOut(format == "json" ? try diff.json : diff.text)
+        try printOut(format == "json" ? try diff.json : diff.text)
         return diff.passed ? 0 : 1
     }
 

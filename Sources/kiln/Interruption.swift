@@ -9,8 +9,13 @@ enum Interruption {
     /// The signals handled, with their names.
     static let signals: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
 
-    /// Replaces the default action of each signal (which would leave the temporary files) with the cleanup.
+    /// Replaces the default action of each signal (which would leave the temporary files) with the cleanup, and
+    /// ignores SIGPIPE and SIGXFSZ, whose default action kills the process mid-write: a closed pipe or a file-size
+    /// limit (`ulimit -f`) then fails the write that hit it (`EPIPE`, `EFBIG`), an I/O error (74) that removes the
+    /// temporary files and the lock like any other.
     static func install() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
         for (number, name) in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -18,7 +23,7 @@ enum Interruption {
                 let removed = TemporaryFiles.shared.removeAll().map { URL(fileURLWithPath: $0).lastPathComponent }
                 let what = removed.isEmpty ? "no temporary file was left" : "removed the temporary files \(removed.joined(separator: ", "))"
                 let text = "kiln: interrupted by \(name): \(what); the bundle in place, if any, is whole (the previous one or the new one)\n"
-                FileHandle.standardError.write(Data(TerminalText.sanitize(text).utf8))
+                StandardError.write(TerminalText.sanitize(text))
                 TemporaryFiles.shared.removeAgain()
                 _exit(128 + number)
             }

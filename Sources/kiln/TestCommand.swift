@@ -31,7 +31,7 @@ struct TestCommand: KilnCommand {
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath)
         guard !pipeline.manifest.fixtures.isEmpty else {
-            printOut("no fixtures in \(pipeline.manifest.file.lastPathComponent)\n")
+            try printOut("no fixtures in \(pipeline.manifest.file.lastPathComponent)\n")
             return 0
         }
         let outcomes = try FixtureRunner(pipeline: pipeline).run(update: update)
@@ -39,19 +39,19 @@ struct TestCommand: KilnCommand {
         for outcome in outcomes {
             let name = "\(outcome.fixture.input) (source \(outcome.fixture.source))"
             if update {
-                printOut("updated \(outcome.fixture.expected) from \(name)\n")
+                try printOut("updated \(outcome.fixture.expected) from \(name)\n")
             } else if outcome.missingExpectation {
                 failures += 1
-                printOut("FAIL \(name): \(outcome.fixture.expected) does not exist; run kiln test --update to write it\n")
+                try printOut("FAIL \(name): \(outcome.fixture.expected) does not exist; run kiln test --update to write it\n")
             } else if outcome.passed {
-                printOut("ok   \(name)\n")
+                try printOut("ok   \(name)\n")
             } else {
                 failures += 1
-                printOut("FAIL \(name) differs from \(outcome.fixture.expected):\n")
-                for line in outcome.differences { printOut("  " + TerminalText.escape(line) + "\n") }
+                try printOut("FAIL \(name) differs from \(outcome.fixture.expected):\n")
+                for line in outcome.differences { try printOut("  " + TerminalText.escape(line) + "\n") }
             }
         }
-        if !update { printOut("\(outcomes.count - failures) passed, \(failures) failed\n") }
+        if !update { try printOut("\(outcomes.count - failures) passed, \(failures) failed\n") }
         return failures == 0 ? 0 : 1
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import KilnKit
 
+StandardDescriptors.reserve()
 ProcessHeap.limitArenas()
 Interruption.install()
 exit(CommandLineTool(arguments: Array(CommandLine.arguments.dropFirst())).run())

@@ -54,19 +54,45 @@ class CLITestCase: XCTestCase {
     /// Runs `kiln arguments…` in `folder`.
     @discardableResult
     func kiln(in folder: URL, _ arguments: [String]) throws -> Run {
+        try CLITestCase.run(CLITestCase.executable, arguments, in: folder)
+    }
+
+    /// Runs `kiln arguments…` in the working folder under `/bin/sh`, with `redirection` (e.g. `>/dev/full`,
+    /// `>&-`, `ulimit -f 64;` before) applied by the shell: for what a test cannot set up with a `Pipe`.
+    @discardableResult
+    func kilnInShell(_ redirection: String, prefix: String = "", _ arguments: [String]) throws -> Run {
+        try CLITestCase.run(URL(fileURLWithPath: "/bin/sh"),
+                            ["-c", "\(prefix) \"$0\" \"$@\" \(redirection)", CLITestCase.executable.path] + arguments,
+                            in: workingDirectory)
+    }
+
+    /// Runs `executable` in `folder` and waits for it, reading its stdout while its stderr goes to a file (so
+    /// neither pipe can fill while the other is read).
+    private static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> Run {
         let process = Process()
-        process.executableURL = CLITestCase.executable
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = folder
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = try errorSink()
         process.standardOutput = out
-        process.standardError = err
+        process.standardError = err.handle
         try process.run()
+        try err.handle.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let stderr = try Data(contentsOf: err.url)
+        try? FileManager.default.removeItem(at: err.url)
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                    stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A new empty file outside the working folder for a process's stderr, and a handle writing to it.
+    private static func errorSink() throws -> (url: URL, handle: FileHandle) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-stderr-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return (url, try FileHandle(forWritingTo: url))
     }
 
     /// Copies a repository folder (e.g. `raw/patras`) into the working folder at `name`.

@@ -1,4 +1,8 @@
 import CGlibc
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// glibc's allocator, tuned for a build whose reader threads make rows that the staging writer's thread frees: each
 /// allocating thread gets an arena of its own, and memory freed into an arena stays with the process. Without a
@@ -29,5 +33,50 @@ public enum ThreadPriority {
     @discardableResult
     public static func stepBack() -> Bool {
         kiln_thread_set_nice(steppedBack) == 0
+    }
+}
+
+/// Writes bytes to an open file descriptor with `write(2)`, retrying short writes and `EINTR`. Foundation's
+/// `FileHandle.write(_:)` traps on a failed write and `print` drops the error; this returns it instead, so a full
+/// disk, a closed descriptor, a closed pipe or a file-size limit reaches the caller as an error it can report.
+public enum DescriptorWrite {
+    /// Why a write failed: the `errno` value and the system's sentence for it.
+    public struct Failure: Error, Equatable {
+        public let code: Int32
+        public let message: String
+    }
+
+    /// Writes all of `data` to `descriptor`.
+    /// - Throws: `Failure` with `errno` when the system refuses a write.
+    public static func write(_ data: Data, to descriptor: Int32) throws(Failure) {
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.write(descriptor, base + offset, buffer.count - offset)
+            }
+            if written < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw Failure(code: code, message: String(cString: strerror(code)))
+            }
+            offset += written
+        }
+    }
+}
+
+/// Descriptors 0, 1 and 2 as the process was started with them.
+public enum StandardDescriptors {
+    /// Gives each of descriptors 0, 1 and 2 that is closed a read-only `/dev/null`. Otherwise the next file Kiln opens
+    /// would be given that number and receive what Kiln prints (`kiln build >&-`); with `/dev/null` opened read-only,
+    /// a write to a closed stdout still fails (`EBADF`), as it should. Call once, before any file is opened.
+    public static func reserve() {
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", O_RDONLY)
+            if opened >= 0 && opened != descriptor {
+                _ = dup2(opened, descriptor)
+                _ = close(opened)
+            }
+        }
     }
 }

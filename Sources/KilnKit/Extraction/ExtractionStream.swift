@@ -50,8 +50,8 @@ public enum ExtractionStream {
         let writer = BufferedOutput(output)
         switch format {
         case .table:
-            writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
-            writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
+            try writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
+            try writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
             let lines = try LineReader(url: spoolURL)
             var plain: [UInt8] = []
             while let line = try lines.next() {
@@ -60,24 +60,24 @@ public enum ExtractionStream {
                 // or trim, is formatted as a string.
                 if !ExtractionStream.mayBeWorkflowCommand(line.bytes), Extraction.appendPlainRow(cellBytes, widths: widths, to: &plain) {
                     if plain.count >= 1 << 16 {
-                        writer.write(Data(plain))
+                        try writer.write(Data(plain))
                         plain.removeAll(keepingCapacity: true)
                     }
                     continue
                 }
-                writer.write(Data(plain))
+                try writer.write(Data(plain))
                 plain.removeAll(keepingCapacity: true)
                 let row = Extraction.formatRow(cellBytes.map { String(decoding: $0, as: UTF8.self) }, widths: widths)
                 // The cells are escaped already; only a workflow command at the start of the line is left to neutralise.
-                writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
+                try writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
             }
-            writer.write(Data(plain))
-            writer.write(sanitize(summary.tableFooter(count: count)))
+            try writer.write(Data(plain))
+            try writer.write(sanitize(summary.tableFooter(count: count)))
         case .json:
             let marker = "kiln-extract-records-\(UUID().uuidString)"
             let text = String(decoding: try summary.json(records: count == 0 ? [] : [["_file": .string(marker)]]), as: UTF8.self)
             guard count > 0 else {
-                writer.write(text + "\n")
+                try writer.write(text + "\n")
                 break
             }
             // The records' place: the lines of the one marker object, replaced by the spooled objects.
@@ -88,13 +88,13 @@ public enum ExtractionStream {
             let before = lines[..<(markerLine - 1)].joined(separator: "\n")
             let after = lines[(markerLine + 2)...].joined(separator: "\n")
             lines.removeAll()
-            writer.write(before + "\n")
+            try writer.write(before + "\n")
             let handle = try FileHandle(forReadingFrom: spoolURL)
             defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { writer.write(chunk) }
-            writer.write("\n" + after + "\n")
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(chunk) }
+            try writer.write("\n" + after + "\n")
         }
-        writer.flush()
+        try writer.flush()
     }
 }
 
@@ -253,22 +253,28 @@ private final class Spool {
     }
 }
 
-/// Writes to a file handle in large pieces.
+/// Writes to a file handle in large pieces; a failed write is an I/O error naming the output (`DescriptorWrite`).
 private final class BufferedOutput {
     private let handle: FileHandle
     private var buffer = Data()
 
     init(_ handle: FileHandle) { self.handle = handle }
 
-    func write(_ text: String) { write(Data(text.utf8)) }
+    func write(_ text: String) throws { try write(Data(text.utf8)) }
 
-    func write(_ data: Data) {
+    func write(_ data: Data) throws {
         buffer.append(data)
-        if buffer.count >= 1 << 20 { flush() }
+        if buffer.count >= 1 << 20 { try flush() }
     }
 
-    func flush() {
-        handle.write(buffer)
-        buffer.removeAll(keepingCapacity: true)
+    func flush() throws {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if handle.fileDescriptor == 1 {
+            try StandardOutput.write(buffer)
+            return
+        }
+        do { try DescriptorWrite.write(buffer, to: handle.fileDescriptor) } catch {
+            throw KilnError.io("cannot write the extraction's output: \(error.message)")
+        }
     }
 }
