@@ -40,7 +40,9 @@ struct CheckCommand: KilnCommand {
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> Int32 {
         let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
-        try printOut(try report.rendered(as: format), workflowCommands: format == .github)
+        let rendered = try report.rendered(as: format)
+        // JSON escapes what a terminal would obey by itself (JSONText); the other formats are made safe here.
+        if format == .json { try StandardOutput.write(rendered) } else { try printOut(rendered, workflowCommands: format == .github) }
         return report.passed ? 0 : 1
     }
 }

@@ -58,7 +58,8 @@ struct DiffCommand: KilnCommand {
         }
         let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
                                           userFilled: userFilled)
-        try printOut(format == "json" ? try diff.json : diff.text)
+        // JSON escapes what a terminal would obey by itself (JSONText); the text is made safe here.
+        if format == "json" { try StandardOutput.write(try diff.json) } else { try printOut(diff.text) }
         return diff.passed ? 0 : 1
     }
 

@@ -137,8 +137,7 @@ extension BuildReport.Entry {
 
 /// `value` as pretty-printed JSON with sorted keys, ending with a newline.
 func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
-    let encoder = KilnJSON.encoder()
-    return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    String(decoding: try KilnJSON.encode(value), as: UTF8.self) + "\n"
 }
 
 /// A GitHub Actions annotation: `::error file=PATH,line=N,title=CODE::message` (`warning` and `notice` for the

@@ -1,16 +1,13 @@
 import Foundation
 
 /// How Kiln writes JSON (reports, extraction output, fixtures, `kiln codes`): one encoder setting for every file, so
-/// bytes are stable — keys sorted, pretty-printed, slashes as they are.
+/// bytes are stable — keys sorted, pretty-printed, slashes as they are — and strings escaped by `JSONText`'s rule.
 public enum KilnJSON {
-    /// An encoder with Kiln's settings.
-    public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-
     /// `value` as JSON with Kiln's settings.
     /// - Throws: `EncodingError` for a value JSON cannot hold.
-    public static func encode<Value: Encodable>(_ value: Value) throws -> Data { try encoder().encode(value) }
+    public static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return JSONText.hardened(try encoder.encode(value))
+    }
 }

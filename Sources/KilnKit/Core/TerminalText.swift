@@ -30,6 +30,10 @@ public enum TerminalText {
         }.joined(separator: "\n")
     }
 
+    /// True for a character a terminal obeys rather than shows, or that reorders what it shows: C0 controls, DEL,
+    /// C1 controls and the bidirectional embeddings, overrides and isolates. `JSONText` escapes the same set.
+    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { needsEscape(scalar) }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)

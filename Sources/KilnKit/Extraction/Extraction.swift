@@ -72,8 +72,7 @@ public struct Extraction: Sendable {
             var unmatched: [[String: JSONValue]]
             var diagnostics: [Diagnostic]
         }
-        let encoder = KilnJSON.encoder()
-        return try encoder.encode(Output(fields: fieldNames, records: records,
+        return try KilnJSON.encode(Output(fields: fieldNames, records: records,
                                          unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics))
     }
 

@@ -183,7 +183,7 @@ private final class ExtractedItems: @unchecked Sendable {
     }
 }
 
-/// Formats one record as `KilnJSON.encoder()` formats it inside `records` (pretty-printed, four spaces in), without
+/// Formats one record as `KilnJSON.encode` formats it inside `records` (pretty-printed, four spaces in), without
 /// a JSONEncoder per record: the keys in the order the encoder sorts them (found once by encoding a template),
 /// strings escaped as it escapes them. `ExtractionStreamTests` compares the two.
 private struct RecordJSON {
@@ -193,7 +193,7 @@ private struct RecordJSON {
     init(fieldNames: [String]) throws {
         var sources: [String: Int?] = ["_file": nil, "_line": nil]
         for (index, name) in fieldNames.enumerated() { sources[name] = index }
-        let template = try KilnJSON.encoder().encode(sources.mapValues { _ in JSONValue.null })
+        let template = try KilnJSON.encode(sources.mapValues { _ in JSONValue.null })
         let text = String(decoding: template, as: UTF8.self)
         let keys = sources.keys.map { (name: $0, key: "\"" + RecordJSON.escape($0) + "\"") }
         entries = keys.map { entry -> (position: String.Index, key: String, field: Int?, name: String) in

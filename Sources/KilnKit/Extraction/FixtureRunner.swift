@@ -121,16 +121,10 @@ public struct FixtureRunner {
             var records: [[String: JSONValue]]
             var unmatched: [[String: JSONValue]]
         }
-        let encoder = KilnJSON.encoder()
         let records = extraction.recordObjects.map { $0.filter { $0.key != "_file" } }
         let unmatched = extraction.unmatched.map { Extraction.object($0).filter { $0.key != "file" } }
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try (encoder.encode(Output(fields: extraction.fieldNames, records: records, unmatched: unmatched)) + Data("\n".utf8))
-                .write(to: url, options: .atomic)
-        } catch {
-            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
-        }
+        let json = try KilnJSON.encode(Output(fields: extraction.fieldNames, records: records, unmatched: unmatched))
+        try AtomicFile.write(json + Data("\n".utf8), to: url)
     }
 }
 

@@ -64,18 +64,6 @@ public struct BuildReport: Encodable {
 
     /// The report as pretty-printed JSON with sorted keys.
     public func json() throws -> Data {
-        let encoder = KilnJSON.encoder()
-        return try encoder.encode(self)
-    }
-
-    /// Writes the report to `url`.
-    /// - Throws: `KilnError.io` when it cannot be written.
-    public func write(to url: URL) throws {
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try json().write(to: url, options: .atomic)
-        } catch {
-            throw KilnError.io("cannot write the report \(url.path): \(error.localizedDescription)")
-        }
+        try KilnJSON.encode(self)
     }
 }

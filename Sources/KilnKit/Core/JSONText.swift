@@ -1,0 +1,66 @@
+import Foundation
+
+/// The one JSON string escaper of every JSON Kiln writes, by hand (exports, the `json` reader's captured values,
+/// extraction records) or through `KilnJSON`'s encoder (reports, check, diff, codes, fixtures). Quotes, backslashes
+/// and C0 control characters are escaped as Foundation's encoder escapes them (`\b`, `\f`, `\n`, `\r`, `\t`,
+/// `\u0007`); the other characters a terminal obeys (`TerminalText.isUnsafe`: DEL, C1 controls, bidirectional
+/// overrides) become `\u007f`, `\u009b`, `\u202e` — valid JSON that still reads as the same string, and safe to print.
+enum JSONText {
+    /// A number, a string, a hexadecimal string for a blob, or `null` (also for numbers JSON cannot hold).
+    static func value(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .integer(let number): return String(number)
+        case .real(let number): return number.isFinite ? SQLValue.format(number) : "null"
+        case .text(let text): return string(text)
+        case .blob: return string(value.textValue ?? "")
+        }
+    }
+
+    /// `text` as a JSON string.
+    static func string(_ text: String) -> String { "\"" + escaped(text) + "\"" }
+
+    /// A JSON string's contents: what Foundation's encoder escapes, escaped as it does (slashes not escaped), and the
+    /// terminal's unsafe characters as `\uXXXX`.
+    static func escaped(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F }),
+              value.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "\\" || TerminalText.isUnsafe($0) })
+        else { return value }
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\u{08}": escaped += "\\b"
+            case "\u{0C}": escaped += "\\f"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20 || TerminalText.isUnsafe(scalar): escaped += unicodeEscape(scalar)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// JSON text from Foundation's encoder with the terminal's unsafe characters escaped as `escaped` escapes them.
+    /// The encoder escapes C0 controls itself, and JSON outside strings is ASCII, so every such character found is
+    /// inside a string.
+    static func hardened(_ json: Data) -> Data {
+        guard json.contains(where: { $0 >= 0x7F }) else { return json }
+        let text = String(decoding: json, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: TerminalText.isUnsafe) else { return json }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            if scalar.value >= 0x20, TerminalText.isUnsafe(scalar) { result += unicodeEscape(scalar) } else { result.unicodeScalars.append(scalar) }
+        }
+        return Data(result.utf8)
+    }
+
+    /// `\uXXXX` for a scalar of the Basic Multilingual Plane (every character escaped here is one).
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// `JSONText`, the one JSON string escaper: hostile text stays valid JSON that parses back to the same string, holds
+/// no character a terminal obeys, and is the same bytes whether written by hand or through `KilnJSON`.
+final class JSONTextTests: XCTestCase {
+    /// Strings with every kind of character the escaper treats specially, and some it must leave alone.
+    static let hostile = [
+        "ding\u{07}\u{08}\u{08}\u{7F}", "csi\u{9B}31m", "\u{202E}reversed\u{202C}", "isolate\u{2066}x\u{2069}",
+        "nul\u{0}tab\ttab", "quote\" back\\slash /slash", "line\nbreak\r\n", "\u{1B}[31mred\u{1B}[0m", "\u{85}next line",
+        "Πάτρα — Κορίνθου", "emoji 🚌 and \u{2028}\u{2029} separators", "bom \u{FEFF} \u{200B}zero width", "",
+    ]
+
+    func testEveryStringParsesBackToItselfWithNoUnsafeCharacter() throws {
+        for text in JSONTextTests.hostile {
+            let json = JSONText.string(text)
+            let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+            XCTAssertEqual(parsed, text, json)
+            XCTAssertFalse(json.unicodeScalars.contains(where: TerminalText.isUnsafe), json)
+        }
+    }
+
+    func testTheEncoderAndTheHandWrittenTextAreTheSameBytes() throws {
+        for text in JSONTextTests.hostile {
+            let encoded = String(decoding: try KilnJSON.encode(["k": text]), as: UTF8.self)
+            XCTAssertEqual(encoded, "{\n  \"k\" : " + JSONText.string(text) + "\n}", text.debugDescription)
+        }
+    }
+
+    func testTextWithoutSpecialCharactersIsUnchanged() throws {
+        let plain = try KilnJSON.encode(["name": "Πάτρα 🚌 / ok"])
+        XCTAssertEqual(JSONText.hardened(plain), plain)
+        XCTAssertEqual(JSONText.escaped("Πάτρα 🚌 / ok"), "Πάτρα 🚌 / ok")
+    }
+}
