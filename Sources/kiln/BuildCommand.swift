@@ -68,6 +68,7 @@ struct BuildCommand: KilnCommand {
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
+        options.htmlReport = html
         if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
             options.progress = { stage in printToStandardError(stage.line + "\n") }
         }

@@ -238,6 +238,9 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         try builtTwice()
         let bundle = file("build/env.sqlite").path
         let locked = "Error: build/env.sqlite is locked by another process (an app or a database browser has it open); close it and try again"
+        // The report in place describes the bundle in place: a refused build leaves it too (it was replaced by a
+        // `"built": false` report before).
+        let report = try sha256("build/env.report.json")
 
         // A browser with the bundle open in WAL mode: the build stops before replacing anything.
         let browser = try Database(path: bundle, mode: .readWrite)
@@ -248,6 +251,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(build.status, 74)
         XCTAssertEqual(firstLine(build), locked)
         XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "-wal"), "the browser's log is left to it")
+        XCTAssertEqual(try sha256("build/env.report.json"), report, "the report is as it was")
         XCTAssertEqual(try browser.rows("SELECT count(*) FROM t").first?.values.first, .integer(2))
         _ = try browser.rows("PRAGMA journal_mode = DELETE")
 
@@ -264,6 +268,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
             let run = try kiln(arguments)
             XCTAssertEqual(run.status, 74, name)
             XCTAssertEqual(firstLine(run), locked, name)
+            XCTAssertEqual(try sha256("build/env.report.json"), report, "\(name) left the report as it was")
         }
         try browser.execute("ROLLBACK")
         try browser.close()
@@ -725,8 +730,8 @@ final class HostileEnvironmentCommandTests: CLITestCase {
     }
 }
 
-/// The file type bits of a path, without following a link.
-private enum OutputPathKind {
+/// The file type bits of a path, without following a link (shared by the output-guard tests).
+enum OutputPathKind {
     static func of(_ url: URL) -> mode_t? {
         var status = stat()
         return lstat(url.path, &status) == 0 ? status.st_mode & S_IFMT : nil

@@ -8,20 +8,22 @@ public enum ZipArchiveWriter {
     /// The time every entry carries: 2000-01-01 00:00 as the ZIP format records it (local MS-DOS time).
     static let entryDate = DateComponents(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0)
 
-    /// Writes `entries` (the name inside the archive, the file to read) into a new archive at `url`.
+    /// Writes `entries` (the name inside the archive, the file to read) into a new archive at `url`; messages name
+    /// the archive as `name` (the file `url` will be renamed to, when `url` is a temporary file).
     /// - Throws: `KilnError.io` when a file cannot be read or the archive cannot be written.
-    public static func write(_ entries: [(name: String, file: URL)], to url: URL) throws {
+    public static func write(_ entries: [(name: String, file: URL)], to url: URL, named name: URL? = nil) throws {
+        let shown = (name ?? url).path
         var code: Int32 = 0
         guard let archive = zip_open(url.path, ZIP_CREATE | ZIP_TRUNCATE, &code) else {
             var error = zip_error_t()
             zip_error_init_with_code(&error, code)
             defer { zip_error_fini(&error) }
-            throw KilnError.io("cannot create \(url.path): \(String(cString: zip_error_strerror(&error)))")
+            throw KilnError.io("cannot create \(shown): \(String(cString: zip_error_strerror(&error)))")
         }
         func failure(_ what: String) -> KilnError {
             let message = String(cString: zip_strerror(archive))
             zip_discard(archive)
-            return KilnError.io("cannot write \(url.path): \(what): \(message)")
+            return KilnError.io("cannot write \(shown): \(what): \(message)")
         }
         let stamp = time_t(localStamp())
         for (name, file) in entries {
@@ -32,7 +34,7 @@ public enum ZipArchiveWriter {
             }
             // libzip frees the copy (freep = 1) once the archive is written or discarded.
             let copy = malloc(max(data.count, 1))
-            guard let copy else { zip_discard(archive); throw KilnError.io("cannot write \(url.path): out of memory") }
+            guard let copy else { zip_discard(archive); throw KilnError.io("cannot write \(shown): out of memory") }
             data.withUnsafeBytes { bytes in
                 if let base = bytes.baseAddress { copy.copyMemory(from: base, byteCount: bytes.count) }
             }

@@ -9,13 +9,28 @@ enum FileSync {
         try move(temporary, to: destination)
     }
 
-    /// `replace` for a `temporary` file already synced (`BackgroundSync`): renames it and syncs the folder.
-    /// - Throws: `KilnError.io` when renaming fails.
+    /// `replace` for a `temporary` file already synced (`BackgroundSync`): renames it and syncs the folder. Every
+    /// file Kiln writes ends in this rename, so it is where the output guard stands: the destination must be a regular
+    /// file or nothing, and none of the files the command reads (`ProtectedFiles`).
+    /// - Throws: `KilnError.io` when the destination is not Kiln's to replace or renaming fails.
     static func move(_ temporary: URL, to destination: URL) throws {
+        try checkReplaceable(destination)
         guard rename(temporary.path, destination.path) == 0 else {
             throw KilnError.io("cannot move the new file to \(destination.path): \(String(cString: strerror(errno)))")
         }
         try? fsync(destination.deletingLastPathComponent())
+    }
+
+    /// Refuses a destination that is not a regular file (a device, a symbolic link, a FIFO, a socket, a folder) or
+    /// that is one of the command's protected files.
+    /// - Throws: `KilnError.io` with one sentence naming the path and what it is.
+    static func checkReplaceable(_ destination: URL) throws {
+        if let kind = OutputPath.entryKind(destination), kind != .regular {
+            throw KilnError.io("\(destination.path) is \(kind.phrase); Kiln replaces only regular files")
+        }
+        if let role = ProtectedFiles.shared.role(of: destination) {
+            throw KilnError.io("\(destination.path) is \(role); it would be overwritten")
+        }
     }
 
     /// Calls `fsync` on the file or folder at `url`.

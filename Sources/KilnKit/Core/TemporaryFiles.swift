@@ -32,7 +32,17 @@ public final class TemporaryFiles: @unchecked Sendable {
     public func removeAll() -> [String] {
         lock.lock()  // never unlocked: the process exits
         removedAtExit = paths.keys.sorted()
+        removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
         return removedAtExit.filter { unlink($0) == 0 }
+    }
+
+    /// The files a C library writes beside `path` before renaming them to it (libzip: `<path>.XXXXXX`).
+    private static func libraryTemporaries(of path: String) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + "."
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return entries.filter { $0.hasPrefix(prefix) && $0.count == prefix.count + 6 }
+            .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
     }
 
     /// Removes again the files `removeAll()` removed, right before the process exits.

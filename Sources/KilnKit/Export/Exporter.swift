@@ -32,6 +32,11 @@ public struct Exporter {
             try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
                                      protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
         }
+        let archiveURL = manifest.exports[index].archive.map { folder.deletingLastPathComponent().appendingPathComponent($0) }
+        if let archiveURL {
+            try OutputPath.checkFile(archiveURL, option: "the archive",
+                                     protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
+        }
         let database = try BundleFile.open(bundle)
         let bundleName = try BundleFile.name(of: bundle)
         guard bundleName == manifest.bundle else {
@@ -95,12 +100,25 @@ public struct Exporter {
             }
             complete.append(sink)
         }
+        // The archive is made from the complete temporaries before anything is renamed, so that a failed archive
+        // leaves the folder and the old archive as they were; then the files, then the archive, are put in place.
+        var archiveTemporary: URL?
+        defer { if let archiveTemporary { try? FileManager.default.removeItem(at: archiveTemporary); TemporaryFiles.shared.unregister(archiveTemporary) } }
+        if let archiveURL {
+            let temporary = AtomicFile.temporary(for: archiveURL)
+            BuildFiles(destination: archiveURL).removeStale()
+            TemporaryFiles.shared.register(temporary)
+            archiveTemporary = temporary
+            try ZipArchiveWriter.write(zip(export.files.map(\.path), complete.map(\.temporary)).map { (name: $0, file: $1) },
+                                       to: temporary, named: archiveURL)
+        }
         for sink in complete { try sink.install() }
         var written = complete.map(\.url)
-        if let archive = export.archive {
-            let url = folder.deletingLastPathComponent().appendingPathComponent(archive)
-            try ZipArchiveWriter.write(zip(export.files.map(\.path), written).map { (name: $0, file: $1) }, to: url)
-            written.append(url)
+        if let archiveURL, let temporary = archiveTemporary {
+            try FileSync.replace(archiveURL, with: temporary)
+            TemporaryFiles.shared.unregister(temporary)
+            archiveTemporary = nil
+            written.append(archiveURL)
         }
         return written
     }
@@ -130,7 +148,8 @@ public struct Exporter {
 final class TextFileSink {
     /// The file it replaces.
     let url: URL
-    private let temporary: URL
+    /// The file being written, renamed over `url` by `install`.
+    let temporary: URL
     private let handle: FileHandle
     private var buffer: [UInt8] = []
 
@@ -188,9 +207,9 @@ final class TextFileSink {
     }
 
     private func flush() throws {
-        do { try handle.write(contentsOf: buffer) } catch {
+        do { try DescriptorWrite.write(Data(buffer), to: handle.fileDescriptor) } catch {
             abandon()
-            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
+            throw KilnError.io("cannot write \(url.path): \(error.message)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -57,9 +57,17 @@ public struct FixtureRunner {
                 protected.append(OutputPath.Protected(input.url, "the fixture input \(input.relativePath)"))
             }
         }
+        let root = manifest.directory.resolvingSymlinksInPath().standardizedFileURL.path
         for (index, fixture) in manifest.fixtures.enumerated() {
+            let expected = manifest.directory.appendingPathComponent(fixture.expected)
+            // A folder on the way that is a link leading out of the pipeline would take the write outside it.
+            let folder = expected.deletingLastPathComponent().resolvingSymlinksInPath().standardizedFileURL.path
+            let escapes = fixture.expected.hasPrefix("/") || fixture.expected.split(separator: "/").contains("..")
+            guard escapes || folder == root || folder.hasPrefix(root + "/") else {
+                throw pipeline.issue("fixtures[\(index)].expected", "\"\(fixture.expected)\" is in a folder that leads out of the pipeline folder (\(folder))")
+            }
             do {
-                try OutputPath.checkFile(manifest.directory.appendingPathComponent(fixture.expected), option: "the expected file", protected: protected)
+                try OutputPath.checkFile(expected, option: "the expected file", protected: protected)
             } catch let error as KilnError {
                 throw pipeline.issue("fixtures[\(index)].expected", error.description)
             }

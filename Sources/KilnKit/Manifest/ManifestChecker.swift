@@ -55,6 +55,10 @@ struct ManifestChecker {
                 try require(!file.path.contains("/") && !file.path.hasPrefix(".") && !file.path.isEmpty,
                             "exports[\(index)].files[\(fileIndex)].path", "an export file is a plain file name, not \"\(file.path)\"")
             }
+            if let archive = export.archive {
+                try require(!archive.contains("/") && !archive.hasPrefix(".") && !archive.isEmpty, "exports[\(index)].archive",
+                            "an archive is a plain file name (written beside the --out folder), not \"\(archive)\"")
+            }
         }
     }
 

@@ -160,6 +160,8 @@ public enum ManifestLoader {
                 throw translate(error, file: displayName, locator: locator)
             }
         }
+        ProtectedFiles.shared.protect(file, as: "the manifest")
+        for file in sources.flatMap(\.files) { ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)") }
         return Pipeline(manifest: manifest, sources: sources, locator: locator)
     }
 

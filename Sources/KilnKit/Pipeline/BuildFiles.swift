@@ -56,6 +56,10 @@ struct BuildFiles {
             guard let dot = rest.firstIndex(of: "."), BuildFiles.isStagingEnding(rest[rest.index(after: dot)...]) else { return nil }
             return Int32(rest[..<dot])
         }
+        // libzip writes an archive to `<its path>.XXXXXX` before its own rename: a killed export leaves that name.
+        if let dot = rest.lastIndex(of: "."), rest[..<dot].hasSuffix(".tmp"), rest[rest.index(after: dot)...].count == 6 {
+            rest = rest[..<dot]
+        }
         guard rest.hasSuffix(".tmp") else { return nil }
         return Int32(rest.dropLast(".tmp".count))
     }

@@ -15,6 +15,9 @@ public struct BuildOptions: Sendable {
     public var lockTimeout: TimeInterval
     /// Told of each stage as it happens (the CLI shows it on a terminal); `nil` for none.
     public var progress: BuildProgress?
+    /// True when an HTML page will be written beside the report (`kiln build --html`): its path is checked with the
+    /// other outputs before anything is written.
+    public var htmlReport = false
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
@@ -74,7 +77,8 @@ public enum Builder {
         }
         let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
         let reportURL = options.report ?? BuildOptions.defaultReport(for: output)
-        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL)
+        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL,
+                         htmlReport: options.htmlReport)
         let folder = output.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -220,23 +224,27 @@ public enum Builder {
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
         outcome.notStored = log.tally.notStored
-        try writeReport(outcome)
-        if outcome.built, let pending {
-            do {
-                try pending.commit()
-            } catch {
-                outcome.built = false
-                try? writeReport(outcome)
-                throw error
-            }
+        guard outcome.built, let pending else {
+            try writeReport(outcome)
+            return outcome
         }
+        // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
+        // report in place still describes the bundle in place.
+        let report = try AtomicFile.Prepared(try BuildReport(outcome).json(), for: outcome.reportURL)
+        do {
+            try pending.commit()
+        } catch {
+            report.discard()
+            throw error
+        }
+        try report.install()
         return outcome
     }
 
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
     /// the baseline (for the report), or each other.
     /// - Throws: `KilnError.usage` with one sentence.
-    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?) throws {
+    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?, htmlReport: Bool) throws {
         var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
         for file in pipeline.sources.flatMap(\.files) {
             protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
@@ -245,6 +253,10 @@ public enum Builder {
         protected.append(OutputPath.Protected(output, "the bundle (--out)"))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
         try OutputPath.checkFile(report, option: "--report", protected: protected)
+        if htmlReport {
+            protected.append(OutputPath.Protected(report, "the JSON report"))
+            try OutputPath.checkFile(KilnFileNames.htmlReport(for: report), option: "the HTML report", protected: protected)
+        }
     }
 
     /// The rows of a staged table.

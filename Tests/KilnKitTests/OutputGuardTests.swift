@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The output guard: every file Kiln writes is put in place by one rename (`FileSync.move`), which refuses a
+/// destination that is not a regular file or that the command reads (`ProtectedFiles`), whatever its caller checked.
+final class OutputGuardTests: KilnTestCase {
+    /// Each call that creates, replaces or renames a file, and the only files allowed to make it (each writes a
+    /// temporary or scratch file that `FileSync.move` later puts in place, or is the move itself).
+    static let writePrimitives: [(call: String, allowed: Set<String>)] = [
+        ("rename(", ["Core/FileSync.swift"]),
+        (".write(to:", ["Core/AtomicFile.swift"]),
+        ("atomically:", []),
+        ("options: .atomic", []),
+        ("zip_open(", ["CWrappers/LibZip.swift"]),
+        ("createFile(atPath", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
+        ("FileHandle(forWriting", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
+        ("FileManager.default.moveItem", []),
+        ("FileManager.default.copyItem", []),
+        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift"]),
+    ]
+
+    func testEveryWriterGoesThroughTheGuardedRename() throws {
+        let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources/KilnKit")
+        var found: [String: Set<String>] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: sources.path)
+        while let path = enumerator?.nextObject() as? String {
+            guard path.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
+            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            for (call, _) in OutputGuardTests.writePrimitives where code.contains(call) { found[call, default: []].insert(path) }
+        }
+        for (call, allowed) in OutputGuardTests.writePrimitives {
+            let unexpected = (found[call] ?? []).subtracting(allowed)
+            XCTAssertEqual(unexpected, [], "\(call) outside the files that write temporaries for the guarded rename")
+        }
+        XCTAssertEqual(found["rename("], ["Core/FileSync.swift"], "the scan sees the one rename")
+    }
+
+    func testTheRenameRefusesWhatIsNotARegularFile() throws {
+        let temporary = try write("new\n", to: "new.tmp")
+        let fifo = temporaryDirectory.appendingPathComponent("fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o644), 0)
+        let target = try write("keep\n", to: "target.txt")
+        let link = temporaryDirectory.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        for (destination, phrase) in [(fifo, "a FIFO (named pipe)"), (link, "a symbolic link"), (temporaryDirectory!, "a folder"),
+                                      (URL(fileURLWithPath: "/dev/null"), "a character device")] {
+            XCTAssertThrowsError(try FileSync.move(temporary, to: destination)) { error in
+                XCTAssertEqual("\(error)", "\(destination.path) is \(phrase); Kiln replaces only regular files")
+            }
+        }
+        XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep\n")
+        XCTAssertEqual(OutputPath.entryKind(fifo), .fifo)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: temporary.path), "nothing was moved")
+    }
+
+    func testTheRenameRefusesAProtectedFileByAnyName() throws {
+        let temporary = try write("new\n", to: "new.tmp")
+        let input = try write("input\n", to: "in.txt")
+        ProtectedFiles.shared.protect(input, as: "the input in.txt")
+        let hardLink = temporaryDirectory.appendingPathComponent("other-name.txt")
+        try FileManager.default.linkItem(at: input, to: hardLink)
+        for destination in [input, hardLink, URL(fileURLWithPath: temporaryDirectory.path + "/./in.txt")] {
+            XCTAssertThrowsError(try FileSync.move(temporary, to: destination)) { error in
+                XCTAssertEqual("\(error)", "\(destination.path) is the input in.txt; it would be overwritten")
+            }
+        }
+        XCTAssertEqual(try String(contentsOf: input, encoding: .utf8), "input\n")
+        let fresh = temporaryDirectory.appendingPathComponent("fresh.txt")
+        try FileSync.move(temporary, to: fresh)
+        XCTAssertEqual(try String(contentsOf: fresh, encoding: .utf8), "new\n", "a file nobody reads is replaced")
+    }
+}
