@@ -60,7 +60,7 @@ enum KMLGeometry {
             for (index, element) in placemark.elements(selectors.geometries).enumerated() {
                 guard index == 0 else {
                     reading.problems.append(Problem(code: .kmlUnsupportedGeometry,
-                                                    message: "holds a second geometry, \(element.qualifiedName) at line \(element.line); a Placemark has one, so it is not read",
+                                                    message: "holds a second geometry, \(element.qualifiedName); a Placemark has one, so it is not read",
                                                     line: element.line))
                     continue
                 }
@@ -103,7 +103,7 @@ enum KMLGeometry {
         default:
             let what = element.localName == "LinearRing" ? "a LinearRing outside a Polygon" : element.qualifiedName
             problems.append(Problem(code: .kmlUnsupportedGeometry,
-                                    message: "its \(what) at line \(element.line) is not read (the kml reader maps Point, LineString, Polygon and MultiGeometry); its coordinates are left out",
+                                    message: "its \(what) is not read (the kml reader maps Point, LineString, Polygon and MultiGeometry); its coordinates are left out",
                                     line: element.line))
         }
     }
