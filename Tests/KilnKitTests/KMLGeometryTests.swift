@@ -125,21 +125,23 @@ final class KMLGeometryTests: KilnTestCase {
               <LinearRing><coordinates>0,0 1,0 1,1 0,0</coordinates></LinearRing></MultiGeometry></MultiGeometry></Placemark>
             <Placemark><name>two</name><Point><coordinates>3,4</coordinates></Point>
               <LineString><coordinates>3,4 5,6</coordinates></LineString></Placemark>
+            <Placemark><name>label</name><MultiGeometry><Point/><LineString><coordinates>0,0 0,2</coordinates></LineString></MultiGeometry></Placemark>
             </Document></kml>
             """
         let (records, log) = try read(KMLReader(options: JSONValue.object([:]).decode(KMLReader.Options.self, codingPath: [])), text, name: "g.kml")
         let diagnostics = log.diagnostics.sorted { ($0.provenance?.line ?? 0) < ($1.provenance?.line ?? 0) }
         XCTAssertEqual(diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }, [
             "2 kml.geometry", "3 kml.unsupported-geometry", "5 kml.unsupported-geometry", "6 kml.unsupported-geometry",
-            "8 kml.unsupported-geometry",
+            "8 kml.unsupported-geometry", "9 kml.geometry",
         ])
         let messages = diagnostics.map(\.message)
-        guard messages.count == 5 else { return }
+        guard messages.count == 6 else { return }
         XCTAssertTrue(messages[1].contains("placemark \"flight\": its gx:Track is not read"), messages[1])
         XCTAssertTrue(messages[2].contains("its Model is not read"), messages[2])
         XCTAssertTrue(messages[3].contains("a LinearRing outside a Polygon is not read"), messages[3])
         XCTAssertTrue(messages[4].contains("a second geometry, LineString;"), messages[4])
-        XCTAssertEqual(records.map { $0["geometryType"] }, [nil, "MultiGeometry", "Point"])
+        XCTAssertTrue(messages[5].contains("placemark \"label\": its Point has no coordinates; it is left out"), messages[5])
+        XCTAssertEqual(records.map { $0["geometryType"] }, [nil, "MultiGeometry", "Point", "MultiGeometry"])
         XCTAssertEqual(try geometries(records[1]).map { $0["type"] as? String }, ["Point"])
         XCTAssertEqual(records[2]["longitude"], "3")
     }

@@ -442,6 +442,15 @@ def html(folder):
     return {"line_stop": {"key": "position", "rows": stations}, "departure": {"key": "position", "rows": departures}}
 
 
+KML_INPUTS = {
+    "kml-fdu-campus": "campus.kml",
+    "kml-tbilisi-mymaps": "tbilisi.kml",
+    "kml-openlayers-krasnaya-polyana": "KrasnayaPolyanaResort.kml",
+    "kml-openskimap-lenk": "openskimap-part.kml",
+    "kml-openlayers-flight-tracks": "kml-track-part.kml",
+}
+
+
 def main():
     name, folder = sys.argv[1], sys.argv[2]
     if name in WIKI_INPUTS:
@@ -465,16 +474,8 @@ def main():
         tables = {"listing": {"key": "position", "rows": rows}}
     elif name == "nextbus-actransit-22":
         tables = nextbus(os.path.join(folder, "routeConfig.xml"))
-    elif name == "kml-fdu-campus":
-        tables = kml(os.path.join(folder, "campus.kml"))
-    elif name == "kml-tbilisi-mymaps":
-        tables = kml(os.path.join(folder, "tbilisi.kml"))
-    elif name == "kml-openlayers-krasnaya-polyana":
-        tables = kml(os.path.join(folder, "KrasnayaPolyanaResort.kml"))
-    elif name == "kml-openskimap-lenk":
-        tables = kml(os.path.join(folder, "openskimap-part.kml"))
-    elif name == "kml-openlayers-flight-tracks":
-        tables = kml(os.path.join(folder, "kml-track-part.kml"))
+    elif name in KML_INPUTS:
+        tables = kml(os.path.join(folder, KML_INPUTS[name]))
     elif name == "html-biel-bus-latin1":
         tables = html(folder)
     else:

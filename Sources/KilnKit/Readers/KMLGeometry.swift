@@ -20,7 +20,7 @@ enum KMLGeometry {
         var point: (longitude: String, latitude: String, altitude: String?)
     }
 
-    /// The geometry elements of KML 2.2 and Google's `gx:` extension, by local name.
+    /// The geometry elements of KML 2.2 and Google's `gx:` extension, by local name: those read, and those reported.
     static let mapped: Set<String> = ["Point", "LineString", "Polygon", "MultiGeometry"]
     static let unmapped: Set<String> = ["LinearRing", "Model", "Track", "MultiTrack"]
 
@@ -90,10 +90,12 @@ enum KMLGeometry {
     /// geometry element that is not mapped is a problem.
     private static func collect(_ element: XMLElementCursor, selectors: Selectors, into shapes: inout [Shape], problems: inout [Problem]) throws {
         switch element.localName {
-        case "Point":
-            shapes.append(try point(element.string(selectors.coordinates) ?? ""))
-        case "LineString":
-            shapes.append(try line(element.string(selectors.coordinates) ?? ""))
+        case "Point", "LineString":
+            guard let text = element.string(selectors.coordinates) else {
+                problems.append(Problem(code: .kmlGeometry, message: "its \(element.localName) has no coordinates; it is left out", line: element.line))
+                return
+            }
+            shapes.append(try element.localName == "Point" ? point(text) : line(text))
         case "Polygon":
             shapes.append(try polygon(outer: element.string(selectors.outer), inner: element.strings(selectors.inner)))
         case "MultiGeometry":
