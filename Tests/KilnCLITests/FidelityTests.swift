@@ -183,6 +183,26 @@ final class FidelityTests: CLITestCase {
         assertFaithful(try measure("kml-tbilisi-mymaps"))
     }
 
+    /// Three placemarks outside any folder (their folder is NULL, not ''), and comments inside coordinates.
+    func testOpenLayersSkiResortWithPlacemarksOutsideFolders() throws {
+        assertFaithful(try measure("kml-openlayers-krasnaya-polyana"))
+    }
+
+    /// No KML namespace at all: Kiln reads KML elements by local name.
+    func testOpenSkiMapExportWithoutTheKMLNamespace() throws {
+        assertFaithful(try measure("kml-openskimap-lenk"))
+    }
+
+    /// gx:Track is not mapped: both placemarks are kept without a place, and the track is a finding at its line.
+    func testGoogleEarthFlightTracksAreReportedNotDropped() throws {
+        assertFaithful(try measure("kml-openlayers-flight-tracks"))
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file("kml-openlayers-flight-tracks.report.json"))) as? [String: Any])
+        let findings = (report["diagnostics"] as? [[String: Any]] ?? []).map { "\($0["line"] ?? "") \($0["code"] ?? "")" }
+        let text = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/kml-openlayers-flight-tracks/kml-track-part.kml"), encoding: .utf8)
+        let track = try XCTUnwrap(text.components(separatedBy: "\n").firstIndex { $0.hasPrefix("<gx:Track>") }) + 1
+        XCTAssertEqual(findings.filter { $0.hasSuffix("kml.unsupported-geometry") }, ["\(track) kml.unsupported-geometry"], "\(findings)")
+    }
+
     // MARK: - Scraped HTML in a legacy encoding (lxml)
 
     func testSwissBusPagesInISO88591() throws {

@@ -251,6 +251,95 @@ final class ICalendarReaderTests: KilnTestCase {
         assertSameRows(rows(records), expected, "long.ics")
     }
 
+    /// The issue's case (ical.js's Zimbra sample, `Tests/Fixtures/real/ics/recur_instances.ics`): the period
+    /// 09:00Z/12:30Z ends at 12:30Z, as libical and icalendar read it, not after the event's own 30 minutes.
+    func testRDatePeriodOfTheZimbraExportEndsWhereThePeriodSays() throws {
+        let url = KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/ics/recur_instances.ics")
+        let (records, log) = try read(reader(["window": .object(["from": .string("2023-11-01"), "until": .string("2023-11-30")])]), url: url)
+        XCTAssertFalse(log.hasErrors, describe(log))
+        let period = try XCTUnwrap(records.first { fields($0)["start_utc"] == "2023-11-25T09:00:00Z" }, "\(records.map(fields))")
+        XCTAssertEqual(fields(period)["end_utc"], "2023-11-25T12:30:00Z")
+        XCTAssertEqual(fields(period)["end_local"], "2023-11-25T04:30:00", "shown in the series' zone, America/Los_Angeles")
+        assertSameRows(rows(records), try oracle(url, from: "2023-11-01", until: "2023-11-30"), "recur_instances.ics")
+    }
+
+    /// Periods with an explicit end and with a duration, under a TZID, several on one line, against the oracle.
+    func testRDatePeriodsInEveryFormMatchTheOracle() throws {
+        let url = try write(feed("""
+            BEGIN:VEVENT
+            UID:periods@x
+            SUMMARY:Εργαστήριο
+            DTSTART;TZID=Europe/Athens:20260105T100000
+            DTEND;TZID=Europe/Athens:20260105T110000
+            RRULE:FREQ=WEEKLY;COUNT=3
+            RDATE;TZID=Europe/Athens;VALUE=PERIOD:20260210T090000/20260210T173000,20260211T090000/PT3H30M
+            RDATE;VALUE=PERIOD:20260328T220000Z/PT4H
+            RDATE;VALUE=PERIOD:20260401T070000Z/20260401T081500Z
+            RDATE;TZID=Europe/Athens:20260402T100000
+            END:VEVENT
+
+            """), to: "periods.ics")
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        let expected = try oracle(url)
+        XCTAssertEqual(expected.count, 8)
+        assertSameRows(rows(records), expected, "periods.ics")
+    }
+
+    func testRDateValuesThatCannotBeUsedAreReportedAtTheirLine() throws {
+        let (records, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:bad-periods@x
+            DTSTART:20260105T100000Z
+            DTEND:20260105T110000Z
+            RDATE;VALUE=PERIOD:20260210T090000Z/20260210T080000Z
+            RDATE;VALUE=PERIOD:20260211T090000Z/-PT1H
+            RDATE;VALUE=DATE:20260212
+            RDATE;VALUE=PERIOD:20260213T090000Z/PT1H
+            END:VEVENT
+
+            """), name: "bad-periods.ics")
+        XCTAssertEqual(findings(log, "ics.bad-rdate").map { $0.provenance?.line }, [8, 9, 10], describe(log))
+        XCTAssertTrue(findings(log, "ics.bad-rdate")[0].message.contains("ends before it starts"), describe(log))
+        XCTAssertEqual(rows(records).map { $0.split(separator: "\t")[1] }, ["2026-01-05T10:00:00Z", "2026-02-13T09:00:00Z"], "the usable period is kept")
+        XCTAssertEqual(records.compactMap { fields($0)["end_utc"] }.last, "2026-02-13T10:00:00Z")
+    }
+
+    func testAnRDateLibicalCannotParseIsAnErrorAtItsLine() throws {
+        let (records, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:garbled@x
+            DTSTART:20260105T100000Z
+            RDATE;VALUE=PERIOD:20260210T090000Z/soon
+            END:VEVENT
+
+            """), name: "garbled.ics")
+        let finding = try XCTUnwrap(log.diagnostics.first { $0.provenance?.line == 7 }, describe(log))
+        XCTAssertEqual(finding.severity, .error, describe(log))
+        XCTAssertEqual(records.filter { $0.kind.name == "occurrence" }.count, 1, describe(log))
+    }
+
+    func testSkippedComponentsAreNamedInFull() throws {
+        let (_, log) = try read(reader(), feed("""
+            BEGIN:VEVENT
+            UID:kept@x
+            DTSTART:20260105T100000Z
+            END:VEVENT
+            BEGIN:X-UNKNOWN
+            END:X-UNKNOWN
+            BEGIN:X-WR-SOMETHING-ELSE
+            END:X-WR-SOMETHING-ELSE
+            BEGIN:VTODO
+            UID:todo@x
+            END:VTODO
+
+            """), name: "skipped.ics")
+        XCTAssertEqual(findings(log, "ics.skipped").map(\.message), [
+            "X-UNKNOWN is not an event; not read", "X-WR-SOMETHING-ELSE is not an event; not read", "VTODO is not an event; not read",
+        ])
+        XCTAssertEqual(findings(log, "ics.skipped").map { $0.provenance?.line }, [8, 10, 12])
+    }
+
     func testRunawayRulesAreCappedWithAFinding() throws {
         let (records, log) = try read(reader(["window": ICalendarReaderTests.window, "maximumOccurrences": .number(100)]), feed("""
             BEGIN:VEVENT

@@ -81,4 +81,68 @@ final class KMLGeometryTests: KilnTestCase {
             "mymaps.kml:2: info: ExtendedData \"notes\" (on 1 placemark) is not read: name it in the source's \"extendedData\" option to keep it [kml.extended-data]",
         ])
     }
+
+    private func geometries(_ record: Record) throws -> [[String: Any]] {
+        let text = try XCTUnwrap(record["geometry"])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+        XCTAssertEqual(object["type"] as? String, "GeometryCollection", text)
+        return try XCTUnwrap(object["geometries"] as? [[String: Any]], text)
+    }
+
+    /// Issue 28: `<MultiGeometry><Point/><MultiGeometry><Polygon/><Polygon/></MultiGeometry></MultiGeometry>` (19 US
+    /// states of OpenLayers' states.kml) kept only the point, with no finding.
+    func testNestedMultiGeometryKeepsEveryMemberAtAnyDepth() throws {
+        let square = { (x: Int, y: Int) in
+            "<Polygon><outerBoundaryIs><LinearRing><coordinates>\(x),\(y) \(x + 2),\(y) \(x + 2),\(y + 2) \(x),\(y + 2) \(x),\(y)</coordinates></LinearRing></outerBoundaryIs></Polygon>"
+        }
+        let (records, log) = try read("""
+            <Placemark><name>Alaska</name><MultiGeometry><Point><coordinates>-150,64,0</coordinates></Point>
+              <MultiGeometry>\(square(10, 20))\(square(30, 40))</MultiGeometry></MultiGeometry></Placemark>
+            <Placemark><name>deep</name><MultiGeometry><MultiGeometry><MultiGeometry>
+              <LineString><coordinates>0,0 0,2</coordinates></LineString></MultiGeometry><Point><coordinates>5,5</coordinates></Point></MultiGeometry>
+              \(square(1, 1))</MultiGeometry></Placemark>
+            """)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        XCTAssertEqual(records.map { $0["geometryType"] }, ["MultiGeometry", "MultiGeometry"])
+        XCTAssertEqual(try geometries(records[0]).map { $0["type"] as? String }, ["Point", "Polygon", "Polygon"], "both polygons are kept")
+        let alaska = try XCTUnwrap(point(records[0]))
+        XCTAssertEqual(alaska.0, 11, accuracy: 1e-9, "the first polygon's centroid, as for a flat MultiGeometry")
+        XCTAssertEqual(alaska.1, 21, accuracy: 1e-9)
+        XCTAssertEqual(try geometries(records[1]).map { $0["type"] as? String }, ["LineString", "Point", "Polygon"], "document order through every level")
+        let deep = try XCTUnwrap(point(records[1]))
+        XCTAssertEqual(deep.0, 2, accuracy: 1e-9)
+        XCTAssertEqual(deep.1, 2, accuracy: 1e-9)
+    }
+
+    /// Geometry the reader does not map is a finding at its own line; the rest of the placemark is kept.
+    func testUnmappedGeometryElementsAreFindingsWithTheirLine() throws {
+        let text = """
+            <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>
+            <Placemark><name>flight</name>
+              <gx:Track><when>2010-05-01T13:00:00Z</when><gx:coord>-93.38 44.88 2743</gx:coord></gx:Track></Placemark>
+            <Placemark><name>mixed</name><MultiGeometry><Point><coordinates>1,2</coordinates></Point>
+              <MultiGeometry><Model><Location><longitude>1</longitude><latitude>2</latitude></Location></Model>
+              <LinearRing><coordinates>0,0 1,0 1,1 0,0</coordinates></LinearRing></MultiGeometry></MultiGeometry></Placemark>
+            <Placemark><name>two</name><Point><coordinates>3,4</coordinates></Point>
+              <LineString><coordinates>3,4 5,6</coordinates></LineString></Placemark>
+            <Placemark><name>label</name><MultiGeometry><Point/><LineString><coordinates>0,0 0,2</coordinates></LineString></MultiGeometry></Placemark>
+            </Document></kml>
+            """
+        let (records, log) = try read(KMLReader(options: JSONValue.object([:]).decode(KMLReader.Options.self, codingPath: [])), text, name: "g.kml")
+        let diagnostics = log.diagnostics.sorted { ($0.provenance?.line ?? 0) < ($1.provenance?.line ?? 0) }
+        XCTAssertEqual(diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }, [
+            "2 kml.geometry", "3 kml.unsupported-geometry", "5 kml.unsupported-geometry", "6 kml.unsupported-geometry",
+            "8 kml.unsupported-geometry", "9 kml.geometry",
+        ])
+        let messages = diagnostics.map(\.message)
+        guard messages.count == 6 else { return }
+        XCTAssertTrue(messages[1].contains("placemark \"flight\": its gx:Track is not read"), messages[1])
+        XCTAssertTrue(messages[2].contains("its Model is not read"), messages[2])
+        XCTAssertTrue(messages[3].contains("a LinearRing outside a Polygon is not read"), messages[3])
+        XCTAssertTrue(messages[4].contains("a second geometry, LineString;"), messages[4])
+        XCTAssertTrue(messages[5].contains("placemark \"label\": its Point has no coordinates; it is left out"), messages[5])
+        XCTAssertEqual(records.map { $0["geometryType"] }, [nil, "MultiGeometry", "Point", "MultiGeometry"])
+        XCTAssertEqual(try geometries(records[1]).map { $0["type"] as? String }, ["Point"])
+        XCTAssertEqual(records[2]["longitude"], "3")
+    }
 }

@@ -62,7 +62,7 @@ final class KMLReaderTests: KilnTestCase {
         XCTAssertEqual(records.map { fields($0)["name"] ?? "∅" },
                        ["Πρυτανεία", "Τμήμα Μαθηματικών", "Εργαστήριο Η/Υ", "Κοσμητεία", "Φοιτητικό Ιατρείο"])
         XCTAssertEqual(records.map { fields($0)["folder"] ?? "∅" },
-                       ["", "Σχολές / Θετικών Επιστημών", "Σχολές / Θετικών Επιστημών / Εργαστήρια", "Σχολές", "Υγεία"])
+                       ["∅", "Σχολές / Θετικών Επιστημών", "Σχολές / Θετικών Επιστημών / Εργαστήρια", "Σχολές", "Υγεία"], "no folder is NULL, not an empty text")
         XCTAssertEqual(records.map(\.line), [3, 6, 11, 14, 16])
     }
 

@@ -289,9 +289,14 @@ def nextbus(path):
 KML = "{http://www.opengis.net/kml/2.2}"
 
 
+def text_of(element):
+    """An element's text without the comments inside it (`<coordinates>1,2 <!-- --> 3,4</coordinates>`)."""
+    return "".join(element.itertext())
+
+
 def coordinates(element):
     points = []
-    for item in (element.text or "").split():
+    for item in text_of(element).split():
         parts = item.split(",")
         points.append((float(parts[0]), float(parts[1])))
     return points
@@ -299,23 +304,54 @@ def coordinates(element):
 
 def positions(element):
     """Every position of a coordinates element, as GeoJSON writes them: [longitude, latitude(, altitude)]."""
-    return [[float(part) for part in item.split(",")] for item in (element.text or "").split()]
+    return [[float(part) for part in item.split(",")] for item in text_of(element).split()]
 
 
-def geometry(placemark):
-    """The placemark's geometry as a GeoJSON object (Point, LineString, Polygon with its inner rings)."""
-    point = placemark.find(f"{KML}Point/{KML}coordinates")
-    if point is not None:
-        return {"type": "Point", "coordinates": positions(point)[0]}
-    line = placemark.find(f"{KML}LineString/{KML}coordinates")
-    if line is not None:
-        return {"type": "LineString", "coordinates": positions(line)}
-    polygon = placemark.find(f"{KML}Polygon")
-    if polygon is not None:
-        rings = [positions(polygon.find(f"{KML}outerBoundaryIs/{KML}LinearRing/{KML}coordinates"))]
-        rings += [positions(ring) for ring in polygon.findall(f"{KML}innerBoundaryIs/{KML}LinearRing/{KML}coordinates")]
-        return {"type": "Polygon", "coordinates": rings}
-    return None
+def shapes(element, ns):
+    """The shapes of a geometry element as (GeoJSON, representative point, altitude) in document order, a
+    MultiGeometry's members at any depth flattened; geometry elements Kiln does not map (gx:Track, Model, a
+    LinearRing outside a Polygon) give none (Kiln reports each)."""
+    tag = lxml.etree.QName(element).localname
+    if tag == "Point":
+        position = positions(element.find(f"{ns}coordinates"))[0]
+        return [({"type": "Point", "coordinates": position}, tuple(position[:2]), position[2] if len(position) > 2 else None)]
+    if tag == "LineString":
+        line = element.find(f"{ns}coordinates")
+        return [({"type": "LineString", "coordinates": positions(line)}, line_midpoint(coordinates(line)), None)]
+    if tag == "Polygon":
+        outer = element.find(f"{ns}outerBoundaryIs/{ns}LinearRing/{ns}coordinates")
+        rings = [positions(outer)] + [positions(ring) for ring in element.findall(f"{ns}innerBoundaryIs/{ns}LinearRing/{ns}coordinates")]
+        points = coordinates(outer)
+        if len(points) > 1 and points[0] == points[-1]:
+            points = points[:-1]
+        return [({"type": "Polygon", "coordinates": rings}, polygon_centroid(points), None)]
+    if tag == "MultiGeometry":
+        return [shape for child in element if isinstance(child.tag, str) for shape in shapes(child, ns)]
+    return []
+
+
+GEOMETRY_TAGS = {"Point", "LineString", "Polygon", "MultiGeometry", "LinearRing", "Model", "Track", "MultiTrack"}
+
+
+def geometry(placemark, ns):
+    """The placemark's geometry (its first geometry element) as (type, GeoJSON, point, altitude); a MultiGeometry is
+    one flat GeometryCollection whose point is its first polygon's, else its first line's, else its first point's."""
+    for child in placemark:
+        if not isinstance(child.tag, str) or lxml.etree.QName(child).localname not in GEOMETRY_TAGS:
+            continue
+        found = shapes(child, ns)
+        if not found:
+            return None, None, None, None
+        if lxml.etree.QName(child).localname != "MultiGeometry":
+            shape, point, altitude = found[0]
+            return shape["type"], shape, point, altitude
+        for kind in ("Polygon", "LineString", "Point"):
+            chosen = next((item for item in found if item[0]["type"] == kind), None)
+            if chosen:
+                break
+        collection = {"type": "GeometryCollection", "geometries": [item[0] for item in found]}
+        return "MultiGeometry", collection, chosen[1], chosen[2]
+    return None, None, None, None
 
 
 def polygon_centroid(ring):
@@ -362,34 +398,24 @@ def description_text(raw):
 
 
 def kml(path):
+    """One row per placemark. The namespace is the document's own: KML 2.2's, Google Earth's older one, or none (Kiln
+    matches KML elements by local name)."""
     tree = lxml.etree.parse(path)
+    root = tree.getroot()
+    ns = "{%s}" % lxml.etree.QName(root).namespace if lxml.etree.QName(root).namespace else ""
     rows = []
-    for ordinal, placemark in enumerate(tree.iter(KML + "Placemark"), start=1):
-        folders = [folder.findtext(KML + "name") for folder in placemark.iterancestors(KML + "Folder")]
-        row = {"position": ordinal, "name": collapse(placemark.findtext(KML + "name")),
-               "folder": " / ".join(reversed([f.strip() for f in folders if f])) or None,
-               "style": collapse(placemark.findtext(KML + "styleUrl")),
-               "description": description_text(placemark.findtext(KML + "description")),
-               "media": collapse(placemark.findtext(f"{KML}ExtendedData/{KML}Data[@name='gx_media_links']/{KML}value"))}
-        point = placemark.find(f"{KML}Point/{KML}coordinates")
-        line = placemark.find(f"{KML}LineString/{KML}coordinates")
-        ring = placemark.find(f"{KML}Polygon/{KML}outerBoundaryIs/{KML}LinearRing/{KML}coordinates")
-        shape = geometry(placemark)
+    for ordinal, placemark in enumerate(tree.iter(ns + "Placemark"), start=1):
+        folders = [collapse(folder.findtext(ns + "name")) for folder in placemark.iterancestors(ns + "Folder")]
+        row = {"position": ordinal, "name": collapse(placemark.findtext(ns + "name")),
+               "folder": " / ".join(reversed([f for f in folders if f])) or None,
+               "style": collapse(placemark.findtext(ns + "styleUrl")),
+               "description": description_text(placemark.findtext(ns + "description")),
+               "media": collapse(placemark.findtext(f"{ns}ExtendedData/{ns}Data[@name='gx_media_links']/{ns}value"))}
+        kind, shape, point, altitude = geometry(placemark, ns)
+        row["geometry_type"] = kind
         row["geometry"] = json.dumps(shape) if shape else None
-        row["altitude"] = None
-        if point is not None:
-            row["geometry_type"], (row["lon"], row["lat"]) = "Point", coordinates(point)[0]
-            position = positions(point)[0]
-            row["altitude"] = position[2] if len(position) > 2 else None
-        elif line is not None:
-            row["geometry_type"], (row["lon"], row["lat"]) = "LineString", line_midpoint(coordinates(line))
-        elif ring is not None:
-            points = coordinates(ring)
-            if len(points) > 1 and points[0] == points[-1]:
-                points = points[:-1]
-            row["geometry_type"], (row["lon"], row["lat"]) = "Polygon", polygon_centroid(points)
-        else:
-            row["geometry_type"] = row["lon"] = row["lat"] = None
+        row["lon"], row["lat"] = point if point else (None, None)
+        row["altitude"] = altitude
         rows.append(row)
     return {"place": {"key": "position", "rows": rows}}
 
@@ -416,6 +442,15 @@ def html(folder):
     return {"line_stop": {"key": "position", "rows": stations}, "departure": {"key": "position", "rows": departures}}
 
 
+KML_INPUTS = {
+    "kml-fdu-campus": "campus.kml",
+    "kml-tbilisi-mymaps": "tbilisi.kml",
+    "kml-openlayers-krasnaya-polyana": "KrasnayaPolyanaResort.kml",
+    "kml-openskimap-lenk": "openskimap-part.kml",
+    "kml-openlayers-flight-tracks": "kml-track-part.kml",
+}
+
+
 def main():
     name, folder = sys.argv[1], sys.argv[2]
     if name in WIKI_INPUTS:
@@ -439,10 +474,8 @@ def main():
         tables = {"listing": {"key": "position", "rows": rows}}
     elif name == "nextbus-actransit-22":
         tables = nextbus(os.path.join(folder, "routeConfig.xml"))
-    elif name == "kml-fdu-campus":
-        tables = kml(os.path.join(folder, "campus.kml"))
-    elif name == "kml-tbilisi-mymaps":
-        tables = kml(os.path.join(folder, "tbilisi.kml"))
+    elif name in KML_INPUTS:
+        tables = kml(os.path.join(folder, KML_INPUTS[name]))
     elif name == "html-biel-bus-latin1":
         tables = html(folder)
     else:

@@ -640,6 +640,21 @@ public final class XMLElementCursor {
 
     /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
     public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
+
+    /// The element's local name (`Track` for `gx:Track`).
+    public var localName: String { LibXML2.string(node.pointee.name) ?? "" }
+
+    /// The element's name as the file writes it, with its namespace prefix (`gx:Track`).
+    public var qualifiedName: String {
+        guard let prefix = node.pointee.ns.flatMap({ LibXML2.string($0.pointee.prefix) }) else { return localName }
+        return prefix + ":" + localName
+    }
+
+    /// The elements `expression` selects on this element, in document order (other nodes it selects are left out).
+    public func elements(_ expression: XPathExpression) -> [XMLElementCursor] {
+        evaluator.nodes(expression, at: node).filter { $0.pointee.type == XML_ELEMENT_NODE }
+            .map { XMLElementCursor(node: $0, evaluator: evaluator) }
+    }
 }
 
 /// A parsed HTML page (libxml2's tolerant HTML parser: unclosed tags, entities, `<meta>` charset).

@@ -108,6 +108,16 @@ public struct ICalValue: Sendable {
     public var line: Int
 }
 
+/// One `RDATE` value: a date or date-time, or a period (RFC 5545 3.3.9) that gives the instance its own end, written
+/// as `start/end` or `start/duration`.
+public struct ICalRecurrenceDate: Sendable {
+    public var start: ICalValue
+    /// The end of a `start/end` period, in the property's zone (or UTC).
+    public var end: ICalValue?
+    /// The length of a `start/duration` period, in seconds (days count 86400 of wall clock).
+    public var duration: Int?
+}
+
 /// A recurrence rule as libical parsed it.
 public struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
@@ -167,7 +177,7 @@ public struct ICalEvent: Sendable {
     /// True when `RECURRENCE-ID` carries `RANGE=THISANDFUTURE`.
     public var thisAndFuture = false
     public var rules: [ICalRule] = []
-    public var dates: [ICalValue] = []
+    public var dates: [ICalRecurrenceDate] = []
     public var exceptions: [ICalValue] = []
     /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line.
     public var problems: [(message: String, line: Int)] = []
@@ -240,7 +250,7 @@ public enum Libical {
             return
         }
         guard kind == ICAL_VCALENDAR_COMPONENT else {
-            feed.skipped.append((string(icalcomponent_kind_to_string(kind)) ?? "a component", lines.line))
+            feed.skipped.append((name(of: component, lines: lines), lines.line))
             return
         }
         var calendarZone: String?
@@ -266,11 +276,18 @@ public enum Libical {
                     feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
                 }
             default:
-                feed.skipped.append((string(icalcomponent_kind_to_string(icalcomponent_isa(current))) ?? "a component", childLines.line))
+                feed.skipped.append((name(of: current, lines: childLines), childLines.line))
             }
             child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
             index += 1
         }
+    }
+
+    /// The name of `component` as its `BEGIN:` line writes it (libical calls every `X-` component `X`), else libical's.
+    private static func name(of component: OpaquePointer, lines: LineOutline.Node) -> String {
+        let kind = string(icalcomponent_kind_to_string(icalcomponent_isa(component)))
+        if !lines.name.isEmpty, kind == nil || kind == "X" || lines.name.uppercased() == kind { return lines.name }
+        return kind ?? "a component"
     }
 
     /// The properties of `component` in order, each with its line: libical keeps the order of the content lines, puts
@@ -320,10 +337,7 @@ public enum Libical {
             case ICAL_DTEND_PROPERTY:
                 event.end = value(icalproperty_get_dtend(property), property, calendar: calendar, line: line, document: document)
             case ICAL_DURATION_PROPERTY:
-                let duration = icalproperty_get_duration(property)
-                let seconds = Int(duration.weeks) * 604800 + Int(duration.days) * 86400 + Int(duration.hours) * 3600
-                    + Int(duration.minutes) * 60 + Int(duration.seconds)
-                event.duration = (duration.is_neg != 0 ? -seconds : seconds, line)
+                event.duration = (seconds(icalproperty_get_duration(property)), line)
             case ICAL_RECURRENCEID_PROPERTY:
                 event.recurrenceID = value(icalproperty_get_recurrenceid(property), property, calendar: calendar, line: line, document: document)
                 if let range = icalproperty_get_first_parameter(property, ICAL_RANGE_PARAMETER),
@@ -334,9 +348,19 @@ public enum Libical {
                 var rule = icalproperty_get_rrule(property)
                 event.rules.append(ICalRule(text: string(icalrecurrencetype_as_string(&rule)) ?? "", line: line, rule: rule))
             case ICAL_RDATE_PROPERTY:
-                let period = icalproperty_get_rdate(property)
-                let time = icaltime_is_null_time(period.time) == 0 ? period.time : period.period.start
-                event.dates.append(value(time, property, calendar: calendar, line: line, document: document))
+                let rdate = icalproperty_get_rdate(property)
+                if icaltime_is_null_time(rdate.time) == 0 {
+                    event.dates.append(ICalRecurrenceDate(start: value(rdate.time, property, calendar: calendar, line: line, document: document)))
+                } else {
+                    let period = rdate.period
+                    var date = ICalRecurrenceDate(start: value(period.start, property, calendar: calendar, line: line, document: document))
+                    if icaltime_is_null_time(period.end) == 0 {
+                        date.end = value(period.end, property, calendar: calendar, line: line, document: document)
+                    } else {
+                        date.duration = seconds(period.duration)
+                    }
+                    event.dates.append(date)
+                }
             case ICAL_EXDATE_PROPERTY:
                 event.exceptions.append(value(icalproperty_get_exdate(property), property, calendar: calendar, line: line, document: document))
             case ICAL_XLICERROR_PROPERTY:
@@ -360,6 +384,13 @@ public enum Libical {
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         }
         return result
+    }
+
+    /// A duration in seconds, days counting 86400 of wall clock; negative for `-P…`.
+    private static func seconds(_ duration: icaldurationtype) -> Int {
+        let seconds = Int(duration.weeks) * 604800 + Int(duration.days) * 86400 + Int(duration.hours) * 3600
+            + Int(duration.minutes) * 60 + Int(duration.seconds)
+        return duration.is_neg != 0 ? -seconds : seconds
     }
 
     private static func string(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
@@ -436,7 +467,7 @@ private struct LineOutline {
     mutating func record(_ text: String, line: Int) {
         lastLine = max(lastLine, line)
         let name = text.prefix { $0 != ":" && $0 != ";" }.uppercased()
-        let value = text.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let value = text.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)
         if name == "BEGIN" {
             let node = Node(name: value, line: line)
             if let parent = open.last { parent.children.append(node) } else { roots.append(node) }

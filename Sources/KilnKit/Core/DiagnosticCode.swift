@@ -57,6 +57,7 @@ extension DiagnosticCode {
     public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
     public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon or MultiGeometry: it has no place on the map.")
+    public static let kmlUnsupportedGeometry = DiagnosticCode("kml.unsupported-geometry", .warning, "A geometry element the kml reader does not map (gx:Track, Model, a LinearRing outside a Polygon, a second geometry); its coordinates are left out.")
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
     public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
@@ -91,7 +92,7 @@ extension DiagnosticCode {
     public static let icsUnbounded = DiagnosticCode("ics.unbounded", .error, "A rule that repeats forever in a source without a window.")
     public static let icsBadRRule = DiagnosticCode("ics.bad-rrule", .error, "An RRULE libical cannot expand; only DTSTART is shipped.")
     public static let icsTooMany = DiagnosticCode("ics.too-many", .error, "More instances in the window than the source's maximumOccurrences.")
-    public static let icsBadRDate = DiagnosticCode("ics.bad-rdate", .error, "An RDATE not of the same type as DTSTART; ignored.")
+    public static let icsBadRDate = DiagnosticCode("ics.bad-rdate", .error, "An RDATE value the ics reader cannot use (not of DTSTART's type, a period that ends before it starts); ignored.")
     public static let jsonMalformed = DiagnosticCode("json.malformed", .error, "Malformed JSON; the rest of the file is not read.")
     public static let jsonNoRecords = DiagnosticCode("json.no-records", .warning, "Nothing at the source's records path in a file.")
     public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field reads; not shipped.")
@@ -179,7 +180,7 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,

@@ -180,7 +180,12 @@ public struct ICalendarReader: ConfigurableReader {
         result.start = event.start.map(place)
         result.end = event.end.map(place)
         result.recurrenceID = event.recurrenceID.map(place)
-        result.dates = event.dates.map(place)
+        result.dates = event.dates.map { date in
+            var placed = date
+            placed.start = place(date.start)
+            placed.end = date.end.map(place)
+            return placed
+        }
         result.exceptions = event.exceptions.map(place)
         return result
     }
@@ -379,18 +384,37 @@ public struct ICalendarReader: ConfigurableReader {
             }
             starts.formUnion(result.starts.map { start.isDate ? $0.date : $0 })
         }
-        for date in event.dates {
+        var periodEnds: [ICalTime: ICalTime] = [:]
+        for rdate in event.dates {
+            let date = rdate.start
             guard date.time.isDate == start.isDate else {
-                context.report(.icsBadRDate, .error, "\(label(event)): RDATE \(date.time.iso) is not of the same type as DTSTART; ignored", line: date.line)
+                let kind = rdate.end != nil || rdate.duration != nil ? "the period starting " : ""
+                context.report(.icsBadRDate, .error, "\(label(event)): RDATE \(kind)\(date.time.iso) is not of the same type as DTSTART; ignored", line: date.line)
                 continue
             }
             guard zone(of: date, event: event, context: context).ok else { continue }
-            if date.time.isDate || date.zone === startZone || (date.isUTC && value.isUTC) {
-                starts.insert(date.time)
-            } else {
-                let utc = date.zone.map { $0.utc(fromLocal: date.time) } ?? date.time
-                starts.insert(startZone.map { $0.local(fromUTC: utc) } ?? utc)
+            let instanceStart = wallClock(date, in: startZone, utc: value.isUTC)
+            if let end = rdate.end {
+                guard zone(of: end, event: event, context: context).ok else { continue }
+                let instanceEnd = wallClock(end, in: startZone, utc: value.isUTC)
+                guard instanceEnd >= instanceStart else {
+                    context.report(.icsBadRDate, .error,
+                                   "\(label(event)): RDATE period \(date.time.iso)/\(end.time.iso) ends before it starts; ignored", line: date.line)
+                    continue
+                }
+                periodEnds[instanceStart] = instanceEnd
+            } else if let duration = rdate.duration {
+                guard duration >= 0 else {
+                    context.report(.icsBadRDate, .error,
+                                   "\(label(event)): RDATE period from \(date.time.iso) has a negative duration; ignored", line: date.line)
+                    continue
+                }
+                // The length runs on the clock the period is written in (UTC's is exact), as for DTSTART and DURATION.
+                var end = date
+                end.time = date.time.adding(seconds: duration)
+                periodEnds[instanceStart] = wallClock(end, in: startZone, utc: value.isUTC)
             }
+            starts.insert(instanceStart)
         }
         var excluded: Set<String> = []
         for exception in event.exceptions {
@@ -404,8 +428,15 @@ public struct ICalendarReader: ConfigurableReader {
         return starts.sorted().compactMap { instanceStart in
             let key = instanceKey(start: instanceStart, of: event)
             if let key, excluded.contains(key) { return nil }
-            return Instance(start: instanceStart, end: instanceStart.adding(seconds: length), source: event, recurrenceID: key)
+            return Instance(start: instanceStart, end: periodEnds[instanceStart] ?? instanceStart.adding(seconds: length), source: event, recurrenceID: key)
         }
+    }
+
+    /// `value` as a wall-clock time of the event's start zone (`zone`; `nil` with `utc` for a UTC start).
+    private func wallClock(_ value: ICalValue, in zone: ICalZone?, utc: Bool) -> ICalTime {
+        if value.time.isDate || value.zone === zone || (value.isUTC && utc) { return value.time }
+        let instant = value.isUTC ? value.time : (value.zone ?? (value.tzid == nil ? floatingZone : nil)).map { $0.utc(fromLocal: value.time) } ?? value.time
+        return zone.map { $0.local(fromUTC: instant) } ?? instant
     }
 
     private func utcSeconds(_ local: ICalTime, of event: ICalEvent) -> Int {

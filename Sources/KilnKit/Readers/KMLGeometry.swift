@@ -6,9 +6,12 @@ import Foundation
 /// - `LineString`: the point halfway along the line, measured on the sphere (haversine) between its vertices;
 /// - `Polygon`: the centroid (area-weighted, in degrees) of its outer ring; a ring with no area (all points on a
 ///   line) gives the mean of its vertices;
-/// - `MultiGeometry`: the representative point of its first member that has one (polygons first, then lines, then
-///   points), as Google My Maps puts a building's outline before its label.
-/// The altitude is the point's own, or absent for derived points.
+/// - `MultiGeometry`, nested to any depth: the representative point of its first polygon, else its first line, else
+///   its first point, in document order through every level, as Google My Maps puts a building's outline before its
+///   label. Its GeoJSON is one flat `GeometryCollection` of its members in document order (RFC 7946 advises against
+///   nested collections).
+/// The altitude is the point's own, or absent for derived points. Every other geometry element (`LinearRing` outside
+/// a polygon, `Model`, `gx:Track`, `gx:MultiTrack`) is not read, and each is a problem of its own with its line.
 enum KMLGeometry {
     /// The geometry read from a placemark.
     struct Shape {
@@ -17,50 +20,94 @@ enum KMLGeometry {
         var point: (longitude: String, latitude: String, altitude: String?)
     }
 
+    /// The geometry elements of KML 2.2 and Google's `gx:` extension, by local name: those read, and those reported.
+    static let mapped: Set<String> = ["Point", "LineString", "Polygon", "MultiGeometry"]
+    static let unmapped: Set<String> = ["LinearRing", "Model", "Track", "MultiTrack"]
+
     /// The XPath expressions that find a placemark's geometry, compiled once.
     struct Selectors {
-        let point, line, polygon, outer, inner, members, memberCount: XPathExpression
+        let geometries, coordinates, outer, inner: XPathExpression
 
         init() throws {
-            point = try XPathExpression("*[local-name()='Point']/*[local-name()='coordinates']")
-            line = try XPathExpression("*[local-name()='LineString']/*[local-name()='coordinates']")
-            polygon = try XPathExpression("count(*[local-name()='Polygon'])")
-            outer = try XPathExpression("*[local-name()='Polygon']/*[local-name()='outerBoundaryIs']//*[local-name()='coordinates']")
-            inner = try XPathExpression("*[local-name()='Polygon']/*[local-name()='innerBoundaryIs']//*[local-name()='coordinates']")
-            members = try XPathExpression("*[local-name()='MultiGeometry']")
-            memberCount = try XPathExpression("count(*[local-name()='MultiGeometry']/*[local-name()='Point' or local-name()='LineString' or local-name()='Polygon'])")
+            let names = KMLGeometry.mapped.union(KMLGeometry.unmapped).sorted().map { "local-name()='\($0)'" }
+            geometries = try XPathExpression("*[\(names.joined(separator: " or "))]")
+            coordinates = try XPathExpression("*[local-name()='coordinates']")
+            outer = try XPathExpression("*[local-name()='outerBoundaryIs']//*[local-name()='coordinates']")
+            inner = try XPathExpression("*[local-name()='innerBoundaryIs']//*[local-name()='coordinates']")
         }
     }
 
-    /// What is wrong with a placemark's geometry.
+    /// What is wrong with a placemark's geometry, and the line of the element it is about (`nil`: the placemark's).
     struct Problem: Error {
         var code: DiagnosticCode
         var message: String
+        var line: Int? = nil
+    }
+
+    /// What a placemark's geometry gives: its shape (none when it has no place) and every problem found on the way.
+    struct Reading {
+        var shape: Shape?
+        var problems: [Problem] = []
     }
 
     typealias Position = (longitude: Double, latitude: Double, altitude: Double?, text: (String, String, String?))
 
     /// Reads the geometry of `placemark`.
-    static func read(_ placemark: XMLElementCursor, selectors: Selectors) -> Result<Shape, Problem> {
+    static func read(_ placemark: XMLElementCursor, selectors: Selectors) -> Reading {
+        var reading = Reading()
+        var shapes: [Shape] = []
         do {
-            if let text = placemark.string(selectors.point) {
-                return .success(try point(text))
-            }
-            if let text = placemark.string(selectors.line) {
-                return .success(try line(text))
-            }
-            if placemark.number(selectors.polygon) > 0 {
-                return .success(try polygon(outer: placemark.string(selectors.outer), inner: placemark.strings(selectors.inner)))
-            }
-            if placemark.number(selectors.memberCount) > 0 {
-                return .success(try multiGeometry(placemark, selectors: selectors))
+            for (index, element) in placemark.elements(selectors.geometries).enumerated() {
+                guard index == 0 else {
+                    reading.problems.append(Problem(code: .kmlUnsupportedGeometry,
+                                                    message: "holds a second geometry, \(element.qualifiedName); a Placemark has one, so it is not read",
+                                                    line: element.line))
+                    continue
+                }
+                if element.localName == "MultiGeometry" {
+                    var members: [Shape] = []
+                    try collect(element, selectors: selectors, into: &members, problems: &reading.problems)
+                    if !members.isEmpty { shapes = [multiGeometry(members)] }
+                } else {
+                    try collect(element, selectors: selectors, into: &shapes, problems: &reading.problems)
+                }
             }
         } catch let problem as Problem {
-            return .failure(problem)
+            reading.problems.append(problem)
+            return reading
         } catch {
-            return .failure(Problem(code: .kmlCoordinates, message: "\(error)"))
+            reading.problems.append(Problem(code: .kmlCoordinates, message: "\(error)"))
+            return reading
         }
-        return .failure(Problem(code: .kmlGeometry, message: "has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map"))
+        reading.shape = shapes.first
+        if shapes.isEmpty {
+            reading.problems.append(Problem(code: .kmlGeometry, message: "has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map"))
+        }
+        return reading
+    }
+
+    /// The shapes of `element` and, for a `MultiGeometry`, of its members at any depth, in document order; every
+    /// geometry element that is not mapped is a problem.
+    private static func collect(_ element: XMLElementCursor, selectors: Selectors, into shapes: inout [Shape], problems: inout [Problem]) throws {
+        switch element.localName {
+        case "Point", "LineString":
+            guard let text = element.string(selectors.coordinates) else {
+                problems.append(Problem(code: .kmlGeometry, message: "its \(element.localName) has no coordinates; it is left out", line: element.line))
+                return
+            }
+            shapes.append(try element.localName == "Point" ? point(text) : line(text))
+        case "Polygon":
+            shapes.append(try polygon(outer: element.string(selectors.outer), inner: element.strings(selectors.inner)))
+        case "MultiGeometry":
+            for member in element.elements(selectors.geometries) {
+                try collect(member, selectors: selectors, into: &shapes, problems: &problems)
+            }
+        default:
+            let what = element.localName == "LinearRing" ? "a LinearRing outside a Polygon" : element.qualifiedName
+            problems.append(Problem(code: .kmlUnsupportedGeometry,
+                                    message: "its \(what) is not read (the kml reader maps Point, LineString, Polygon and MultiGeometry); its coordinates are left out",
+                                    line: element.line))
+        }
     }
 
     private static func point(_ text: String) throws -> Shape {
@@ -87,23 +134,10 @@ enum KMLGeometry {
                      point: (format(center.longitude), format(center.latitude), nil))
     }
 
-    private static func multiGeometry(_ placemark: XMLElementCursor, selectors: Selectors) throws -> Shape {
-        var members: [Shape] = []
-        let count = placemark.number(selectors.memberCount)
-        for index in 1...count {
-            let member = "*[local-name()='MultiGeometry']/*[local-name()='Point' or local-name()='LineString' or local-name()='Polygon'][\(index)]"
-            let type = placemark.string(try XPathExpression("local-name(\(member))")) ?? ""
-            switch type {
-            case "Point":
-                members.append(try point(placemark.string(try XPathExpression("\(member)/*[local-name()='coordinates']")) ?? ""))
-            case "LineString":
-                members.append(try line(placemark.string(try XPathExpression("\(member)/*[local-name()='coordinates']")) ?? ""))
-            default:
-                members.append(try polygon(outer: placemark.string(try XPathExpression("\(member)/*[local-name()='outerBoundaryIs']//*[local-name()='coordinates']")),
-                                           inner: placemark.strings(try XPathExpression("\(member)/*[local-name()='innerBoundaryIs']//*[local-name()='coordinates']"))))
-            }
-        }
-        let chosen = ["Polygon", "LineString", "Point"].lazy.compactMap { type in members.first { $0.type == type } }.first!
+    /// A `MultiGeometry` of `members` (at least one): its point is its first polygon's, else its first line's, else its
+    /// first point's.
+    private static func multiGeometry(_ members: [Shape]) -> Shape {
+        let chosen = ["Polygon", "LineString", "Point"].lazy.compactMap { type in members.first { $0.type == type } }.first ?? members[0]
         return Shape(type: "MultiGeometry",
                      geoJSON: #"{"type":"GeometryCollection","geometries":["# + members.map(\.geoJSON).joined(separator: ",") + "]}",
                      point: chosen.point)

@@ -1,10 +1,11 @@
 /// Reads the placemarks of a KML file (a campus map's, a Google My Maps export): `name`, `description` (the HTML
 /// inside it rendered as plain text, one line per block), `id` (the placemark's attribute), `styleUrl`, `folder`
-/// (the names of the enclosing folders, outermost first, joined by `folderSeparator`), its geometry —
+/// (the names of the enclosing folders, outermost first, joined by `folderSeparator`; none outside folders), its geometry —
 /// `geometryType` (`Point`, `LineString`, `Polygon`, `MultiGeometry`), `geometry` (the whole geometry as GeoJSON
 /// text) and a representative point in `longitude`, `latitude`, `altitude` (see `KMLGeometry`) — the
 /// `ExtendedData` values named in `extendedData`, and `_ordinal` / `_position` (`RecordOrder`).
-/// A placemark with no usable geometry, and `ExtendedData` names not declared, are findings.
+/// A placemark with no usable geometry, each geometry element the reader does not map (`gx:Track`, `Model`…), and
+/// `ExtendedData` names not declared, are findings.
 public struct KMLReader: ConfigurableReader {
     public static let format = "kml"
 
@@ -90,7 +91,8 @@ public struct KMLReader: ConfigurableReader {
                 record["description"] = try placemark.string(description).map(plainText).flatMap { $0.isEmpty ? nil : $0 }
                 record["id"] = placemark.string(identifier)
                 record["styleUrl"] = placemark.string(styleUrl).map(TextFolding.trim)
-                record["folder"] = folders.compactMap(\.name).joined(separator: options.folderSeparator)
+                let path = folders.compactMap(\.name).filter { !$0.isEmpty }
+                record["folder"] = path.isEmpty ? nil : path.joined(separator: options.folderSeparator)
                 record["_ordinal"] = String(ordinal)
                 record["_position"] = String(position)
                 for value in dataValues {
@@ -100,16 +102,17 @@ public struct KMLReader: ConfigurableReader {
                     undeclared[dataName, default: (0, placemark.line)].count += 1
                 }
                 let place = input.at(placemark.line)
-                switch KMLGeometry.read(placemark, selectors: geometry) {
-                case .success(let shape):
+                let reading = KMLGeometry.read(placemark, selectors: geometry)
+                if let shape = reading.shape {
                     record["geometryType"] = shape.type
                     record["geometry"] = shape.geoJSON
                     record["longitude"] = shape.point.longitude
                     record["latitude"] = shape.point.latitude
                     record["altitude"] = shape.point.altitude
-                case .failure(let problem):
+                }
+                for problem in reading.problems {
                     log.report(problem.code, problem.code.severity,
-                               "placemark \"\(label ?? "")\": \(problem.message)", at: place)
+                               "placemark \"\(label ?? "")\": \(problem.message)", at: problem.line.map { input.at($0) } ?? place)
                 }
                 try emit(record)
             default:

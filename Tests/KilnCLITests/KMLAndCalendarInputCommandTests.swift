@@ -1,0 +1,148 @@
+import Foundation
+import XCTest
+import KilnKit
+
+/// Issue 28 through the `kiln` binary: what the `kml` and `ics` readers could not map was dropped without a word.
+/// Each bad input now gives a finding at its file and line, and everything else of the file is still shipped.
+final class KMLAndCalendarInputCommandTests: CLITestCase {
+    private func write(_ text: String, to path: String) throws {
+        let url = file(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    /// The line of the first line of `path` (under the working folder) that contains `text`.
+    private func line(of text: String, in path: String) throws -> Int {
+        // Split on scalars: "\r\n" is one Character, which a split on "\n" would not see.
+        let lines = try String(contentsOf: file(path), encoding: .utf8).unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        return try XCTUnwrap(lines.firstIndex { String($0).contains(text) }, "\(text) in \(path)") + 1
+    }
+
+    private func rows(_ bundle: String, _ sql: String) throws -> [[String?]] {
+        let database = try Database(path: file(bundle).path, mode: .readOnly)
+        return try database.rows(sql).map { $0.values.map(\.textValue) }
+    }
+
+    private func kmlPipeline(_ placemarks: String) throws {
+        try write("""
+            { bundle: "map", schemaVersion: 1,
+              tables: [ { name: "place", columns: [ { name: "position", type: "integer" }, { name: "name", type: "text" },
+                  { name: "folder", type: "text" }, { name: "kind", type: "text" }, { name: "lat", type: "real" }, { name: "lon", type: "real" },
+                  { name: "geometry", type: "text" } ], primaryKey: ["position"] } ],
+              sources: [ { name: "places", format: "kml", path: "map.kml", into: "place",
+                  columns: { position: "_ordinal", name: "name", folder: "folder", kind: "geometryType", lat: "latitude", lon: "longitude",
+                             geometry: "geometry" } } ],
+            }
+            """, to: "map/kiln.json5")
+        try write("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document><name>States</name>
+            \(placemarks)
+            </Document></kml>
+
+            """, to: "map/map.kml")
+    }
+
+    private let square = { (x: Int, y: Int) in
+        "<Polygon><outerBoundaryIs><LinearRing><coordinates>\(x),\(y) \(x + 2),\(y) \(x + 2),\(y + 2) \(x),\(y + 2) \(x),\(y)</coordinates></LinearRing></outerBoundaryIs></Polygon>"
+    }
+
+    /// The shape of 19 states of OpenLayers' states.kml: a label point, then a MultiGeometry of the state's polygons.
+    func testNestedMultiGeometryKeepsEveryPolygonAndTheFolderOutsideFoldersIsNull() throws {
+        try kmlPipeline("""
+            <Placemark><name>Alaska</name><MultiGeometry><Point><coordinates>-150,64,0</coordinates></Point>
+            <MultiGeometry>\(square(10, 20))\(square(30, 40))</MultiGeometry></MultiGeometry></Placemark>
+            <Folder><name>Lower 48</name><Placemark><name>Colorado</name>\(square(-108, 37))</Placemark></Folder>
+            """)
+        let run = try kiln("build", "map", "--out", "map.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("diagnostics: 0 errors, 0 warnings, 0 info"), run.stderr)
+        let alaska = try rows("map.sqlite", "SELECT kind, lat, lon, json_array_length(geometry, '$.geometries'), "
+                                  + "json_extract(geometry, '$.geometries[1].type'), json_extract(geometry, '$.geometries[2].type'), folder IS NULL "
+                                  + "FROM place WHERE name = 'Alaska'")
+        XCTAssertEqual(alaska, [["MultiGeometry", "21.0", "11.0", "3", "Polygon", "Polygon", "1"]],
+                       "both polygons kept, the point is the first polygon's centroid, no folder is NULL")
+        XCTAssertEqual(try rows("map.sqlite", "SELECT folder FROM place WHERE name = 'Colorado'"), [["Lower 48"]])
+    }
+
+    func testGeometryTheReaderDoesNotMapIsAFindingAtItsLine() throws {
+        try kmlPipeline("""
+            <Placemark><name>E170</name>
+              <gx:Track><when>2010-05-01T13:00:00-05</when><gx:coord>-93.38 44.88 2743</gx:coord></gx:Track></Placemark>
+            <Placemark><name>Terminal</name><MultiGeometry><Point><coordinates>-93.2,44.88</coordinates></Point>
+              <Model><Location><longitude>-93.2</longitude><latitude>44.88</latitude></Location></Model></MultiGeometry></Placemark>
+            """)
+        let run = try kiln("build", "map", "--out", "map.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let track = "map/map.kml:\(try line(of: "<gx:Track>", in: "map/map.kml"))"
+        let model = "map/map.kml:\(try line(of: "<Model>", in: "map/map.kml"))"
+        XCTAssertTrue(run.stderr.contains("\(track): placemark \"E170\": its gx:Track is not read"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("\(model): placemark \"Terminal\": its Model is not read"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("kml.unsupported-geometry (warning) ×2"), run.stderr)
+        XCTAssertEqual(try rows("map.sqlite", "SELECT name, kind, lon FROM place ORDER BY position"),
+                       [["E170", nil, nil], ["Terminal", "MultiGeometry", "-93.2"]], "both placemarks are shipped")
+    }
+
+    private func calendarPipeline(_ feed: String, window: (String, String), severity: String = "") throws {
+        try write("""
+            { bundle: "cal", schemaVersion: 1, \(severity)
+              tables: [
+                { name: "event", columns: [ { name: "uid", type: "text" }, { name: "summary", type: "text" } ], primaryKey: ["uid"] },
+                { name: "occurrence", columns: [ { name: "uid", type: "text" }, { name: "start_utc", type: "text" }, { name: "end_utc", type: "text" },
+                    { name: "end_local", type: "text" } ], primaryKey: ["uid", "start_utc"] } ],
+              sources: [ { name: "events", format: "ics", path: "feed.ics",
+                  options: { window: { from: "\(window.0)", until: "\(window.1)" } },
+                  into: { event: { table: "event", columns: { uid: "uid", summary: "summary" } },
+                          occurrence: { table: "occurrence", columns: { uid: "event_uid", start_utc: "start_utc", end_utc: "end_utc",
+                                                                        end_local: "end_local" } } } } ],
+            }
+            """, to: "cal/kiln.json5")
+        try write(feed, to: "cal/feed.ics")
+    }
+
+    /// ical.js's Zimbra sample: `RDATE;VALUE=PERIOD:20231125T090000Z/20231125T123000Z` ends at 12:30Z (libical and
+    /// icalendar agree), not after the event's own 30 minutes.
+    func testAnRDatePeriodEndsWhereThePeriodSays() throws {
+        let feed = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/ics/recur_instances.ics"), encoding: .utf8)
+        try calendarPipeline(feed, window: ("2023-11-01", "2023-11-30"))
+        let run = try kiln("build", "cal", "--out", "cal.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try rows("cal.sqlite", "SELECT start_utc, end_utc, end_local FROM occurrence ORDER BY start_utc"), [
+            ["2023-11-07T18:00:00Z", "2023-11-07T18:30:00Z", "2023-11-07T10:30:00"],
+            ["2023-11-23T09:00:00Z", "2023-11-23T09:30:00Z", "2023-11-23T01:30:00"],
+            ["2023-11-25T09:00:00Z", "2023-11-25T12:30:00Z", "2023-11-25T04:30:00"],
+        ])
+        let skipped = "cal/feed.ics:\(try line(of: "BEGIN:X-UNKNOWN", in: "cal/feed.ics")): X-UNKNOWN is not an event; not read"
+        XCTAssertTrue(run.stderr.contains(skipped), run.stderr)
+    }
+
+    func testAnRDateKilnCannotUseIsAFindingAtItsLineAndTheRestIsShipped() throws {
+        let feed = """
+            BEGIN:VCALENDAR\r
+            VERSION:2.0\r
+            PRODID:-//test//EN\r
+            BEGIN:VEVENT\r
+            UID:tour@museum\r
+            SUMMARY:Guided tour\r
+            DTSTART:20260105T100000Z\r
+            DTEND:20260105T110000Z\r
+            RDATE;VALUE=PERIOD:20260210T090000Z/20260210T080000Z\r
+            RDATE;VALUE=PERIOD:20260213T090000Z/PT2H\r
+            END:VEVENT\r
+            END:VCALENDAR\r
+
+            """
+        try calendarPipeline(feed, window: ("2026-01-01", "2026-12-31"))
+        let refused = try kiln("build", "cal", "--out", "cal.sqlite")
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        let place = "cal/feed.ics:\(try line(of: "20260210T080000Z", in: "cal/feed.ics"))"
+        XCTAssertTrue(refused.stderr.contains("\(place): event \"Guided tour\" (tour@museum): RDATE period 2026-02-10T09:00:00/2026-02-10T08:00:00 ends before it starts; ignored"),
+                      refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("ics.bad-rdate (error)"), refused.stderr)
+        try calendarPipeline(feed, window: ("2026-01-01", "2026-12-31"), severity: "severity: { \"ics.bad-rdate\": \"warning\" },")
+        let run = try kiln("build", "cal", "--out", "cal.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try rows("cal.sqlite", "SELECT start_utc, end_utc FROM occurrence ORDER BY start_utc"),
+                       [["2026-01-05T10:00:00Z", "2026-01-05T11:00:00Z"], ["2026-02-13T09:00:00Z", "2026-02-13T11:00:00Z"]])
+    }
+}
