@@ -59,6 +59,12 @@ public final class RegexPattern {
     private let asciiCode: CompiledCode?
     private let matchData: OpaquePointer
     private let context: OpaquePointer
+    /// The JIT's stack for this pattern's matches (`nil` when it could not be made: the JIT then uses its default).
+    private let jitStack: OpaquePointer?
+
+    /// The most memory the JIT's stack may grow to (pcre2grep's default is 1 MiB); past it a match is run again by
+    /// PCRE2's interpreter, which the match and depth limits bound instead.
+    static let jitStackLimit = 8 * 1024 * 1024
 
     /// Options for compiling.
     public struct Options: OptionSet, Sendable {
@@ -91,6 +97,10 @@ public final class RegexPattern {
         context = pcre2_match_context_create_8(nil)
         pcre2_set_match_limit_8(context, matchLimit)
         pcre2_set_depth_limit_8(context, matchLimit)
+        // The JIT's default stack is 32 KiB of the machine stack: a group repeated over a 900-character line
+        // exhausted it. A stack of its own grows to `jitStackLimit` as needed.
+        jitStack = pcre2_jit_stack_create_8(32 * 1024, RegexPattern.jitStackLimit, nil)
+        if let jitStack { pcre2_jit_stack_assign_8(context, nil, UnsafeMutableRawPointer(jitStack)) }
 
         var captureCount: UInt32 = 0
         pcre2_pattern_info_8(compiled.code, UInt32(PCRE2_INFO_CAPTURECOUNT), &captureCount)
@@ -118,6 +128,7 @@ public final class RegexPattern {
     deinit {
         pcre2_match_data_free_8(matchData)
         pcre2_match_context_free_8(context)
+        if let jitStack { pcre2_jit_stack_free_8(jitStack) }
         pcre2_code_free_8(code.code)
         if let asciiCode { pcre2_code_free_8(asciiCode.code) }
     }
@@ -179,9 +190,12 @@ public final class RegexPattern {
     private func match(_ buffer: UnsafeBufferPointer<UInt8>, from offset: Int = 0, ascii: Bool) throws -> Int32? {
         let subject = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
         let compiled = ascii ? asciiCode ?? code : code
-        let result = compiled.isJIT
+        var result = compiled.isJIT
             ? pcre2_jit_match_8(compiled.code, subject, buffer.count, offset, 0, matchData, context)
             : pcre2_match_8(compiled.code, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK), matchData, context)
+        if result == PCRE2_ERROR_JIT_STACKLIMIT {
+            result = pcre2_match_8(compiled.code, subject, buffer.count, offset, UInt32(PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT), matchData, context)
+        }
         if result == PCRE2_ERROR_NOMATCH { return nil }
         guard result >= 0 else {
             throw RegexMatchError(pattern: pattern, message: RegexPattern.message(for: result))
