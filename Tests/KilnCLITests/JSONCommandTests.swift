@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 import KilnKit
 
 /// The `json` reader through the `kiln` binary (issue 28): context written after the records, member names with
@@ -17,16 +18,7 @@ final class JSONCommandTests: CLITestCase {
 
     /// Python's output for `script` over the files `arguments`, one string per line.
     private func python(_ script: String, _ arguments: [String]) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try PythonOracle.lines(ofProgram: script, arguments)
     }
 
     /// The `--format json` records of `kiln extract`, each as `field|field…` ("-" for NULL).

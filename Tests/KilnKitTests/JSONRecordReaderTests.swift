@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// `JSONRecordReader` over yajl: records at a path, fields by key path, context, exact numbers, lines in findings.
@@ -29,16 +30,7 @@ final class JSONRecordReaderTests: KilnTestCase {
 
     /// Runs `script` (Python, reading the file `argv[1]`) and returns its output lines.
     private func python(_ script: String, _ url: URL) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, url.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try PythonOracle.lines(ofProgram: script, [url.path])
     }
 
     func testHotspotsWithTheirSpaceMatchPythonsJSON() throws {
