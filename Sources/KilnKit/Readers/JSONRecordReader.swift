@@ -161,8 +161,9 @@ public struct JSONRecordReader: ConfigurableReader {
     /// One `json.unread` per member for the whole source (the log keeps the first, at its first file and line).
     private func reportUnread(_ unread: [String: Int], input: InputFile, log: DiagnosticLog) {
         let source = log.readingSource.map { "source \"\($0)\"" } ?? "this source"
+        let records = recordPath.segments.isEmpty ? "each file's root object" : "its records (\"\(options.records)\")"
         for (member, line) in unread.sorted(by: { $0.value < $1.value }) {
-            let message = "no field of \(source) reads the member \"\(member)\" of its records (\"\(options.records)\"); "
+            let message = "no field of \(source) reads the member \"\(member)\" of \(records); "
                 + "reported once for the source, at its first file and line"
             log.report(Diagnostic(code: .jsonUnread, severity: .info, message: message, provenance: input.at(line)),
                        once: [DiagnosticCode.jsonUnread.rawValue, log.readingSource ?? "", options.records, member].joined(separator: "\u{1F}"))
