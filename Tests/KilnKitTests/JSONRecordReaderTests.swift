@@ -175,31 +175,58 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertTrue(log.diagnostics.isEmpty, describe(log))
     }
 
-    func testBeyondThePendingBoundEachRecordThatMissesItsContextIsReportedAtItsLine() throws {
-        // 40 records, one a line, and the root's "source" after them; the bound holds only some records.
-        let url = try write("{\"items\": [\n" + (1...40).map { "{\"id\": \($0), \"text\": \"\(String(repeating: "x", count: 50))\"}" }.joined(separator: ",\n")
-                                + "\n],\n\"source\": \"feed\"}\n", to: "late.json")
-        let options: [String: JSONValue] = ["records": .string("items/*"), "fields": .object(["id": .string("id"), "text": .string("text")]),
-                                            "context": .object(["": .object(["source": .string("source")])])]
-        let (records, log) = try read(reader(options, pendingLimit: 2000), url: url)
+    func testBeyondThePendingBoundTheRecordsAreReadInASecondPass() throws {
+        // 40 groups of 3 records, one record a line; each group's "name" and the root's "source" come after the
+        // records, and the bound holds only some of them: the records let go are read again with both.
+        let groups = (1...40).map { group in
+            "{\"items\": [\n" + (1...3).map { "{\"id\": \(group * 10 + $0), \"text\": \"\(String(repeating: "x", count: 30))\"}" }.joined(separator: ",\n")
+                + "\n], \"name\": \"g\(group)\"}"
+        }
+        let url = try write("{\"groups\": [\n" + groups.joined(separator: ",\n") + "\n],\n\"source\": \"feed\"}\n", to: "late.json")
+        let options: [String: JSONValue] = ["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id"), "text": .string("text")]),
+                                            "context": .object(["": .object(["source": .string("source")]),
+                                                                "groups/*": .object(["group": .string("name")])])]
+        let expected = try python("""
+            import json, sys
+            feed = json.load(open(sys.argv[1]))
+            for group in feed["groups"]:
+                for item in group["items"]:
+                    print(f"{item['id']}|{group['name']}|{feed['source']}")
+            """, url)
         let lines = try python("""
             import sys
             for number, text in enumerate(open(sys.argv[1]), 1):
                 if text.startswith('{"id"'):
                     print(number)
             """, url)
+        let (records, log) = try read(reader(options, pendingLimit: 2000), url: url)
+        XCTAssertEqual(rows(records, ["id", "group", "source"]), expected)
         XCTAssertEqual(records.map { String($0.line) }, lines)
-        XCTAssertEqual(records.map { fields($0)["id"] }, (1...40).map { String($0) })
-        let late = log.diagnostics.filter { $0.code == "json.late-context" }
-        let unsourced = records.filter { fields($0)["source"] == nil }
-        XCTAssertFalse(unsourced.isEmpty)
-        XCTAssertTrue(records.last.map { fields($0)["source"] == "feed" } ?? false, "the records within the bound get the late member")
-        XCTAssertEqual(late.map { $0.provenance?.line }, unsourced.map(\.line), describe(log))
-        XCTAssertTrue(late.allSatisfy { $0.severity == .warning && $0.message.contains("\"source\"") && $0.message.contains("2000 bytes") }, describe(log))
-        // With the default bound nothing is lost.
+        XCTAssertEqual(records.map { fields($0)["_ordinal"] }, (1...120).map { String($0) })
+        let second = try XCTUnwrap(log.diagnostics.first { $0.code == "json.late-context" }, describe(log))
+        XCTAssertEqual(second.severity, .info)
+        XCTAssertEqual(second.provenance?.line.map(String.init), lines.first, "every record waits for the root's member")
+        XCTAssertTrue(second.message.contains("2000 bytes") && second.message.contains("(120 of 120)"), second.message)
+        // With the default bound the records wait in memory: one pass, the same records, no finding.
         let (all, quiet) = try read(reader(options), url: url)
-        XCTAssertEqual(all.map { fields($0)["source"] }, Array(repeating: "feed", count: 40))
+        XCTAssertEqual(rows(all, ["id", "group", "source"]), expected)
         XCTAssertTrue(quiet.diagnostics.isEmpty, describe(quiet))
+    }
+
+    func testRecordsThatLeftBeforeTheBoundAreNotReadTwice() throws {
+        // The first group's records leave when it closes; the second's outgrow the bound and are read again.
+        let big = (1...30).map { "{\"id\": \($0), \"text\": \"\(String(repeating: "y", count: 40))\"}" }.joined(separator: ",\n")
+        let text = "{\"groups\": [\n{\"items\": [{\"id\": 0}], \"name\": \"small\"},\n{\"items\": [\n" + big + "\n], \"name\": \"big\"}\n]}\n"
+        let url = try write(text, to: "two.json")
+        let (records, log) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["groups/*": .object(["group": .string("name")])])], pendingLimit: 1500), url: url)
+        XCTAssertEqual(rows(records, ["id", "group"]), try python("""
+            import json, sys
+            for group in json.load(open(sys.argv[1]))["groups"]:
+                for item in group["items"]:
+                    print(f"{item['id']}|{group['name']}")
+            """, url))
+        XCTAssertTrue(log.diagnostics.first { $0.code == "json.late-context" }?.message.contains("(30 of 31)") == true, describe(log))
     }
 
     func testMemberNamesOfRecordsAndEnclosingObjects() throws {

@@ -95,7 +95,7 @@ extension DiagnosticCode {
     public static let jsonMalformed = DiagnosticCode("json.malformed", .error, "Malformed JSON; the rest of the file is not read.")
     public static let jsonNoRecords = DiagnosticCode("json.no-records", .warning, "Nothing at the source's records path in a file.")
     public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field of the source reads; once per member and source.")
-    public static let jsonLateContext = DiagnosticCode("json.late-context", .warning, "A context member written after more records than the reader keeps waiting; those records ship it NULL.")
+    public static let jsonLateContext = DiagnosticCode("json.late-context", .info, "A context member written after more records than the reader keeps waiting: the file was read a second time for them.")
     public static let jsonNoMemberName = DiagnosticCode("json.no-member-name", .error, "\"@key\" on records or context objects that are array elements, which have no member name.")
     public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")

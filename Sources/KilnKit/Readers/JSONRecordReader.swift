@@ -125,19 +125,20 @@ public struct JSONRecordReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
         var state = StreamState(reader: self, input: input, log: log)
-        var failure: Error?
-        let error = try JSONStream.parse(input.url) { event, line in
-            do {
-                try state.handle(event, line: line, emit: emit)
-                return true
-            } catch {
-                failure = error
-                return false
-            }
-        }
-        if let failure { throw failure }
+        let error = try stream(input, &state, emit: emit)
         // Records still waiting when the document stops early (malformed) go out with what was read.
         try state.flush(all: true, emit: emit)
+        if case .overflowed(let resume, let line) = state.mode {
+            // More records waited than the bound allows: they were let go, and are read again with the context
+            // values the first pass found at the end of each object.
+            var replay = StreamState(reader: self, input: input, log: log)
+            replay.mode = .replaying(from: resume, finals: state.finals)
+            _ = try stream(input, &replay, emit: emit)
+            let bound = pendingLimit >= 1 << 20 ? "\(pendingLimit >> 20) MiB" : "\(pendingLimit) bytes"
+            log.report(.jsonLateContext, .info,
+                       "more than \(bound) of records waited for a context member written after them: the records from line \(line) on "
+                           + "(\(state.records - resume + 1) of \(state.records)) were read in a second pass over the file, with it", at: input.at(line))
+        }
         if let error {
             log.report(.jsonMalformed, .error, "malformed JSON: \(error.message); the rest of this file is not read", at: input.at(error.line))
         }
@@ -156,6 +157,23 @@ public struct JSONRecordReader: ConfigurableReader {
             log.report(.jsonNoMemberName, .error, "\(use.count) \(what) \(use.count == 1 ? "is an element" : "are elements") of an array (first at line \(use.line)), "
                            + "which has no member name: \"@key\" gives NULL there", at: input.at(use.line))
         }
+    }
+
+    /// Streams `input`'s events into `state`; returns yajl's error, if any.
+    /// - Throws: what `emit` throws, `KilnError.io` when the file cannot be read.
+    private func stream(_ input: InputFile, _ state: inout StreamState, emit: (Record) throws -> Void) throws -> JSONParseError? {
+        var failure: Error?
+        let error = try JSONStream.parse(input.url) { event, line in
+            do {
+                try state.handle(event, line: line, emit: emit)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        return error
     }
 
     /// One `json.unread` per member for the whole source (the log keeps the first, at its first file and line).
@@ -182,6 +200,17 @@ public struct JSONRecordReader: ConfigurableReader {
             var firstOrdinal: Int
             /// True once a record inside it ended before all its context members were read.
             var waitedFor = false
+            /// The how-manieth context object of the file (the same in both passes).
+            var serial: Int
+        }
+
+        /// How records leave: in document order as their context completes; after the bound was exceeded, not at
+        /// all (the first pass only collects the final values of the objects records waited for); in the second
+        /// pass, from the first record let go, with those values.
+        enum Mode {
+            case streaming
+            case overflowed(from: Int, line: Int)
+            case replaying(from: Int, finals: [Int: [String?]])
         }
 
         struct Frame {
@@ -224,6 +253,11 @@ public struct JSONRecordReader: ConfigurableReader {
         var pending: [Pending] = []
         var pendingHead = 0
         var pendingBytes = 0
+        var mode = Mode.streaming
+        var contextObjects = 0
+        /// The final values of the closed context objects that waiting records (or, after the bound, the second
+        /// pass) still need, by serial: as many as there are such objects, never more than records waiting.
+        var finals: [Int: [String?]] = [:]
 
         init(reader: JSONRecordReader, input: InputFile, log: DiagnosticLog) {
             self.reader = reader
@@ -297,8 +331,10 @@ public struct JSONRecordReader: ConfigurableReader {
             if record == nil, event == .startObject, reader.contextDepths.contains(stack.count),
                let level = reader.contextLevels.firstIndex(where: { $0.path.matches(path()) }) {
                 let fields = reader.contextLevels[level].fields
+                contextObjects += 1
                 var context = ContextFrame(level: level, values: Array(repeating: nil, count: fields.count),
-                                           seen: Array(repeating: false, count: fields.count), line: line, firstOrdinal: records + 1)
+                                           seen: Array(repeating: false, count: fields.count), line: line, firstOrdinal: records + 1,
+                                           serial: contextObjects)
                 for (index, field) in fields.enumerated() where field.member == nil {
                     context.values[index] = memberName
                     context.seen[index] = true
@@ -348,7 +384,11 @@ public struct JSONRecordReader: ConfigurableReader {
                 record = nil
                 try finish(finished, emit: emit)
             } else if let context = frame.context, context.waitedFor {
-                try settle(context, emit: emit)
+                if case .overflowed = mode {
+                    finals[context.serial] = context.values
+                } else {
+                    try settle(context, emit: emit)
+                }
             }
         }
 
@@ -357,18 +397,26 @@ public struct JSONRecordReader: ConfigurableReader {
         private mutating func finish(_ finished: Record, emit: (Record) throws -> Void) throws {
             var finished = finished
             var missing: [(level: Int, field: Int, line: Int)] = []
+            var replayFinals: [Int: [String?]]?
+            if case .replaying(let from, let finals) = mode {
+                guard records >= from else { return }
+                replayFinals = finals
+            }
             for index in stack.indices {
                 guard let context = stack[index].context else { continue }
                 for (field, declared) in reader.contextLevels[context.level].fields.enumerated() {
                     if context.seen[field] {
                         finished[declared.name] = context.values[field]
+                    } else if let replayFinals {
+                        finished[declared.name] = replayFinals[context.serial]?[field]
                     } else {
                         missing.append((context.level, field, context.line))
                         stack[index].context!.waitedFor = true
                     }
                 }
             }
-            if missing.isEmpty && pendingHead == pending.count {
+            if case .overflowed = mode { return }
+            if replayFinals != nil || (missing.isEmpty && pendingHead == pending.count) {
                 try emit(finished)
                 return
             }
@@ -392,16 +440,24 @@ public struct JSONRecordReader: ConfigurableReader {
                 index -= 1
             }
             try flush(all: false, emit: emit)
+            // Records of this object still wait (for an outer one): a second pass would need its values.
+            if let last = pending.last, pendingHead < pending.count, last.ordinal >= context.firstOrdinal {
+                finals[context.serial] = context.values
+            }
         }
 
-        /// Emits the waiting records whose context is complete, in order; beyond the bound (or with `all`), the oldest
-        /// go out anyway, each reported (`json.late-context`) when a context value is still unknown.
+        /// Emits the waiting records whose context is complete, in order (with `all`, every one: the document ended
+        /// early). Beyond the bound, the waiting records are let go for a second pass (`Mode.overflowed`).
         mutating func flush(all: Bool, emit: (Record) throws -> Void) throws {
             while pendingHead < pending.count {
                 let first = pending[pendingHead]
-                if !first.missing.isEmpty {
-                    guard all || pendingBytes > reader.pendingLimit else { break }
-                    if !all { reportLate(first) }
+                if !first.missing.isEmpty, !all {
+                    guard pendingBytes > reader.pendingLimit else { break }
+                    mode = .overflowed(from: first.ordinal, line: first.record.line)
+                    pending = []
+                    pendingHead = 0
+                    pendingBytes = 0
+                    return
                 }
                 pending[pendingHead] = Pending(record: Record(reader.kinds[0], line: 0), ordinal: 0, missing: [], bytes: 0)
                 pendingHead += 1
@@ -411,23 +467,11 @@ public struct JSONRecordReader: ConfigurableReader {
             if pendingHead == pending.count {
                 pending.removeAll(keepingCapacity: true)
                 pendingHead = 0
+                if case .streaming = mode { finals.removeAll() }
             } else if pendingHead > 4096, pendingHead * 2 > pending.count {
                 pending.removeFirst(pendingHead)
                 pendingHead = 0
             }
-        }
-
-        private func reportLate(_ late: Pending) {
-            let fields = late.missing.map { entry -> String in
-                let level = reader.contextLevels[entry.level]
-                let field = level.fields[entry.field]
-                return "\"\(field.name)\" (member \"\(field.member ?? JSONRecordReader.memberName)\" of the object at line \(entry.line))"
-            }
-            let bound = reader.pendingLimit >= 1 << 20 ? "\(reader.pendingLimit >> 20) MiB" : "\(reader.pendingLimit) bytes"
-            log.report(.jsonLateContext, .warning,
-                       "the record at line \(late.record.line) is shipped without its context field\(fields.count == 1 ? "" : "s") \(fields.joined(separator: ", ")): "
-                           + "the member comes after more than \(bound) of records that waited for it (the reader's bound), so it is NULL",
-                       at: input.at(late.record.line))
         }
 
         private mutating func append(_ event: JSONEvent) {
