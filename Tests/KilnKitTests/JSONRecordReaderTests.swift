@@ -229,6 +229,22 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertTrue(log.diagnostics.first { $0.code == "json.late-context" }?.message.contains("(30 of 31)") == true, describe(log))
     }
 
+    func testAContextMemberThatIsAnObjectIsItsCompactJSON() throws {
+        let url = try write(#"{"groups": [{"items": [{"id": 1}], "tags": {"a": [1, 2.50]}, "name": "g"}], "meta": {"v": true}}"#, to: "tags.json")
+        let (records, log) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["": .object(["meta": .string("meta")]),
+                                                                  "groups/*": .object(["tags": .string("tags"), "name": .string("name")])])]),
+                                      url: url)
+        XCTAssertEqual(rows(records, ["id", "tags", "name", "meta"]), try python("""
+            import json, sys
+            doc = json.load(open(sys.argv[1]), parse_float=str)
+            for group in doc["groups"]:
+                for item in group["items"]:
+                    print("|".join([str(item["id"]), '{"a":[1,' + group["tags"]["a"][1] + ']}', group["name"], '{"v":true}']))
+            """, url))
+        XCTAssertFalse(log.diagnostics.contains { $0.severity >= .warning }, describe(log))
+    }
+
     func testMemberNamesOfRecordsAndEnclosingObjects() throws {
         let url = real("json-pannellum-tour/example-tour.json")
         let (scenes, _) = try read(reader(["records": .string("scenes/*"), "fields": .object(["id": .string("@key"), "title": .string("title")])]), url: url)
@@ -325,6 +341,8 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertTrue(message(["records": .string(""), "fields": .object(["x": .string("@key")])]).contains("the whole file, which has none"))
         XCTAssertTrue(message(["records": .string("a/*/b/*"), "fields": .object(["x": .string("x")]),
                                "context": .object(["a/*": .object(["y": .string("p/q")])])]).hasPrefix("context.a/*.y: a context field names one member"))
+        XCTAssertTrue(message(["records": .string("a/*/b/*"), "fields": .object(["x": .string("x")]),
+                               "context": .object(["a/*": .object(["y": .string("b")])])]).hasPrefix("context.a/*.y: the member \"b\" holds the records"))
         XCTAssertEqual(message(["records": .string("a/*"), "fields": .object(["x": .string("/@key")])]), "accepted")
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// each field is a key path inside the record (`id`, `position/ath`) or `@key`, the record's own member name, and
 /// `context` gives records members (or the member name) of the objects around them (`{"spaces/*": {space: "name"}}`).
 /// Context members written after the records are read too: the records wait, up to `pendingLimit` bytes, until their
-/// enclosing object closes; beyond that bound the oldest are shipped without the late values and each is reported.
+/// enclosing object closes; beyond that bound they are let go and read again in a second pass over the file, with the
+/// values the first pass found at the end of each object (`json.late-context`, info).
 /// Numbers keep their text (integers beyond 2^53 stay exact), booleans become 1/0, an object or array field its
 /// compact JSON. Every record also carries `_ordinal` and `_position`, as in the XML reader.
 public struct JSONRecordReader: ConfigurableReader {
@@ -64,6 +65,9 @@ public struct JSONRecordReader: ConfigurableReader {
                     if member != JSONRecordReader.memberName, KeyPath(member).segments.count != 1 {
                         throw fail(at, "a context field names one member of the object at \"\(path)\" (\"name\"), or \"@key\" for the object's own member name")
                     }
+                    if KeyPath(member).segments == [pattern.segments[enclosing.segments.count]] {
+                        throw fail(at, "the member \"\(member)\" holds the records (\"\(records)\"); a context field names another member of the object")
+                    }
                 }
             }
         }
@@ -96,7 +100,7 @@ public struct JSONRecordReader: ConfigurableReader {
     /// The fields that take the record's member name (`@key`).
     private let keyFields: [String]
     private let contextLevels: [(path: KeyPath, fields: [ContextField])]
-    /// How many bytes of records may wait for context members written after them.
+    /// How many bytes of records may wait for context members written after them before a second pass is needed.
     let pendingLimit: Int
 
     public init(options: Options) throws {
@@ -221,9 +225,10 @@ public struct JSONRecordReader: ConfigurableReader {
             var recordChildren = 0
         }
 
-        /// A field whose value is an object or array, being written out as JSON.
+        /// A field (or context member) whose value is an object or array, being written out as JSON.
         struct Capture {
-            var field: Int
+            /// The record's field, or (`nil`) the context member of the object below the captured value.
+            var field: Int?
             var depth: Int
             var text: String
             var needsComma: [Bool]
@@ -320,10 +325,16 @@ public struct JSONRecordReader: ConfigurableReader {
                 } else {
                     notObjects.append(("the value at \"\(reader.options.records)\" is not an object; it is not read as a record", line))
                 }
-            } else if !isContainer, let parent = stack.indices.last, let context = stack[parent].context, let key = stack[parent].key {
-                for (index, field) in reader.contextLevels[context.level].fields.enumerated() where field.member == key {
-                    stack[parent].context!.values[index] = scalar(event)
-                    stack[parent].context!.seen[index] = true
+            } else if let parent = stack.indices.last, let context = stack[parent].context, let key = stack[parent].key,
+                      reader.contextLevels[context.level].fields.contains(where: { $0.member == key }) {
+                if isContainer {
+                    // The object or array the records are in is read as records, not as one value.
+                    if !leadsToRecords {
+                        capture = Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [])
+                        append(event)
+                    }
+                } else {
+                    setContext(of: parent, member: key, to: scalar(event))
                 }
             }
             guard isContainer else { return }
@@ -345,6 +356,22 @@ public struct JSONRecordReader: ConfigurableReader {
                 frame.context = context
             }
             stack.append(frame)
+        }
+
+        /// True when the value about to start is on the way to the records (a beginning of the `records` path).
+        private var leadsToRecords: Bool {
+            let steps = path()
+            return steps.count < reader.recordPath.segments.count
+                && zip(reader.recordPath.segments, steps).allSatisfy { $0 == "*" || $0 == $1 }
+        }
+
+        /// A member of the context object at `index` in the stack has been read.
+        private mutating func setContext(of index: Int, member: String, to value: String?) {
+            guard let level = stack[index].context?.level else { return }
+            for (field, declared) in reader.contextLevels[level].fields.enumerated() where declared.member == member {
+                stack[index].context!.values[field] = value
+                stack[index].context!.seen[field] = true
+            }
         }
 
         private mutating func startRecord(line: Int) {
@@ -373,7 +400,11 @@ public struct JSONRecordReader: ConfigurableReader {
                 current.text += frame.isArray ? "]" : "}"
                 current.needsComma.removeLast()
                 if depth == current.depth {
-                    record![reader.fieldPaths[current.field].name] = current.text
+                    if let field = current.field {
+                        record![reader.fieldPaths[field].name] = current.text
+                    } else if let key = stack[stack.count - 1].key {
+                        setContext(of: stack.count - 1, member: key, to: current.text)
+                    }
                     capture = nil
                 } else {
                     capture = current
