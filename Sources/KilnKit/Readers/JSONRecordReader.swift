@@ -128,14 +128,14 @@ public struct JSONRecordReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
-        var state = StreamState(reader: self, input: input, log: log)
+        var state = StreamState(reader: self)
         let error = try stream(input, &state, emit: emit)
         // Records still waiting when the document stops early (malformed) go out with what was read.
         try state.flush(all: true, emit: emit)
         if case .overflowed(let resume, let line) = state.mode {
             // More records waited than the bound allows: they were let go, and are read again with the context
             // values the first pass found at the end of each object.
-            var replay = StreamState(reader: self, input: input, log: log)
+            var replay = StreamState(reader: self)
             replay.mode = .replaying(from: resume, finals: state.finals)
             _ = try stream(input, &replay, emit: emit)
             let bound = pendingLimit >= 1 << 20 ? "\(pendingLimit >> 20) MiB" : "\(pendingLimit) bytes"
@@ -199,8 +199,7 @@ public struct JSONRecordReader: ConfigurableReader {
             var level: Int
             var values: [String?]
             var seen: [Bool]
-            /// The line the object starts on, and the ordinal the first record inside it gets.
-            var line: Int
+            /// The ordinal the first record inside it gets.
             var firstOrdinal: Int
             /// True once a record inside it ended before all its context members were read.
             var waitedFor = false
@@ -238,14 +237,12 @@ public struct JSONRecordReader: ConfigurableReader {
         struct Pending {
             var record: Record
             var ordinal: Int
-            /// The context fields still unknown: level, field, and the line of the object they belong to.
-            var missing: [(level: Int, field: Int, line: Int)]
+            /// The context fields still unknown: their level and index there.
+            var missing: [(level: Int, field: Int)]
             var bytes: Int
         }
 
         let reader: JSONRecordReader
-        let input: InputFile
-        let log: DiagnosticLog
         var stack: [Frame] = []
         var record: Record?
         var recordDepth = 0
@@ -264,10 +261,8 @@ public struct JSONRecordReader: ConfigurableReader {
         /// pass) still need, by serial: as many as there are such objects, never more than records waiting.
         var finals: [Int: [String?]] = [:]
 
-        init(reader: JSONRecordReader, input: InputFile, log: DiagnosticLog) {
+        init(reader: JSONRecordReader) {
             self.reader = reader
-            self.input = input
-            self.log = log
         }
 
         /// The steps from the `from`-th open container to the value about to start (each container's current key or
@@ -344,7 +339,7 @@ public struct JSONRecordReader: ConfigurableReader {
                 let fields = reader.contextLevels[level].fields
                 contextObjects += 1
                 var context = ContextFrame(level: level, values: Array(repeating: nil, count: fields.count),
-                                           seen: Array(repeating: false, count: fields.count), line: line, firstOrdinal: records + 1,
+                                           seen: Array(repeating: false, count: fields.count), firstOrdinal: records + 1,
                                            serial: contextObjects)
                 for (index, field) in fields.enumerated() where field.member == nil {
                     context.values[index] = memberName
@@ -427,7 +422,7 @@ public struct JSONRecordReader: ConfigurableReader {
         /// still to come (or an earlier record waits: records go out in document order).
         private mutating func finish(_ finished: Record, emit: (Record) throws -> Void) throws {
             var finished = finished
-            var missing: [(level: Int, field: Int, line: Int)] = []
+            var missing: [(level: Int, field: Int)] = []
             var replayFinals: [Int: [String?]]?
             if case .replaying(let from, let finals) = mode {
                 guard records >= from else { return }
@@ -441,7 +436,7 @@ public struct JSONRecordReader: ConfigurableReader {
                     } else if let replayFinals {
                         finished[declared.name] = replayFinals[context.serial]?[field]
                     } else {
-                        missing.append((context.level, field, context.line))
+                        missing.append((context.level, field))
                         stack[index].context!.waitedFor = true
                     }
                 }
