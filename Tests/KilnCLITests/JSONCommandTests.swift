@@ -103,6 +103,33 @@ final class JSONCommandTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("bad.sqlite").path))
     }
 
+    func testAContextFieldNamingTheRecordsMemberIsAManifestErrorAndAnObjectMemberIsItsJSON() throws {
+        try write(#"{"groups": [{"items": [{"id": 1}], "tags": {"a": [1, 2.50]}}]}"#, to: "ctx/feed.json")
+        func manifest(_ context: String) -> String {
+            """
+            { bundle: "ctx", schemaVersion: 1,
+              tables: [{ name: "item", columns: [{ name: "id", type: "integer" }, { name: "tags", type: "text" }] }],
+              sources: [{ name: "items", format: "json", path: "feed.json",
+                          options: { records: "groups/*/items/*", fields: { id: "id" },
+                                     context: { "groups/*": { tags: "\(context)" } } },
+                          into: "item", columns: { id: "id", tags: "tags" } }] }
+            """
+        }
+        try write(manifest("items"), to: "ctx/kiln.json5")
+        let bad = try kiln("build", "ctx", "--out", "ctx.sqlite")
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("kiln.json5:5: manifest error at sources[0].options.context.groups/*.tags: the member \"items\" holds the records"), bad.stderr)
+        try write(manifest("tags"), to: "ctx/kiln.json5")
+        let tags = try extracted(kiln("extract", "items", "ctx/feed.json", "--manifest", "ctx", "--format", "json"), ["id", "tags"])
+        XCTAssertEqual(tags, try python("""
+            import json, sys
+            doc = json.load(open(sys.argv[1]), parse_float=str)
+            for group in doc["groups"]:
+                for item in group["items"]:
+                    print(f'{item["id"]}|{{"a":[1,{group["tags"]["a"][1]}]}}')
+            """, [file("ctx/feed.json").path]))
+    }
+
     func testTheKeyOfArrayElementsIsAnErrorAndTheOtherFieldsAreKept() throws {
         try write("{\"items\": [\n  {\"id\": \"a\"},\n  {\"id\": \"b\"}\n]}\n", to: "array/feed.json")
         try write("""
