@@ -4,7 +4,8 @@ import KilnKit
 
 /// The fidelity table (docs/FIDELITY.md): each real input of `Tests/Fixtures/real/` is built by the `kiln` binary with
 /// the pipeline beside it, and every field of its bundle is compared with what an independent parser makes of the same
-/// file (`scripts/oracles/fidelity.py`: mwparserfromhell, ElementTree, lxml, installed by `scripts/oracles/install`).
+/// file (`scripts/oracles/fidelity.py`: mwparserfromhell, ElementTree, lxml, installed by `scripts/oracles/install`;
+/// Python's json module for JSON).
 /// A field is exact, or reported (Kiln emptied it and a finding names the record and the field); nothing else passes.
 final class FidelityTests: CLITestCase {
     /// What one input measured.
@@ -201,6 +202,20 @@ final class FidelityTests: CLITestCase {
         let text = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/kml-openlayers-flight-tracks/kml-track-part.kml"), encoding: .utf8)
         let track = try XCTUnwrap(text.components(separatedBy: "\n").firstIndex { $0.hasPrefix("<gx:Track>") }) + 1
         XCTAssertEqual(findings.filter { $0.hasSuffix("kml.unsupported-geometry") }, ["\(track) kml.unsupported-geometry"], "\(findings)")
+    }
+
+    // MARK: - JSON (Python's json module)
+
+    func testPannellumTourScenesKeyedByTheirId() throws {
+        assertFaithful(try measure("json-pannellum-tour", keys: ["scene": ["id"]]))
+    }
+
+    func testTateArtworksWithSortedKeysAndLateContext() throws {
+        assertFaithful(try measure("json-tate-artworks", keys: ["artwork": ["acno"], "subject": ["artwork", "position"]]))
+    }
+
+    func testWikidataLabelsKeyedByEntityAndLanguage() throws {
+        assertFaithful(try measure("json-wikidata-labels"))
     }
 
     // MARK: - Scraped HTML in a legacy encoding (lxml)

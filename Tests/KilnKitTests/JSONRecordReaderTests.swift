@@ -1,12 +1,23 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// `JSONRecordReader` over yajl: records at a path, fields by key path, context, exact numbers, lines in findings.
 /// Expected records come from Python's own `json` module reading the same file.
 final class JSONRecordReaderTests: KilnTestCase {
-    private func reader(_ options: [String: JSONValue]) throws -> JSONRecordReader {
-        try JSONRecordReader(options: JSONValue.object(options).decode(JSONRecordReader.Options.self, codingPath: []))
+    private func reader(_ options: [String: JSONValue], pendingLimit: Int = JSONRecordReader.defaultPendingLimit) throws -> JSONRecordReader {
+        try JSONRecordReader(options: JSONValue.object(options).decode(JSONRecordReader.Options.self, codingPath: []), pendingLimit: pendingLimit)
+    }
+
+    private func real(_ path: String) -> URL { KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/" + path) }
+
+    /// The records' fields `names`, joined by `|` ("-" for NULL), one line per record.
+    private func rows(_ records: [Record], _ names: [String]) -> [String] {
+        records.map { record in
+            let values = fields(record)
+            return names.map { values[$0] ?? "-" }.joined(separator: "|")
+        }
     }
 
     private func fields(_ record: Record) -> [String: String] {
@@ -19,16 +30,7 @@ final class JSONRecordReaderTests: KilnTestCase {
 
     /// Runs `script` (Python, reading the file `argv[1]`) and returns its output lines.
     private func python(_ script: String, _ url: URL) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, url.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try PythonOracle.lines(ofProgram: script, [url.path])
     }
 
     func testHotspotsWithTheirSpaceMatchPythonsJSON() throws {
@@ -131,5 +133,216 @@ final class JSONRecordReaderTests: KilnTestCase {
         bytes.replaceSubrange(index...index + 1, with: [0xE9])
         let (_, log) = try read(reader(["records": .string("items/*"), "fields": .object(["id": .string("id")])]), url: try write(Data(bytes), to: "latin1.json"))
         XCTAssertEqual(log.diagnostics.first { $0.code == "json.malformed" }?.provenance?.line, 2, describe(log))
+    }
+
+    // MARK: - Context written after the records, member names, once per source (issue 28)
+
+    func testContextMembersWrittenAfterTheRecordsAreRead() throws {
+        // Tate's files write keys in sorted order: "children" before "id" and "name", "subjects" before "title".
+        let url = real("json-tate-artworks/a00001-1035.json")
+        let (records, log) = try read(reader([
+            "records": .string("subjects/children/*/children/*/children/*"),
+            "fields": .object(["id": .string("id"), "name": .string("name")]),
+            "context": .object(["": .object(["artwork": .string("acno"), "title": .string("title")]),
+                                "subjects/children/*": .object(["category": .string("name")]),
+                                "subjects/children/*/children/*": .object(["parentId": .string("id"), "parent": .string("name")])]),
+        ]), url: url)
+        let expected = try python("""
+            import json, sys
+            a = json.load(open(sys.argv[1]))
+            for c in a["subjects"]["children"]:
+                for p in c["children"]:
+                    for s in p["children"]:
+                        print("|".join(str(v) for v in [a["acno"], a["title"], c["name"], p["id"], p["name"], s["id"], s["name"]]))
+            """, url)
+        XCTAssertEqual(rows(records, ["artwork", "title", "category", "parentId", "parent", "id", "name"]), expected)
+        XCTAssertEqual(records.map { fields($0)["_ordinal"] }, (1...records.count).map { String($0) })
+        XCTAssertFalse(log.diagnostics.contains { $0.code == "json.late-context" }, describe(log))
+    }
+
+    func testAContextMemberThatNeverComesIsNullAndRecordsKeepTheirOrder() throws {
+        let text = """
+            {"groups": [
+             {"items": [{"id": 1}, {"id": 2}], "name": "late"},
+             {"name": "early", "items": [{"id": 3}]},
+             {"items": [{"id": 4}]}
+            ]}
+            """
+        let (records, log) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["groups/*": .object(["group": .string("name")])])]), text, name: "g.json")
+        XCTAssertEqual(rows(records, ["id", "group", "_position"]), ["1|late|1", "2|late|2", "3|early|1", "4|-|1"])
+        XCTAssertEqual(records.map(\.line), [2, 2, 3, 4])
+        XCTAssertTrue(log.diagnostics.isEmpty, describe(log))
+    }
+
+    func testBeyondThePendingBoundTheRecordsAreReadInASecondPass() throws {
+        // 40 groups of 3 records, one record a line; each group's "name" and the root's "source" come after the
+        // records, and the bound holds only some of them: the records let go are read again with both.
+        let groups = (1...40).map { group in
+            "{\"items\": [\n" + (1...3).map { "{\"id\": \(group * 10 + $0), \"text\": \"\(String(repeating: "x", count: 30))\"}" }.joined(separator: ",\n")
+                + "\n], \"name\": \"g\(group)\"}"
+        }
+        let url = try write("{\"groups\": [\n" + groups.joined(separator: ",\n") + "\n],\n\"source\": \"feed\"}\n", to: "late.json")
+        let options: [String: JSONValue] = ["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id"), "text": .string("text")]),
+                                            "context": .object(["": .object(["source": .string("source")]),
+                                                                "groups/*": .object(["group": .string("name")])])]
+        let expected = try python("""
+            import json, sys
+            feed = json.load(open(sys.argv[1]))
+            for group in feed["groups"]:
+                for item in group["items"]:
+                    print(f"{item['id']}|{group['name']}|{feed['source']}")
+            """, url)
+        let lines = try python("""
+            import sys
+            for number, text in enumerate(open(sys.argv[1]), 1):
+                if text.startswith('{"id"'):
+                    print(number)
+            """, url)
+        let (records, log) = try read(reader(options, pendingLimit: 2000), url: url)
+        XCTAssertEqual(rows(records, ["id", "group", "source"]), expected)
+        XCTAssertEqual(records.map { String($0.line) }, lines)
+        XCTAssertEqual(records.map { fields($0)["_ordinal"] }, (1...120).map { String($0) })
+        let second = try XCTUnwrap(log.diagnostics.first { $0.code == "json.late-context" }, describe(log))
+        XCTAssertEqual(second.severity, .info)
+        XCTAssertEqual(second.provenance?.line.map(String.init), lines.first, "every record waits for the root's member")
+        XCTAssertTrue(second.message.contains("2000 bytes") && second.message.contains("(120 of 120)"), second.message)
+        // With the default bound the records wait in memory: one pass, the same records, no finding.
+        let (all, quiet) = try read(reader(options), url: url)
+        XCTAssertEqual(rows(all, ["id", "group", "source"]), expected)
+        XCTAssertTrue(quiet.diagnostics.isEmpty, describe(quiet))
+    }
+
+    func testRecordsThatLeftBeforeTheBoundAreNotReadTwice() throws {
+        // The first group's records leave when it closes; the second's outgrow the bound and are read again.
+        let big = (1...30).map { "{\"id\": \($0), \"text\": \"\(String(repeating: "y", count: 40))\"}" }.joined(separator: ",\n")
+        let text = "{\"groups\": [\n{\"items\": [{\"id\": 0}], \"name\": \"small\"},\n{\"items\": [\n" + big + "\n], \"name\": \"big\"}\n]}\n"
+        let url = try write(text, to: "two.json")
+        let (records, log) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["groups/*": .object(["group": .string("name")])])], pendingLimit: 1500), url: url)
+        XCTAssertEqual(rows(records, ["id", "group"]), try python("""
+            import json, sys
+            for group in json.load(open(sys.argv[1]))["groups"]:
+                for item in group["items"]:
+                    print(f"{item['id']}|{group['name']}")
+            """, url))
+        XCTAssertTrue(log.diagnostics.first { $0.code == "json.late-context" }?.message.contains("(30 of 31)") == true, describe(log))
+    }
+
+    func testAContextMemberThatIsAnObjectIsItsCompactJSON() throws {
+        let url = try write(#"{"groups": [{"items": [{"id": 1}], "tags": {"a": [1, 2.50]}, "name": "g"}], "meta": {"v": true}}"#, to: "tags.json")
+        let (records, log) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["": .object(["meta": .string("meta")]),
+                                                                  "groups/*": .object(["tags": .string("tags"), "name": .string("name")])])]),
+                                      url: url)
+        XCTAssertEqual(rows(records, ["id", "tags", "name", "meta"]), try python("""
+            import json, sys
+            doc = json.load(open(sys.argv[1]), parse_float=str)
+            for group in doc["groups"]:
+                for item in group["items"]:
+                    print("|".join([str(item["id"]), '{"a":[1,' + group["tags"]["a"][1] + ']}', group["name"], '{"v":true}']))
+            """, url))
+        XCTAssertFalse(log.diagnostics.contains { $0.severity >= .warning }, describe(log))
+    }
+
+    func testMemberNamesOfRecordsAndEnclosingObjects() throws {
+        let url = real("json-pannellum-tour/example-tour.json")
+        let (scenes, _) = try read(reader(["records": .string("scenes/*"), "fields": .object(["id": .string("@key"), "title": .string("title")])]), url: url)
+        let (spots, log) = try read(reader(["records": .string("scenes/*/hotSpots/*"),
+                                            "fields": .object(["target": .string("sceneId"), "text": .string("text")]),
+                                            "context": .object(["scenes/*": .object(["scene": .string("@key")])])]), url: url)
+        XCTAssertEqual(rows(scenes, ["id", "title"]), try python("""
+            import json, sys
+            for key, scene in json.load(open(sys.argv[1]))["scenes"].items():
+                print(key + "|" + scene["title"])
+            """, url))
+        XCTAssertEqual(rows(spots, ["scene", "text", "target"]), try python("""
+            import json, sys
+            for key, scene in json.load(open(sys.argv[1]))["scenes"].items():
+                for spot in scene["hotSpots"]:
+                    print("|".join([key, spot["text"], spot.get("sceneId", "-")]))
+            """, url))
+        // Every target names a scene's key.
+        XCTAssertTrue(Set(spots.compactMap { fields($0)["target"] }).isSubset(of: Set(scenes.compactMap { fields($0)["id"] })))
+        XCTAssertFalse(log.diagnostics.contains { $0.severity == .error }, describe(log))
+    }
+
+    func testNestedMemberNames() throws {
+        let text = #"{"regions": {"north": {"towns": {"a": {"n": 1}, "b": {"n": 2}}}, "south": {"towns": {"c": {"n": 3}}}}}"#
+        let url = try write(text, to: "nested.json")
+        let (records, log) = try read(reader(["records": .string("regions/*/towns/*"), "fields": .object(["town": .string("@key"), "n": .string("n")]),
+                                              "context": .object(["regions/*": .object(["region": .string("@key")])])]), url: url)
+        XCTAssertEqual(rows(records, ["region", "town", "n"]), try python("""
+            import json, sys
+            for region, r in json.load(open(sys.argv[1]))["regions"].items():
+                for town, t in r["towns"].items():
+                    print(f"{region}|{town}|{t['n']}")
+            """, url))
+        XCTAssertTrue(log.diagnostics.isEmpty, describe(log))
+    }
+
+    func testTheMemberNameOfAnArrayElementIsAnErrorWithItsLine() throws {
+        let (records, log) = try read(reader(["records": .string("items/*"), "fields": .object(["key": .string("@key"), "id": .string("id")])]),
+                                      "{\"items\": [\n{\"id\": 1},\n{\"id\": 2}\n]}", name: "array.json")
+        XCTAssertEqual(rows(records, ["key", "id"]), ["-|1", "-|2"])
+        let finding = try XCTUnwrap(log.diagnostics.first { $0.code == "json.no-member-name" }, describe(log))
+        XCTAssertEqual(finding.severity, .error)
+        XCTAssertEqual(finding.provenance?.line, 2)
+        XCTAssertTrue(finding.message.contains("2 records at \"items/*\""), finding.message)
+        let (_, contextLog) = try read(reader(["records": .string("groups/*/items/*"), "fields": .object(["id": .string("id")]),
+                                              "context": .object(["groups/*": .object(["group": .string("@key")])])]),
+                                       "{\"groups\": [{\"items\": [{\"id\": 1}]}]}", name: "groups.json")
+        XCTAssertEqual(contextLog.diagnostics.first { $0.code == "json.no-member-name" }?.message.contains("context field \"group\""), true, describe(contextLog))
+    }
+
+    func testTheWholeFileIsOneRecordAtTheRoot() throws {
+        let url = real("json-tate-artworks/a00003-1037.json")
+        let (records, log) = try read(reader(["records": .string(""), "fields": .object(["acno": .string("acno"), "title": .string("title"), "dateRange": .string("dateRange")])]), url: url)
+        XCTAssertEqual(rows(records, ["acno", "title", "dateRange", "_ordinal"]), try python("""
+            import json, sys
+            a = json.load(open(sys.argv[1]))
+            print("|".join([a["acno"], a["title"], json.dumps(a["dateRange"], separators=(",", ":")), "1"]))
+            """, url))
+        XCTAssertEqual(records.first?.line, 1)
+        XCTAssertTrue(log.diagnostics.contains { $0.code == "json.unread" && $0.message.contains("\"subjects\"") }, describe(log))
+    }
+
+    func testUnreadIsReportedOncePerMemberAndSourceAtItsFirstFile() throws {
+        let jsonReader = try reader(["records": .string("items/*"), "fields": .object(["id": .string("id")])])
+        let first = try write("{\"items\": [\n{\"id\": 1,\n \"note\": \"a\"}]}", to: "one.json")
+        let second = try write("{\"items\": [{\"id\": 2, \"note\": \"b\", \"extra\": 1}]}", to: "two.json")
+        let build = DiagnosticLog()
+        for (source, url) in [("s", first), ("s", second), ("t", first)] {
+            // Each file has its own log, replayed in file order into the build's, as the staging area does ("note" is on line 3).
+            let fileLog = DiagnosticLog()
+            fileLog.readingSource = source
+            try jsonReader.read(InputFile(url: url, relativePath: url.lastPathComponent), log: fileLog) { _ in }
+            fileLog.replay(into: build)
+        }
+        let unread = build.diagnostics.filter { $0.code == "json.unread" }
+        XCTAssertEqual(unread.map { "\($0.provenance!.location) \($0.message.contains("source \"s\"") ? "s" : "t")" },
+                       ["one.json:3 s", "two.json:1 s", "one.json:3 t"], describe(build))
+        XCTAssertTrue(unread[0].message.contains("no field of source \"s\" reads the member \"note\""), unread[0].message)
+        XCTAssertFalse(unread[0].message.contains("not shipped"))
+    }
+
+    func testKeySyntaxIsCheckedWhenTheManifestIsLoaded() {
+        func message(_ options: [String: JSONValue]) -> String {
+            do {
+                _ = try reader(options)
+                return "accepted"
+            } catch DecodingError.dataCorrupted(let context) {
+                return context.codingPath.map(\.stringValue).joined(separator: ".") + ": " + context.debugDescription
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertTrue(message(["records": .string("a/*"), "fields": .object(["x": .string("position/@key")])]).hasPrefix("fields.x: \"@key\" stands alone"))
+        XCTAssertTrue(message(["records": .string(""), "fields": .object(["x": .string("@key")])]).contains("the whole file, which has none"))
+        XCTAssertTrue(message(["records": .string("a/*/b/*"), "fields": .object(["x": .string("x")]),
+                               "context": .object(["a/*": .object(["y": .string("p/q")])])]).hasPrefix("context.a/*.y: a context field names one member"))
+        XCTAssertTrue(message(["records": .string("a/*/b/*"), "fields": .object(["x": .string("x")]),
+                               "context": .object(["a/*": .object(["y": .string("b")])])]).hasPrefix("context.a/*.y: the member \"b\" holds the records"))
+        XCTAssertEqual(message(["records": .string("a/*"), "fields": .object(["x": .string("/@key")])]), "accepted")
     }
 }

@@ -46,6 +46,21 @@ public enum PythonOracle {
         String(decoding: try run(script, arguments, input: input), as: UTF8.self)
     }
 
+    /// Runs a Python program given as text (`python3 -c`, the standard library only) with `arguments`; returns its
+    /// output lines. For expected values computed by Python's own modules (`json`, `csv`) over a test's files.
+    public static func lines(ofProgram program: String, _ arguments: [String]) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", program] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure(description: "python3 -c failed (status \(process.terminationStatus))") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
     /// Runs an oracle that prints JSON and decodes it.
     public static func json(_ script: String, _ arguments: [String]) throws -> Any {
         try JSONSerialization.jsonObject(with: try run(script, arguments))

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Expected values for the fidelity table, computed with parsers users trust and that share no code with Kiln:
-mwparserfromhell for wikitext, ElementTree for transit XML, lxml for KML and HTML.
+mwparserfromhell for wikitext, ElementTree for transit XML, lxml for KML and HTML, Python's json module for JSON
+(json_fidelity.py).
 
     fidelity.py INPUT FOLDER   ->  JSON on standard output: {"tables": {TABLE: {"key": COLUMN, "rows": [...]}}}
 
@@ -17,6 +18,7 @@ import sys
 import unicodedata
 import xml.etree.ElementTree as ElementTree
 
+import json_fidelity
 import lxml.etree
 import lxml.html
 import mwparserfromhell
@@ -478,6 +480,8 @@ def main():
         tables = kml(os.path.join(folder, KML_INPUTS[name]))
     elif name == "html-biel-bus-latin1":
         tables = html(folder)
+    elif name in json_fidelity.INPUTS:
+        tables = json_fidelity.INPUTS[name](folder)
     else:
         sys.exit(f"fidelity.py: no oracle for {name}")
     json.dump({"tables": tables}, sys.stdout, ensure_ascii=False, indent=1)

@@ -81,6 +81,22 @@ public final class DiagnosticLog {
         diagnostics.append(finding)
     }
 
+    /// The source whose file a reader is reading (the staging area and `kiln extract` set it around each file), for
+    /// findings that name the source and are made once for it (`report(_:once:)`).
+    public var readingSource: String?
+    /// The keys given to `report(_:once:)` so far, and the key of each stored finding that had one (by its index).
+    private var onceKeys: Set<String> = []
+    private var onceKeyOfStored: [Int: String] = [:]
+
+    /// Records `diagnostic` unless a finding with the same `key` was reported to (or replayed into) this log before:
+    /// for findings made once per source over all its files, the first file's in file order.
+    public func report(_ diagnostic: Diagnostic, once key: String) {
+        guard onceKeys.insert(key).inserted else { return }
+        let index = diagnostics.count
+        report(diagnostic)
+        if diagnostics.count > index { onceKeyOfStored[index] = key }
+    }
+
     /// Records a finding of one of Kiln's own codes.
     public func report(_ code: DiagnosticCode, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
         report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
@@ -94,7 +110,9 @@ public final class DiagnosticLog {
     /// Reports this log's findings into `target` as if they had been reported there: the stored ones in order, then
     /// those the cap left out, counted. For findings made on another thread (a reader's file, the staging writer).
     public func replay(into target: DiagnosticLog) {
-        for diagnostic in diagnostics { target.report(diagnostic) }
+        for (index, diagnostic) in diagnostics.enumerated() {
+            if let key = onceKeyOfStored[index] { target.report(diagnostic, once: key) } else { target.report(diagnostic) }
+        }
         for (key, count) in tally.notStored.sorted(by: { $0.key < $1.key }) {
             let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
             for _ in 0..<count { target.report(placeholder) }

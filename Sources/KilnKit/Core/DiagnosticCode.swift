@@ -95,7 +95,9 @@ extension DiagnosticCode {
     public static let icsBadRDate = DiagnosticCode("ics.bad-rdate", .error, "An RDATE value the ics reader cannot use (not of DTSTART's type, a period that ends before it starts); ignored.")
     public static let jsonMalformed = DiagnosticCode("json.malformed", .error, "Malformed JSON; the rest of the file is not read.")
     public static let jsonNoRecords = DiagnosticCode("json.no-records", .warning, "Nothing at the source's records path in a file.")
-    public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field reads; not shipped.")
+    public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field of the source reads; once per member and source.")
+    public static let jsonLateContext = DiagnosticCode("json.late-context", .info, "A context member written after more records than the reader keeps waiting: the file was read a second time for them.")
+    public static let jsonNoMemberName = DiagnosticCode("json.no-member-name", .error, "\"@key\" on records or context objects that are array elements, which have no member name.")
     public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
@@ -185,6 +187,7 @@ extension DiagnosticCode {
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject,
+        jsonLateContext, jsonNoMemberName,
         htmlNoContent, htmlSanitized, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,

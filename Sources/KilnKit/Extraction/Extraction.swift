@@ -27,6 +27,7 @@ public struct Extraction: Sendable {
         let log = DiagnosticLog()
         // Every unmatched line is shown and compared with fixtures: no cap here (the files are the user's samples).
         log.tally = DiagnosticTally(examplesPerCode: .max)
+        log.readingSource = source.spec.name
         var items: [Item] = []
         try forEachItem(in: files, displayNames: displayNames, kind: kind.name, reader: reader, log: log) { items.append($0) }
         return Extraction(fieldNames: kind.fieldNames, items: items, diagnostics: log.sorted)

@@ -18,6 +18,7 @@ public enum ExtractionStream {
         let reader = source.reader.restricted(to: [kind.name])
         let log = DiagnosticLog()
         log.tally = DiagnosticTally(examplesPerCode: .max)
+        log.readingSource = source.spec.name
         let spoolURL = FileManager.default.temporaryDirectory
             .appendingPathComponent("kiln-extract-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).spool")
         TemporaryFiles.shared.register(spoolURL)

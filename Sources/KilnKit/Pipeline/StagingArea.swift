@@ -219,6 +219,8 @@ final class StagingArea {
         // A large file is digested on a thread of its own while it is read: wait for it even when reading fails.
         defer { _ = try? pending?.wait() }
         var unmapped: [String: (count: Int, line: Int)] = [:]
+        log.readingSource = sourceName
+        defer { log.readingSource = nil }
         try reader.read(input, log: log) { record in
             guard let target = targetIndex[record.kind.name] else {
                 unmapped[record.kind.name, default: (0, record.line)].count += 1
