@@ -67,6 +67,7 @@ extension DiagnosticCode {
 
     public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
     public static let imageTooLarge = DiagnosticCode("image.too-large", .error, "An image with more pixels than the source's maxPixels.")
+    public static let imageUnsupported = DiagnosticCode("image.unsupported", .warning, "A valid image using a feature the decoder cannot decode (12-bit JPEG precision, a lossless process): its size is taken from its header, its data is not checked.")
     public static let imageMediaType = DiagnosticCode("image.media-type", .warning, "An image whose name says one format and whose bytes another.")
     public static let sqlUnreadable = DiagnosticCode("sql.unreadable", .error, "A legacy SQL script or database that cannot be loaded into the sandbox.")
     public static let sqlQuery = DiagnosticCode("sql.query", .error, "The sqlite source's query does not give the declared fields.")
@@ -182,7 +183,7 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
