@@ -19,9 +19,7 @@ final class DelimitedQuotingTests: KilnTestCase {
 
     /// Python's `csv.reader` over the file: each record's fields and the line it starts on.
     private func python(_ url: URL) throws -> [(fields: [String], line: Int)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        let data = try standardOutput(of: URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", """
             import csv, json, sys
             rows = []
             with open(sys.argv[1], newline="", encoding="utf-8") as f:
@@ -31,13 +29,7 @@ final class DelimitedQuotingTests: KilnTestCase {
                     rows.append({"fields": row, "line": start})
                     start = reader.line_num + 1
             print(json.dumps(rows))
-            """, url.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+            """, url.path])
         let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         return try rows.map { (try XCTUnwrap($0["fields"] as? [String]), try XCTUnwrap($0["line"] as? Int)) }
     }

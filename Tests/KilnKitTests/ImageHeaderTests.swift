@@ -11,15 +11,7 @@ final class ImageHeaderTests: KilnTestCase {
 
     /// exiftool's reading of `url`: the tags asked for, as text.
     private func exiftool(_ url: URL, _ tags: [String]) throws -> [String: String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/exiftool")
-        process.arguments = ["-j", "-n"] + tags.map { "-" + $0 } + [url.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let data = try standardOutput(of: URL(fileURLWithPath: "/usr/bin/exiftool"), ["-j", "-n"] + tags.map { "-" + $0 } + [url.path])
         let object = try XCTUnwrap((JSONSerialization.jsonObject(with: data) as? [[String: Any]])?.first)
         return object.mapValues { "\($0)" }
     }
