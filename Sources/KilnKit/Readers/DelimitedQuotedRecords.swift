@@ -73,15 +73,17 @@ struct DelimitedQuotedRecords {
             resetField()
         }
         lastLine = number
-        let end = bytes.endIndex
-        var index = bytes.startIndex, run = index
-        func column() -> Int { String(decoding: bytes[bytes.startIndex..<index], as: UTF8.self).unicodeScalars.count + 1 }
+        // Offsets into the line's bytes, read through a span (no index arithmetic on the slice per byte).
+        let span = bytes.span, base = bytes.startIndex, end = span.count
+        var index = 0, run = 0
+        func column() -> Int { String(decoding: bytes[base..<(base + index)], as: UTF8.self).unicodeScalars.count + 1 }
+        func take(_ range: Range<Int>) { field.append(contentsOf: bytes[(base + range.lowerBound)..<(base + range.upperBound)]) }
         while index < end {
-            let byte = bytes[index]
+            let byte = span[index]
             if inQuotes {
                 if byte == quote {
-                    field.append(contentsOf: bytes[run..<index])
-                    if index + 1 < end, bytes[index + 1] == quote {
+                    take(run..<index)
+                    if index + 1 < end, span[index + 1] == quote {
                         field.append(byte)
                         index += 2
                     } else {
@@ -95,8 +97,8 @@ struct DelimitedQuotedRecords {
                 }
                 continue
             }
-            if isLeadByte[Int(byte)], let length = separatorLength(bytes, at: index) {
-                field.append(contentsOf: bytes[run..<index])
+            if isLeadByte[Int(byte)], let length = separatorLength(span, at: index) {
+                take(run..<index)
                 finishField()
                 index += length
                 run = index
@@ -118,7 +120,7 @@ struct DelimitedQuotedRecords {
             }
             index += 1
         }
-        field.append(contentsOf: bytes[run..<end])
+        take(run..<end)
         if inQuotes {
             field.append(contentsOf: endedWithCR ? [0x0D, 0x0A] : [0x0A])
             size = isOpen ? size + bytes.count + 1 : bytes.count + 1
@@ -132,9 +134,10 @@ struct DelimitedQuotedRecords {
         return .record(Parsed(fields: fields, line: startLine, lastFieldQuoted: lastFieldQuoted, spansLines: spansLines))
     }
 
-    private func separatorLength(_ bytes: ArraySlice<UInt8>, at index: Int) -> Int? {
-        for separator in separators where separator.count <= bytes.endIndex - index {
-            if bytes[index..<(index + separator.count)].elementsEqual(separator) { return separator.count }
+    private func separatorLength(_ span: Span<UInt8>, at index: Int) -> Int? {
+        search: for separator in separators where separator.count <= span.count - index {
+            for offset in separator.indices where span[index + offset] != separator[offset] { continue search }
+            return separator.count
         }
         return nil
     }
