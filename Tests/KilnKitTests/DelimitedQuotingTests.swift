@@ -43,14 +43,15 @@ final class DelimitedQuotingTests: KilnTestCase {
             + "4,  leading and trailing  ,\"\"\n"
             + "5,\"Ακτή Δυμαίων; ,\",\" x \"\n"
             + "6,\"\"\"\",\n"
+            + "7,\"para one\n\n   \npara two\",z\n"
         let url = try write(Data(text.utf8), to: "hostile.csv")
         let (records, log) = try read(csvReader(["id", "name", "note"]), url: url)
         XCTAssertEqual(log.diagnostics.count, 0, describe(log))
         let expected = try python(url)
-        XCTAssertEqual(expected.count, 6)
+        XCTAssertEqual(expected.count, 7)
         XCTAssertEqual(records.map { $0.values.map { $0 ?? "NULL" } }, expected.map(\.fields))
         XCTAssertEqual(records.map(\.line), expected.map(\.line))
-        XCTAssertEqual(records.map(\.line), [1, 2, 3, 6, 7, 8])
+        XCTAssertEqual(records.map(\.line), [1, 2, 3, 6, 7, 8, 9])
     }
 
     func testWithoutTheQuoteOptionQuotesStayText() throws {
@@ -82,6 +83,17 @@ final class DelimitedQuotingTests: KilnTestCase {
         XCTAssertEqual(finding.provenance, Provenance(file: "stops.csv", line: 2, column: 3))
         XCTAssertTrue(finding.message.contains("never closed"), finding.message)
         XCTAssertTrue(finding.message.contains("record of line 2 is left out"), finding.message)
+    }
+
+    func testALineInsideAQuotedFieldThatCannotBeReadLeavesTheRecordOutWithAnError() throws {
+        let bytes = Array("1,\"opens\n".utf8) + [0xFF] + Array("\n2,next\n".utf8)
+        let url = try write(Data(bytes), to: "gap.csv")
+        let (records, log) = try read(csvReader(["id", "name"]), url: url)
+        XCTAssertEqual(records.map(\.values), [["2", "next"]])
+        XCTAssertEqual(log.diagnostics.map(\.code), ["encoding", "parse"])
+        XCTAssertEqual(log.diagnostics.map(\.provenance?.line), [2, 1])
+        XCTAssertEqual(log.diagnostics.last?.message,
+                       "line 2 inside the quoted field opened at line 1 could not be read: the record of line 1 is left out")
     }
 
     func testStrayQuoteAndTextAfterTheClosingQuoteAreReportedAndKeptAsPythonReadsThem() throws {
