@@ -96,6 +96,18 @@ final class DelimitedQuotingTests: KilnTestCase {
                        "line 2 inside the quoted field opened at line 1 could not be read: the record of line 1 is left out")
     }
 
+    func testAQuotedFieldStillOpenAfter16MiBStopsTheFileInBoundedMemory() throws {
+        var bytes = Array("1,fine\n2,\"opens here\n".utf8)
+        let line = Array(repeating: UInt8(ascii: "x"), count: 1023) + [0x0A]
+        for _ in 0..<(17 << 10) { bytes += line }
+        let url = try write(Data(bytes), to: "open.csv")
+        let (records, log) = try read(csvReader(["id", "name"]), url: url)
+        XCTAssertEqual(records.map(\.values), [["1", "fine"]])
+        XCTAssertEqual(log.diagnostics.map(\.code), ["parse"])
+        XCTAssertEqual(log.diagnostics.first?.provenance, Provenance(file: "open.csv", line: 2, column: 3))
+        XCTAssertEqual(log.diagnostics.first?.message, "the quoted field opened at line 2 is not closed within 16 MiB: the rest of the file is not read")
+    }
+
     func testStrayQuoteAndTextAfterTheClosingQuoteAreReportedAndKeptAsPythonReadsThem() throws {
         let text = "1,ab\"cd,x\n2,\"ab\"cd,y\n"
         let url = try write(Data(text.utf8), to: "stray.csv")
