@@ -3,6 +3,7 @@
 #include <string.h>
 #include <setjmp.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 /* libjpeg reports a fatal error by calling error_exit, which by default ends the process, and expects it never to
    return. Swift cannot longjmp, so the whole decode lives here: error_exit jumps back with libjpeg's message, and
@@ -28,9 +29,19 @@ static void kiln_jpeg_emit_message(j_common_ptr info, int level) {
     }
 }
 
+/* 1 when libjpeg stopped with `code` because it lacks a feature a valid file may use (12- or 16-bit precision, a
+   lossless or hierarchical process, arithmetic coding, a sampling or colour conversion it does not implement),
+   rather than because the data is damaged. */
+static inline int kiln_jpeg_is_unsupported(int code) {
+    return code == JERR_BAD_PRECISION || code == JERR_SOF_UNSUPPORTED || code == JERR_ARITH_NOTIMPL
+        || code == JERR_NOT_COMPILED || code == JERR_NOTIMPL || code == JERR_CCIR601_NOTIMPL
+        || code == JERR_FRACT_SAMPLE_NOTIMPL || code == JERR_CONVERSION_NOTIMPL;
+}
+
 /* Decodes the whole JPEG in `data` (so that a truncated or corrupt file shows), refusing images of more than
    `max_pixels` pixels before any is decoded. Returns 0 when the image is sound (width and height set), 1 when
-   libjpeg failed or warned (the first message in `message`), 2 when the image is too large (width and height set). */
+   libjpeg failed or warned (the first message in `message`), 2 when the image is too large (width and height set),
+   3 when libjpeg cannot decode a feature the file uses (its message in `message`). */
 static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long size, unsigned long long max_pixels,
                                     unsigned *width, unsigned *height, char *message, size_t message_size) {
     struct jpeg_decompress_struct info;
@@ -45,9 +56,10 @@ static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long siz
     *width = 0;
     *height = 0;
     if (setjmp(error.jump)) {
+        int unsupported = kiln_jpeg_is_unsupported(error.base.msg_code);
         jpeg_destroy_decompress(&info);
         snprintf(message, message_size, "%s", error.message);
-        return 1;
+        return unsupported ? 3 : 1;
     }
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, size);

@@ -223,4 +223,10 @@ final class FidelityTests: CLITestCase {
     func testSwissBusPagesInISO88591() throws {
         assertFaithful(try measure("html-biel-bus-latin1"))
     }
+
+    // MARK: - Quoted CSV (Python's csv module)
+
+    func testACTransitGTFSQuotedByHeaderNames() throws {
+        assertFaithful(try measure("actransit-gtfs", keys: ["route": ["route_long_name", "route_id"], "agency": ["agency_id"]]))
+    }
 }

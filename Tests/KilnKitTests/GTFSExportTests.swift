@@ -118,15 +118,8 @@ final class GTFSExportTests: KilnTestCase {
             print(json.dumps([[i.filename, i.compress_type, list(i.date_time), z.read(i).decode('utf-8')] for i in z.infolist()]))
             """
         let scriptFile = try write(script, to: "read_zip.py")
-        let process = Process()
-        process.executableURL = KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
-        process.arguments = [scriptFile.path, one.path]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let data = try standardOutput(of: KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python"),
+                                      [scriptFile.path, one.path])
         let entries = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[Any]])
         XCTAssertEqual(entries.map { $0[0] as? String }, ["stops.txt", "trips.txt"])
         XCTAssertEqual(entries.map { $0[1] as? Int }, [8, 8], "deflated")

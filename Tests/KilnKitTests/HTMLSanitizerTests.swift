@@ -79,6 +79,33 @@ final class HTMLSanitizerTests: KilnTestCase {
         }
     }
 
+    /// MediaWiki links as saved pages write them (hrefs taken from Wikipedia and zetawiki pages kept in public
+    /// repositories): the script link names its page in `title`, as the `/wiki/` link to the same page would.
+    func testMediaWikiScriptLinksTargetTheirTitle() throws {
+        let wiki = HTMLSanitizer(siteHosts: ["en.wikivoyage.org"])
+        let cases: [(String, HTMLSanitizer.LinkTarget)] = [
+            ("/w/index.php?title=Mobile_country_code&action=edit&section=3", .page(slug: "mobile_country_code", fragment: nil)),
+            ("/w/index.php?title=Cooling_rack&action=edit&redlink=1", .page(slug: "cooling_rack", fragment: nil)),
+            ("/wiki/Cooling_rack", .page(slug: "cooling_rack", fragment: nil)),
+            ("/w/index.php?title=특수:계정만들기&returnto=//zetawiki.com/", .page(slug: "특수:계정만들기", fragment: nil)),
+            ("/w/index.php?title=%CE%A0%CE%AC%CF%84%CF%81%CE%B1#Get_in", .page(slug: "πάτρα", fragment: "Get_in")),
+            ("/wiki/%CE%A0%CE%AC%CF%84%CF%81%CE%B1#Get_in", .page(slug: "πάτρα", fragment: "Get_in")),
+            ("/w/index.php?title=Ancient+Olympia", .page(slug: "ancient_olympia", fragment: nil)),
+            ("https://en.wikivoyage.org/w/index.php?title=Patras&oldid=4712345", .page(slug: "patras", fragment: nil)),
+            ("/wiki/St._Petersburg", .page(slug: "st._petersburg", fragment: nil)),
+            ("/wiki/WIND_(Italy)", .page(slug: "wind_(italy)", fragment: nil)),
+            ("/w/index.php", .page(slug: "index", fragment: nil)),
+            ("contact.html?lang=el", .page(slug: "contact", fragment: nil)),
+        ]
+        for (href, expected) in cases {
+            XCTAssertEqual(try wiki.classify(href).get(), expected, href)
+        }
+        for href in ["/w/index.php?action=history", "?page=2", "/index.php?title=", "https://en.wikivoyage.org/w/index.php?search=Patras"] {
+            guard case .failure(let kind) = wiki.classify(href) else { return XCTFail("\(href) is resolved") }
+            XCTAssertEqual(kind, .unresolvedLink, href)
+        }
+    }
+
     func testMessyMarkupBecomesParagraphsAndLists() throws {
         let result = try sanitize("""
             <div><font face="Verdana">Πρώτη <b>γραμμή</b></font></div>

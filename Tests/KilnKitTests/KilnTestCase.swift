@@ -21,6 +21,20 @@ class KilnTestCase: XCTestCase {
         try? FileManager.default.removeItem(at: temporaryDirectory)
     }
 
+    /// Runs `executable` with `arguments` and returns what it printed; a non-zero exit fails the test.
+    func standardOutput(of executable: URL, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(executable.lastPathComponent) \(arguments)", file: file, line: line)
+        return data
+    }
+
     /// Writes `text` (UTF-8) to `name` inside the temporary folder and returns its URL.
     @discardableResult
     func write(_ text: String, to name: String) throws -> URL {

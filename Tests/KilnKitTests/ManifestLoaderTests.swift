@@ -157,7 +157,7 @@ final class ManifestLoaderTests: KilnTestCase {
         let manifest = valid(replacing: #"columns: { code: "code", name: "name" },"#,
                              with: "columns: {\n        code: \"kode\",\n        name: \"name\",\n      },")
         try assertIssue(manifest, keyPath: "sources[0].columns.code", marker: "\"kode\"",
-                        message: "the delimited reader has no field \"kode\"; fields: name, code")
+                        message: "the delimited reader has no field \"kode\"; fields: name, code, _file")
     }
 
     func testIntoAnUnknownTable() throws {

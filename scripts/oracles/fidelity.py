@@ -10,6 +10,7 @@ so that the test compares them field by field. The conventions applied here (whi
 listing template, the point that stands for a polygon or a line) are the documented ones of docs/FIDELITY.md; each is
 computed here from the parser's own tree, never from Kiln's output.
 """
+import csv
 import json
 import math
 import os
@@ -286,6 +287,17 @@ def nextbus(path):
             "path_point": {"key": "position", "rows": points}}
 
 
+# ---- GTFS (quoted CSV) ----------------------------------------------------------------------------------------------
+
+def gtfs(folder, files):
+    tables = {}
+    for table, file in files.items():
+        with open(os.path.join(folder, file), newline="", encoding="utf-8") as handle:
+            rows = [dict(row, file=file) for row in csv.DictReader(handle)]
+        tables[table] = {"key": None, "rows": rows}
+    return tables
+
+
 # ---- KML ------------------------------------------------------------------------------------------------------------
 
 KML = "{http://www.opengis.net/kml/2.2}"
@@ -482,6 +494,8 @@ def main():
         tables = html(folder)
     elif name in json_fidelity.INPUTS:
         tables = json_fidelity.INPUTS[name](folder)
+    elif name == "actransit-gtfs":
+        tables = gtfs(folder, {"route": "routes.txt", "agency": "agency.txt"})
     else:
         sys.exit(f"fidelity.py: no oracle for {name}")
     json.dump({"tables": tables}, sys.stdout, ensure_ascii=False, indent=1)

@@ -34,6 +34,9 @@ extension DiagnosticCode {
     public static let encodingMismatch = DiagnosticCode("encoding.mismatch", .warning, "A file declared in a legacy encoding is in fact UTF-8 (or the reverse).")
     public static let inputEmpty = DiagnosticCode("input.empty", .warning, "An input file holds no data at all.")
     public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
+    public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
+    public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL), or a column named twice (warning).")
+    public static let delimitedUnreadColumn = DiagnosticCode("delimited.unread-column", .info, "A column of a delimited file's header row that no field reads.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
     public static let timetableRow = DiagnosticCode("timetable.row", .error, "A line inside a timetable block that is not a row the pattern reads.")
@@ -65,6 +68,7 @@ extension DiagnosticCode {
 
     public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
     public static let imageTooLarge = DiagnosticCode("image.too-large", .error, "An image with more pixels than the source's maxPixels.")
+    public static let imageUnsupported = DiagnosticCode("image.unsupported", .warning, "A valid image using a feature the decoder cannot decode (12-bit JPEG precision, a lossless process): its size is taken from its header, its data is not checked.")
     public static let imageMediaType = DiagnosticCode("image.media-type", .warning, "An image whose name says one format and whose bytes another.")
     public static let sqlUnreadable = DiagnosticCode("sql.unreadable", .error, "A legacy SQL script or database that cannot be loaded into the sandbox.")
     public static let sqlQuery = DiagnosticCode("sql.query", .error, "The sqlite source's query does not give the declared fields.")
@@ -178,11 +182,11 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, lineTooLong, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, lineTooLong, delimitedQuote, delimitedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,

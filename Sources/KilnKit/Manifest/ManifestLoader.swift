@@ -63,12 +63,19 @@ final class CompiledMapping {
     let column: ColumnSpec
     let fieldIndex: Int?
     let constant: String?
+    /// True for the field `_file`: the value is the record's input file, as provenance names it.
+    let takesFile: Bool
     let normalizers: [Normalizer]
 
-    init(column: ColumnSpec, fieldIndex: Int?, constant: String?, normalizers: [Normalizer]) {
+    /// The field every reader's records carry besides their own: the input file's path relative to the pipeline
+    /// folder.
+    static let fileField = "_file"
+
+    init(column: ColumnSpec, fieldIndex: Int?, constant: String?, takesFile: Bool = false, normalizers: [Normalizer]) {
         self.column = column
         self.fieldIndex = fieldIndex
         self.constant = constant
+        self.takesFile = takesFile
         self.normalizers = normalizers
     }
 }
@@ -225,10 +232,12 @@ public enum ManifestLoader {
                 throw issue(mappingPath, "table \"\(table.name)\" has no column \"\(name)\"; columns: \(table.columns.map(\.name).joined(separator: ", "))")
             }
             var fieldIndex: Int?
-            if let field = mapping.field {
+            let takesFile = mapping.field == CompiledMapping.fileField && kind.position(of: CompiledMapping.fileField) == nil
+            if let field = mapping.field, !takesFile {
                 guard let found = kind.position(of: field) else {
                     let owner = kind.name == RecordKind.defaultName ? "the \(format) reader" : "a \(kind.name) record of the \(format) reader"
-                    throw issue(mappingPath, "\(owner) has no field \"\(field)\"; fields: \(kind.fieldNames.joined(separator: ", "))")
+                    let fields = kind.fieldNames + [CompiledMapping.fileField]
+                    throw issue(mappingPath, "\(owner) has no field \"\(field)\"; fields: \(fields.joined(separator: ", "))")
                 }
                 fieldIndex = found
             }
@@ -242,7 +251,8 @@ public enum ManifestLoader {
                     throw issue("\(mappingPath).normalize[\(step)]", error.description)
                 }
             }
-            mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, normalizers: normalizers))
+            mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, takesFile: takesFile,
+                                            normalizers: normalizers))
         }
         return mappings
     }

@@ -302,7 +302,8 @@ final class RowShaper {
     /// second finding (such as not-null) repeats the first.
     private func shape(_ record: Record, _ plan: MappingPlan, target: Int, input: InputFile, log: DiagnosticLog) -> SQLValue {
         let mapping = plan.mapping
-        let raw = mapping.constant ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil }
+        let raw = mapping.constant ?? (mapping.takesFile ? input.relativePath
+                                                        : mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil })
         // Every normalizer leaves a missing value missing.
         guard let raw else { return .null }
         guard plan.trimOnly else { return shapeNormalized(raw, record, plan, target: target, input: input, log: log) }

@@ -1,10 +1,24 @@
-/// Reads separator-delimited text lines (`a; b; c`), as in the Patras app's `;` files.
+/// Reads separator-delimited text lines (`a; b; c`), as in the Patras app's `;` files, and with `quote` CSV as
+/// RFC 4180 writes it (GTFS feeds, spreadsheet exports, Kiln's own `csv` export).
 ///
 /// With `separator: ";"` the Greek question mark U+037E, canonically the same character, separates too.
 /// A trailing separator is allowed. With `tail`, the fields after the fixed ones are a variadic list and each
 /// becomes its own record (`stop; line; line; …;` gives one record per line) with its 0-based position.
+/// With `quote` (`"\""`), a field may be quoted: separators, doubled quotes and line breaks inside are its text, and
+/// a record spanning lines keeps the line where it starts (`DelimitedQuotedRecords`). With `header: "names"`, the
+/// first record names the columns and each field is taken from the column of its name.
 public struct DelimitedReader: ConfigurableReader {
     public static let format = "delimited"
+
+    /// What the first record of a file is.
+    enum Header: Equatable {
+        /// Data, like every other record.
+        case none
+        /// Column titles, passed over (`header: true`).
+        case skip
+        /// Column names: each field is read from the column of its name (`header: "names"`).
+        case names
+    }
 
     /// The options a manifest gives a `delimited` source.
     public struct Options: Decodable {
@@ -12,10 +26,12 @@ public struct DelimitedReader: ConfigurableReader {
         var fields: [String]
         var tail: String?
         var tailPosition: String = "position"
-        var header: Bool = false
+        var header: Header = .none
+        /// The quote character, or `nil` when fields are never quoted (the default: quotes are text).
+        var quote: UInt8?
         var encoding: String = "utf-8"
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case separator, fields, tail, tailPosition, header, encoding }
+        enum CodingKeys: String, CodingKey, CaseIterable { case separator, fields, tail, tailPosition, header, quote, encoding }
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -23,20 +39,38 @@ public struct DelimitedReader: ConfigurableReader {
             fields = try c.decode([String].self, forKey: .fields)
             tail = try c.decodeIfPresent(String.self, forKey: .tail)
             tailPosition = try c.decodeIfPresent(String.self, forKey: .tailPosition) ?? "position"
-            header = try c.decodeIfPresent(Bool.self, forKey: .header) ?? false
             encoding = try c.decodeIfPresent(String.self, forKey: .encoding) ?? "utf-8"
-            if separator.isEmpty {
-                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.separator],
-                                                        debugDescription: "the separator must not be empty"))
+            func refuse(_ key: CodingKeys, _ message: String) -> DecodingError {
+                DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: message))
+            }
+            if let flag = try? c.decodeIfPresent(Bool.self, forKey: .header) {
+                header = flag ? .skip : .none
+            } else if let word = try c.decodeIfPresent(String.self, forKey: .header) {
+                guard word == "names" else { throw refuse(.header, "expected true, false or \"names\"; found \"\(word)\"") }
+                header = .names
+            }
+            if let text = try c.decodeIfPresent(String.self, forKey: .quote) {
+                guard text.utf8.count == 1, let byte = text.utf8.first, byte > 0x20, byte < 0x7F else {
+                    throw refuse(.quote, "the quote must be one printable ASCII character, such as \"\\\"\"")
+                }
+                quote = byte
+            }
+            if separator.isEmpty { throw refuse(.separator, "the separator must not be empty") }
+            if let quote, separator.utf8.contains(quote) { throw refuse(.quote, "the quote must not be part of the separator") }
+            if header == .names, tail != nil {
+                throw refuse(.tail, "a tail is read by position; with header: \"names\" every field is read by its column's name")
+            }
+            if let repeated = Dictionary(grouping: fields, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+                throw refuse(.fields, "the field \"\(repeated)\" is named twice")
             }
         }
     }
 
     public let kinds: [RecordKind]
-    private let options: Options
-    private let separators: [[UInt8]]
+    let options: Options
+    let separators: [[UInt8]]
     /// The first bytes of the separators, so that most bytes are passed over with one test.
-    private let isLeadByte: [Bool]
+    let isLeadByte: [Bool]
 
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
@@ -52,8 +86,12 @@ public struct DelimitedReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        if options.quote != nil || options.header == .names {
+            try readRecords(input, log: log, emit: emit)
+            return
+        }
         let fixed = options.fields.count
-        var skippedHeader = !options.header
+        var skippedHeader = options.header == .none
         // Every record holds its kind, an object whose reference count the reading thread raises and the staging
         // thread lowers: an equal copy every few hundred records keeps the two threads off one counter.
         var kind = kinds[0]
@@ -92,7 +130,7 @@ public struct DelimitedReader: ConfigurableReader {
     /// How many records share one copy of the kind.
     static let recordsPerKindCopy = 256
 
-    private func describeFields() -> String {
+    func describeFields() -> String {
         (options.fields + (options.tail.map { ["\($0)…"] } ?? [])).joined(separator: options.separator + " ")
     }
 

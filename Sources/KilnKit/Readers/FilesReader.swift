@@ -4,7 +4,9 @@ import Foundation
 /// beside the data: `path` (relative to the pipeline folder), `name` (the file name), `stem` (the name without its
 /// extension), `extension` (lower case), `bytes`, `sha256`, `mediaType`, and for JPEG and PNG images `width` and
 /// `height` in pixels. Images are decoded whole, by libjpeg-turbo and libpng, so that a file cut short or with
-/// corrupt data is an `image.corrupt` error naming the file and the library's words.
+/// corrupt data is an `image.corrupt` error naming the file and the library's words. A JPEG using a feature
+/// libjpeg-turbo cannot decode (12- or 16-bit precision, a lossless process) is no damage: its size comes from its
+/// frame header (`JPEGHeader`) and an `image.unsupported` warning names the feature.
 public struct FilesReader: ConfigurableReader {
     public static let format = "files"
 
@@ -55,7 +57,7 @@ public struct FilesReader: ConfigurableReader {
         var mediaType = claimed ?? "application/octet-stream"
         var size: (width: Int, height: Int)?
 
-        let inspection: ImageInspection?
+        var inspection: ImageInspection?
         if PNGImage.hasSignature(bytes) {
             mediaType = "image/png"
             inspection = PNGImage.inspect(bytes, maxPixels: options.maxPixels)
@@ -73,9 +75,30 @@ public struct FilesReader: ConfigurableReader {
                 inspection = jpeg
             }
         }
+        var unsupportedHeader: JPEGHeader?
+        if case .unsupported(let message)? = inspection {
+            // Not damage only when the header that states the feature can be read.
+            if let header = JPEGHeader.read(bytes), header.width > 0, header.height > 0 {
+                if header.width * header.height > options.maxPixels {
+                    inspection = .tooLarge(width: header.width, height: header.height)
+                } else {
+                    unsupportedHeader = header
+                }
+            } else {
+                inspection = .damaged(message: message + " (and its frame header cannot be read)")
+            }
+        }
         switch inspection {
         case .sound(let width, let height)?:
             size = (width, height)
+        case .unsupported(let message)?:
+            guard let header = unsupportedHeader else { break }
+            size = (header.width, header.height)
+            log.report(.imageUnsupported, .warning,
+                       "\(fileName) is a \(header.precision)-bit JPEG (\(header.process), \(header.components) "
+                           + "component\(header.components == 1 ? "" : "s")), which libjpeg-turbo cannot decode here (\"\(message)\"): "
+                           + "its size, \(header.width)×\(header.height), is taken from its header; its image data is not checked",
+                       at: input.at(nil))
         case .damaged(let message)?:
             log.report(.imageCorrupt, .error, "\(fileName) is not a sound \(mediaType == "image/png" ? "PNG" : "JPEG") image: \(message)",
                        at: input.at(nil))

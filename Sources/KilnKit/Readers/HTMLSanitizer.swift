@@ -20,7 +20,8 @@ struct HTMLSanitizer {
     /// Something the sanitizer removed or changed, with the line of the element.
     struct Removal: Equatable {
         enum Kind: String, Error { case script, style, iframe, form, object, handler = "event handler", styleAttribute = "style attribute",
-                              javascriptLink = "javascript: link", emptyLink = "empty link", unsupportedLink = "link", image }
+                              javascriptLink = "javascript: link", emptyLink = "empty link", unsupportedLink = "link",
+                              unresolvedLink = "query link", image }
         let kind: Kind
         let detail: String
         let line: Int
@@ -162,28 +163,58 @@ struct HTMLSanitizer {
             return .success(.external(href))
         case "http", "https":
             guard let components = URLComponents(string: href), let host = components.host, !host.isEmpty else { return .failure(.unsupportedLink) }
-            if siteHosts.contains(host.lowercased()) { return page(components.path, fragment: components.fragment) }
+            if siteHosts.contains(host.lowercased()) { return page(components.path, query: components.query, fragment: components.fragment) }
             return .success(.external(href))
         case .some:
             return .failure(.unsupportedLink)
         case nil:
             if href.hasPrefix("//") {
                 guard let components = URLComponents(string: "https:" + href), let host = components.host else { return .failure(.unsupportedLink) }
-                if siteHosts.contains(host.lowercased()) { return page(components.path, fragment: components.fragment) }
+                if siteHosts.contains(host.lowercased()) { return page(components.path, query: components.query, fragment: components.fragment) }
                 return .success(.external("https:" + href))
             }
             let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-            let path = String(parts[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0])
-            return page(path, fragment: parts.count > 1 ? String(parts[1]) : nil)
+            let pathAndQuery = parts[0].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            return page(String(pathAndQuery[0]), query: pathAndQuery.count > 1 ? String(pathAndQuery[1]) : nil,
+                        fragment: parts.count > 1 ? String(parts[1]) : nil)
         }
     }
 
-    private func page(_ path: String, fragment: String?) -> Swift.Result<LinkTarget, Removal.Kind> {
+    /// Extensions of a server's scripts, whose query says which page they show.
+    private static let scriptExtensions: Set<String> = ["php", "asp", "aspx", "jsp", "cgi"]
+    /// Extensions a page's file name may end with; any other dot belongs to the name (`/wiki/St._Petersburg`).
+    private static let pageExtensions = scriptExtensions.union(["html", "htm", "xhtml", "shtml"])
+
+    /// The page a site link leads to. MediaWiki's script links (`/w/index.php?title=Patras&action=edit`) name their
+    /// page in the `title` parameter, written as its `/wiki/` link would be (spaces as `_`); a query on a path that
+    /// names no page of its own (a script or the site's root) and gives no `title` leads nowhere that can be told.
+    private func page(_ path: String, query: String?, fragment: String?) -> Swift.Result<LinkTarget, Removal.Kind> {
+        let fragment = fragment.flatMap { $0.isEmpty ? nil : $0 }
         let decoded = path.removingPercentEncoding ?? path
-        guard let last = decoded.split(separator: "/").last else { return .success(.page(slug: "index", fragment: fragment)) }
-        let name = String(last)
-        let slug = name.contains(".") ? String(name[..<name.lastIndex(of: ".")!]) : name
-        return .success(.page(slug: slug.lowercased(), fragment: fragment.flatMap { $0.isEmpty ? nil : $0 }))
+        let last = decoded.split(separator: "/").last.map(String.init)
+        let fileExtension = last.flatMap { name in name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } }
+        let names = last == nil || fileExtension.map(HTMLSanitizer.scriptExtensions.contains) == true
+        if let query, !query.isEmpty, names {
+            guard let title = HTMLSanitizer.titleParameter(query) else { return .failure(.unresolvedLink) }
+            return .success(.page(slug: title.replacingOccurrences(of: " ", with: "_").lowercased(), fragment: fragment))
+        }
+        guard let name = last else { return .success(.page(slug: "index", fragment: fragment)) }
+        var slug = name[...]
+        if let fileExtension, HTMLSanitizer.pageExtensions.contains(fileExtension) { slug = slug[..<slug.lastIndex(of: ".")!] }
+        return .success(.page(slug: slug.lowercased(), fragment: fragment))
+    }
+
+    /// The `title` parameter of a query string (`title=Ancient_Olympia&action=edit`), percent-decoded, `+` read as a
+    /// space; `nil` when there is none or it is empty.
+    static func titleParameter(_ query: String) -> String? {
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "title" else { continue }
+            let value = parts[1].replacingOccurrences(of: "+", with: " ")
+            let title = (value.removingPercentEncoding ?? value).trimmingCharacters(in: .whitespaces)
+            return title.isEmpty ? nil : title
+        }
+        return nil
     }
 
     /// The form the app resolves: `page:SLUG#fragment` for the site's pages.

@@ -14,6 +14,9 @@ public struct TextLine: Sendable {
     /// True when every byte is ASCII and none is NUL (found while the line was split off): such bytes are valid
     /// UTF-8 and need no further check.
     var isPlainASCII = false
+    /// True when the line ended with CR LF (or a final CR), whose CR is not in `bytes`: a reader that joins lines
+    /// (a quoted CSV field) puts the ending back as written.
+    var endedWithCR = false
 }
 
 /// Streams a file line by line in bounded memory: strips a UTF-8 byte-order mark, accepts LF, CRLF and a
@@ -99,7 +102,7 @@ private struct LineCursor {
     /// A line as `nextLine(from:plainASCII:)` hands it over.
     enum Line {
         /// A line that is plain ASCII (no NUL): its number and bytes, known to be valid UTF-8.
-        case ascii(number: Int, bytes: ArraySlice<UInt8>)
+        case ascii(number: Int, bytes: ArraySlice<UInt8>, endedWithCR: Bool)
         /// Any other line, to decode and check.
         case other(TextLine)
     }
@@ -119,7 +122,7 @@ private struct LineCursor {
         lineNumber += 1
         start = newline + 1
         searched = start
-        return .ascii(number: lineNumber, bytes: bytes)
+        return .ascii(number: lineNumber, bytes: bytes, endedWithCR: end < newline)
     }
 
     /// The next line's bytes, read from `handle` as needed; `nil` at the end of the file.
@@ -201,9 +204,10 @@ private struct LineCursor {
             return TextLine(number: lineNumber, text: nil, bytes: [], overlongLength: length)
         }
         var bytes = buffer[start..<end]
-        if bytes.last == 0x0D { bytes = bytes.dropLast() }
+        let endedWithCR = bytes.last == 0x0D
+        if endedWithCR { bytes = bytes.dropLast() }
         if lineNumber == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        return TextLine(number: lineNumber, text: nil, bytes: bytes, isPlainASCII: plainASCII)
+        return TextLine(number: lineNumber, text: nil, bytes: bytes, isPlainASCII: plainASCII, endedWithCR: endedWithCR)
     }
 }
 
@@ -214,6 +218,13 @@ extension LineReader {
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
     static func forEachLineUTF8(of input: InputFile, encoding: String, log: DiagnosticLog,
                                 _ body: (_ number: Int, _ line: ValidUTF8) throws -> Void) throws {
+        try forEachLineUTF8Ending(of: input, encoding: encoding, log: log) { number, line, _ in try body(number, line) }
+    }
+
+    /// As `forEachLineUTF8(of:encoding:log:_:)`, also telling whether the line ended with CR LF rather than LF.
+    /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
+    static func forEachLineUTF8Ending(of input: InputFile, encoding: String, log: DiagnosticLog,
+                                      _ body: (_ number: Int, _ line: ValidUTF8, _ endedWithCR: Bool) throws -> Void) throws {
         let reader = try LineReader(url: input.url, encoding: encoding)
         var checks = LineChecks(input: input, encoding: reader.encoding)
         var cursor = reader.cursor
@@ -221,10 +232,10 @@ extension LineReader {
         while let next = try cursor.nextLine(from: reader.handle, plainASCII: plainASCII) {
             let line: TextLine
             switch next {
-            case .ascii(let number, let bytes):
+            case .ascii(let number, let bytes, let endedWithCR):
                 let utf8 = ValidUTF8(ascii: bytes)
                 checks.observe(ascii: utf8)
-                try body(number, utf8)
+                try body(number, utf8, endedWithCR)
                 continue
             case .other(let other):
                 line = other
@@ -237,7 +248,7 @@ extension LineReader {
                 }
                 continue
             }
-            try body(line.number, utf8)
+            try body(line.number, utf8, line.endedWithCR)
         }
         checks.finish(log: log)
     }

@@ -60,11 +60,12 @@ public struct WebPageReader: ConfigurableReader {
         let sanitizer = HTMLSanitizer(siteHosts: Set(options.siteHosts.map { $0.lowercased() }))
         let result = sanitizer.sanitize(root)
         for removal in result.removals {
-            let severity: Severity = removal.kind == .image || removal.kind == .unsupportedLink ? .warning : .info
+            let severity: Severity = [.image, .unsupportedLink, .unresolvedLink].contains(removal.kind) ? .warning : .info
             let what: String
             switch removal.kind {
             case .image: what = "an image that is not a shipped file (\(removal.detail)) removed"
             case .unsupportedLink: what = "a link the app cannot open offline (\(removal.detail)) removed; its text is kept"
+            case .unresolvedLink: what = "a link whose page cannot be told from its address (\(removal.detail): a query without a title) removed; its text is kept"
             case .javascriptLink: what = "a javascript: link removed; its text is kept"
             case .emptyLink: what = "a link to \"#\" (a script's placeholder) removed; its text is kept"
             default: what = "\(removal.kind.rawValue) \(removal.detail) removed"
