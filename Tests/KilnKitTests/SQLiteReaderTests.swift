@@ -78,15 +78,49 @@ final class SQLiteReaderTests: KilnTestCase {
             INSERT INTO Mushrooms VALUES ('Hřib žlučník', 'Tylopilus felleus', 'nejedlá')
             """
         let (records, log) = try read(reader(), text, name: "atlas.sql")
-        XCTAssertEqual(records.map { $0.values[0] }, ["Cantharellus cibarius", "Tylopilus felleus"])
-        XCTAssertEqual(records.map(\.line), [3, 12])
+        // Line 9 copies the script's own rows (it reads nothing else): it runs, and its row has its line.
+        XCTAssertEqual(records.map { $0.values[0] }, ["Cantharellus cibarius", "Cantharellus cibarius", "Tylopilus felleus"])
+        XCTAssertEqual(records.map(\.line), [3, 9, 12])
         let found = log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }
         XCTAssertEqual(found, ["2 sql.statement", "4 sql.denied", "5 sql.denied", "6 sql.denied", "7 sql.denied", "8 sql.denied",
-                               "9 sql.denied", "10 sql.denied", "11 sql.statement"])
+                               "10 sql.denied", "11 sql.statement"])
+        guard found.count == 8 else { return }
         XCTAssertTrue(log.diagnostics.allSatisfy { $0.severity == .error })
         XCTAssertTrue(log.diagnostics[1].message.hasPrefix("ATTACH is not allowed"), log.diagnostics[1].message)
         XCTAssertTrue(log.diagnostics[3].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[3].message)
-        XCTAssertTrue(log.diagnostics[8].message.contains("no such table: Nowhere"), log.diagnostics[8].message)
+        XCTAssertTrue(log.diagnostics[7].message.contains("no such table: Nowhere"), log.diagnostics[7].message)
+    }
+
+    /// What the third hostile probe found in the sandbox: non-deterministic functions ran (two builds shipped
+    /// different values), multi-row VALUES and a function in a CHECK were refused with a wrong reason, and a
+    /// statement after a refused one on the same line silently did not run.
+    func testTheScriptSandboxIsDeterministicAndRefusesOnlyWhatItMust() throws {
+        let text = """
+            CREATE TABLE Mushrooms (name TEXT CHECK (length(name) > 0), latin TEXT, n INTEGER DEFAULT (random()));
+            INSERT INTO Mushrooms (name, latin, n) VALUES ('Liška obecná', 'Cantharellus cibarius', 1), ('Hřib smrkový', 'Boletus edulis', 2);
+            INSERT INTO Mushrooms (name, latin) VALUES ('Muchomůrka', 'Amanita muscaria');
+            INSERT INTO Mushrooms VALUES ('Bedla', 'Macrolepiota procera', random());
+            DROP TABLE Mushrooms; INSERT INTO Mushrooms VALUES ('Hřib žlučník', 'Tylopilus felleus', 3);
+            INSERT INTO Mushrooms VALUES ('Václavka', 'Armillaria mellea', abs(-4));
+            """
+        let (records, log) = try read(reader(query: "SELECT latin, n, kiln_row_line.line AS _line FROM Mushrooms LEFT JOIN kiln_row_line ON kiln_row_line.row_id = Mushrooms.rowid ORDER BY n",
+                                             fields: ["latin", "n"]), text, name: "atlas.sql")
+        XCTAssertEqual(records.map { $0.values }, [["Cantharellus cibarius", "1"], ["Boletus edulis", "2"], ["Tylopilus felleus", "3"], ["Armillaria mellea", "4"]])
+        XCTAssertEqual(records.map(\.line), [2, 2, 5, 6], "the statement after the refused one on line 5 ran")
+        let found = log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }
+        XCTAssertEqual(found, ["3 sql.statement", "4 sql.denied", "5 sql.denied"])
+        guard found.count == 3 else { return }
+        XCTAssertTrue(log.diagnostics[0].message.hasPrefix("statement failed: random() is not allowed in data read from a file: its result is not decided by the input"), log.diagnostics[0].message)
+        XCTAssertTrue(log.diagnostics[1].message.hasPrefix("INSERT calls random(), whose result is not decided by the input"), log.diagnostics[1].message)
+        XCTAssertTrue(log.diagnostics[2].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[2].message)
+    }
+
+    func testAQueryMayNotCallANonDeterministicFunction() throws {
+        let (records, log) = try read(reader(query: "SELECT latin, random() AS status FROM Mushrooms", fields: ["latin", "status"]), script, name: "a.sql")
+        XCTAssertEqual(records.count, 0)
+        XCTAssertEqual(log.diagnostics.map(\.code), ["sql.query"])
+        XCTAssertTrue(log.diagnostics.first?.message.hasSuffix("refused: it calls random(), whose result is not decided by the input (a query may call only deterministic functions)") ?? false,
+                      "\(log.diagnostics)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: temporaryDirectory.appendingPathComponent("other.sqlite").path))
     }
 

@@ -574,7 +574,8 @@ public func quoteLiteral(_ text: String) -> String {
 
 /// What a sandboxed connection may run (see `Database.sandboxed(deserializing:seconds:)`).
 public enum SandboxPolicy: Sendable {
-    /// A legacy script: `CREATE TABLE`, `CREATE INDEX`, `INSERT` (of values) and transactions; nothing else.
+    /// A legacy script: `CREATE TABLE` (with deterministic `DEFAULT` and `CHECK` expressions), `CREATE INDEX`, `INSERT`
+    /// (of values, or of rows of its own tables) and transactions; nothing else.
     case script
     /// Queries: `SELECT` reading tables and calling SQLite's built-in functions; nothing else.
     case query
@@ -592,7 +593,28 @@ private final class SandboxState {
 
     init(deadline: UInt64) { self.deadline = deadline }
 
-    func allows(_ action: Int32, _ first: String?) -> Bool {
+    /// SQLite's built-in functions whose result is not decided by their arguments (sqlite.org/deterministic.html):
+    /// a script's `DEFAULT (random())` or a database file's view calling them would ship different values from the
+    /// same input. The date and time functions are non-deterministic only with `'now'`, which SQLite's authorizer
+    /// cannot see; they are allowed.
+    static let nonDeterministicFunctions: Set<String> = [
+        "random", "randomblob", "changes", "total_changes", "current_date", "current_time", "current_timestamp",
+    ]
+
+    /// Each of `nonDeterministicFunctions` with its number of arguments.
+    static let nonDeterministicFunctionArities: [(String, Int32)] = [
+        ("random", 0), ("randomblob", 1), ("changes", 0), ("total_changes", 0), ("current_date", 0), ("current_time", 0),
+        ("current_timestamp", 0),
+    ]
+
+    /// The non-deterministic function the last refused call named, for the message.
+    var refusedFunction: String?
+
+    func allows(_ action: Int32, _ first: String?, _ second: String?) -> Bool {
+        if policy != .kiln, action == SQLITE_FUNCTION, let name = second?.lowercased(), SandboxState.nonDeterministicFunctions.contains(name) {
+            refusedFunction = name
+            return false
+        }
         switch policy {
         case .kiln:
             return action != SQLITE_ATTACH && action != SQLITE_DETACH
@@ -600,9 +622,14 @@ private final class SandboxState {
             return [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE].contains(action)
         case .script:
             switch action {
-            case SQLITE_CREATE_TABLE, SQLITE_CREATE_INDEX, SQLITE_TRANSACTION, SQLITE_INSERT: return true
-            // CREATE TABLE … PRIMARY KEY/UNIQUE reads and updates SQLite's own schema table.
-            case SQLITE_READ, SQLITE_UPDATE: return first == "sqlite_master" || first == "sqlite_schema"
+            // A multi-row `VALUES (…), (…)` is compiled as a SELECT of its rows; a CHECK reads its table's columns;
+            // DEFAULT and CHECK expressions call functions (only deterministic ones, above). Reading reaches only the
+            // script's own tables: the connection holds nothing else.
+            case SQLITE_CREATE_TABLE, SQLITE_CREATE_INDEX, SQLITE_TRANSACTION, SQLITE_INSERT, SQLITE_SELECT, SQLITE_FUNCTION,
+                 SQLITE_READ:
+                return true
+            // CREATE TABLE … PRIMARY KEY/UNIQUE updates SQLite's own schema table.
+            case SQLITE_UPDATE: return first == "sqlite_master" || first == "sqlite_schema"
             default: return false
             }
         }
@@ -636,6 +663,17 @@ extension Database {
         guard hardened == SQLITE_OK else { throw database.error(hardened, sql: nil) }
         // No single text or blob over 64 MiB (the default is 1 GB): `zeroblob` and recursive queries stay bounded.
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 64 << 20)
+        // The authorizer refuses a call to a non-deterministic function where SQLite asks it (a statement's own
+        // expressions); a column's DEFAULT and a stored view are compiled without asking, so the functions
+        // themselves are replaced by ones that fail, naming themselves.
+        for (name, arguments) in SandboxState.nonDeterministicFunctionArities {
+            let result = sqlite3_create_function_v2(handle, name, arguments, SQLITE_UTF8 | SQLITE_INNOCUOUS, strdup(name), { context, _, _ in
+                let name = sqlite3_user_data(context).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "a function"
+                let message = "\(name)() is not allowed in data read from a file: its result is not decided by the input"
+                sqlite3_result_error(context, message, -1)
+            }, nil, nil, { free($0) })
+            guard result == SQLITE_OK else { throw database.error(result, sql: nil) }
+        }
         if let bytes {
             guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
                 throw SQLiteError(code: SQLITE_NOMEM, message: "out of memory for a \(bytes.count)-byte database", sql: nil)
@@ -650,11 +688,16 @@ extension Database {
         let state = SandboxState(deadline: DispatchTime.now().uptimeNanoseconds + nanoseconds)
         database.sandbox = state
         let context = Unmanaged.passUnretained(state).toOpaque()
-        sqlite3_set_authorizer(handle, { context, action, first, _, _, _ in
+        sqlite3_set_authorizer(handle, { context, action, first, second, _, _ in
             guard let context else { return SQLITE_DENY }
             let state = Unmanaged<SandboxState>.fromOpaque(context).takeUnretainedValue()
-            if state.allows(action, first.map { String(cString: $0) }) { return SQLITE_OK }
-            state.denied.append(SandboxState.actionName(action))
+            if state.allows(action, first.map { String(cString: $0) }, second.map { String(cString: $0) }) { return SQLITE_OK }
+            if action == SQLITE_FUNCTION, let name = state.refusedFunction {
+                state.denied.append("\(name)()")
+                state.refusedFunction = nil
+            } else {
+                state.denied.append(SandboxState.actionName(action))
+            }
             return SQLITE_DENY
         }, context)
         sqlite3_progress_handler(handle, 1000, { context in
@@ -692,8 +735,19 @@ extension Database {
     /// comments and trigger bodies) — how SQLite's own shell cuts a script into statements line by line.
     public static func isComplete(_ sql: String) -> Bool { sqlite3_complete(sql) != 0 }
 
+    /// The offset just past the first `;` after `offset` that ends a complete statement, or `nil` when none does.
+    private static func endOfStatement(_ bytes: [UInt8], from offset: Int) -> Int? {
+        var index = offset
+        while let semicolon = bytes[index...].firstIndex(of: 0x3B) {
+            if isComplete(String(decoding: bytes[offset...semicolon], as: UTF8.self)) { return semicolon + 1 }
+            index = semicolon + 1
+        }
+        return nil
+    }
+
     /// Runs the statements of `sql` one by one. A statement that fails is passed to `failed` with the UTF-8 byte
-    /// offset where it starts; when it fails to compile, the rest of `sql` is not run (its end is unknown).
+    /// offset where it starts; when it fails to compile, the rest runs from the next `;` that ends a complete
+    /// statement (`sqlite3_complete`), so that a refused statement does not take the ones after it on its line.
     /// - Throws: whatever `failed` throws.
     public func executeEach(_ sql: String, failed: (_ offset: Int, _ error: SQLiteError) throws -> Void) throws {
         let bytes = Array(sql.utf8)
@@ -707,7 +761,9 @@ extension Database {
                     let result = sqlite3_prepare_v2(handle, start + offset, Int32(buffer.count - offset), &statement, &tail)
                     guard result == SQLITE_OK else {
                         try failed(offset, error(result, sql: String(decoding: bytes[offset...], as: UTF8.self)))
-                        return
+                        guard let end = Database.endOfStatement(bytes, from: offset) else { return }
+                        offset = end
+                        continue
                     }
                     let next = tail.map { $0 - start } ?? buffer.count
                     guard let statement else { offset = max(next, offset + 1); continue }

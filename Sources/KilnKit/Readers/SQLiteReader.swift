@@ -104,7 +104,9 @@ public struct SQLiteReader: ConfigurableReader {
         } catch let error as SQLiteError {
             let denied = database.takeDeniedActions()
             let reason = database.timedOut ? "stopped after \(options.seconds) s (the source's \"seconds\")"
-                : denied.isEmpty ? error.message : "refused: \(denied[0]) (a query may only read tables)"
+                : denied.isEmpty ? error.message
+                : denied[0].hasSuffix("()") ? "refused: it calls \(denied[0]), whose result is not decided by the input (a query may call only deterministic functions)"
+                : "refused: \(denied[0]) (a query may only read tables)"
             log.report(database.timedOut ? .sqlTimeLimit : .sqlQuery, .error, "the source's query failed on \(input.relativePath): \(reason)",
                        at: input.at(nil))
         }
@@ -131,8 +133,8 @@ public struct SQLiteReader: ConfigurableReader {
                                    + "and was stopped here; nothing is read from it", at: input.at(line))
                     stopped = true
                 } else if !denied.isEmpty {
-                    log.report(.sqlDenied, .error, "\(SQLiteReader.verb(of: statement)) is not allowed in a script read as data (only CREATE TABLE, CREATE INDEX, "
-                                   + "INSERT and transactions run); statement not run: \(statement)", at: input.at(line))
+                    log.report(.sqlDenied, .error, SQLiteReader.refusal(of: statement, denied: denied) + "; statement not run: \(statement)",
+                               at: input.at(line))
                 } else {
                     log.report(.sqlStatement, .error, "statement failed: \(error.message): \(statement)", at: input.at(line))
                 }
@@ -150,6 +152,19 @@ public struct SQLiteReader: ConfigurableReader {
         }
         try run()
         return !stopped
+    }
+
+    /// Why the sandbox refused a script's statement, from what it refused (`denied`): a non-deterministic function
+    /// (`random()`), a step an allowed statement needs (an `INSERT … SELECT` reading a table), or the statement itself.
+    static func refusal(of statement: String, denied: [String]) -> String {
+        let verb = verb(of: statement)
+        if let function = denied.first(where: { $0.hasSuffix("()") }) {
+            return "\(verb) calls \(function), whose result is not decided by the input: a script read as data may call only deterministic functions"
+        }
+        if ["INSERT", "CREATE TABLE", "CREATE INDEX", "CREATE UNIQUE INDEX", "BEGIN", "COMMIT", "END"].contains(verb) {
+            return "\(verb) needs \(denied[0]), which a script read as data may not do (CREATE TABLE, CREATE INDEX, INSERT of values and transactions run)"
+        }
+        return "\(verb) is not allowed in a script read as data (only CREATE TABLE, CREATE INDEX, INSERT and transactions run)"
     }
 
     /// What a statement does, as its first words say (`DROP TABLE`, `ATTACH`, `PRAGMA`), for messages: SQLite's
