@@ -52,13 +52,14 @@ struct PatchCommand: KilnCommand {
         }
         let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit)
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
-        for table in manifest.tables where table.deleted + table.updated + table.inserted > 0 {
+        for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
             text += "  \(table.name): \(table.deleted) deleted, \(table.updated) updated, \(table.inserted) inserted\n"
         }
         if !manifest.rebuiltFullText.isEmpty { text += "  full-text rebuilt: \(manifest.rebuiltFullText.joined(separator: ", "))\n" }
         for patch in manifest.patches {
             text += "wrote \(output.appendingPathComponent(patch.file).relativePath) (\(patch.bytes) bytes; the bundle is \(manifest.to.bytes))\n"
         }
+        if manifest.patches.count == 1 { text += "no changeset: it would be larger than the limit (\(manifest.limitBytes) bytes), or a table has no primary key\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"
         printOut(text)
         return 0

@@ -5,7 +5,7 @@ import Foundation
 /// shadow tables behind them. Read the same way from OLD, NEW and a patched copy.
 struct BundleLayout {
     /// A real table: its columns in declaration order, its primary key (empty when it has none) and the order its
-    /// rows are compared and digested in (the key, then the other columns; every column without a key).
+    /// rows are compared and digested in (the key; every column without a key).
     struct Table: Equatable {
         let name: String
         let columns: [String]
@@ -14,8 +14,9 @@ struct BundleLayout {
         /// The columns that identify a row: the primary key, else every column.
         var identity: [String] { key.isEmpty ? columns : key }
 
-        /// The order Kiln writes the rows in (`TableSpec.rowOrderColumnNames`).
-        var order: [String] { identity + columns.filter { !identity.contains($0) } }
+        /// The order Kiln writes the rows in (`TableSpec.rowOrderColumnNames`: the key, then the other columns, which
+        /// a key, being unique, never needs).
+        var order: [String] { identity }
     }
 
     /// An FTS5 or R*Tree table: its columns and the SQL that creates it.

@@ -76,26 +76,37 @@ public enum BundlePatch {
             let text = Data(try sql.write().utf8)
             let changeset = try self.changeset(new: new, old: old, layout: after)
             let allowed = limit.bytes(of: newSize)
-            for (name, size) in [("SQL patch", text.count), ("changeset", changeset.count)] where size > allowed {
-                throw refuse("the \(name) would be \(size) bytes, more than \(limit.phrase) (\(allowed) bytes)")
+            if text.count > allowed {
+                throw refuse("the SQL patch would be \(text.count) bytes, more than \(limit.phrase) (\(allowed) bytes)")
             }
+            // The changeset carries the full-text indexes' own pages, which a rebuilt index changes throughout: when
+            // that makes it larger than the limit (or there is none), only the SQL patch is written.
+            let writesChangeset = changeset.map { $0.count <= allowed } ?? false
             let fromDigest = try ContentDigest.of(before.tables, in: database, schema: "main")
             let toDigest = try ContentDigest.of(after.tables, in: database, schema: "new")
             try verify(old: old, new: new, layout: after, label: "the SQL patch") { try PatchKind.sql.apply(Array(text), to: $0) }
-            try verify(old: old, new: new, layout: after, label: "the changeset") { try PatchKind.changeset.apply(changeset, to: $0) }
+            if writesChangeset {
+                try verify(old: old, new: new, layout: after, label: "the changeset") { try PatchKind.changeset.apply(changeset ?? [], to: $0) }
+            }
 
             let manifest = UpdateManifest(
                 format: "kiln-update-1", bundle: newName, schemaVersion: after.userVersion,
                 from: .init(digest: fromDigest, bytes: oldSize), to: .init(digest: toDigest, bytes: newSize),
-                tables: sql.changes, userFilled: userFilled.sorted(), rebuiltFullText: sql.rebuiltFullText, limitBytes: allowed,
-                patches: [UpdateManifest.PatchFile.describe(UpdateManifest.sqlFileName, PatchKind.sql, Array(text)),
-                          UpdateManifest.PatchFile.describe(UpdateManifest.changesetFileName, PatchKind.changeset, changeset)])
+                tables: sql.changes, userFilled: userFilled.sorted(), indexes: sql.indexChanges, rebuiltFullText: sql.rebuiltFullText,
+                limitBytes: allowed,
+                patches: [UpdateManifest.PatchFile.describe(UpdateManifest.sqlFileName, PatchKind.sql, Array(text))]
+                    + (writesChangeset ? [UpdateManifest.PatchFile.describe(UpdateManifest.changesetFileName, PatchKind.changeset, changeset ?? [])] : []))
             var json = try KilnJSON.encode(manifest)
             json.append(10)
             try database.close()
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             try AtomicFile.write(text, to: files[0])
-            try AtomicFile.write(Data(changeset), to: files[1])
+            if writesChangeset {
+                try AtomicFile.write(Data(changeset ?? []), to: files[1])
+            } else if OutputPath.entryKind(files[1]) == .regular {
+                // A changeset left from an earlier patch in DIR would not match this manifest.
+                try? FileManager.default.removeItem(at: files[1])
+            }
             try AtomicFile.write(json, to: files[2])
             return manifest
         } catch let error as SQLiteError {
@@ -104,13 +115,12 @@ public enum BundlePatch {
     }
 
     /// The changeset of every covered table and every shadow table of the FTS5 and R*Tree tables: applied, it leaves
-    /// their rows, and so the indexes, exactly as in NEW.
-    private static func changeset(new: URL, old: URL, layout: BundleLayout) throws -> [UInt8] {
+    /// their rows, and so the indexes, exactly as in NEW; `nil` when a covered table has no primary key.
+    private static func changeset(new: URL, old: URL, layout: BundleLayout) throws -> [UInt8]? {
         let database = try BundleFile.open(new)
         try database.execute("ATTACH DATABASE \(quoteLiteral(old.path)) AS old")
-        if let table = layout.tables.first(where: { $0.key.isEmpty }) {
-            throw KilnError.validation("no patch: table \(table.name) has no primary key, and a changeset can carry only tables with one")
-        }
+        // The session extension leaves out tables without a primary key: no changeset then.
+        guard layout.tables.allSatisfy({ !$0.key.isEmpty }) else { return nil }
         return try SQLiteChangeset.diff(database, from: "old", tables: layout.tables.map(\.name) + layout.shadows)
     }
 
@@ -131,7 +141,7 @@ public enum BundlePatch {
         do {
             try apply(database)
         } catch {
-            throw KilnError.validation("no patch: \(label) does not apply to a copy of \(old.relativePath) (\(error)); nothing was written")
+            throw KilnError.validation("no patch: \(label) does not apply to a copy of \(old.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was written")
         }
         let differences = try PatchCheck.differences(database, schema: "main", from: new, layout: layout)
         if !differences.isEmpty {
@@ -177,8 +187,8 @@ extension UpdateManifest.PatchFile {
 /// The comparison of a patched bundle with the one it should now equal.
 enum PatchCheck {
     /// What differs between schema `schema` of `database` and the bundle at `expected`: schema, user_version, the
-    /// rows of each covered table (`kiln_metadata` too), the rows of each FTS5 table (rowid and columns) and R*Tree,
-    /// and the indexes' own integrity checks. Empty when they are equal.
+    /// rows of each covered table (`kiln_metadata` too), the rows of each FTS5 table (its columns, whatever their
+    /// rowids) and R*Tree, and the indexes' own integrity checks. Empty when they are equal.
     static func differences(_ database: Database, schema: String, from expected: URL, layout: BundleLayout) throws -> [String] {
         try database.execute("ATTACH DATABASE \(quoteLiteral(expected.path)) AS kiln_expected")
         defer { try? database.execute("DETACH DATABASE kiln_expected") }
@@ -194,7 +204,7 @@ enum PatchCheck {
         }
         for table in layout.tables { try compare(table.name, table.columns, table.order) }
         for fullText in layout.fullText {
-            try compare(fullText.name, ["rowid"] + fullText.columns, ["rowid"])
+            try compare(fullText.name, fullText.columns, fullText.columns)
             do {
                 try database.execute("INSERT INTO \(quoteIdentifier(schema)).\(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name)), rank) VALUES ('integrity-check', 1)")
             } catch let error as SQLiteError {

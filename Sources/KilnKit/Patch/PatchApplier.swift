@@ -64,7 +64,7 @@ public enum PatchApplier {
         } catch let error as KilnError {
             throw error
         } catch {
-            throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\(error)); nothing was changed")
+            throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")
         }
         let patched = try ContentDigest.of(try BundleLayout(database, userFilled: Set(manifest.userFilled)).tables, in: database)
         try database.close()

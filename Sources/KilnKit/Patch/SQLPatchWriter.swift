@@ -3,14 +3,15 @@ import Foundation
 /// Writes the plain SQL patch from schema `main` (OLD) to schema `new` (NEW) of one connection: one transaction, one
 /// statement per line — a check that the file being patched is OLD (its `kiln_metadata`, entry by entry), then per
 /// covered table its DELETEs, UPDATEs and INSERTs by primary key in key order, the R*Trees' rows the same way by id,
-/// and each FTS5 table whose rows changed or moved dropped, created as in NEW and filled from its table in Kiln's row
-/// order (so it holds NEW's rows under NEW's rowids).
+/// and the FTS5 tables' rows (`fullTextStatements`).
 struct SQLPatchWriter {
     let database: Database
     let layout: BundleLayout
     let oldMetadata: [String: String]
     /// What the patch does to each covered table, in name order (filled by `write`).
     private(set) var changes: [UpdateManifest.TableChange] = []
+    /// What the patch does to each R*Tree, then to each FTS5 table it changes row by row (filled by `write`).
+    private(set) var indexChanges: [UpdateManifest.TableChange] = []
     /// The FTS5 tables the patch rebuilds (filled by `write`).
     private(set) var rebuiltFullText: [String] = []
 
@@ -38,22 +39,53 @@ struct SQLPatchWriter {
             changes.append(change)
         }
         for spatial in layout.spatial {
-            text += try rowStatements(spatial, columns: spatial.columns, key: [spatial.columns[0]]).statements
+            let (statements, change) = try rowStatements(spatial, columns: spatial.columns, key: [spatial.columns[0]])
+            text += statements
+            indexChanges.append(change)
         }
-        for fullText in layout.fullText {
-            let columns = ["rowid"] + fullText.columns
-            let old = try ContentDigest.table(fullText.name, columns: columns, order: ["rowid"], in: database, schema: "main")
-            guard try old != ContentDigest.table(fullText.name, columns: columns, order: ["rowid"], in: database, schema: "new") else { continue }
+        for fullText in layout.fullText { text += try fullTextStatements(fullText) }
+        return text + "COMMIT;\n"
+    }
+
+    /// The statements that give an FTS5 table NEW's rows: none when it holds the same rows (under other rowids
+    /// perhaps: queries return columns, and Kiln's own rowids are row positions, which move when a row is added); the
+    /// rows gone deleted in one pass (matched on every column) and the new ones inserted, when no two rows are alike;
+    /// otherwise the table dropped, created as in NEW and filled from its table in Kiln's row order.
+    private mutating func fullTextStatements(_ fullText: BundleLayout.Virtual) throws -> String {
+        let columns = fullText.columns
+        let old = try ContentDigest.table(fullText.name, columns: columns, order: columns, in: database, schema: "main")
+        guard try old != ContentDigest.table(fullText.name, columns: columns, order: columns, in: database, schema: "new") else { return "" }
+        let name = quoteIdentifier(fullText.name), list = columns.map(quoteIdentifier).joined(separator: ", ")
+        func hasTwinRows(_ schema: String) throws -> Bool {
+            try database.rows("SELECT (SELECT count(*) FROM \(schema).\(name)) <> (SELECT count(*) FROM (SELECT DISTINCT \(list) FROM \(schema).\(name)))").first?.values.first == .integer(1)
+        }
+        var change = UpdateManifest.TableChange(name: fullText.name, oldRows: try count(fullText.name, in: "main"), newRows: try count(fullText.name, in: "new"),
+                                                deleted: 0, updated: 0, inserted: 0)
+        if try hasTwinRows("main") || hasTwinRows("new") {
             guard let base = try layout.base(of: fullText, in: database, schema: "new") else {
                 throw KilnError.validation("no patch: the rows of the full-text table \(fullText.name) come from no table the patch covers")
             }
-            let list = fullText.columns.map(quoteIdentifier).joined(separator: ", ")
-            text += "DROP TABLE \(quoteIdentifier(fullText.name));\n"
-            text += fullText.sql.replacingOccurrences(of: "\n", with: " ") + ";\n"
-            text += "INSERT INTO \(quoteIdentifier(fullText.name)) (\(list)) SELECT \(list) FROM \(quoteIdentifier(base.name)) ORDER BY \(base.order.map(quoteIdentifier).joined(separator: ", "));\n"
             rebuiltFullText.append(fullText.name)
+            return "DROP TABLE \(name);\n" + fullText.sql.replacingOccurrences(of: "\n", with: " ") + ";\n"
+                + "INSERT INTO \(name) (\(list)) SELECT \(list) FROM \(quoteIdentifier(base.name)) ORDER BY \(base.order.map(quoteIdentifier).joined(separator: ", "));\n"
         }
-        return text + "COMMIT;\n"
+        let scratch = (0..<columns.count).map { "c\($0)" }
+        var text = "CREATE TEMP TABLE kiln_patch_gone (\(scratch.joined(separator: ", ")));\n"
+        try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY \(list)") { row in
+            text += SQLPatchStatements.insert("kiln_patch_gone", columns: scratch, values: row.values)
+            change.deleted += 1
+        }
+        // quote() of each column, joined: one text per row that equals another row's only for the same values, so that
+        // the rows gone are found in one pass over the table.
+        func rowText(_ names: [String]) -> String { names.map { "quote(\($0))" }.joined(separator: " || ',' || ") }
+        text += "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) WHERE \(rowText(columns.map(quoteIdentifier))) IN (SELECT \(rowText(scratch)) FROM temp.kiln_patch_gone));\n"
+        text += "DROP TABLE temp.kiln_patch_gone;\n"
+        try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY \(list)") { row in
+            text += SQLPatchStatements.insert(fullText.name, columns: columns, values: row.values)
+            change.inserted += 1
+        }
+        indexChanges.append(change)
+        return text
     }
 
     private func rowStatements(_ table: BundleLayout.Virtual, columns: [String], key: [String]) throws -> (statements: String, change: UpdateManifest.TableChange) {
@@ -68,34 +100,52 @@ struct SQLPatchWriter {
         let equals = key == columns ? "IS" : "="
         let match = key.map { "o.\(quoteIdentifier($0)) \(equals) n.\(quoteIdentifier($0))" }.joined(separator: " AND ")
         let others = columns.filter { !key.contains($0) }
-        func count(_ schema: String) throws -> Int {
-            Int(try database.rows("SELECT count(*) FROM \(schema).\(name)").first?.values.first?.number ?? 0)
-        }
-        var change = UpdateManifest.TableChange(name: table.name, oldRows: try count("main"), newRows: try count("new"), deleted: 0, updated: 0, inserted: 0)
-        var text = ""
+        var change = UpdateManifest.TableChange(name: table.name, oldRows: try count(table.name, in: "main"), newRows: try count(table.name, in: "new"),
+                                                deleted: 0, updated: 0, inserted: 0)
+        var text = "", replaced = ""
         try database.forEachRow("SELECT \(key.map { "o.\(quoteIdentifier($0))" }.joined(separator: ", ")) FROM main.\(name) AS o WHERE NOT EXISTS (SELECT 1 FROM new.\(name) AS n WHERE \(match)) ORDER BY \(keyOrder)") { row in
             text += SQLPatchStatements.delete(table.name, key: key, values: row.values)
             change.deleted += 1
         }
+        // With a UNIQUE constraint besides the key, updates one by one could collide with a row not yet changed (ids
+        // renumbered): changed rows are deleted with the removed ones, then inserted with the added ones.
+        let uniqueIndexes = try database.rows("PRAGMA main.index_list(\(name))").filter { $0.values[2] == .integer(1) && $0.values[3] != .text("pk") }
+        let replaces = !uniqueIndexes.isEmpty
         if !others.isEmpty {
-            // Binary comparison and the storage class: 1 and 1.0, or 'a' and 'A' under NOCASE, are different values.
-            let differs = others.map { "o.\(quoteIdentifier($0)) IS NOT n.\(quoteIdentifier($0)) COLLATE BINARY OR typeof(o.\(quoteIdentifier($0))) <> typeof(n.\(quoteIdentifier($0)))" }.joined(separator: " OR ")
             let selected = key.map { "n.\(quoteIdentifier($0))" } + others.flatMap { ["o.\(quoteIdentifier($0))", "n.\(quoteIdentifier($0))"] }
-            try database.forEachRow("SELECT \(selected.joined(separator: ", ")) FROM main.\(name) AS o JOIN new.\(name) AS n ON \(match) WHERE \(differs) ORDER BY \(key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", "))") { row in
+            try database.forEachRow("SELECT \(selected.joined(separator: ", ")) FROM main.\(name) AS o JOIN new.\(name) AS n ON \(match) WHERE \(differs(others)) ORDER BY \(key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", "))") { row in
                 var assignments: [(String, SQLValue)] = []
                 for (index, column) in others.enumerated() {
                     let oldValue = row.values[key.count + 2 * index], newValue = row.values[key.count + 2 * index + 1]
                     if oldValue != newValue || !sameBits(oldValue, newValue) { assignments.append((column, newValue)) }
                 }
-                text += SQLPatchStatements.update(table.name, key: key, keyValues: row.values.prefix(key.count), changes: assignments)
+                if replaces {
+                    text += SQLPatchStatements.delete(table.name, key: key, values: Array(row.values.prefix(key.count)))
+                } else {
+                    text += SQLPatchStatements.update(table.name, key: key, keyValues: row.values.prefix(key.count), changes: assignments)
+                }
                 change.updated += 1
             }
         }
-        try database.forEachRow("SELECT \(columns.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", ")) FROM new.\(name) AS n WHERE NOT EXISTS (SELECT 1 FROM main.\(name) AS o WHERE \(match)) ORDER BY \(key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", "))") { row in
-            text += SQLPatchStatements.insert(table.name, columns: columns, values: row.values)
-            change.inserted += 1
+        let newKeyOrder = key.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", ")
+        let inserted = replaces && !others.isEmpty
+            ? "NOT EXISTS (SELECT 1 FROM main.\(name) AS o WHERE \(match) AND NOT (\(differs(others))))"
+            : "NOT EXISTS (SELECT 1 FROM main.\(name) AS o WHERE \(match))"
+        try database.forEachRow("SELECT \(columns.map { "n.\(quoteIdentifier($0))" }.joined(separator: ", ")), EXISTS (SELECT 1 FROM main.\(name) AS o WHERE \(match)) FROM new.\(name) AS n WHERE \(inserted) ORDER BY \(newKeyOrder)") { row in
+            text += SQLPatchStatements.insert(table.name, columns: columns, values: Array(row.values.dropLast()))
+            if row.values.last != .integer(1) { change.inserted += 1 }
         }
         return (text, change)
+    }
+
+    private func count(_ table: String, in schema: String) throws -> Int {
+        Int(try database.rows("SELECT count(*) FROM \(schema).\(quoteIdentifier(table))").first?.values.first?.number ?? 0)
+    }
+
+    /// SQL that is true when a row of `o` and one of `n` differ in one of `columns`: binary comparison and the storage
+    /// class, since 1 and 1.0, or 'a' and 'A' under NOCASE, are different values.
+    private func differs(_ columns: [String]) -> String {
+        "(" + columns.map { "o.\(quoteIdentifier($0)) IS NOT n.\(quoteIdentifier($0)) COLLATE BINARY OR typeof(o.\(quoteIdentifier($0))) <> typeof(n.\(quoteIdentifier($0)))" }.joined(separator: " OR ") + ")"
     }
 
     /// False for two reals Swift holds equal with different bits (0.0 and -0.0).

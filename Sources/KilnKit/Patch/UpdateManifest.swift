@@ -18,11 +18,14 @@ public struct UpdateManifest: Codable, Equatable, Sendable {
     public var tables: [TableChange]
     /// The tables the app fills: never touched by a patch, left out of the digests.
     public var userFilled: [String]
+    /// What the SQL patch does to the R*Tree and FTS5 tables it changes row by row (not covered by the digests: an FTS5
+    /// table's rowids may differ from NEW's, its rows and search results do not).
+    public var indexes: [TableChange]
     /// The full-text tables the SQL patch rebuilds from their table (their rows changed or moved).
     public var rebuiltFullText: [String]
     /// The largest patch allowed, in bytes.
     public var limitBytes: Int
-    /// The patch files.
+    /// The patch files: the SQL patch, then the changeset unless it is over the limit.
     public var patches: [PatchFile]
 
     /// One version of the bundle.
