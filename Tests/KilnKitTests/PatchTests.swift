@@ -37,8 +37,15 @@ final class PatchTests: XCTestCase {
         for value in values {
             let literal = SQLLiteral.of(value)
             XCTAssertFalse(literal.contains("\n") || literal.contains("\r"), literal)
-            let (read, _) = try evaluate(literal, in: database)
-            XCTAssertEqual(read, value, literal)
+            let (read, type) = try evaluate(literal, in: database)
+            if case .text(let text) = value {
+                // Compared as bytes: a NUL ends text read through the C string of sqlite3_column_text.
+                let hex = try database.rows("SELECT hex(\(literal))").first?.values.first?.textValue
+                XCTAssertEqual(hex, Array(text.utf8).map { String(format: "%02X", $0) }.joined(), literal)
+                XCTAssertEqual(type, "text", literal)
+            } else {
+                XCTAssertEqual(read, value, literal)
+            }
         }
     }
 

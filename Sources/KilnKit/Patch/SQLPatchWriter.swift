@@ -70,16 +70,20 @@ struct SQLPatchWriter {
                 + "INSERT INTO \(name) (\(list)) SELECT \(list) FROM \(quoteIdentifier(base.name)) ORDER BY \(base.order.map(quoteIdentifier).joined(separator: ", "));\n"
         }
         let scratch = (0..<columns.count).map { "c\($0)" }
-        var text = "CREATE TEMP TABLE kiln_patch_gone (\(scratch.joined(separator: ", ")));\n"
+        var gone = ""
         try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY \(list)") { row in
-            text += SQLPatchStatements.insert("kiln_patch_gone", columns: scratch, values: row.values)
+            gone += SQLPatchStatements.insert("kiln_patch_gone", columns: scratch, values: row.values)
             change.deleted += 1
         }
-        // quote() of each column, joined: one text per row that equals another row's only for the same values, so that
-        // the rows gone are found in one pass over the table.
-        func rowText(_ names: [String]) -> String { names.map { "quote(\($0))" }.joined(separator: " || ',' || ") }
-        text += "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) WHERE \(rowText(columns.map(quoteIdentifier))) IN (SELECT \(rowText(scratch)) FROM temp.kiln_patch_gone));\n"
-        text += "DROP TABLE temp.kiln_patch_gone;\n"
+        var text = ""
+        if !gone.isEmpty {
+            // quote() of each column, joined: one text per row that equals another row's only for the same values, so
+            // that the rows gone are found in one pass over the table.
+            func rowText(_ names: [String]) -> String { names.map { "quote(\($0))" }.joined(separator: " || ',' || ") }
+            text += "CREATE TEMP TABLE kiln_patch_gone (\(scratch.joined(separator: ", ")));\n" + gone
+            text += "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) WHERE \(rowText(columns.map(quoteIdentifier))) IN (SELECT \(rowText(scratch)) FROM temp.kiln_patch_gone));\n"
+            text += "DROP TABLE temp.kiln_patch_gone;\n"
+        }
         try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY \(list)") { row in
             text += SQLPatchStatements.insert(fullText.name, columns: columns, values: row.values)
             change.inserted += 1
