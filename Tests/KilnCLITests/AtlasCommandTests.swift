@@ -20,6 +20,24 @@ final class AtlasCommandTests: CLITestCase {
         return diagnostics.map { "\($0["file"] as? String ?? "-"):\($0["line"] as? Int ?? 0) \($0["code"] as? String ?? "?")" }
     }
 
+    /// Runs an oracle of `scripts/oracles/` with the Python that `scripts/oracles/install` set up.
+    private func oracle(_ script: String, _ arguments: [String], input: String = "") throws -> String {
+        let python = CLITestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [CLITestCase.repositoryRoot.appendingPathComponent("scripts/oracles/\(script)").path] + arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "\(script) failed (are the oracles installed? scripts/oracles/install)")
+        return String(decoding: output, as: UTF8.self)
+    }
+
     func testBuildAndCheckPass() throws {
         let run = try buildSample()
         XCTAssertEqual(run.status, 0, run.stderr)

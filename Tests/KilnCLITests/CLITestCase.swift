@@ -95,22 +95,4 @@ class CLITestCase: XCTestCase {
         digest.update([UInt8](try Data(contentsOf: file(path)))[...])
         return digest.hexDigest()
     }
-
-    /// Runs an oracle of `scripts/oracles/` with the Python that `scripts/oracles/install` set up.
-    func oracle(_ script: String, _ arguments: [String], input: String = "") throws -> String {
-        let python = CLITestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [CLITestCase.repositoryRoot.appendingPathComponent("scripts/oracles/\(script)").path] + arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(script) failed (are the oracles installed? scripts/oracles/install)")
-        return String(decoding: output, as: UTF8.self)
-    }
 }

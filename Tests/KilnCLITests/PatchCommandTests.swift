@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// `kiln patch` and `kiln apply` end to end, on real edits of the sample pipelines. What a patched bundle holds is
 /// compared with NEW by `scripts/oracles/bundle_patch.py` (Python's sqlite3), which also applies the SQL patch line by
@@ -55,7 +56,7 @@ final class PatchCommandTests: CLITestCase {
 
     /// The oracle's rows of every table of `bundle` (and FTS5 and R*Tree), without the tables in `skip`.
     private func rows(_ bundle: String, skip: [String] = []) throws -> String {
-        try oracle(script, ["rows", file(bundle).path] + skip)
+        try PythonOracle.text(script, ["rows", file(bundle).path] + skip)
     }
 
     func testASemesterTimetableChangePatchesTheShippedBundleIntoTheNewOne() throws {
@@ -70,8 +71,8 @@ final class PatchCommandTests: CLITestCase {
         let names = tables.compactMap { $0["name"] as? String }
         let from = try XCTUnwrap((update["from"] as? [String: Any])?["digest"] as? String)
         let to = try XCTUnwrap((update["to"] as? [String: Any])?["digest"] as? String)
-        XCTAssertEqual(try oracle(script, ["digest", file("build/patras.sqlite").path] + names), from + "\n")
-        XCTAssertEqual(try oracle(script, ["digest", file("build/summer.sqlite").path] + names), to + "\n")
+        XCTAssertEqual(try PythonOracle.text(script, ["digest", file("build/patras.sqlite").path] + names), from + "\n")
+        XCTAssertEqual(try PythonOracle.text(script, ["digest", file("build/summer.sqlite").path] + names), to + "\n")
         XCTAssertEqual((update["to"] as? [String: Any])?["bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: file("build/summer.sqlite").path)[.size] as? Int)
         for patch in try XCTUnwrap(update["patches"] as? [[String: Any]]) {
             let name = try XCTUnwrap(patch["file"] as? String)
@@ -82,14 +83,14 @@ final class PatchCommandTests: CLITestCase {
         // Any SQLite, one statement per line (Python's here), and kiln apply with either patch give NEW's rows.
         let expected = try rows("build/summer.sqlite")
         try copyFile("build/patras.sqlite", "android.sqlite")
-        _ = try oracle(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
+        _ = try PythonOracle.text(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
         XCTAssertEqual(try rows("android.sqlite"), expected)
         for kind in ["patch.sql", "patch.changeset"] {
             try copyFile("build/patras.sqlite", kind + ".sqlite")
             let applied = try kiln("apply", kind + ".sqlite", "update/" + kind)
             XCTAssertEqual(applied.status, 0, applied.stderr)
             XCTAssertEqual(try rows(kind + ".sqlite"), expected, kind)
-            XCTAssertEqual(try oracle(script, ["digest", file(kind + ".sqlite").path] + names), to + "\n")
+            XCTAssertEqual(try PythonOracle.text(script, ["digest", file(kind + ".sqlite").path] + names), to + "\n")
         }
         // The same OLD and NEW give the same bytes.
         XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "again").status, 0)
@@ -108,14 +109,14 @@ final class PatchCommandTests: CLITestCase {
             "SELECT r.* FROM listing_rtree AS r WHERE r.min_lat >= 40.689 AND r.max_lat <= 40.6895",
             "SELECT p.title FROM page_rtree AS r JOIN page AS p ON p.id = r.id WHERE r.min_lat >= 40 AND r.max_lat <= 41",
         ]
-        let expected = try oracle(script, ["search", file("build/edited.sqlite").path] + queries)
-        XCTAssertNotEqual(try oracle(script, ["search", file("build/itravel.sqlite").path] + queries), expected, "the edits change the answers")
+        let expected = try PythonOracle.text(script, ["search", file("build/edited.sqlite").path] + queries)
+        XCTAssertNotEqual(try PythonOracle.text(script, ["search", file("build/itravel.sqlite").path] + queries), expected, "the edits change the answers")
         try copyFile("build/itravel.sqlite", "android.sqlite")
-        _ = try oracle(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
+        _ = try PythonOracle.text(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
         try copyFile("build/itravel.sqlite", "changeset.sqlite")
         XCTAssertEqual(try kiln("apply", "changeset.sqlite", "update/patch.changeset").status, 0)
         for bundle in ["android.sqlite", "changeset.sqlite"] {
-            XCTAssertEqual(try oracle(script, ["search", file(bundle).path] + queries), expected, bundle)
+            XCTAssertEqual(try PythonOracle.text(script, ["search", file(bundle).path] + queries), expected, bundle)
             XCTAssertEqual(try rows(bundle), try rows("build/edited.sqlite"), bundle)
         }
     }
@@ -142,19 +143,8 @@ final class PatchCommandTests: CLITestCase {
         // The SQL patch checks OLD's metadata itself: run twice outside Kiln, it fails and changes nothing.
         try copyFile("v3.sqlite", "again.sqlite")
         let before = try rows("again.sqlite")
-        XCTAssertThrowsError(try oracleFails(["apply-sql", file("again.sqlite").path, file("v2-v3/patch.sql").path]))
+        XCTAssertThrowsError(try PythonOracle.run(script, ["apply-sql", file("again.sqlite").path, file("v2-v3/patch.sql").path]))
         XCTAssertEqual(try rows("again.sqlite"), before)
-    }
-
-    /// Runs the oracle and throws when it fails (the SQL patch refused).
-    private func oracleFails(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = CLITestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
-        process.arguments = [CLITestCase.repositoryRoot.appendingPathComponent("scripts/oracles/" + script).path] + arguments
-        process.standardError = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw KilnError.validation("the oracle failed") }
     }
 
     func testTheUsersRowsInAUserFilledTableSurviveAndNoPatchTouchesIt() throws {
@@ -173,12 +163,12 @@ final class PatchCommandTests: CLITestCase {
         let phone = try Database(path: file("phone.sqlite").path, mode: .readWrite)
         try phone.execute("INSERT INTO finds (id, description, date, category, latin, latitude, longitude) VALUES (1, 'u lesa', '2026-10-03', 'mushroom', 'Amanita muscaria', 49.19, 16.6), (2, 'borůvky', '2026-07-12', 'blueberries', NULL, 49.2, 16.61)")
         try phone.close()
-        let users = try oracle(script, ["search", file("phone.sqlite").path, "SELECT * FROM finds"])
+        let users = try PythonOracle.text(script, ["search", file("phone.sqlite").path, "SELECT * FROM finds"])
         for kind in ["patch.sql", "patch.changeset"] {
             try copyFile("phone.sqlite", kind + ".sqlite")
             let applied = try kiln("apply", kind + ".sqlite", "update/" + kind)
             XCTAssertEqual(applied.status, 0, applied.stderr)
-            XCTAssertEqual(try oracle(script, ["search", file(kind + ".sqlite").path, "SELECT * FROM finds"]), users, kind)
+            XCTAssertEqual(try PythonOracle.text(script, ["search", file(kind + ".sqlite").path, "SELECT * FROM finds"]), users, kind)
             XCTAssertEqual(try rows(kind + ".sqlite", skip: ["finds"]), try rows("new.sqlite", skip: ["finds"]), kind)
         }
     }
