@@ -53,14 +53,24 @@ struct SQLPatchWriter {
     /// otherwise the table dropped, created as in NEW and filled from its table in Kiln's row order.
     private mutating func fullTextStatements(_ fullText: BundleLayout.Virtual) throws -> String {
         let columns = fullText.columns
-        let old = try ContentDigest.table(fullText.name, columns: columns, order: columns, in: database, schema: "main")
-        guard try old != ContentDigest.table(fullText.name, columns: columns, order: columns, in: database, schema: "new") else { return "" }
         let name = quoteIdentifier(fullText.name), list = columns.map(quoteIdentifier).joined(separator: ", ")
         func hasTwinRows(_ schema: String) throws -> Bool {
             try database.rows("SELECT (SELECT count(*) FROM \(schema).\(name)) <> (SELECT count(*) FROM (SELECT DISTINCT \(list) FROM \(schema).\(name)))").first?.values.first == .integer(1)
         }
         var change = UpdateManifest.TableChange(name: fullText.name, oldRows: try count(fullText.name, in: "main"), newRows: try count(fullText.name, in: "new"),
                                                 deleted: 0, updated: 0, inserted: 0)
+        let scratch = (0..<columns.count).map { "c\($0)" }
+        var gone = "", added = ""
+        try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY \(list)") { row in
+            gone += SQLPatchStatements.insert("kiln_patch_gone", columns: scratch, values: row.values)
+            change.deleted += 1
+        }
+        try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY \(list)") { row in
+            added += SQLPatchStatements.insert(fullText.name, columns: columns, values: row.values)
+            change.inserted += 1
+        }
+        // The same rows, perhaps under other rowids: nothing to do.
+        if try gone.isEmpty && added.isEmpty && change.oldRows == change.newRows && !hasTwinRows("main") { return "" }
         if try hasTwinRows("main") || hasTwinRows("new") {
             guard let base = try layout.base(of: fullText, in: database, schema: "new") else {
                 throw KilnError.validation("no patch: the rows of the full-text table \(fullText.name) come from no table the patch covers")
@@ -68,12 +78,6 @@ struct SQLPatchWriter {
             rebuiltFullText.append(fullText.name)
             return "DROP TABLE \(name);\n" + fullText.sql.replacingOccurrences(of: "\n", with: " ") + ";\n"
                 + "INSERT INTO \(name) (\(list)) SELECT \(list) FROM \(quoteIdentifier(base.name)) ORDER BY \(base.order.map(quoteIdentifier).joined(separator: ", "));\n"
-        }
-        let scratch = (0..<columns.count).map { "c\($0)" }
-        var gone = ""
-        try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY \(list)") { row in
-            gone += SQLPatchStatements.insert("kiln_patch_gone", columns: scratch, values: row.values)
-            change.deleted += 1
         }
         var text = ""
         if !gone.isEmpty {
@@ -84,12 +88,8 @@ struct SQLPatchWriter {
             text += "DELETE FROM \(name) WHERE rowid IN (SELECT rowid FROM \(name) WHERE \(rowText(columns.map(quoteIdentifier))) IN (SELECT \(rowText(scratch)) FROM temp.kiln_patch_gone));\n"
             text += "DROP TABLE temp.kiln_patch_gone;\n"
         }
-        try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY \(list)") { row in
-            text += SQLPatchStatements.insert(fullText.name, columns: columns, values: row.values)
-            change.inserted += 1
-        }
         indexChanges.append(change)
-        return text
+        return text + added
     }
 
     private func rowStatements(_ table: BundleLayout.Virtual, columns: [String], key: [String]) throws -> (statements: String, change: UpdateManifest.TableChange) {
