@@ -147,6 +147,28 @@ final class PatchCommandTests: CLITestCase {
         XCTAssertEqual(try rows("again.sqlite"), before)
     }
 
+    func testAPatchThatDoesNotApplyIsAnErrorAndTwinFullTextRowsAreRebuilt() throws {
+        try buildPatras()
+        // NEW's search table holds a row twice that its table holds once: no patch can give it from the table.
+        try editBundle("twin.sqlite", "INSERT INTO stop_search (name, search_name, code) SELECT name, search_name, code FROM stop_search WHERE code = '0102'; UPDATE kiln_metadata SET value = 'twin' WHERE key = 'kiln.version'")
+        let refused = try kiln("patch", "build/patras.sqlite", "twin.sqlite", "--out", "update")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "Error: no patch: the rows of the full-text table stop_search come from no table the patch covers\n")
+        // NEW breaks a foreign key: applied to a copy of OLD with foreign keys enforced, as apps may, the patch fails.
+        try editBundle("broken.sqlite", "DELETE FROM timetable WHERE id = (SELECT min(timetable_id) FROM line_timetable)")
+        let broken = try kiln("patch", "build/patras.sqlite", "broken.sqlite", "--out", "update")
+        XCTAssertEqual(broken.status, 1)
+        XCTAssertEqual(broken.stderr, "Error: no patch: the SQL patch does not apply to a copy of build/patras.sqlite (FOREIGN KEY constraint failed); nothing was written\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path))
+        // The other way round, the search table is rebuilt from its table.
+        let rebuilt = try kiln("patch", "twin.sqlite", "build/patras.sqlite", "--out", "update")
+        XCTAssertEqual(rebuilt.status, 0, rebuilt.stderr)
+        XCTAssertEqual(try manifest("update")["rebuiltFullText"] as? [String], ["stop_search"])
+        try copyFile("twin.sqlite", "app.sqlite")
+        XCTAssertEqual(try kiln("apply", "app.sqlite", "update/patch.sql").status, 0)
+        XCTAssertEqual(try rows("app.sqlite"), try rows("build/patras.sqlite"))
+    }
+
     func testTheUsersRowsInAUserFilledTableSurviveAndNoPatchTouchesIt() throws {
         try copy("raw/atlas", to: "raw/atlas")
         XCTAssertEqual(try kiln("build", "raw/atlas", "--quiet").status, 0)
