@@ -23,14 +23,14 @@ struct PatchCommand: KilnCommand {
         """
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write patch.sql, patch.changeset and update.json into (created if missing)."),
-        CommandOption("--max-size", value: "SIZE", help: "The largest patch: bytes (250000) or a share of NEW's size (default 50%)."),
+        CommandOption("--max-size", value: "SIZE", help: "The largest patch: bytes (250000) or a share of NEW's size (default: the manifest's patch.maxSize, else 50%)."),
         CommandOption("--manifest", value: "M", help: "Read the tables the app fills (userFilled) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 when it exists; none otherwise)."),
     ]
 
     let old: URL
     let new: URL
     let output: URL
-    let limit: BundlePatch.SizeLimit
+    let limit: BundlePatch.SizeLimit?
     let manifestPath: String?
 
     /// Takes the two bundles and the options.
@@ -41,16 +41,19 @@ struct PatchCommand: KilnCommand {
         try arguments.requireNoMore()
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        limit = try arguments.values["--max-size"].map { try BundlePatch.SizeLimit(parsing: $0, option: "--max-size") } ?? .default
+        limit = try arguments.values["--max-size"].map { try BundlePatch.SizeLimit(parsing: $0, option: "--max-size") }
         manifestPath = arguments.values["--manifest"]
     }
 
     func run() throws -> Int32 {
         var userFilled: Set<String> = []
+        var limit = self.limit
         if let path = manifestPath ?? (try? ManifestLocation.resolve(explicit: nil, bundle: new)) {
-            userFilled = Set(try ManifestLoader.load(path, resolvingInputs: false).manifest.tables.filter(\.userFilled).map(\.name))
+            let pipeline = try ManifestLoader.load(path, resolvingInputs: false).manifest
+            userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
+            limit = limit ?? pipeline.patch.maxSize
         }
-        let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit)
+        let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default)
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
             text += "  \(table.name): \(table.deleted) deleted, \(table.updated) updated, \(table.inserted) inserted\n"

@@ -229,6 +229,19 @@ final class PatchCommandTests: CLITestCase {
             XCTAssertEqual(refused.stderr, message)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path), "nothing written")
+        // The manifest's limit, which the option overrides.
+        let manifest = file("raw/patras/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "  exports: [", with: "  patch: { maxSize: \"2000\" },\n  exports: [").write(to: manifest, atomically: true, encoding: .utf8)
+        let declared = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update")
+        XCTAssertEqual(declared.status, 1)
+        XCTAssertTrue(declared.stderr.contains("bytes, more than the limit (2000 bytes); the app must download the full bundle"), declared.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path), "nothing written")
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update", "--max-size", "50%").status, 0)
+        try text.replacingOccurrences(of: "  exports: [", with: "  patch: { maxSize: \"half\" },\n  exports: [").write(to: manifest, atomically: true, encoding: .utf8)
+        let wrong = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "other")
+        XCTAssertEqual(wrong.status, 64)
+        XCTAssertTrue(wrong.stderr.contains("patch.maxSize"), wrong.stderr)
         XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite").status, 64, "--out is required")
         XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "u", "--max-size", "half").status, 64)
     }
