@@ -273,6 +273,13 @@ final class PatchCommandTests: CLITestCase {
         XCTAssertEqual(foreign.status, 1)
         XCTAssertEqual(foreign.stderr, "Error: update/patch.sql is a patch for bundle \"patras\", but build/atlas.sqlite is a bundle of \"atlas\"\n")
         XCTAssertEqual(try sha256("build/atlas.sqlite"), atlas)
+        // A BUNDLE that is not a Kiln bundle.
+        let plain = try Database(path: file("plain.sqlite").path)
+        try plain.execute("CREATE TABLE t (a)")
+        try plain.close()
+        let notBundle = try kiln("apply", "plain.sqlite", "update/patch.sql")
+        XCTAssertEqual(notBundle.status, 1)
+        XCTAssertEqual(notBundle.stderr, "Error: plain.sqlite is not a Kiln bundle: it has no kiln_metadata table naming its bundle\n")
         // Not an update manifest, and a file it does not list.
         try Data("{}".utf8).write(to: file("bad/update.json"))
         XCTAssertEqual(try kiln("apply", "app.sqlite", "bad/patch.sql").stderr, "Error: bad/update.json is not a Kiln update manifest (kiln-update-1 JSON as kiln patch writes it)\n")

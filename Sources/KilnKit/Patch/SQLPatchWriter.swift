@@ -27,12 +27,17 @@ struct SQLPatchWriter {
     mutating func write() throws -> String {
         var text = "BEGIN IMMEDIATE;\n"
         text += "PRAGMA defer_foreign_keys = ON;\n"
-        let entries = oldMetadata.sorted { $0.key < $1.key }
-        let matches = entries.map { "EXISTS (SELECT 1 FROM \(BundleWriter.metadataTable) WHERE key = \(SQLLiteral.of(.text($0.key))) AND value = \(SQLLiteral.of(.text($0.value))))" }
-        // A file that is not OLD fails this CHECK, and the transaction with it.
+        // A file that is not OLD fails this CHECK, and the transaction with it: its kiln_metadata must be OLD's,
+        // entry by entry (one line per entry, so that a pipeline of many inputs makes no deep expression).
+        let metadata = "main." + quoteIdentifier(BundleWriter.metadataTable)
+        text += "CREATE TEMP TABLE kiln_patch_old (key TEXT PRIMARY KEY, value TEXT);\n"
+        for (key, value) in oldMetadata.sorted(by: { $0.key < $1.key }) {
+            text += SQLPatchStatements.insert("kiln_patch_old", columns: ["key", "value"], values: [.text(key), .text(value)])
+        }
         text += "CREATE TEMP TABLE kiln_patch_check (is_old INTEGER NOT NULL CHECK (is_old = 1));\n"
-        text += "INSERT INTO temp.kiln_patch_check VALUES ((SELECT count(*) FROM \(BundleWriter.metadataTable)) = \(entries.count)\(matches.map { " AND " + $0 }.joined()));\n"
+        text += "INSERT INTO temp.kiln_patch_check SELECT (SELECT count(*) FROM \(metadata)) = (SELECT count(*) FROM temp.kiln_patch_old) AND NOT EXISTS (SELECT key, value FROM \(metadata) EXCEPT SELECT key, value FROM temp.kiln_patch_old);\n"
         text += "DROP TABLE temp.kiln_patch_check;\n"
+        text += "DROP TABLE temp.kiln_patch_old;\n"
         for table in layout.tables {
             let (statements, change) = try rowStatements(table, columns: table.columns, key: table.identity)
             text += statements
