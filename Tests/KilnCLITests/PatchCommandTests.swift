@@ -118,6 +118,8 @@ final class PatchCommandTests: CLITestCase {
         for bundle in ["android.sqlite", "changeset.sqlite"] {
             XCTAssertEqual(try PythonOracle.text(script, ["search", file(bundle).path] + queries), expected, bundle)
             XCTAssertEqual(try rows(bundle), try rows("build/edited.sqlite"), bundle)
+            let check = try kiln("check", bundle, "--manifest", "edited")
+            XCTAssertEqual(check.status, 0, check.stdout)
         }
     }
 
