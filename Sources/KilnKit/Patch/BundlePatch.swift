@@ -24,6 +24,7 @@ public enum BundlePatch {
             }
         }
 
+        /// The limit in bytes for a new bundle of `bundleSize` bytes.
         func bytes(of bundleSize: Int) -> Int {
             switch self {
             case .bytes(let bytes): return bytes
@@ -31,6 +32,7 @@ public enum BundlePatch {
             }
         }
 
+        /// "the limit" or "50% of the new bundle", for messages.
         var phrase: String {
             switch self {
             case .bytes: return "the limit"
@@ -177,6 +179,7 @@ enum PatchKind: String {
 }
 
 extension UpdateManifest.PatchFile {
+    /// The manifest's entry for patch `bytes` written as `file`: its size and SHA-256.
     static func describe(_ file: String, _ kind: PatchKind, _ bytes: [UInt8]) -> Self {
         let digest = SHA256Digest()
         digest.update(bytes[...])

@@ -82,14 +82,17 @@ enum SQLPatchStatements {
         }.joined(separator: " AND ")
     }
 
+    /// `DELETE FROM table WHERE key…;` and a line break.
     static func delete(_ table: String, key: [String], values: [SQLValue]) -> String {
         "DELETE FROM \(quoteIdentifier(table)) WHERE \(match(key, values[...]));\n"
     }
 
+    /// `INSERT INTO table (columns) VALUES (…);` and a line break.
     static func insert(_ table: String, columns: [String], values: [SQLValue]) -> String {
         "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(values.map(SQLLiteral.of).joined(separator: ", ")));\n"
     }
 
+    /// `UPDATE table SET column = value… WHERE key…;` and a line break.
     static func update(_ table: String, key: [String], keyValues: ArraySlice<SQLValue>, changes: [(String, SQLValue)]) -> String {
         let assignments = changes.map { "\(quoteIdentifier($0.0)) = \(SQLLiteral.of($0.1))" }.joined(separator: ", ")
         return "UPDATE \(quoteIdentifier(table)) SET \(assignments) WHERE \(match(key, keyValues));\n"

@@ -39,8 +39,10 @@ public struct UpdateManifest: Codable, Equatable, Sendable {
     /// The rows one table had and has, and the patch's statements on it.
     public struct TableChange: Codable, Equatable, Sendable {
         public var name: String
+        /// Rows in OLD and in NEW.
         public var oldRows: Int
         public var newRows: Int
+        /// Rows the patch deletes, changes (an UPDATE, or a DELETE and an INSERT) and inserts.
         public var deleted: Int
         public var updated: Int
         public var inserted: Int
