@@ -171,6 +171,19 @@ final class PatchCommandTests: CLITestCase {
         XCTAssertEqual(try rows("app.sqlite"), try rows("build/patras.sqlite"))
     }
 
+    func testTextInAnotherUnicodeNormalizationIsAChange() throws {
+        try buildPatras()
+        // «Ακτή» with ή decomposed (η + combining acute): equal as Swift strings, different bytes in the bundle.
+        try editBundle("nfd.sqlite", "UPDATE stop SET name = replace(name, '\u{03AE}', '\u{03B7}\u{0301}') WHERE code = '0102'; UPDATE kiln_metadata SET value = 'nfd' WHERE key = 'kiln.version'")
+        let run = try kiln("patch", "build/patras.sqlite", "nfd.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  stop: 0 deleted, 1 updated, 0 inserted\n"), run.stdout)
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("app.sqlite").path, file("update/patch.sql").path])
+        XCTAssertEqual(try rows("app.sqlite"), try rows("nfd.sqlite"))
+        XCTAssertNotEqual(try rows("app.sqlite"), try rows("build/patras.sqlite"))
+    }
+
     func testTheUsersRowsInAUserFilledTableSurviveAndNoPatchTouchesIt() throws {
         try copy("raw/atlas", to: "raw/atlas")
         XCTAssertEqual(try kiln("build", "raw/atlas", "--quiet").status, 0)

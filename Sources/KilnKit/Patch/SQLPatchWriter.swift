@@ -126,7 +126,7 @@ struct SQLPatchWriter {
                 var assignments: [(String, SQLValue)] = []
                 for (index, column) in others.enumerated() {
                     let oldValue = row.values[key.count + 2 * index], newValue = row.values[key.count + 2 * index + 1]
-                    if oldValue != newValue || !sameBits(oldValue, newValue) { assignments.append((column, newValue)) }
+                    if !identical(oldValue, newValue) { assignments.append((column, newValue)) }
                 }
                 if replaces {
                     text += SQLPatchStatements.delete(table.name, key: key, values: Array(row.values.prefix(key.count)))
@@ -157,9 +157,13 @@ struct SQLPatchWriter {
         "(" + columns.map { "o.\(quoteIdentifier($0)) IS NOT n.\(quoteIdentifier($0)) COLLATE BINARY OR typeof(o.\(quoteIdentifier($0))) <> typeof(n.\(quoteIdentifier($0)))" }.joined(separator: " OR ") + ")"
     }
 
-    /// False for two reals Swift holds equal with different bits (0.0 and -0.0).
-    private func sameBits(_ left: SQLValue, _ right: SQLValue) -> Bool {
-        if case .real(let a) = left, case .real(let b) = right { return a.bitPattern == b.bitPattern }
-        return true
+    /// True for the same value to the bit: Swift holds 0.0 and -0.0 equal, and two texts in different Unicode
+    /// normalizations (é and e + ◌́), which SQLite and the digest tell apart.
+    private func identical(_ left: SQLValue, _ right: SQLValue) -> Bool {
+        switch (left, right) {
+        case (.real(let a), .real(let b)): return a.bitPattern == b.bitPattern
+        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        default: return left == right
+        }
     }
 }
