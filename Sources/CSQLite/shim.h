@@ -1,3 +1,7 @@
+/// The session extension (changesets: `kiln patch`, `kiln apply`) is declared only under these two options, which
+/// Debian's libsqlite3 is built with.
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
 
 /// SQLITE_TRANSIENT is a cast macro Swift cannot import: these helpers bind copies.

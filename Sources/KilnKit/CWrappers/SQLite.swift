@@ -89,7 +89,8 @@ public final class StopSignal: @unchecked Sendable {
 
 /// One open SQLite connection. Not `Sendable`: a connection is used from one thread at a time.
 public final class Database {
-    private var handle: OpaquePointer?
+    /// The connection; read by the other SQLite wrapper files (`SQLite+Session.swift`), never outside CWrappers.
+    private(set) var handle: OpaquePointer?
     /// The path the connection was opened on.
     public let path: String
     /// What a sandboxed connection may do, and what it did; kept alive here for SQLite's callbacks.

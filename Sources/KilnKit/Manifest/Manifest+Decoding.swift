@@ -16,9 +16,10 @@ struct ManifestDocument: Decodable {
     var vocabularies: [String: VocabularySpec]
     var fixtures: [FixtureSpec]
     var limits: ManifestLimits
+    var patch: PatchSettings
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch
     }
 
     init(from decoder: Decoder) throws {
@@ -35,6 +36,7 @@ struct ManifestDocument: Decodable {
         vocabularies = try c.decodeIfPresent([String: VocabularySpec].self, forKey: .vocabularies) ?? [:]
         fixtures = try c.decodeIfPresent([FixtureSpec].self, forKey: .fixtures) ?? []
         limits = try c.decodeIfPresent(ManifestLimits.self, forKey: .limits) ?? ManifestLimits()
+        patch = try c.decodeIfPresent(PatchSettings.self, forKey: .patch) ?? PatchSettings()
         let shipped = tables.filter(\.ship).map(\.name)
         for name in thresholds.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(

@@ -24,6 +24,8 @@ public struct Manifest: Sendable {
     public var baseline: String?
     /// Limits on the manifest's own SQL (`limits`).
     public var limits = ManifestLimits()
+    /// `kiln patch`'s settings (`patch`).
+    public var patch = PatchSettings()
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.

@@ -1,0 +1,325 @@
+import Foundation
+import XCTest
+import KilnKit
+import KilnTestSupport
+
+/// `kiln patch` and `kiln apply` end to end, on real edits of the sample pipelines. What a patched bundle holds is
+/// compared with NEW by `scripts/oracles/bundle_patch.py` (Python's sqlite3), which also applies the SQL patch line by
+/// line as an Android app would and computes the content digest from its documented definition.
+final class PatchCommandTests: CLITestCase {
+    private let script = "bundle_patch.py"
+
+    /// Builds raw/patras (build/patras.sqlite) and a copy whose weekday timetables run less often, as in a summer
+    /// semester (build/summer.sqlite).
+    private func semesterPair() throws {
+        try buildPatras()
+        let timetables = try copy("raw/patras", to: "summer").appendingPathComponent("Timetables_UTF8.txt")
+        var weekday = false
+        var lines: [String] = []
+        for line in try String(contentsOf: timetables, encoding: .utf8).components(separatedBy: "\n") {
+            if line.hasPrefix("Καθημερινές") { weekday = true } else if line.first?.isNumber == false && !line.hasPrefix("Από") { weekday = false }
+            let fields = line.components(separatedBy: "  ")
+            if weekday, fields.count == 3, let frequency = Int(fields[2]), let longer = [10: 15, 15: 20, 20: 30][frequency] {
+                lines.append("\(fields[0])  \(fields[1])  \(longer)")
+            } else {
+                lines.append(line)
+            }
+        }
+        try lines.joined(separator: "\n").write(to: timetables, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "summer", "--out", "build/summer.sqlite", "--quiet")
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
+    /// Builds raw/itravel (build/itravel.sqlite) and a copy with one listing removed and one edited (build/edited.sqlite).
+    private func travelPair() throws {
+        try copy("raw/itravel", to: "raw/itravel")
+        XCTAssertEqual(try kiln("build", "raw/itravel", "--quiet").status, 0)
+        let export = try copy("raw/itravel", to: "edited").appendingPathComponent("itravel-export.xml")
+        var text = try String(contentsOf: export, encoding: .utf8)
+        let removed = "* {{see | name=Brooklyn Bridge | lat=40.7061 | long=-73.9969 | content=Suspension bridge over the East River, opened in 1883.}}\n"
+        let edited = "url=https://www.nps.gov/stli/ | content=The statue on Liberty Island.}}"
+        XCTAssertTrue(text.contains(removed) && text.contains(edited))
+        text = text.replacingOccurrences(of: removed, with: "")
+            .replacingOccurrences(of: edited, with: "url=https://www.nps.gov/stli/ | hours=9AM-5PM | lat=40.6893 | content=The statue on Liberty Island, reached by ferry.}}")
+        try text.write(to: export, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "edited", "--out", "build/edited.sqlite", "--quiet")
+        XCTAssertEqual(run.status, 0, run.stderr)
+    }
+
+    private func manifest(_ folder: String) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file(folder + "/update.json"))) as? [String: Any])
+    }
+
+    private func copyFile(_ from: String, _ to: String) throws {
+        try FileManager.default.copyItem(at: file(from), to: file(to))
+    }
+
+    /// The oracle's rows of every table of `bundle` (and FTS5 and R*Tree), without the tables in `skip`.
+    private func rows(_ bundle: String, skip: [String] = []) throws -> String {
+        try PythonOracle.text(script, ["rows", file(bundle).path] + skip)
+    }
+
+    func testASemesterTimetableChangePatchesTheShippedBundleIntoTheNewOne() throws {
+        try semesterPair()
+        let run = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  timetable: 1 deleted, 47 updated, 0 inserted\n"), run.stdout)
+        let update = try manifest("update")
+        XCTAssertEqual(update["bundle"] as? String, "patras")
+        XCTAssertEqual(update["schemaVersion"] as? Int, 1)
+        let tables = try XCTUnwrap(update["tables"] as? [[String: Any]])
+        let names = tables.compactMap { $0["name"] as? String }
+        let from = try XCTUnwrap((update["from"] as? [String: Any])?["digest"] as? String)
+        let to = try XCTUnwrap((update["to"] as? [String: Any])?["digest"] as? String)
+        XCTAssertEqual(try PythonOracle.text(script, ["digest", file("build/patras.sqlite").path] + names), from + "\n")
+        XCTAssertEqual(try PythonOracle.text(script, ["digest", file("build/summer.sqlite").path] + names), to + "\n")
+        XCTAssertEqual((update["to"] as? [String: Any])?["bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: file("build/summer.sqlite").path)[.size] as? Int)
+        for patch in try XCTUnwrap(update["patches"] as? [[String: Any]]) {
+            let name = try XCTUnwrap(patch["file"] as? String)
+            XCTAssertEqual(patch["sha256"] as? String, try sha256("update/" + name))
+        }
+        XCTAssertEqual(Set(try XCTUnwrap(update["patches"] as? [[String: Any]]).compactMap { $0["kind"] as? String }), ["sql", "changeset"])
+
+        // Any SQLite, one statement per line (Python's here), and kiln apply with either patch give NEW's rows.
+        let expected = try rows("build/summer.sqlite")
+        try copyFile("build/patras.sqlite", "android.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
+        XCTAssertEqual(try rows("android.sqlite"), expected)
+        for kind in ["patch.sql", "patch.changeset"] {
+            try copyFile("build/patras.sqlite", kind + ".sqlite")
+            let applied = try kiln("apply", kind + ".sqlite", "update/" + kind)
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+            XCTAssertEqual(try rows(kind + ".sqlite"), expected, kind)
+            XCTAssertEqual(try PythonOracle.text(script, ["digest", file(kind + ".sqlite").path] + names), to + "\n")
+        }
+        // The same OLD and NEW give the same bytes.
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "again").status, 0)
+        for name in ["patch.sql", "patch.changeset", "update.json"] { XCTAssertEqual(try sha256("update/" + name), try sha256("again/" + name)) }
+    }
+
+    func testSearchAndRegionQueriesOnThePatchedTravelGuideGiveWhatTheNewOneGives() throws {
+        try travelPair()
+        let run = try kiln("patch", "build/itravel.sqlite", "build/edited.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  listing: 1 deleted, 1 updated, 0 inserted\n"), run.stdout)
+        let queries = [
+            "SELECT l.id, l.name FROM listing_search AS s JOIN listing AS l ON l.id = s.id WHERE listing_search MATCH 'ferry OR bridge OR liberty OR statue'",
+            "SELECT s.id, s.name, round(bm25(listing_search), 9) FROM listing_search AS s WHERE listing_search MATCH 'island OR suspension'",
+            "SELECT l.id, l.name FROM listing_rtree AS r JOIN listing AS l ON l.id = r.id WHERE r.min_lat >= 40.6 AND r.max_lat <= 40.8 AND r.min_lon >= -74.1 AND r.max_lon <= -73.9",
+            "SELECT r.* FROM listing_rtree AS r WHERE r.min_lat >= 40.689 AND r.max_lat <= 40.6895",
+            "SELECT p.title FROM page_rtree AS r JOIN page AS p ON p.id = r.id WHERE r.min_lat >= 40 AND r.max_lat <= 41",
+        ]
+        let expected = try PythonOracle.text(script, ["search", file("build/edited.sqlite").path] + queries)
+        XCTAssertNotEqual(try PythonOracle.text(script, ["search", file("build/itravel.sqlite").path] + queries), expected, "the edits change the answers")
+        try copyFile("build/itravel.sqlite", "android.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
+        try copyFile("build/itravel.sqlite", "changeset.sqlite")
+        XCTAssertEqual(try kiln("apply", "changeset.sqlite", "update/patch.changeset").status, 0)
+        for bundle in ["android.sqlite", "changeset.sqlite"] {
+            XCTAssertEqual(try PythonOracle.text(script, ["search", file(bundle).path] + queries), expected, bundle)
+            XCTAssertEqual(try rows(bundle), try rows("build/edited.sqlite"), bundle)
+            let check = try kiln("check", bundle, "--manifest", "edited")
+            XCTAssertEqual(check.status, 0, check.stdout)
+        }
+    }
+
+    func testChainedPatchesGiveTheLastVersionAndAPatchAppliedTwiceIsRefused() throws {
+        try semesterPair()
+        try copyFile("build/summer.sqlite", "v3.sqlite")
+        let database = try Database(path: file("v3.sqlite").path, mode: .readWrite)
+        try database.execute("UPDATE stop SET name = 'Ακτή Δυμαίων (νέα)' WHERE code = '0102'; INSERT INTO stop_search (name, search_name, code) VALUES ('Νέα στάση', 'νεα σταση', '9999'); UPDATE kiln_metadata SET value = 'v3' WHERE key = 'kiln.version'")
+        try database.close()
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "v1-v2").status, 0)
+        XCTAssertEqual(try kiln("patch", "build/summer.sqlite", "v3.sqlite", "--out", "v2-v3").status, 0)
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        let early = try kiln("apply", "app.sqlite", "v2-v3/patch.sql")
+        XCTAssertEqual(early.status, 1)
+        XCTAssertTrue(early.stderr.contains("app.sqlite is not the version v2-v3/patch.sql starts from"), early.stderr)
+        XCTAssertEqual(try sha256("app.sqlite"), try sha256("build/patras.sqlite"), "nothing changed")
+        XCTAssertEqual(try kiln("apply", "app.sqlite", "v1-v2/patch.sql").status, 0)
+        let twice = try kiln("apply", "app.sqlite", "v1-v2/patch.sql")
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.stderr.contains(": the patch is already applied; nothing was changed"), twice.stderr)
+        XCTAssertEqual(try kiln("apply", "app.sqlite", "v2-v3/patch.sql").status, 0)
+        XCTAssertEqual(try rows("app.sqlite"), try rows("v3.sqlite"))
+        // The SQL patch checks OLD's metadata itself: run twice outside Kiln, it fails and changes nothing.
+        try copyFile("v3.sqlite", "again.sqlite")
+        let before = try rows("again.sqlite")
+        XCTAssertThrowsError(try PythonOracle.run(script, ["apply-sql", file("again.sqlite").path, file("v2-v3/patch.sql").path]))
+        XCTAssertEqual(try rows("again.sqlite"), before)
+    }
+
+    func testAPatchThatDoesNotApplyIsAnErrorAndTwinFullTextRowsAreRebuilt() throws {
+        try buildPatras()
+        // NEW's search table holds a row twice that its table holds once: no patch can give it from the table.
+        try editBundle("twin.sqlite", "INSERT INTO stop_search (name, search_name, code) SELECT name, search_name, code FROM stop_search WHERE code = '0102'; UPDATE kiln_metadata SET value = 'twin' WHERE key = 'kiln.version'")
+        let refused = try kiln("patch", "build/patras.sqlite", "twin.sqlite", "--out", "update")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "Error: no patch: the rows of the full-text table stop_search come from no table the patch covers\n")
+        // NEW breaks a foreign key: applied to a copy of OLD with foreign keys enforced, as apps may, the patch fails.
+        try editBundle("broken.sqlite", "DELETE FROM timetable WHERE id = (SELECT min(timetable_id) FROM line_timetable)")
+        let broken = try kiln("patch", "build/patras.sqlite", "broken.sqlite", "--out", "update")
+        XCTAssertEqual(broken.status, 1)
+        XCTAssertEqual(broken.stderr, "Error: no patch: the SQL patch does not apply to a copy of build/patras.sqlite (FOREIGN KEY constraint failed); nothing was written\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path))
+        // The other way round, the search table is rebuilt from its table.
+        let rebuilt = try kiln("patch", "twin.sqlite", "build/patras.sqlite", "--out", "update")
+        XCTAssertEqual(rebuilt.status, 0, rebuilt.stderr)
+        XCTAssertEqual(try manifest("update")["rebuiltFullText"] as? [String], ["stop_search"])
+        try copyFile("twin.sqlite", "app.sqlite")
+        XCTAssertEqual(try kiln("apply", "app.sqlite", "update/patch.sql").status, 0)
+        XCTAssertEqual(try rows("app.sqlite"), try rows("build/patras.sqlite"))
+    }
+
+    func testTextInAnotherUnicodeNormalizationIsAChange() throws {
+        try buildPatras()
+        // «Ακτή» with ή decomposed (η + combining acute): equal as Swift strings, different bytes in the bundle.
+        try editBundle("nfd.sqlite", "UPDATE stop SET name = replace(name, '\u{03AE}', '\u{03B7}\u{0301}') WHERE code = '0102'; UPDATE kiln_metadata SET value = 'nfd' WHERE key = 'kiln.version'")
+        let run = try kiln("patch", "build/patras.sqlite", "nfd.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  stop: 0 deleted, 1 updated, 0 inserted\n"), run.stdout)
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("app.sqlite").path, file("update/patch.sql").path])
+        XCTAssertEqual(try rows("app.sqlite"), try rows("nfd.sqlite"))
+        XCTAssertNotEqual(try rows("app.sqlite"), try rows("build/patras.sqlite"))
+    }
+
+    func testTheUsersRowsInAUserFilledTableSurviveAndNoPatchTouchesIt() throws {
+        try copy("raw/atlas", to: "raw/atlas")
+        XCTAssertEqual(try kiln("build", "raw/atlas", "--quiet").status, 0)
+        try FileManager.default.copyItem(at: file("build/atlas.sqlite"), to: file("new.sqlite"))
+        let new = try Database(path: file("new.sqlite").path, mode: .readWrite)
+        try new.execute("UPDATE mushroom SET name = name || ' (nový popis)' WHERE rowid % 10 = 0; UPDATE kiln_metadata SET value = 'edited' WHERE key = 'kiln.version'; INSERT INTO finds (id, description, date, category, latitude, longitude) VALUES (1, 'v novém vydání', '2026-09-01', 'elder', 49.5, 15.2)")
+        try new.close()
+        let run = try kiln("patch", "build/atlas.sqlite", "new.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try manifest("update")["userFilled"] as? [String], ["finds"])
+        XCTAssertFalse(try String(contentsOf: file("update/patch.sql"), encoding: .utf8).contains("\"finds\""))
+
+        try copyFile("build/atlas.sqlite", "phone.sqlite")
+        let phone = try Database(path: file("phone.sqlite").path, mode: .readWrite)
+        try phone.execute("INSERT INTO finds (id, description, date, category, latin, latitude, longitude) VALUES (1, 'u lesa', '2026-10-03', 'mushroom', 'Amanita muscaria', 49.19, 16.6), (2, 'borůvky', '2026-07-12', 'blueberries', NULL, 49.2, 16.61)")
+        try phone.close()
+        let users = try PythonOracle.text(script, ["search", file("phone.sqlite").path, "SELECT * FROM finds"])
+        for kind in ["patch.sql", "patch.changeset"] {
+            try copyFile("phone.sqlite", kind + ".sqlite")
+            let applied = try kiln("apply", kind + ".sqlite", "update/" + kind)
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+            XCTAssertEqual(try PythonOracle.text(script, ["search", file(kind + ".sqlite").path, "SELECT * FROM finds"]), users, kind)
+            XCTAssertEqual(try rows(kind + ".sqlite", skip: ["finds"]), try rows("new.sqlite", skip: ["finds"]), kind)
+        }
+    }
+
+    func testWrongPatchesAreRefusedWithOneSentenceAndNothingWritten() throws {
+        try semesterPair()
+        // NEW with a new schema version.
+        try editBundle("v2.sqlite", "ALTER TABLE stop ADD COLUMN zone TEXT; PRAGMA user_version = 2; UPDATE kiln_metadata SET value = '2' WHERE key = 'bundle.schema_version'")
+        let schema = try kiln("patch", "build/patras.sqlite", "v2.sqlite", "--out", "update")
+        XCTAssertEqual(schema.status, 1)
+        XCTAssertEqual(schema.stderr, "Error: no patch: v2.sqlite has schema version 2, build/patras.sqlite 1; the app must download the full bundle (v2.sqlite: \(try size("v2.sqlite")) bytes)\n")
+        // A schema change without a new version.
+        try editBundle("wider.sqlite", "ALTER TABLE stop ADD COLUMN zone TEXT")
+        let wider = try kiln("patch", "build/patras.sqlite", "wider.sqlite", "--out", "update")
+        XCTAssertEqual(wider.status, 1)
+        XCTAssertTrue(wider.stderr.hasPrefix("Error: no patch: the schema changed (stop) although the schema version is still 1; the app must download the full bundle"), wider.stderr)
+        // Another bundle.
+        try copy("raw/atlas", to: "raw/atlas")
+        XCTAssertEqual(try kiln("build", "raw/atlas", "--quiet").status, 0)
+        let other = try kiln("patch", "build/patras.sqlite", "build/atlas.sqlite", "--out", "update")
+        XCTAssertEqual(other.status, 1)
+        XCTAssertTrue(other.stderr.hasPrefix("Error: no patch: build/patras.sqlite is a bundle of \"patras\" but build/atlas.sqlite of \"atlas\"; the app must download the full bundle"), other.stderr)
+        // Larger than the limit.
+        let large = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update", "--max-size", "1%")
+        XCTAssertEqual(large.status, 1)
+        XCTAssertTrue(large.stderr.contains("bytes, more than 1% of the new bundle (\(try size("build/summer.sqlite") / 100) bytes); the app must download the full bundle (build/summer.sqlite: \(try size("build/summer.sqlite")) bytes)\n"), large.stderr)
+        // OLD that is not a Kiln bundle: a plain SQLite database, and a text file.
+        let plain = try Database(path: file("plain.sqlite").path)
+        try plain.execute("CREATE TABLE t (a)")
+        try plain.close()
+        try Data("not a database\n".utf8).write(to: file("notes.txt"))
+        for (old, message) in [("plain.sqlite", "Error: plain.sqlite is not a Kiln bundle: it has no kiln_metadata table naming its bundle\n"),
+                               ("notes.txt", "Error: notes.txt is not an SQLite database (it does not start with the SQLite header)\n")] {
+            let refused = try kiln("patch", old, "build/summer.sqlite", "--out", "update")
+            XCTAssertEqual(refused.status, 1)
+            XCTAssertEqual(refused.stderr, message)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path), "nothing written")
+        // The manifest's limit, which the option overrides.
+        let manifest = file("raw/patras/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "  exports: [", with: "  patch: { maxSize: \"2000\" },\n  exports: [").write(to: manifest, atomically: true, encoding: .utf8)
+        let declared = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update")
+        XCTAssertEqual(declared.status, 1)
+        XCTAssertTrue(declared.stderr.contains("bytes, more than the limit (2000 bytes); the app must download the full bundle"), declared.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update").path), "nothing written")
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update", "--max-size", "50%").status, 0)
+        try text.replacingOccurrences(of: "  exports: [", with: "  patch: { maxSize: \"half\" },\n  exports: [").write(to: manifest, atomically: true, encoding: .utf8)
+        let wrong = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "other")
+        XCTAssertEqual(wrong.status, 64)
+        XCTAssertTrue(wrong.stderr.contains("patch.maxSize"), wrong.stderr)
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite").status, 64, "--out is required")
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "u", "--max-size", "half").status, 64)
+    }
+
+    func testTruncatedEditedAndForeignPatchesAreRefusedAndTheBundleIsUnchanged() throws {
+        try semesterPair()
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update").status, 0)
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        let original = try sha256("app.sqlite")
+        let sql = try Data(contentsOf: file("update/patch.sql"))
+        let changeset = try Data(contentsOf: file("update/patch.changeset"))
+        try FileManager.default.createDirectory(at: file("bad"), withIntermediateDirectories: true)
+        try copyFile("update/update.json", "bad/update.json")
+        var edited = sql
+        edited[edited.count / 2] ^= 0x01
+        for (name, bytes) in [("patch.sql", sql.prefix(sql.count / 2)), ("patch.changeset", changeset.prefix(changeset.count - 7)), ("patch.sql", edited)] {
+            try Data(bytes).write(to: file("bad/" + name))
+            let run = try kiln("apply", "app.sqlite", "bad/" + name)
+            XCTAssertEqual(run.status, 1)
+            XCTAssertTrue(run.stderr.hasPrefix("Error: bad/\(name) is not the patch bad/update.json describes: its SHA-256 is "), run.stderr)
+            XCTAssertTrue(run.stderr.hasSuffix("; it is truncated or edited, download it again\n"), run.stderr)
+            XCTAssertEqual(try sha256("app.sqlite"), original)
+        }
+        // A patch of patras applied to another bundle.
+        try copy("raw/atlas", to: "raw/atlas")
+        XCTAssertEqual(try kiln("build", "raw/atlas", "--quiet").status, 0)
+        let atlas = try sha256("build/atlas.sqlite")
+        let foreign = try kiln("apply", "build/atlas.sqlite", "update/patch.sql")
+        XCTAssertEqual(foreign.status, 1)
+        XCTAssertEqual(foreign.stderr, "Error: update/patch.sql is a patch for bundle \"patras\", but build/atlas.sqlite is a bundle of \"atlas\"\n")
+        XCTAssertEqual(try sha256("build/atlas.sqlite"), atlas)
+        // A BUNDLE that is not a Kiln bundle.
+        let plain = try Database(path: file("plain.sqlite").path)
+        try plain.execute("CREATE TABLE t (a)")
+        try plain.close()
+        let notBundle = try kiln("apply", "plain.sqlite", "update/patch.sql")
+        XCTAssertEqual(notBundle.status, 1)
+        XCTAssertEqual(notBundle.stderr, "Error: plain.sqlite is not a Kiln bundle: it has no kiln_metadata table naming its bundle\n")
+        // Not an update manifest, and a file it does not list.
+        try Data("{}".utf8).write(to: file("bad/update.json"))
+        XCTAssertEqual(try kiln("apply", "app.sqlite", "bad/patch.sql").stderr, "Error: bad/update.json is not a Kiln update manifest (kiln-update-1 JSON as kiln patch writes it)\n")
+        let unlisted = try kiln("apply", "app.sqlite", "update/update.json")
+        XCTAssertEqual(unlisted.status, 1)
+        XCTAssertEqual(unlisted.stderr, "Error: update/update.json lists no patch named update.json (it lists patch.sql, patch.changeset)\n")
+        XCTAssertEqual(try sha256("app.sqlite"), original)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).filter { $0.hasPrefix(".app") }, [], "no temporary file left")
+    }
+
+    func testHelpAndTheREADMEShowTheSameUsage() throws {
+        let readme = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertTrue(try kiln("--help").stdout.contains("  patch     Writes verified patches from the bundle an app ships (OLD) to a new one (NEW).\n"))
+        for command in ["patch", "apply"] {
+            let help = try kiln("help", command)
+            XCTAssertEqual(help.status, 0)
+            let usage = try XCTUnwrap(help.stdout.components(separatedBy: "\n").first { $0.hasPrefix("Usage: ") }).dropFirst("Usage: ".count)
+            XCTAssertTrue(readme.contains("### `\(usage)`\n"), String(usage))
+        }
+        let missing = try kiln("apply", "only-a-bundle.sqlite")
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertEqual(missing.stderr, "Error: missing the patch\nUsage: kiln apply BUNDLE PATCH [--update FILE]\n")
+    }
+
+    private func size(_ path: String) throws -> Int {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file(path).path)[.size] as? Int)
+    }
+}
