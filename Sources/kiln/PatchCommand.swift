@@ -64,7 +64,7 @@ struct PatchCommand: KilnCommand {
         }
         if manifest.patches.count == 1 { text += "no changeset: it would be larger than the limit (\(manifest.limitBytes) bytes), or a table has no primary key\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"
-        printOut(text)
+        try printOut(text)
         return 0
     }
 }

@@ -16,8 +16,9 @@ final class OutputGuardTests: KilnTestCase {
         ("createFile(atPath", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
         ("FileHandle(forWriting", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
         ("FileManager.default.moveItem", []),
-        ("FileManager.default.copyItem", []),
-        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift"]),
+        // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace.
+        ("FileManager.default.copyItem", ["Patch/BundlePatch.swift", "Patch/PatchApplier.swift"]),
+        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift", "Patch/BundlePatch.swift", "Patch/PatchApplier.swift"]),
     ]
 
     func testEveryWriterGoesThroughTheGuardedRename() throws {

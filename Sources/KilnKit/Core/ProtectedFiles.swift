@@ -21,7 +21,9 @@ public final class ProtectedFiles: Sendable {
     public func protect(_ url: URL, as role: String) {
         guard let identity = ProtectedFiles.identity(of: url) else { return }
         roles.withLock { roles in
-            if roles[identity] == nil { roles[identity] = (url.path, role) }
+            // An entry for a file since removed (whose inode this file was given) is replaced.
+            if let entry = roles[identity], ProtectedFiles.identity(of: URL(fileURLWithPath: entry.path)) == identity { return }
+            roles[identity] = (url.path, role)
         }
     }
 
