@@ -33,6 +33,7 @@ extension DiagnosticCode {
     public static let encoding = DiagnosticCode("encoding", .error, "Bytes that are not text in the source's encoding (invalid UTF-8, NUL bytes, unconvertible legacy bytes).")
     public static let encodingMismatch = DiagnosticCode("encoding.mismatch", .warning, "A file declared in a legacy encoding is in fact UTF-8 (or the reverse).")
     public static let inputEmpty = DiagnosticCode("input.empty", .warning, "An input file holds no data at all.")
+    public static let inputCompression = DiagnosticCode("input.compression", .error, "A compressed input (gzip, bzip2, xz, zstd) is truncated or damaged, or inflates past a limit: what came before is kept, the rest is not read.")
     public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
@@ -175,7 +176,7 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, lineTooLong, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,

@@ -79,7 +79,7 @@ public struct JSONRecordReader: ConfigurableReader {
         if BlankFile.reportIfBlank(input, log: log) { return }
         var state = StreamState(reader: self)
         var failure: Error?
-        let error = try JSONStream.parse(input.url) { event, line in
+        let error = try JSONStream.parse(input.bytes(log: log)) { event, line in
             do {
                 try state.handle(event, line: line, input: input, log: log, emit: emit)
                 return true
