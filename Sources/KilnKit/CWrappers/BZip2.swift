@@ -35,6 +35,7 @@ final class BZip2Decompressor: StreamDecompressor {
     func feed(_ bytes: [UInt8]) { input.replace(with: bytes) }
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
+        try input.throwDeferred()
         if streamEnded {
             guard !input.isEmpty else { return inputEnded ? .finished : .needsInput }
             BZ2_bzDecompressEnd(&stream)
@@ -71,18 +72,18 @@ final class BZip2Decompressor: StreamDecompressor {
         case BZ_OK:
             if !output.isEmpty || consumed > 0 || !input.isEmpty { return .output(output) }
             if inputEnded {
-                throw BZip2Error(offset: input.consumed, message: "the file ends inside a bzip2 stream (truncated)", truncated: true)
+                return try input.fail(BZip2Error(offset: input.consumed, message: "the file ends inside a bzip2 stream (truncated)", truncated: true), after: output)
             }
             input.outputWasFull = false
             return .needsInput
         case BZ_DATA_ERROR_MAGIC:
-            throw BZip2Error(offset: input.consumed, message: "no bzip2 stream starts here (bad magic)", truncated: false)
+            return try input.fail(BZip2Error(offset: input.consumed, message: "no bzip2 stream starts here (bad magic)", truncated: false), after: output)
         case BZ_DATA_ERROR:
-            throw BZip2Error(offset: input.consumed, message: "the compressed data is damaged (a block's checksum or structure is wrong)", truncated: false)
+            return try input.fail(BZip2Error(offset: input.consumed, message: "the compressed data is damaged (a block's checksum or structure is wrong)", truncated: false), after: output)
         case BZ_MEM_ERROR:
-            throw BZip2Error(offset: input.consumed, message: "out of memory", truncated: false)
+            return try input.fail(BZip2Error(offset: input.consumed, message: "out of memory", truncated: false), after: output)
         default:
-            throw BZip2Error(offset: input.consumed, message: "libbz2 status \(status)", truncated: false)
+            return try input.fail(BZip2Error(offset: input.consumed, message: "libbz2 status \(status)", truncated: false), after: output)
         }
     }
 }

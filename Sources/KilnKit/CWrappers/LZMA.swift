@@ -30,6 +30,7 @@ final class XZDecompressor: StreamDecompressor {
     func feed(_ bytes: [UInt8]) { input.replace(with: bytes) }
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
+        try input.throwDeferred()
         if input.isEmpty && !input.outputWasFull && !inputEnded { return .needsInput }
         var status = LZMA_OK
         var consumed = 0
@@ -56,19 +57,19 @@ final class XZDecompressor: StreamDecompressor {
             input.outputWasFull = false
             return .needsInput
         case LZMA_BUF_ERROR:
-            throw LZMAError(offset: input.consumed, message: "the file ends inside an xz stream (truncated)", truncated: true)
+            return try input.fail(LZMAError(offset: input.consumed, message: "the file ends inside an xz stream (truncated)", truncated: true), after: output)
         case LZMA_FORMAT_ERROR:
-            throw LZMAError(offset: input.consumed, message: "no xz stream starts here (bad magic)", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "no xz stream starts here (bad magic)", truncated: false), after: output)
         case LZMA_DATA_ERROR:
-            throw LZMAError(offset: input.consumed, message: "the compressed data is damaged", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "the compressed data is damaged", truncated: false), after: output)
         case LZMA_OPTIONS_ERROR:
-            throw LZMAError(offset: input.consumed, message: "the stream uses options liblzma does not support", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "the stream uses options liblzma does not support", truncated: false), after: output)
         case LZMA_MEMLIMIT_ERROR:
-            throw LZMAError(offset: input.consumed, message: "the stream needs more than \(XZDecompressor.memoryLimit >> 20) MiB to decode", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "the stream needs more than \(XZDecompressor.memoryLimit >> 20) MiB to decode", truncated: false), after: output)
         case LZMA_MEM_ERROR:
-            throw LZMAError(offset: input.consumed, message: "out of memory", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "out of memory", truncated: false), after: output)
         default:
-            throw LZMAError(offset: input.consumed, message: "liblzma status \(status.rawValue)", truncated: false)
+            return try input.fail(LZMAError(offset: input.consumed, message: "liblzma status \(status.rawValue)", truncated: false), after: output)
         }
     }
 }

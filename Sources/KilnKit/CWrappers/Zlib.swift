@@ -29,6 +29,7 @@ final class GzipDecompressor: StreamDecompressor {
     func feed(_ bytes: [UInt8]) { input.replace(with: bytes) }
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
+        try input.throwDeferred()
         if memberEnded {
             guard !input.isEmpty else { return inputEnded ? .finished : .needsInput }
             inflateReset(&stream)
@@ -61,13 +62,13 @@ final class GzipDecompressor: StreamDecompressor {
         case Z_OK, Z_BUF_ERROR:
             guard input.isEmpty else { return .output(output) }
             if inputEnded {
-                throw ZlibError(offset: input.consumed, message: "the file ends inside a gzip member (truncated)", truncated: true)
+                return try input.fail(ZlibError(offset: input.consumed, message: "the file ends inside a gzip member (truncated)", truncated: true), after: output)
             }
             input.outputWasFull = false
             return .needsInput
         default:
             let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-            throw ZlibError(offset: input.consumed, message: message, truncated: false)
+            return try input.fail(ZlibError(offset: input.consumed, message: message, truncated: false), after: output)
         }
     }
 }

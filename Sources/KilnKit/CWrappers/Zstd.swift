@@ -29,6 +29,7 @@ final class ZstdDecompressor: StreamDecompressor {
     func feed(_ bytes: [UInt8]) { input.replace(with: bytes) }
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
+        try input.throwDeferred()
         if input.isEmpty && !input.outputWasFull {
             if inputEnded {
                 guard frameComplete else {
@@ -50,13 +51,18 @@ final class ZstdDecompressor: StreamDecompressor {
             }
         }
         if ZSTD_isError(result) != 0 {
-            input.advance(by: consumed)
-            throw ZstdError(offset: input.consumed, message: String(cString: ZSTD_getErrorName(result)), truncated: false)
+            // libzstd buffers a block before it checks it: the damage lies somewhere in the bytes it was given.
+            input.advance(by: input.remaining)
+            return try input.fail(ZstdError(offset: input.consumed, message: String(cString: ZSTD_getErrorName(result)), truncated: false), after: output)
         }
         input.advance(by: consumed)
         input.outputWasFull = output.count == capacity
-        frameComplete = result == 0
-        if output.isEmpty && consumed == 0 && input.isEmpty { input.outputWasFull = false }
+        if output.isEmpty && consumed == 0 {
+            // No progress: the frame is where it was (libzstd asks for a next frame's header even after a last one).
+            input.outputWasFull = false
+        } else {
+            frameComplete = result == 0
+        }
         return .output(output)
     }
 }

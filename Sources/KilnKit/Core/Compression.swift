@@ -97,8 +97,25 @@ struct PendingInput {
         position = 0
     }
 
+    /// A failure found in a step that also produced output: thrown by the next step, so that every byte decoded
+    /// before the damage is handed out first.
+    private var deferredFailure: DecompressionFailure?
+
     mutating func advance(by count: Int) {
         position += count
         consumed += count
+    }
+
+    /// Throws the failure a previous step found after its output.
+    func throwDeferred() throws {
+        if let deferredFailure { throw deferredFailure }
+    }
+
+    /// The step for `failure` found after `output` was decoded: the output now and the failure next time, or the
+    /// failure at once.
+    mutating func fail(_ failure: DecompressionFailure, after output: [UInt8]) throws -> DecompressionStep {
+        guard !output.isEmpty else { throw failure }
+        deferredFailure = failure
+        return .output(output)
     }
 }

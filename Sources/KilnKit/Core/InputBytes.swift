@@ -17,7 +17,8 @@ protocol ByteStream: AnyObject {
 ///
 /// A truncated or damaged archive ends the bytes where the damage is; with a log, that is reported there
 /// (`input.compression`, with the format and the compressed byte offset) and the reader keeps what came before,
-/// without one it throws. The file's digest is computed elsewhere, over the bytes on disk.
+/// without one it throws. A reader that stops early (on an error of its own) still gets the damage reported when it
+/// lies within `checkedAfterStop` decompressed bytes of that place. The file's digest is computed elsewhere, over the bytes on disk.
 /// Not `Sendable`: it owns a file handle (or the decoding thread's queue).
 final class InputBytes: ByteStream {
     /// The compression found at the file's start, or `nil` for a file read as it is.
@@ -40,6 +41,8 @@ final class InputBytes: ByteStream {
     private var pending: [UInt8] = []
     private var pendingPosition = 0
     private var ended = false
+    /// True once the bytes ended at a damaged or truncated archive (reported).
+    private(set) var isDamaged = false
 
     /// Where the bytes come from.
     private enum Source {
@@ -95,7 +98,22 @@ final class InputBytes: ByteStream {
         try self.init(url: input.url, name: input.relativePath, log: log)
     }
 
+    /// Decompressed bytes looked through, at most, for damage after the place a reader stopped at: 256 MiB.
+    static let checkedAfterStop = 1 << 28
+
+    /// Lets the file go without looking at the rest: for a reader that stops on purpose (it read a header, or
+    /// hands the file to another parse).
+    func close() {
+        ended = true
+    }
+
     deinit {
+        // A reader that stopped before the end (on an error of its own, often the garbage a damaged archive decodes
+        // to before its checksum says so) still learns whether the archive is damaged after that place.
+        if !ended, format != nil, log != nil {
+            var checked = 0
+            while checked < InputBytes.checkedAfterStop, let chunk = try? nextChunk() { checked += chunk.count }
+        }
         switch source {
         case .plain(let handle): try? handle.close()
         case .inline(let pump): pump.close()
@@ -143,8 +161,9 @@ final class InputBytes: ByteStream {
         case .bytes(let bytes)?: return bytes
         case .unreadable(let message)?: throw KilnError.io("cannot read \(name): \(message)")
         case .damaged(let problem)?:
-            let message = problem.message(for: name)
-            guard let log else { throw KilnError.io(message) }
+            isDamaged = true
+            let message = problem.message
+            guard let log else { throw KilnError.io("\(name): \(message)") }
             log.report(.inputCompression, .error, message, at: Provenance(file: name, line: nil))
             return nil
         }
@@ -158,9 +177,9 @@ final class InputBytes: ByteStream {
         var bytes: [UInt8] = []
         while try read(into: &bytes, upTo: InputBytes.outputChunk) > 0 {
             if let format, bytes.count > limit {
-                let message = "\(name) inflates past \(limit) bytes of \(format.rawValue)-compressed data, more than a reader that needs "
+                let message = "the \(format.rawValue)-compressed file inflates past \(limit) bytes, more than a reader that needs "
                     + "the whole file takes; it is not read (decompress it, or split it)"
-                guard let log else { throw KilnError.io(message) }
+                guard let log else { throw KilnError.io("\(name): \(message)") }
                 log.report(.inputCompression, .error, message, at: Provenance(file: name, line: nil))
                 return nil
             }
@@ -205,10 +224,10 @@ private struct CompressionProblem: Sendable {
     let detail: String
     let truncated: Bool
 
-    func message(for name: String) -> String {
-        let what = truncated ? "is truncated: it ends inside a \(format.rawValue) stream" : "is damaged: \(detail)"
-        return "\(name) \(what) (\(format.rawValue), at compressed byte \(offset) of \(fileSize)); "
-            + "what came before was read, the rest of the file is not"
+    var message: String {
+        let what = truncated ? "is truncated: the file ends inside a stream" : "is damaged: \(detail)"
+        return "the \(format.rawValue)-compressed file \(what) (found at compressed byte \(offset) of \(fileSize)); "
+            + "what came before it was read, the rest is not"
     }
 }
 

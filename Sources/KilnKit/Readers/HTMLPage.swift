@@ -77,6 +77,7 @@ enum HTMLPage {
         var bytes: [UInt8] = []
         while try source.read(into: &bytes, upTo: maxPageBytes + 1 - bytes.count) > 0, bytes.count <= maxPageBytes {}
         if source.format != nil, bytes.count > maxPageBytes {
+            source.close()
             log.report(.htmlTooLarge, .error, "the page inflates to more than \(maxPageBytes) bytes, over the limit per page "
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
             return nil

@@ -63,6 +63,7 @@ public struct SQLiteReader: ConfigurableReader {
                 let bytes = header + rest
                 database = try Database.sandboxed(deserializing: bytes, seconds: options.seconds)
             } else {
+                source.close()
                 database = try Database.sandboxed(seconds: options.seconds)
                 guard try runScript(input, in: database, log: log, lines: &lines) else { return }
             }
