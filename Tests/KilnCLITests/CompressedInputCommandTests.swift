@@ -100,6 +100,37 @@ final class CompressedInputCommandTests: CLITestCase {
         }
     }
 
+    /// Every pipeline of real inputs in the repository (every reader over text: delimited, routes, timetable, xml,
+    /// kml, html, webpage, wikitext, mediawiki, ics, json, sqlite scripts), each text input compressed, the codecs
+    /// taken in turn: the same exit code, findings and bundle rows as the files as they are. Images stay as they
+    /// are: the `files` reader describes files on disk.
+    func testEveryReaderReadsCompressedInputs() throws {
+        let real = try FileManager.default.contentsOfDirectory(atPath: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real").path)
+            .filter { FileManager.default.fileExists(atPath: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/\($0)/kiln.json5").path) }
+            .sorted().map { "Tests/Fixtures/real/\($0)" }
+        let textExtensions: Set<String> = ["txt", "xml", "html", "json", "ics", "kml", "csv", "sql", "wikicode"]
+        var turn = 0
+        for pipeline in real + ["raw/atlas", "raw/museum", "raw/patras-web"] {
+            let name = pipeline.replacingOccurrences(of: "/", with: "-")
+            try copy(pipeline, to: "\(name)-plain")
+            let plain = try kiln("build", "\(name)-plain", "--out", "\(name)-plain.sqlite")
+            let folder = try copy(pipeline, to: name)
+            var compressed = 0
+            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
+            for url in files.sorted(by: { $0.path < $1.path }) where textExtensions.contains(url.pathExtension) {
+                let codec = CompressedInputCommandTests.codecs[turn % CompressedInputCommandTests.codecs.count]
+                turn += 1
+                try CompressedInputCommandTests.compress(Data(contentsOf: url), codec.command).write(to: url)
+                compressed += 1
+            }
+            XCTAssertGreaterThan(compressed, 0, pipeline)
+            let run = try kiln("build", name, "--out", "\(name).sqlite")
+            XCTAssertEqual(run.status, plain.status, "\(pipeline): \(run.stderr)")
+            XCTAssertEqual(try findings("\(name).report.json"), try findings("\(name)-plain.report.json"), pipeline)
+            if plain.status == 0 { XCTAssertEqual(try rows("\(name).sqlite"), try rows("\(name)-plain.sqlite"), pipeline) }
+        }
+    }
+
     /// The real NextBus routeConfig (the `xml` reader, three sources over one file) compressed by each codec.
     func testCompressedXMLBuildsTheSameBundle() throws {
         try copy("Tests/Fixtures/real/nextbus-actransit-22", to: "plain")
