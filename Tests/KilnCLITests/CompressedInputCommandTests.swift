@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// Compressed inputs through the `kiln` binary: real inputs compressed in the test by the gzip, bzip2, xz and zstd
 /// command-line tools (the formats' reference implementations, the oracle) build the same bundle rows and the same
@@ -8,33 +9,11 @@ import KilnKit
 /// a truncated or damaged archive is an `input.compression` error naming the file, the format and the compressed
 /// offset, and what came before the damage is kept.
 final class CompressedInputCommandTests: CLITestCase {
-    /// Each codec's command line, compressing standard input to standard output.
-    static let codecs: [(name: String, command: [String])] = [
-        ("gzip", ["gzip", "-c"]), ("bzip2", ["bzip2", "-c"]), ("xz", ["xz", "-c"]), ("zstd", ["zstd", "-q", "-c"]),
-    ]
-
-    /// `bytes` compressed by `command`.
-    static func compress(_ bytes: Data, _ command: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let writer = Thread { input.fileHandleForWriting.write(bytes); try? input.fileHandleForWriting.close() }
-        writer.start()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(command) failed")
-        return compressed
-    }
-
     /// Replaces the file at `path` (under the working folder) by its compressed bytes, under the same name: Kiln
     /// recognises the format by content.
     private func compressInPlace(_ path: String, _ command: [String]) throws {
         let url = file(path)
-        try CompressedInputCommandTests.compress(Data(contentsOf: url), command).write(to: url)
+        try Compressor.compress(Data(contentsOf: url), command).write(to: url)
     }
 
     /// Every row of every table of the bundle (but its metadata), as text.
@@ -75,7 +54,7 @@ final class CompressedInputCommandTests: CLITestCase {
         XCTAssertEqual(plain.status, 1, plain.stderr)
         let plainFindings = try findings("plain.report.json")
         XCTAssertTrue(plainFindings.contains { $0.contains("StopsUTF8.txt 13") }, "the fixture no longer has its finding at line 13")
-        for codec in CompressedInputCommandTests.codecs {
+        for codec in Compressor.codecs {
             let folder = "broken-\(codec.name)"
             try brokenPipeline(folder)
             try compressInPlace("\(folder)/StopsUTF8.txt", codec.command)
@@ -89,7 +68,7 @@ final class CompressedInputCommandTests: CLITestCase {
         let built = try kiln("build", "patras", "--out", "patras.sqlite")
         XCTAssertEqual(built.status, 0, built.stderr)
         let plainRows = try rows("patras.sqlite")
-        for codec in CompressedInputCommandTests.codecs {
+        for codec in Compressor.codecs {
             let folder = "patras-\(codec.name)"
             try copy("raw/patras", to: folder)
             try compressInPlace("\(folder)/StopsUTF8.txt", codec.command)
@@ -118,9 +97,9 @@ final class CompressedInputCommandTests: CLITestCase {
             var compressed = 0
             let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
             for url in files.sorted(by: { $0.path < $1.path }) where textExtensions.contains(url.pathExtension) {
-                let codec = CompressedInputCommandTests.codecs[turn % CompressedInputCommandTests.codecs.count]
+                let codec = Compressor.codecs[turn % Compressor.codecs.count]
                 turn += 1
-                try CompressedInputCommandTests.compress(Data(contentsOf: url), codec.command).write(to: url)
+                try Compressor.compress(Data(contentsOf: url), codec.command).write(to: url)
                 compressed += 1
             }
             XCTAssertGreaterThan(compressed, 0, pipeline)
@@ -137,7 +116,7 @@ final class CompressedInputCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "plain", "--out", "plain.sqlite").status, 0)
         let plainRows = try rows("plain.sqlite")
         XCTAssertGreaterThan(plainRows.count, 100)
-        for codec in CompressedInputCommandTests.codecs {
+        for codec in Compressor.codecs {
             try copy("Tests/Fixtures/real/nextbus-actransit-22", to: codec.name)
             try compressInPlace("\(codec.name)/routeConfig.xml", codec.command)
             let run = try kiln("build", codec.name, "--out", "\(codec.name).sqlite")
@@ -171,7 +150,7 @@ final class CompressedInputCommandTests: CLITestCase {
         pieces.append(text[start...])
         XCTAssertGreaterThan(pieces.count, 5)
         var multistream = Data()
-        for piece in pieces { multistream += try CompressedInputCommandTests.compress(piece, ["bzip2", "-c"]) }
+        for piece in pieces { multistream += try Compressor.compress(piece, ["bzip2", "-c"]) }
         try multistream.write(to: export)
         let run = try kiln("build", "multi", "--out", "multi.sqlite")
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -196,9 +175,9 @@ final class CompressedInputCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "half", "--out", "half.sqlite").status, 0)
         let halfStops = try rows("half.sqlite").filter { $0.hasPrefix("stop: ") }
         XCTAssertGreaterThan(halfStops.count, 10)
-        for codec in CompressedInputCommandTests.codecs {
-            let first = try CompressedInputCommandTests.compress(firstHalf, codec.command)
-            let second = try CompressedInputCommandTests.compress(secondHalf, codec.command)
+        for codec in Compressor.codecs {
+            let first = try Compressor.compress(firstHalf, codec.command)
+            let second = try Compressor.compress(secondHalf, codec.command)
             for damage in ["truncated", "damaged"] {
                 var archive = first + second
                 if damage == "truncated" {
@@ -240,7 +219,7 @@ final class CompressedInputCommandTests: CLITestCase {
     /// A truncated file's finding as the command line prints it.
     func testTruncatedSourceMessage() throws {
         try copy("raw/patras", to: "patras")
-        let compressed = try CompressedInputCommandTests.compress(Data(contentsOf: file("patras/StopsUTF8.txt")), ["gzip", "-c"])
+        let compressed = try Compressor.compress(Data(contentsOf: file("patras/StopsUTF8.txt")), ["gzip", "-c"])
         try compressed.prefix(compressed.count - 9).write(to: file("patras/StopsUTF8.txt"))
         let run = try kiln("build", "patras")
         XCTAssertEqual(run.status, 1)

@@ -11,20 +11,8 @@ final class CompressionTests: XCTestCase {
         (.gzip, ["gzip", "-c"]), (.bzip2, ["bzip2", "-c"]), (.xz, ["xz", "-c"]), (.zstd, ["zstd", "-q", "-c"]),
     ]
 
-    /// `bytes` compressed by the command-line tool.
     private func compress(_ bytes: [UInt8], _ command: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        let writer = Thread { input.fileHandleForWriting.write(Data(bytes)); try? input.fileHandleForWriting.close() }
-        writer.start()
-        let compressed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return [UInt8](compressed)
+        [UInt8](try Compressor.compress(Data(bytes), command))
     }
 
     /// A real text: the Patras stops file.

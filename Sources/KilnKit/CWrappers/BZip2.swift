@@ -2,12 +2,11 @@ import CBZip2
 import Foundation
 
 /// Why libbz2 could not decode a bzip2 file: damaged data or a file that ends inside a stream.
-struct BZip2Error: DecompressionFailure, CustomStringConvertible {
+struct BZip2Error: DecompressionFailure {
     let offset: Int
     let message: String
-    let truncated: Bool
+    var truncated = false
     var format: CompressionFormat { .bzip2 }
-    var description: String { "bzip2: \(message) at compressed byte \(offset)" }
 }
 
 /// Decodes bzip2 with libbz2, stream after stream: Wikimedia's multistream dumps are many bzip2 streams
@@ -28,7 +27,7 @@ final class BZip2Decompressor: StreamDecompressor {
     private func start() throws {
         stream = bz_stream()
         let status = BZ2_bzDecompressInit(&stream, 0, 0)
-        guard status == BZ_OK else { throw BZip2Error(offset: input.consumed, message: "libbz2 cannot start (status \(status))", truncated: false) }
+        guard status == BZ_OK else { throw BZip2Error(offset: input.consumed, message: "libbz2 cannot start (status \(status))") }
         started = true
     }
 
@@ -43,47 +42,37 @@ final class BZip2Decompressor: StreamDecompressor {
             try start()
             streamEnded = false
         }
-        if input.isEmpty && !input.outputWasFull && !inputEnded { return .needsInput }
-        var status: Int32 = BZ_OK
-        var consumed = 0
-        let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            input.bytes.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    buffer.withMemoryRebound(to: CChar.self) { out in
-                        stream.next_in = UnsafeMutablePointer(mutating: chars.baseAddress.map { $0 + input.position })
-                        stream.avail_in = UInt32(input.remaining)
-                        stream.next_out = out.baseAddress
-                        stream.avail_out = UInt32(capacity)
-                        status = BZ2_bzDecompress(&stream)
-                        consumed = input.remaining - Int(stream.avail_in)
-                        count = capacity - Int(stream.avail_out)
-                    }
+        if input.waitsForInput(inputEnded: inputEnded) { return .needsInput }
+        let (output, status, consumed) = input.decode(capacity: capacity) { bytes, buffer in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                buffer.withMemoryRebound(to: CChar.self) { out in
+                    stream.next_in = UnsafeMutablePointer(mutating: chars.baseAddress)
+                    stream.avail_in = UInt32(chars.count)
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    let status = BZ2_bzDecompress(&stream)
+                    defer { stream.next_in = nil; stream.next_out = nil }
+                    return (status, chars.count - Int(stream.avail_in), out.count - Int(stream.avail_out))
                 }
             }
-            stream.next_in = nil
-            stream.next_out = nil
         }
-        input.advance(by: consumed)
-        input.outputWasFull = output.count == capacity
+        let message: String
         switch status {
         case BZ_STREAM_END:
             streamEnded = true
             return .output(output)
         case BZ_OK:
             if !output.isEmpty || consumed > 0 || !input.isEmpty { return .output(output) }
-            if inputEnded {
-                return try input.fail(BZip2Error(offset: input.consumed, message: "the file ends inside a bzip2 stream (truncated)", truncated: true), after: output)
+            guard inputEnded else {
+                input.noteIdle()
+                return .needsInput
             }
-            input.outputWasFull = false
-            return .needsInput
-        case BZ_DATA_ERROR_MAGIC:
-            return try input.fail(BZip2Error(offset: input.consumed, message: "no bzip2 stream starts here (bad magic)", truncated: false), after: output)
-        case BZ_DATA_ERROR:
-            return try input.fail(BZip2Error(offset: input.consumed, message: "the compressed data is damaged (a block's checksum or structure is wrong)", truncated: false), after: output)
-        case BZ_MEM_ERROR:
-            return try input.fail(BZip2Error(offset: input.consumed, message: "out of memory", truncated: false), after: output)
-        default:
-            return try input.fail(BZip2Error(offset: input.consumed, message: "libbz2 status \(status)", truncated: false), after: output)
+            return try input.fail(BZip2Error(offset: input.consumed, message: "the file ends inside a bzip2 stream", truncated: true), after: output)
+        case BZ_DATA_ERROR_MAGIC: message = "no bzip2 stream starts here (bad magic)"
+        case BZ_DATA_ERROR: message = "the compressed data is damaged (a block's checksum or structure is wrong)"
+        case BZ_MEM_ERROR: message = "out of memory"
+        default: message = "libbz2 status \(status)"
         }
+        return try input.fail(BZip2Error(offset: input.consumed, message: message), after: output)
     }
 }

@@ -3,12 +3,11 @@ import Foundation
 
 /// Why liblzma could not decode an xz file: damaged data, a file that ends inside a stream, or a stream that needs
 /// more memory than Kiln allows a decoder (`XZDecompressor.memoryLimit`).
-struct LZMAError: DecompressionFailure, CustomStringConvertible {
+struct LZMAError: DecompressionFailure {
     let offset: Int
     let message: String
-    let truncated: Bool
+    var truncated = false
     var format: CompressionFormat { .xz }
-    var description: String { "xz: \(message) at compressed byte \(offset)" }
 }
 
 /// Decodes xz with liblzma's stream decoder in concatenated mode: every stream of a file (and the padding between
@@ -22,7 +21,7 @@ final class XZDecompressor: StreamDecompressor {
     /// - Throws: `LZMAError` when liblzma cannot start.
     init() throws {
         let status = lzma_stream_decoder(&stream, XZDecompressor.memoryLimit, kiln_lzma_concatenated)
-        guard status == LZMA_OK else { throw LZMAError(offset: 0, message: "liblzma cannot start (status \(status.rawValue))", truncated: false) }
+        guard status == LZMA_OK else { throw LZMAError(offset: 0, message: "liblzma cannot start (status \(status.rawValue))") }
     }
 
     deinit { lzma_end(&stream) }
@@ -31,45 +30,33 @@ final class XZDecompressor: StreamDecompressor {
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
         try input.throwDeferred()
-        if input.isEmpty && !input.outputWasFull && !inputEnded { return .needsInput }
-        var status = LZMA_OK
-        var consumed = 0
-        let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            input.bytes.withUnsafeBufferPointer { bytes in
-                stream.next_in = bytes.baseAddress.map { $0 + input.position }
-                stream.avail_in = input.remaining
-                stream.next_out = buffer.baseAddress
-                stream.avail_out = capacity
-                status = lzma_code(&stream, inputEnded ? LZMA_FINISH : LZMA_RUN)
-                consumed = input.remaining - stream.avail_in
-                count = capacity - stream.avail_out
-            }
-            stream.next_in = nil
-            stream.next_out = nil
+        if input.waitsForInput(inputEnded: inputEnded) { return .needsInput }
+        let (output, status, consumed) = input.decode(capacity: capacity) { bytes, buffer in
+            stream.next_in = bytes.baseAddress
+            stream.avail_in = bytes.count
+            stream.next_out = buffer.baseAddress
+            stream.avail_out = buffer.count
+            let status = lzma_code(&stream, inputEnded ? LZMA_FINISH : LZMA_RUN)
+            defer { stream.next_in = nil; stream.next_out = nil }
+            return (status, bytes.count - stream.avail_in, buffer.count - stream.avail_out)
         }
-        input.advance(by: consumed)
-        input.outputWasFull = output.count == capacity
+        let message: String
         switch status {
         case LZMA_STREAM_END:
             return output.isEmpty ? .finished : .output(output)
         case LZMA_OK:
             if !output.isEmpty || consumed > 0 || !input.isEmpty || inputEnded { return .output(output) }
-            input.outputWasFull = false
+            input.noteIdle()
             return .needsInput
         case LZMA_BUF_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "the file ends inside an xz stream (truncated)", truncated: true), after: output)
-        case LZMA_FORMAT_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "no xz stream starts here (bad magic)", truncated: false), after: output)
-        case LZMA_DATA_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "the compressed data is damaged", truncated: false), after: output)
-        case LZMA_OPTIONS_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "the stream uses options liblzma does not support", truncated: false), after: output)
-        case LZMA_MEMLIMIT_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "the stream needs more than \(XZDecompressor.memoryLimit >> 20) MiB to decode", truncated: false), after: output)
-        case LZMA_MEM_ERROR:
-            return try input.fail(LZMAError(offset: input.consumed, message: "out of memory", truncated: false), after: output)
-        default:
-            return try input.fail(LZMAError(offset: input.consumed, message: "liblzma status \(status.rawValue)", truncated: false), after: output)
+            return try input.fail(LZMAError(offset: input.consumed, message: "the file ends inside an xz stream", truncated: true), after: output)
+        case LZMA_FORMAT_ERROR: message = "no xz stream starts here (bad magic)"
+        case LZMA_DATA_ERROR: message = "the compressed data is damaged"
+        case LZMA_OPTIONS_ERROR: message = "the stream uses options liblzma does not support"
+        case LZMA_MEMLIMIT_ERROR: message = "the stream needs more than \(XZDecompressor.memoryLimit >> 20) MiB to decode"
+        case LZMA_MEM_ERROR: message = "out of memory"
+        default: message = "liblzma status \(status.rawValue)"
         }
+        return try input.fail(LZMAError(offset: input.consumed, message: message), after: output)
     }
 }

@@ -2,12 +2,11 @@ import CZstd
 import Foundation
 
 /// Why libzstd could not decode a zstd file: damaged data (libzstd's error name) or a file that ends inside a frame.
-struct ZstdError: DecompressionFailure, CustomStringConvertible {
+struct ZstdError: DecompressionFailure {
     let offset: Int
     let message: String
-    let truncated: Bool
+    var truncated = false
     var format: CompressionFormat { .zstd }
-    var description: String { "zstd: \(message) at compressed byte \(offset)" }
 }
 
 /// Decodes zstd with libzstd's streaming decoder, frame after frame (and past skippable frames), as `zstd -d` does.
@@ -20,7 +19,7 @@ final class ZstdDecompressor: StreamDecompressor {
 
     /// - Throws: `ZstdError` when libzstd cannot start.
     init() throws {
-        guard let context = ZSTD_createDStream() else { throw ZstdError(offset: 0, message: "libzstd cannot start", truncated: false) }
+        guard let context = ZSTD_createDStream() else { throw ZstdError(offset: 0, message: "libzstd cannot start") }
         self.context = context
     }
 
@@ -30,36 +29,27 @@ final class ZstdDecompressor: StreamDecompressor {
 
     func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep {
         try input.throwDeferred()
+        if input.waitsForInput(inputEnded: inputEnded) { return .needsInput }
         if input.isEmpty && !input.outputWasFull {
-            if inputEnded {
-                guard frameComplete else {
-                    throw ZstdError(offset: input.consumed, message: "the file ends inside a zstd frame (truncated)", truncated: true)
-                }
-                return .finished
+            guard frameComplete else {
+                throw ZstdError(offset: input.consumed, message: "the file ends inside a zstd frame", truncated: true)
             }
-            return .needsInput
+            return .finished
         }
-        var result = 0
-        var consumed = 0
-        let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            input.bytes.withUnsafeBufferPointer { bytes in
-                var inBuffer = ZSTD_inBuffer(src: bytes.baseAddress.map { UnsafeRawPointer($0 + input.position) }, size: input.remaining, pos: 0)
-                var outBuffer = ZSTD_outBuffer(dst: UnsafeMutableRawPointer(buffer.baseAddress), size: capacity, pos: 0)
-                result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
-                consumed = inBuffer.pos
-                count = outBuffer.pos
-            }
+        let (output, result, consumed) = input.decode(capacity: capacity) { bytes, buffer in
+            var inBuffer = ZSTD_inBuffer(src: bytes.baseAddress.map(UnsafeRawPointer.init), size: bytes.count, pos: 0)
+            var outBuffer = ZSTD_outBuffer(dst: UnsafeMutableRawPointer(buffer.baseAddress), size: buffer.count, pos: 0)
+            let result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+            return (result, inBuffer.pos, outBuffer.pos)
         }
         if ZSTD_isError(result) != 0 {
             // libzstd buffers a block before it checks it: the damage lies somewhere in the bytes it was given.
-            input.advance(by: input.remaining)
-            return try input.fail(ZstdError(offset: input.consumed, message: String(cString: ZSTD_getErrorName(result)), truncated: false), after: output)
+            input.passAll()
+            return try input.fail(ZstdError(offset: input.consumed, message: String(cString: ZSTD_getErrorName(result))), after: output)
         }
-        input.advance(by: consumed)
-        input.outputWasFull = output.count == capacity
         if output.isEmpty && consumed == 0 {
             // No progress: the frame is where it was (libzstd asks for a next frame's header even after a last one).
-            input.outputWasFull = false
+            input.noteIdle()
         } else {
             frameComplete = result == 0
         }

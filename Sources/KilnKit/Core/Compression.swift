@@ -46,13 +46,17 @@ enum DecompressionStep {
 
 /// Why decompression stopped: the archive is damaged or truncated. `offset` is the count of compressed bytes the
 /// library had consumed when it found the problem (for a truncated file, its length).
-protocol DecompressionFailure: Error {
+protocol DecompressionFailure: Error, CustomStringConvertible {
     var format: CompressionFormat { get }
     var offset: Int { get }
     /// The library's words for the problem.
     var message: String { get }
     /// True when the file ends inside a stream (as opposed to bytes that are not valid).
     var truncated: Bool { get }
+}
+
+extension DecompressionFailure {
+    var description: String { "\(format.rawValue): \(message)\(truncated ? " (truncated)" : "") at compressed byte \(offset)" }
 }
 
 /// A streaming decoder of one compressed format that reads every stream of a file made of several concatenated
@@ -76,46 +80,5 @@ extension CompressionFormat {
         case .xz: return try XZDecompressor()
         case .zstd: return try ZstdDecompressor()
         }
-    }
-}
-
-/// Compressed bytes handed to a decoder and not yet consumed, and how many the decoder consumed in all: what the
-/// four wrappers share.
-struct PendingInput {
-    var bytes: [UInt8] = []
-    var position = 0
-    /// Compressed bytes consumed since the file's start.
-    var consumed = 0
-    /// True when the last step filled its whole output: the library may hold more output without new input.
-    var outputWasFull = false
-
-    var isEmpty: Bool { position >= bytes.count }
-    var remaining: Int { bytes.count - position }
-
-    mutating func replace(with next: [UInt8]) {
-        bytes = next
-        position = 0
-    }
-
-    /// A failure found in a step that also produced output: thrown by the next step, so that every byte decoded
-    /// before the damage is handed out first.
-    private var deferredFailure: DecompressionFailure?
-
-    mutating func advance(by count: Int) {
-        position += count
-        consumed += count
-    }
-
-    /// Throws the failure a previous step found after its output.
-    func throwDeferred() throws {
-        if let deferredFailure { throw deferredFailure }
-    }
-
-    /// The step for `failure` found after `output` was decoded: the output now and the failure next time, or the
-    /// failure at once.
-    mutating func fail(_ failure: DecompressionFailure, after output: [UInt8]) throws -> DecompressionStep {
-        guard !output.isEmpty else { throw failure }
-        deferredFailure = failure
-        return .output(output)
     }
 }
