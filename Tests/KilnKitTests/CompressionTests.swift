@@ -160,3 +160,43 @@ private final class RawBytes: ByteStream {
     }
     func leadingBytes(_ count: Int) -> [UInt8] { Array(bytes.prefix(count)) }
 }
+
+/// The two readers that do not stream text: `sqlite` reads a compressed database decompressed, `files` describes a
+/// compressed file as the archive it is on disk.
+final class CompressedWholeFileReaderTests: KilnTestCase {
+    func testACompressedDatabaseGivesTheRowsOfThePlainOne() throws {
+        let script = try write("CREATE TABLE t (a TEXT, b TEXT);\nINSERT INTO t VALUES ('Hřib', 'jedlá');\nINSERT INTO t VALUES ('Liška', 'jedlá');\n",
+                               to: "t.sql")
+        let database = temporaryDirectory.appendingPathComponent("t.sqlite")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [database.path, ".read \(script.path)"]
+        try process.run()
+        process.waitUntilExit()
+        let reader = try SQLiteReader(options: JSONValue.object(["query": .string("SELECT a, b FROM t ORDER BY rowid"),
+                                                                 "fields": .array([.string("a"), .string("b")])])
+            .decode(SQLiteReader.Options.self, codingPath: []))
+        let plain = try read(reader, url: database)
+        XCTAssertEqual(plain.records.count, 2)
+        for codec in Compressor.codecs {
+            let compressed = try write(Compressor.compress(Data(contentsOf: database), codec.command), to: "t-\(codec.name).sqlite")
+            let (records, log) = try read(reader, url: compressed)
+            XCTAssertTrue(log.diagnostics.isEmpty, "\(codec.name): \(log.diagnostics)")
+            XCTAssertEqual(records.map(\.values), plain.records.map(\.values), codec.name)
+        }
+    }
+
+    func testTheFilesReaderDescribesACompressedFileAsItIsOnDisk() throws {
+        let reader = try FilesReader(options: JSONValue.object([:]).decode(FilesReader.Options.self, codingPath: []))
+        let bytes = try Compressor.compress(Data("notes\n".utf8), ["bzip2", "-c"])
+        let url = try write(bytes, to: "notes.bz2")
+        let (records, log) = try read(reader, url: url)
+        XCTAssertTrue(log.diagnostics.isEmpty, "\(log.diagnostics)")
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record["mediaType"], "application/x-bzip2")
+        XCTAssertEqual(record["bytes"], String(bytes.count))
+        let digest = SHA256Digest()
+        digest.update([UInt8](bytes)[...])
+        XCTAssertEqual(record["sha256"], digest.hexDigest())
+    }
+}
