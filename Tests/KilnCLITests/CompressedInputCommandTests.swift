@@ -110,6 +110,25 @@ final class CompressedInputCommandTests: CLITestCase {
         }
     }
 
+    /// A wikitext page named after its file keeps its title when the file is compressed and named `….wikicode.xz`:
+    /// a compressed file's own extension is not part of the name.
+    func testACompressedFileNamedWithItsCodecKeepsItsTitle() throws {
+        try copy("Tests/Fixtures/real/wikivoyage-en-roppongi", to: "plain")
+        XCTAssertEqual(try kiln("build", "plain", "--out", "plain.sqlite").status, 0)
+        try copy("Tests/Fixtures/real/wikivoyage-en-roppongi", to: "xz")
+        let page = file("xz/Roppongi.wikicode")
+        try Compressor.compress(Data(contentsOf: page), ["xz", "-c"]).write(to: file("xz/Roppongi.wikicode.xz"))
+        try FileManager.default.removeItem(at: page)
+        let manifest = file("xz/kiln.json5")
+        try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "path: \"*.wikicode\"", with: "path: \"*.wikicode.xz\"")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "xz", "--out", "xz.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try rows("xz.sqlite").filter { !$0.contains("Roppongi.wikicode") }, try rows("plain.sqlite").filter { !$0.contains("Roppongi.wikicode") })
+        let pages = try rows("xz.sqlite").filter { $0.hasPrefix("page: ") }
+        XCTAssertTrue(pages.contains { $0.hasPrefix("page: Roppongi|") }, "\(pages)")
+    }
+
     /// The real NextBus routeConfig (the `xml` reader, three sources over one file) compressed by each codec.
     func testCompressedXMLBuildsTheSameBundle() throws {
         try copy("Tests/Fixtures/real/nextbus-actransit-22", to: "plain")

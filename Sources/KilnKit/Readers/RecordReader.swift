@@ -130,6 +130,20 @@ public struct InputFile: Sendable {
         return InputBytes.prefix(of: url, name: relativePath, count: count)?.bytes[...]
     }
 
+    /// The file's name without its extension, as readers that name a record after its file use it: for a compressed
+    /// file (by content) named `….gz`, `….bz2`, `….xz` or `….zst`, without that extension too (`Roppongi.wikicode.gz`
+    /// is `Roppongi`).
+    public var nameStem: String {
+        var url = self.url
+        if ["gz", "bz2", "xz", "zst"].contains(url.pathExtension.lowercased()),
+           let handle = FileHandle(forReadingAtPath: url.path) {
+            let magic = (try? handle.read(upToCount: CompressionFormat.magicLength)) ?? Data()
+            try? handle.close()
+            if CompressionFormat.detect(magic) != nil { url = url.deletingPathExtension() }
+        }
+        return url.deletingPathExtension().lastPathComponent
+    }
+
     /// `head` for the file whose first bytes on disk are `raw`: those bytes, or, for a compressed file, its first
     /// decompressed bytes (`nil` when the archive is damaged there, so that the reader opens it and reports that).
     static func head(from raw: [UInt8], url: URL, relativePath: String) -> [UInt8]? {
