@@ -165,14 +165,10 @@ private final class RawBytes: ByteStream {
 /// compressed file as the archive it is on disk.
 final class CompressedWholeFileReaderTests: KilnTestCase {
     func testACompressedDatabaseGivesTheRowsOfThePlainOne() throws {
-        let script = try write("CREATE TABLE t (a TEXT, b TEXT);\nINSERT INTO t VALUES ('Hřib', 'jedlá');\nINSERT INTO t VALUES ('Liška', 'jedlá');\n",
-                               to: "t.sql")
         let database = temporaryDirectory.appendingPathComponent("t.sqlite")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [database.path, ".read \(script.path)"]
-        try process.run()
-        process.waitUntilExit()
+        let writer = try Database(path: database.path)
+        try writer.execute("CREATE TABLE t (a TEXT, b TEXT); INSERT INTO t VALUES ('Hřib', 'jedlá'); INSERT INTO t VALUES ('Liška', 'jedlá');")
+        try writer.close()
         let reader = try SQLiteReader(options: JSONValue.object(["query": .string("SELECT a, b FROM t ORDER BY rowid"),
                                                                  "fields": .array([.string("a"), .string("b")])])
             .decode(SQLiteReader.Options.self, codingPath: []))
