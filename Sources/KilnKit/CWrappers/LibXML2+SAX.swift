@@ -112,6 +112,7 @@ final class XMLEventParser {
     /// The problems found, in order (as `XMLStreamReader.issues`).
     var issues: [XMLIssue] { state.collector.issues }
 
+    private let source: ByteStream
     private let path: String
     private let encoding: String?
     private let state: ParseState
@@ -119,22 +120,24 @@ final class XMLEventParser {
     /// Bytes handed to libxml2 at a time.
     static let chunkSize = 1 << 16
 
-    /// Prepares to read `path`; `encoding` overrides the document's declaration when given.
-    init(path: String, encoding: String?, handler: XMLEventHandler) {
+    /// Prepares to read the document `source` gives (the bytes of the file at `path`, decompressed when it is
+    /// compressed: libxml2 is never given the file itself); `encoding` overrides the document's declaration when given.
+    init(source: ByteStream, path: String, encoding: String?, handler: XMLEventHandler) {
         _ = LibXML2.setUp
+        self.source = source
         self.path = path
         self.encoding = encoding
         state = ParseState(handler: handler)
     }
 
     /// Reads the document, handing its events to the handler.
-    /// - Throws: `KilnError.io` when the file cannot be opened or read.
+    /// - Throws: `KilnError.io` when the file cannot be read.
     func parse() throws -> Outcome {
-        guard let file = fopen(path, "rb") else { throw KilnError.io("cannot read \(path)") }
-        defer { fclose(file) }
-        var chunk = [UInt8](repeating: 0, count: Self.chunkSize)
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(Self.chunkSize)
         // libxml2 guesses the encoding from the first four bytes, as its reader does.
-        let head = fread(&chunk, 1, 4, file)
+        while chunk.count < 4, try source.read(into: &chunk, upTo: 4 - chunk.count) > 0 {}
+        let head = chunk.count
         var sax = XMLEventParser.handlers()
         let userData = Unmanaged.passUnretained(state).toOpaque()
         guard let context = chunk.withUnsafeBufferPointer({ buffer in
@@ -146,9 +149,9 @@ final class XMLEventParser {
         if let encoding, let converter = xmlFindCharEncodingHandler(encoding) { xmlSwitchToEncoding(context, converter) }
         var atEnd = false
         while !atEnd, context.pointee.disableSAX == 0 {
-            let count = chunk.withUnsafeMutableBufferPointer { fread($0.baseAddress, 1, $0.count, file) }
+            chunk.removeAll(keepingCapacity: true)
+            let count = try source.read(into: &chunk, upTo: Self.chunkSize)
             atEnd = count == 0
-            if atEnd, ferror(file) != 0 { throw KilnError.io("cannot read \(path)") }
             let status = chunk.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { xmlParseChunk(context, $0.baseAddress, Int32(count), atEnd ? 1 : 0) }
             }

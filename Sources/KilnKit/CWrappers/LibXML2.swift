@@ -392,7 +392,7 @@ final class XPathEvaluator {
 /// external DTD, libxml2's depth limit. Not `Sendable`: it owns a reader.
 public final class XMLStreamReader {
     private let reader: OpaquePointer
-    private let path: String
+    private let source: ByteStream
     private let namespaces: [String: String]
     private var evaluator: XPathEvaluator?
     private let issueBox = XMLIssueCollector()
@@ -405,15 +405,32 @@ public final class XMLStreamReader {
     /// The problems found so far, in order.
     public var issues: [XMLIssue] { issueBox.issues }
 
-    /// Opens `path`; `encoding` overrides the document's declaration when given.
+    /// Opens `path` (decompressed when compressed); `encoding` overrides the document's declaration when given.
     /// - Throws: `KilnError.io` when the file cannot be opened.
-    public init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
+    public convenience init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
+        try self.init(source: InputBytes(url: URL(fileURLWithPath: path), name: path, log: nil), path: path, encoding: encoding,
+                      namespaces: namespaces)
+    }
+
+    /// Reads the document `source` gives (the bytes of the file at `path`, decompressed when it is compressed:
+    /// libxml2 is fed those bytes and never opens the file, so it inflates nothing on its own); `encoding` overrides
+    /// the document's declaration when given.
+    /// - Throws: `KilnError.io` when libxml2 cannot start.
+    init(source: ByteStream, path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
         _ = LibXML2.setUp
-        guard let reader = xmlReaderForFile(path, encoding, LibXML2.xmlOptions) else {
+        let feed = Unmanaged.passRetained(XMLFeed(source)).toOpaque()
+        // libxml2 calls the close callback (which releases the feed) also when it cannot make the reader.
+        guard let reader = xmlReaderForIO({ context, buffer, length in
+            guard let context, let buffer else { return -1 }
+            return Unmanaged<XMLFeed>.fromOpaque(context).takeUnretainedValue().read(into: buffer, length: Int(length))
+        }, { context in
+            if let context { Unmanaged<XMLFeed>.fromOpaque(context).release() }
+            return 0
+        }, feed, path, encoding, LibXML2.xmlOptions) else {
             throw KilnError.io("cannot read \(path)")
         }
         self.reader = reader
-        self.path = path
+        self.source = source
         self.namespaces = namespaces
         xmlTextReaderSetStructuredErrorHandler(reader, { context, error in
             guard let context, let error else { return }
@@ -565,7 +582,7 @@ public final class XMLStreamReader {
     /// Refuses entity declarations (they are how billion-laughs bombs and external entities work) and notes an
     /// external DTD, which libxml2 does not load with these options.
     private func checkDocumentType() {
-        let line = DocumentTypeLocator.line(in: path)
+        let line = DocumentTypeLocator.line(in: source.leadingBytes(DocumentTypeLocator.searchedLength))
         guard let document = xmlTextReaderCurrentDoc(reader) else { return }
         if let subset = document.pointee.intSubset, subset.pointee.entities != nil || subset.pointee.pentities != nil {
             if !issueBox.issues.contains(where: { $0.kind == .entityDeclarations }) {
@@ -581,6 +598,25 @@ public final class XMLStreamReader {
             issueBox.issues.append(XMLIssue(kind: .externalDTD, message: "external DTD \"\(system)\" is not loaded",
                                             line: line, column: nil))
         }
+    }
+}
+
+/// What libxml2's reader pulls a document's bytes from (`xmlReaderForIO`): a `ByteStream`, and the error that
+/// stopped it, if any (libxml2 then reports an I/O error of its own).
+private final class XMLFeed {
+    let source: ByteStream
+    private var chunk: [UInt8] = []
+
+    init(_ source: ByteStream) { self.source = source }
+
+    /// Copies up to `length` next bytes into `buffer`; their count, 0 at the end, -1 when reading failed.
+    func read(into buffer: UnsafeMutablePointer<CChar>, length: Int) -> Int32 {
+        chunk.removeAll(keepingCapacity: true)
+        guard let count = try? source.read(into: &chunk, upTo: length) else { return -1 }
+        chunk.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: count) }
+        }
+        return Int32(count)
     }
 }
 
@@ -873,11 +909,11 @@ public struct HTMLParseError: Error, CustomStringConvertible, Sendable {
 
 /// Finds the line of a document's `<!DOCTYPE`: libxml2's reader knows only how far it has read ahead.
 enum DocumentTypeLocator {
-    /// The 1-based line of `<!DOCTYPE` within the first 1 MiB of the file, or `nil`.
-    static func line(in path: String) -> Int? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let prefix = [UInt8]((try? handle.read(upToCount: 1 << 20)) ?? Data())
+    /// How much of a document's start is searched: 1 MiB.
+    static let searchedLength = 1 << 20
+
+    /// The 1-based line of `<!DOCTYPE` within `prefix`, the first `searchedLength` bytes of a document, or `nil`.
+    static func line(in prefix: [UInt8]) -> Int? {
         let marker = Array("<!DOCTYPE".utf8)
         guard prefix.count >= marker.count else { return nil }
         for index in 0...(prefix.count - marker.count) where prefix[index] == marker[0] && Array(prefix[index..<index + marker.count]) == marker {

@@ -22,13 +22,16 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
 /// Streams a JSON file through yajl in fixed-size chunks: memory stays bounded whatever the file's size. The only
 /// file that calls yajl.
 public enum JSONStream {
-    /// Calls `handle` with each event of the file at `url` and the 1-based line it ends on; `handle` returns false to
-    /// stop. Returns the error that stopped the parse, or `nil` when the document was read to its end (or `handle`
-    /// stopped it).
+    /// Calls `handle` with each event of the file at `url` (decompressed when compressed) and the 1-based line it
+    /// ends on; `handle` returns false to stop. Returns the error that stopped the parse, or `nil` when the document
+    /// was read to its end (or `handle` stopped it).
     /// - Throws: `KilnError.io` when the file cannot be read.
     public static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
-        guard let file = FileHandle(forReadingAtPath: url.path) else { throw KilnError.io("cannot read \(url.path)") }
-        defer { try? file.close() }
+        try parse(InputBytes(url: url, name: url.path, log: nil), chunkSize: chunkSize, handle)
+    }
+
+    /// As `parse(_:chunkSize:_:)`, for the bytes `source` gives.
+    static func parse(_ source: ByteStream, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
         return try withoutActuallyEscaping(handle) { handle in
             let sink = Sink(handle)
             var callbacks = yajl_callbacks()
@@ -54,17 +57,12 @@ public enum JSONStream {
             sink.parser = parser
             var atStart = true
             while true {
-                let data: Data
-                do {
-                    data = try file.read(upToCount: chunkSize) ?? Data()
-                } catch {
-                    throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
-                }
-                var bytes = [UInt8](data)
+                var bytes: [UInt8] = []
+                let count = try source.read(into: &bytes, upTo: chunkSize)
                 if atStart, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
                 atStart = false
                 sink.begin(chunk: bytes)
-                let status = data.isEmpty
+                let status = count == 0
                     ? yajl_complete_parse(parser)
                     : bytes.withUnsafeBufferPointer { yajl_parse(parser, $0.baseAddress, $0.count) }
                 if status == yajl_status_client_canceled { return nil }
@@ -77,7 +75,7 @@ public enum JSONStream {
                     }
                     return JSONParseError(message: message, line: sink.line)
                 }
-                if data.isEmpty { return nil }
+                if count == 0 { return nil }
             }
         }
     }

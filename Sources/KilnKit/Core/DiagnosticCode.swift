@@ -33,6 +33,7 @@ extension DiagnosticCode {
     public static let encoding = DiagnosticCode("encoding", .error, "Bytes that are not text in the source's encoding (invalid UTF-8, NUL bytes, unconvertible legacy bytes).")
     public static let encodingMismatch = DiagnosticCode("encoding.mismatch", .warning, "A file declared in a legacy encoding is in fact UTF-8 (or the reverse).")
     public static let inputEmpty = DiagnosticCode("input.empty", .warning, "An input file holds no data at all.")
+    public static let inputCompression = DiagnosticCode("input.compression", .error, "A compressed input (gzip, bzip2, xz, zstd) is truncated or damaged, or inflates past a limit: what came before is kept, the rest is not read.")
     public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
     public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
     public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL), or a column named twice (warning).")
@@ -182,7 +183,7 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, lineTooLong, delimitedQuote, delimitedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,

@@ -213,7 +213,7 @@ final class StagingArea {
         var pending: FileDigest.Pending?
         if digest {
             let started = try FileDigest.start(input.url)
-            input.head = started.head
+            input.head = InputFile.head(from: started.head, url: input.url, relativePath: input.relativePath)
             pending = started.digest
         }
         // A large file is digested on a thread of its own while it is read: wait for it even when reading fails.

@@ -54,7 +54,8 @@ public struct FilesReader: ConfigurableReader {
         let fileExtension = input.url.pathExtension.lowercased()
         let stem = fileExtension.isEmpty ? fileName : String(fileName.dropLast(input.url.pathExtension.count + 1))
         let claimed = FilesReader.mediaTypes[fileExtension]
-        var mediaType = claimed ?? "application/octet-stream"
+        // The files reader describes files as they are on disk: a compressed file is an archive, not decompressed.
+        var mediaType = claimed ?? CompressionFormat.detect(bytes)?.mediaType ?? "application/octet-stream"
         var size: (width: Int, height: Int)?
 
         var inspection: ImageInspection?

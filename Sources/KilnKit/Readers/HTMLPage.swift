@@ -64,16 +64,25 @@ enum HTMLPage {
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
             return true
         }
-        // A page the digest pass read whole is not read again (and is parsed from the bytes its digest is of).
+        // A page the digest pass read whole is not read again (and is parsed from the bytes its digest is of, or their
+        // decompressed text).
         if let bytes = input.wholeFile { return tooLarge(bytes.count) ? nil : bytes }
-        guard let handle = FileHandle(forReadingAtPath: input.url.path) else {
+        guard FileManager.default.isReadableFile(atPath: input.url.path) else {
             if let size = OutputPath.size(of: input.url), tooLarge(size) { return nil }
             throw cannotRead
         }
-        defer { try? handle.close() }
-        var status = stat()
-        if fstat(handle.fileDescriptor, &status) == 0, tooLarge(Int(status.st_size)) { return nil }
-        do { return [UInt8](try handle.readToEnd() ?? Data()) } catch { throw cannotRead }
+        let source = try input.bytes(log: log)
+        if source.format == nil, let size = OutputPath.size(of: input.url), tooLarge(size) { return nil }
+        // A compressed page is decompressed up to one byte past the limit, never further.
+        var bytes: [UInt8] = []
+        while try source.read(into: &bytes, upTo: maxPageBytes + 1 - bytes.count) > 0, bytes.count <= maxPageBytes {}
+        if source.format != nil, bytes.count > maxPageBytes {
+            source.close()
+            log.report(.htmlTooLarge, .error, "the page inflates to more than \(maxPageBytes) bytes, over the limit per page "
+                           + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
+            return nil
+        }
+        return bytes
     }
 
     private static func document(_ bytes: [UInt8], _ input: InputFile, encoding: String?, consequence: String,

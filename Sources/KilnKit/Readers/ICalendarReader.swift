@@ -88,12 +88,7 @@ public struct ICalendarReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](Data(contentsOf: input.url))
-        } catch {
-            throw KilnError.io("cannot read \(input.relativePath): \(error.localizedDescription)")
-        }
+        guard let bytes = try input.bytes(log: log).readAll() else { return }
         checkText(bytes, input: input, log: log)
         let feed = Libical.parse(bytes)
         for problem in feed.problems {

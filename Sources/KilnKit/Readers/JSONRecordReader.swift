@@ -129,7 +129,7 @@ public struct JSONRecordReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
         var state = StreamState(reader: self)
-        let error = try stream(input, &state, emit: emit)
+        let error = try stream(input, &state, log: log, emit: emit)
         // Records still waiting when the document stops early (malformed) go out with what was read.
         try state.flush(all: true, emit: emit)
         if case .overflowed(let resume, let line) = state.mode {
@@ -137,7 +137,8 @@ public struct JSONRecordReader: ConfigurableReader {
             // values the first pass found at the end of each object.
             var replay = StreamState(reader: self)
             replay.mode = .replaying(from: resume, finals: state.finals)
-            _ = try stream(input, &replay, emit: emit)
+            // The first pass reported any damage of a compressed file; the second reads the same bytes again.
+            _ = try stream(input, &replay, log: nil, emit: emit)
             let bound = pendingLimit >= 1 << 20 ? "\(pendingLimit >> 20) MiB" : "\(pendingLimit) bytes"
             log.report(.jsonLateContext, .info,
                        "more than \(bound) of records waited for a context member written after them: the records from line \(line) on "
@@ -163,11 +164,13 @@ public struct JSONRecordReader: ConfigurableReader {
         }
     }
 
-    /// Streams `input`'s events into `state`; returns yajl's error, if any.
+    /// Streams `input`'s events (decompressed when the file is compressed; damage reported to `log`) into `state`;
+    /// returns yajl's error, if any.
     /// - Throws: what `emit` throws, `KilnError.io` when the file cannot be read.
-    private func stream(_ input: InputFile, _ state: inout StreamState, emit: (Record) throws -> Void) throws -> JSONParseError? {
+    private func stream(_ input: InputFile, _ state: inout StreamState, log: DiagnosticLog?,
+                        emit: (Record) throws -> Void) throws -> JSONParseError? {
         var failure: Error?
-        let error = try JSONStream.parse(input.url) { event, line in
+        let error = try JSONStream.parse(input.bytes(log: log)) { event, line in
             do {
                 try state.handle(event, line: line, emit: emit)
                 return true

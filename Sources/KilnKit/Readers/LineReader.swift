@@ -20,7 +20,8 @@ public struct TextLine: Sendable {
 }
 
 /// Streams a file line by line in bounded memory: strips a UTF-8 byte-order mark, accepts LF, CRLF and a
-/// missing final newline, and decodes UTF-8 or a legacy code page. A line longer than `maximumLineLength` is not
+/// missing final newline, and decodes UTF-8 or a legacy code page. A compressed file is read decompressed
+/// (`InputBytes`), its lines numbered in the decompressed text. A line longer than `maximumLineLength` is not
 /// kept: it is passed over and returned by its length alone.
 /// Not `Sendable`: it owns a file handle.
 public final class LineReader {
@@ -30,26 +31,21 @@ public final class LineReader {
     public let maximumLineLength: Int
     /// The encoding given by the manifest's `encoding` option, in lowercase; `utf-8` by default.
     public let encoding: String
-    private let handle: FileHandle
+    private let handle: InputBytes
     private let decoder: LegacyTextDecoder?
     private var cursor: LineCursor
 
-    /// Opens `url` for reading.
+    /// Opens `url` for reading; `name` (the path by default) is how messages call it, and `log` is where a damaged
+    /// compressed file is reported (without one, reading it throws).
     /// - Throws: `KilnError.io` when the file cannot be opened, `EncodingError` for an unknown encoding.
-    public init(url: URL, encoding: String = "utf-8", chunkSize: Int = 1 << 16,
+    public init(url: URL, name: String? = nil, log: DiagnosticLog? = nil, encoding: String = "utf-8", chunkSize: Int = 1 << 16,
                 maximumLineLength: Int = LineReader.defaultMaximumLineLength) throws {
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
-        }
+        handle = try InputBytes(url: url, name: name ?? url.path, log: log)
         self.encoding = encoding.lowercased()
         self.maximumLineLength = maximumLineLength
         cursor = LineCursor(chunkSize: chunkSize, maximumLineLength: maximumLineLength)
         decoder = LineReader.isUTF8(self.encoding) ? nil : try LegacyTextDecoder(encodingName: encoding)
     }
-
-    deinit { try? handle.close() }
 
     static func isUTF8(_ name: String) -> Bool { ["utf-8", "utf8"].contains(name.lowercased()) }
 
@@ -110,7 +106,7 @@ private struct LineCursor {
     /// The next line, read from `handle` as needed; `nil` at the end of the file. With `plainASCII`, a line that
     /// is plain ASCII comes as `.ascii`, without a `TextLine`.
     /// - Throws: `KilnError.io` when reading fails.
-    mutating func nextLine(from handle: FileHandle, plainASCII: Bool) throws -> Line? {
+    mutating func nextLine(from handle: InputBytes, plainASCII: Bool) throws -> Line? {
         guard skipped == 0, lineNumber > 0, let newline = searchNewline() else {
             return try next(from: handle).map { .other($0) }
         }
@@ -127,7 +123,7 @@ private struct LineCursor {
 
     /// The next line's bytes, read from `handle` as needed; `nil` at the end of the file.
     /// - Throws: `KilnError.io` when reading fails.
-    mutating func next(from handle: FileHandle) throws -> TextLine? {
+    mutating func next(from handle: InputBytes) throws -> TextLine? {
         while true {
             if let newline = searchNewline() { return takeLine(at: newline) }
             if atEnd {
@@ -178,19 +174,11 @@ private struct LineCursor {
         return (nil, bits)
     }
 
-    private mutating func refill(from handle: FileHandle) throws {
+    private mutating func refill(from handle: InputBytes) throws {
         buffer.removeSubrange(0..<start)
         searched -= start
         start = 0
-        let chunk: Data?
-        do { chunk = try handle.read(upToCount: chunkSize) } catch {
-            throw KilnError.io("cannot read: \(error.localizedDescription)")
-        }
-        guard let chunk, !chunk.isEmpty else {
-            atEnd = true
-            return
-        }
-        buffer.append(contentsOf: chunk)
+        if try handle.read(into: &buffer, upTo: chunkSize) == 0 { atEnd = true }
     }
 
     /// The line from `start` to `end`; for an overlong line, whose first bytes are gone, only its length.
@@ -225,7 +213,7 @@ extension LineReader {
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
     static func forEachLineUTF8Ending(of input: InputFile, encoding: String, log: DiagnosticLog,
                                       _ body: (_ number: Int, _ line: ValidUTF8, _ endedWithCR: Bool) throws -> Void) throws {
-        let reader = try LineReader(url: input.url, encoding: encoding)
+        let reader = try LineReader(url: input.url, name: input.relativePath, log: log, encoding: encoding)
         var checks = LineChecks(input: input, encoding: reader.encoding)
         var cursor = reader.cursor
         let plainASCII = reader.decoder == nil
@@ -250,6 +238,7 @@ extension LineReader {
             }
             try body(line.number, utf8, line.endedWithCR)
         }
-        checks.finish(log: log)
+        // A damaged archive was reported as such: that no data came out of it is no news.
+        if !reader.handle.isDamaged { checks.finish(log: log) }
     }
 }

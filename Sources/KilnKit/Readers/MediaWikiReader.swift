@@ -56,7 +56,7 @@ public struct MediaWikiReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
-        let reader = try XMLStreamReader(path: input.url.path, encoding: options.encoding)
+        let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding)
         var state = FileState()
         var page: MediaWikiPage?
         var revisionDepth: Int?

@@ -50,24 +50,20 @@ public struct SQLiteReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        let header: [UInt8]
-        do {
-            let handle = try FileHandle(forReadingFrom: input.url)
-            header = [UInt8](try handle.read(upToCount: SQLiteReader.databaseHeader.count) ?? Data())
-            try handle.close()
-        } catch {
-            throw KilnError.io("cannot read \(input.relativePath): \(error.localizedDescription)")
-        }
+        // A compressed database or script is read decompressed, like every input (the header too).
+        let source = try input.bytes(log: log)
+        var header: [UInt8] = []
+        while header.count < SQLiteReader.databaseHeader.count,
+              try source.read(into: &header, upTo: SQLiteReader.databaseHeader.count - header.count) > 0 {}
         let database: Database
         var lines: [(table: String, rowid: Int64, line: Int)] = []
         do {
             if header == SQLiteReader.databaseHeader {
-                let bytes: [UInt8]
-                do { bytes = [UInt8](try Data(contentsOf: input.url)) } catch {
-                    throw KilnError.io("cannot read \(input.relativePath): \(error.localizedDescription)")
-                }
+                guard let rest = try source.readAll() else { return }
+                let bytes = header + rest
                 database = try Database.sandboxed(deserializing: bytes, seconds: options.seconds)
             } else {
+                source.close()
                 database = try Database.sandboxed(seconds: options.seconds)
                 guard try runScript(input, in: database, log: log, lines: &lines) else { return }
             }

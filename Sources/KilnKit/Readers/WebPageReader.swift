@@ -52,7 +52,7 @@ public struct WebPageReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: HTMLReader.defaultMaxPageBytes,
                                            consequence: "the page is not shipped", declarations: declarations, pages: pages, log: log) else { return }
-        let slug = input.url.deletingPathExtension().lastPathComponent.lowercased()
+        let slug = input.nameStem.lowercased()
         guard let root = document.select(content).first else {
             log.report(.htmlNoContent, .error, "the page has no content element (\(try options.content.xpathText())); it is not shipped", at: input.at(nil))
             return

@@ -46,11 +46,11 @@ public struct WikitextReader: ConfigurableReader {
         return copy
     }
 
-    /// The title of the page in `input`: the manifest's, else the file name without its extension, percent-escapes
-    /// decoded (`Tokyo%2FRoppongi.wikicode` is `Tokyo/Roppongi`, as a wiki's URLs write it).
+    /// The title of the page in `input`: the manifest's, else the file name without its extension (and a compressed
+    /// file's `.gz`, `.bz2`, `.xz`, `.zst`), percent-escapes decoded (`Tokyo%2FRoppongi.wikicode` is `Tokyo/Roppongi`, as a wiki's URLs write it).
     func title(of input: InputFile) -> String {
         if let title = options.title { return title }
-        let name = input.url.deletingPathExtension().lastPathComponent
+        let name = input.nameStem
         return WikiName.title(name.removingPercentEncoding ?? name)
     }
 

@@ -67,8 +67,10 @@ public struct XMLRecordReader: ConfigurableReader {
         if readsWithoutTree, let streamedFields {
             let (outcome, records, issues) = try withoutActuallyEscaping(emit) { emit in
                 let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
-                let parser = XMLEventParser(path: input.url.path, encoding: options.encoding, handler: records)
+                let source = try input.bytes(log: log)
+                let parser = XMLEventParser(source: source, path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
+                if outcome == .documentType { source.close() }
                 if let failure = records.failure { throw failure }
                 return (outcome, records.records, parser.issues)
             }
@@ -78,7 +80,7 @@ public struct XMLRecordReader: ConfigurableReader {
                 return
             }
         }
-        let reader = try XMLStreamReader(path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
+        let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
         var stack = ElementStack(context: context)
         var ordinal = 0
         var expandFailed = false
