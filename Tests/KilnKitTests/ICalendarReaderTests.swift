@@ -29,23 +29,10 @@ final class ICalendarReaderTests: KilnTestCase {
     /// What `icalendar` + `recurring-ical-events` expand from `url` in the window.
     private func oracle(_ url: URL, from: String = "2026-01-01", until: String = "2027-12-31") throws -> [String] {
         let root = KilnTestCase.repositoryRoot
-        let python = try run(root.appendingPathComponent("scripts/oracles/install").path, [])
+        let python = String(decoding: try standardOutput(of: root.appendingPathComponent("scripts/oracles/install"), []), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let output = try run(python, [root.appendingPathComponent("scripts/oracles/ics-occurrences.py").path, url.path, from, until])
+        let output = String(decoding: try standardOutput(of: URL(fileURLWithPath: python), [root.appendingPathComponent("scripts/oracles/ics-occurrences.py").path, url.path, from, until]), as: UTF8.self)
         return output.split(separator: "\n").map(String.init).sorted()
-    }
-
-    private func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(executable) \(arguments) failed")
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// Fails with only the rows one side has and the other lacks.
