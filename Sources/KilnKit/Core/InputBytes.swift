@@ -81,9 +81,9 @@ final class InputBytes: ByteStream {
         }
         let queue = BoundedQueue<DecodedChunk>(capacity: InputBytes.queuedChunks)
         source = .queue(queue)
-        let work = UncheckedPump(pump: pump)
+        let work = Handoff(pump)
         let thread = Thread {
-            var pump = work.pump
+            var pump = work.value
             while let chunk = pump.next() {
                 guard queue.push(chunk) else { break }
             }
@@ -299,11 +299,6 @@ private struct DecodingPump {
         return .damaged(CompressionProblem(format: failure.format, offset: failure.offset, fileSize: fileSize,
                                            detail: failure.message, truncated: failure.truncated))
     }
-}
-
-/// A pump handed to the decoding thread, which alone uses it from then on.
-private struct UncheckedPump: @unchecked Sendable {
-    let pump: DecodingPump
 }
 
 extension InputFile {

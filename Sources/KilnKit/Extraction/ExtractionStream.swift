@@ -118,16 +118,7 @@ extension ExtractionStream {
 private final class ExtractedItems: @unchecked Sendable {
     private enum Message: Sendable {
         case items([Extraction.Item])
-        case failed(ErrorBox)
-    }
-
-    /// An error crossing to the formatting thread.
-    private struct ErrorBox: @unchecked Sendable { let error: Error }
-
-    /// The reader and the log, handed from the caller to the reading thread, which alone uses them until it ends.
-    private struct HandedOver: @unchecked Sendable {
-        let reader: RecordReader
-        let log: DiagnosticLog
+        case failed(Handoff<Error>)
     }
 
     private let queue = BoundedQueue<Message>(capacity: 8)
@@ -135,9 +126,10 @@ private final class ExtractedItems: @unchecked Sendable {
     private static let batchSize = 512
 
     init(reading files: [URL], displayNames: [String]?, kind: String, with reader: RecordReader, log: DiagnosticLog) {
-        let handedOver = HandedOver(reader: reader, log: log)
+        // The reader and the log go to the reading thread, which alone uses them until it ends.
+        let handedOver = Handoff((reader: reader, log: log))
         let thread = Thread { [self] in
-            let reader = handedOver.reader, log = handedOver.log
+            let reader = handedOver.value.reader, log = handedOver.value.log
             defer {
                 queue.finish()
                 done.signal()
@@ -156,7 +148,7 @@ private final class ExtractedItems: @unchecked Sendable {
                 return
             } catch {
                 if !batch.isEmpty { _ = queue.push(.items(batch)) }
-                _ = queue.push(.failed(ErrorBox(error: error)))
+                _ = queue.push(.failed(Handoff(error)))
             }
         }
         thread.name = "kiln extract reader"
@@ -168,7 +160,7 @@ private final class ExtractedItems: @unchecked Sendable {
     func next() throws -> [Extraction.Item]? {
         switch queue.pop() {
         case .items(let items): return items
-        case .failed(let box): throw box.error
+        case .failed(let box): throw box.value
         case nil:
             done.wait()
             done.signal()

@@ -95,9 +95,9 @@ final class ReadAhead: @unchecked Sendable {
         let targetIndexes = sources.map(StagingArea.targetIndex(of:))
         let names = sources.map(\.spec.name)
         for (number, workerTools) in tools.enumerated() {
-            let handedOver = HandedOverTools(tools: workerTools)
+            let handedOver = Handoff(workerTools)
             let thread = Thread { [self] in
-                work(handedOver.tools, targetIndexes: targetIndexes, sourceNames: names)
+                work(handedOver.value, targetIndexes: targetIndexes, sourceNames: names)
             }
             thread.name = "kiln reader \(number + 1)"
             thread.start()
@@ -287,8 +287,3 @@ struct StagedRecord: Sendable {
 /// Thrown inside a worker when the consumer has cancelled: the worker stops reading.
 private struct ReadAheadCancelled: Error {}
 
-/// A worker's readers and shapers, handed from the thread that made them to the worker, which alone uses them from
-/// then on.
-private struct HandedOverTools: @unchecked Sendable {
-    let tools: [ReadAhead.Tools]
-}

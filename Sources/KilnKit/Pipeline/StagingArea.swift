@@ -465,12 +465,12 @@ enum FileDigest {
 
         /// Goes on digesting `handle` from where it is, on a new thread, then closes it.
         fileprivate init(continuing digest: SHA256Digest, from handle: FileHandle, url: URL) {
-            let work = UncheckedWork {
+            let work = Handoff<() throws -> String> {
                 defer { try? handle.close() }
                 return try FileDigest.digestRest(of: handle, into: digest, url: url)
             }
             let thread = Thread { [self] in
-                result = Result { try work.run() }
+                result = Result { try work.value() }
                 done.signal()
             }
             thread.name = "kiln digest"
@@ -516,8 +516,3 @@ enum FileDigest {
     }
 }
 
-/// Work handed to another thread with what it captures (a digest's state, a file handle), which only that thread uses
-/// from then on.
-private struct UncheckedWork: @unchecked Sendable {
-    let run: () throws -> String
-}
