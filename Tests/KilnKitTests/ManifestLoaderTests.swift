@@ -279,10 +279,13 @@ final class ManifestLoaderTests: KilnTestCase {
     }
 
     func testReservedTableName() throws {
-        let manifest = valid(replacing: "name: \"stop\",", with: "name: \"kiln_stop\",")
-            .replacingOccurrences(of: "into: \"stop\",", with: "into: \"kiln_stop\",")
-        try assertIssue(manifest, keyPath: "tables[0].name", marker: "name: \"kiln_stop\"",
-                        message: "table names starting with \"kiln_\" or \"sqlite_\" are reserved")
+        // SQLite compares names without case: `SQLITE_x` and `Kiln_metadata` failed late, at staging or in the bundle.
+        for name in ["kiln_stop", "Kiln_metadata", "SQLITE_stat1", "sqlite_x"] {
+            let manifest = valid(replacing: "name: \"stop\",", with: "name: \"\(name)\",")
+                .replacingOccurrences(of: "into: \"stop\",", with: "into: \"\(name)\",")
+            try assertIssue(manifest, keyPath: "tables[0].name", marker: "name: \"\(name)\"",
+                            message: "table names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved")
+        }
     }
 
     func testInvalidRegexInAColumnPattern() throws {

@@ -64,8 +64,8 @@ struct ManifestChecker {
 
     private func checkTable(_ table: TableSpec, path: String) throws {
         try identifier(table.name, path + ".name")
-        try require(!table.name.hasPrefix("kiln_") && !table.name.hasPrefix("sqlite_"), path + ".name",
-                    "table names starting with \"kiln_\" or \"sqlite_\" are reserved")
+        try require(!ManifestChecker.isReserved(table.name), path + ".name",
+                    "table names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved")
         try require(!table.columns.isEmpty, path + ".columns", "a table needs at least one column")
         var names: Set<String> = []
         for (index, column) in table.columns.enumerated() {
@@ -100,11 +100,18 @@ struct ManifestChecker {
         if let spatial = table.spatial { try checkSpatial(spatial, of: table, path: path + ".spatial") }
     }
 
+    /// True for a name SQLite or Kiln keeps for itself: SQLite compares names without case, so `SQLITE_x` and
+    /// `Kiln_metadata` are its and Kiln's as much as `sqlite_x` and `kiln_metadata` are.
+    static func isReserved(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasPrefix("kiln_") || lowered.hasPrefix("sqlite_")
+    }
+
     /// An R*Tree needs a plain name, numeric coordinate columns, and a single INTEGER primary key for its ids.
     private func checkSpatial(_ spatial: SpatialSpec, of table: TableSpec, path: String) throws {
         try identifier(spatial.name, path + ".name")
-        try require(!spatial.name.hasPrefix("kiln_") && !spatial.name.hasPrefix("sqlite_"), path + ".name",
-                    "names starting with \"kiln_\" or \"sqlite_\" are reserved")
+        try require(!ManifestChecker.isReserved(spatial.name), path + ".name",
+                    "names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved")
         for (key, name) in [("latitude", spatial.latitude), ("longitude", spatial.longitude)] {
             try columns([name], of: table, path + "." + key)
             try require(table.column(name).map { $0.type == .real || $0.type == .integer } == true, path + "." + key,

@@ -1,0 +1,24 @@
+import Foundation
+import XCTest
+import KilnKit
+
+/// Names SQLite and Kiln keep for themselves, in any case, through the `kiln` binary: a manifest error at load with
+/// the line (exit 64), not a late failure ("cannot write the staging database", exit 74; or exit 1 in the bundle).
+final class ReservedNamesCommandTests: CLITestCase {
+    func testATableNamedLikeSQLitesOrKilnsOwnInAnotherCaseIsAManifestError() throws {
+        for name in ["SQLITE_x", "Kiln_metadata"] {
+            let folder = file(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try """
+                { bundle: "reserved", schemaVersion: 1,
+                  tables: [{ name: "\(name)", columns: [{ name: "v", type: "text" }] }],
+                  sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "\(name)", columns: { v: "v" } }] }
+                """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            try "a\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+            let run = try kiln("build", name, "--out", "\(name).sqlite")
+            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("Error: \(folder.appendingPathComponent("kiln.json5").path):2: manifest error at tables[0].name: table names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved"), run.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("\(name).sqlite").path))
+        }
+    }
+}
