@@ -60,8 +60,8 @@ final class InputBytes: ByteStream {
         self.log = log
         let handle: FileHandle
         let magic: [UInt8]
+        handle = try InputIdentity.shared.open(url, name: name)
         do {
-            handle = try FileHandle(forReadingFrom: url)
             magic = [UInt8](try handle.read(upToCount: CompressionFormat.magicLength) ?? Data())
             try handle.seek(toOffset: 0)
         } catch {

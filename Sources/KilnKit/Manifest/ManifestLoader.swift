@@ -168,7 +168,10 @@ public enum ManifestLoader {
             }
         }
         ProtectedFiles.shared.protect(file, as: "the manifest")
-        for file in sources.flatMap(\.files) { ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)") }
+        for file in sources.flatMap(\.files) {
+            ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
+            InputIdentity.shared.record(file.url)
+        }
         return Pipeline(manifest: manifest, sources: sources, locator: locator)
     }
 

@@ -491,8 +491,8 @@ enum FileDigest {
     /// - Throws: `KilnError.io` when the file cannot be read.
     static func start(_ url: URL) throws -> (head: [UInt8], digest: Pending) {
         let digest = SHA256Digest()
+        let handle = try InputIdentity.shared.open(url, name: url.path)
         do {
-            let handle = try FileHandle(forReadingFrom: url)
             let first = try handle.read(upToCount: chunkSize) ?? Data()
             digest.update(first)
             let head = [UInt8](first.prefix(InputFile.headLength))

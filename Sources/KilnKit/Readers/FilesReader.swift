@@ -44,7 +44,11 @@ public struct FilesReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try Data(contentsOf: input.url))
+            let handle = try InputIdentity.shared.open(input.url, name: input.relativePath)
+            defer { try? handle.close() }
+            bytes = [UInt8](try handle.readToEnd() ?? Data())
+        } catch let error as KilnError {
+            throw error
         } catch {
             throw KilnError.io("cannot read \(input.relativePath): \(error.localizedDescription)")
         }
