@@ -36,6 +36,9 @@ struct ReportCommand: KilnCommand {
 
     func run() throws -> Int32 {
         let document = try ReportDocument.read(report)
+        if let bundle, !FileManager.default.fileExists(atPath: bundle.path) {
+            throw KilnError.validation("the bundle \(bundle.relativePath) given with --bundle does not exist; the maps are drawn from it")
+        }
         let page = output ?? ReportCommand.pageBeside(report)
         var protected = [OutputPath.Protected(report, "the report it is made from")]
         if let bundle { protected.append(OutputPath.Protected(bundle, "the bundle (--bundle)")) }

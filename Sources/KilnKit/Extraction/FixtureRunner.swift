@@ -95,7 +95,7 @@ public struct FixtureRunner {
         }
         let expected: Expected
         do { expected = try JSONDecoder().decode(Expected.self, from: data) } catch {
-            throw KilnError.io("\(file) is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): \(FixtureRunner.reason(error))")
+            throw KilnError.io("\(file) is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): \(KilnJSON.reason(error))")
         }
         let records = expected.records.map { record in
             "record at line \(record["_line"]?.scalarText ?? "?"): " + expected.fields
@@ -103,22 +103,6 @@ public struct FixtureRunner {
         }
         let unmatched = expected.unmatched.map { "unmatched at line \($0["line"]?.scalarText ?? "?"): \($0["message"]?.scalarText ?? "")" }
         return records + unmatched
-    }
-
-    /// Why a fixture file could not be decoded, as a short phrase rather than Swift's description of the error.
-    private static func reason(_ error: Error) -> String {
-        guard let error = error as? DecodingError else { return "it cannot be read" }
-        func place(_ path: [CodingKey]) -> String {
-            path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
-        }
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "it is not valid JSON"
-        case .dataCorrupted(let context): return "the value at \(place(context.codingPath)) is not valid"
-        case .keyNotFound(let key, let context): return "\(place(context.codingPath + [key])) is missing"
-        case .typeMismatch(_, let context): return "\(place(context.codingPath)) does not have the expected type"
-        case .valueNotFound(_, let context): return "\(place(context.codingPath)) is null"
-        @unknown default: return "it does not have the expected shape"
-        }
     }
 
     /// Writes an extraction as a fixture file.

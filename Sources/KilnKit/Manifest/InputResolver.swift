@@ -11,6 +11,9 @@ struct InputResolver {
     /// The files `pattern` names, sorted by path; a glob may use `*` and `?` in its last component.
     /// - Throws: what `issue` makes of the problem (no match, outside the folder).
     func resolve(_ pattern: String, issue: (String) -> KilnError) throws -> [InputFile] {
+        if let scheme = pattern.range(of: "://"), pattern[..<scheme.lowerBound].allSatisfy({ $0.isLetter || $0 == "+" || $0 == "-" || $0 == "." }) {
+            throw issue("\"\(pattern)\" is a URL; Kiln reads only files in the pipeline folder and never the network: save the page (the scraper's job) and name the saved file")
+        }
         let absolute = pattern.hasPrefix("/")
         let components = pattern.split(separator: "/").map(String.init)
         if allowedPaths.isEmpty {

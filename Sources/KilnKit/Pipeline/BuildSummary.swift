@@ -1,3 +1,5 @@
+import Foundation
+
 /// The human summary of a build: rows per table, then findings counted by code with the first examples.
 public struct BuildSummary {
     /// How many examples to show per code.
@@ -15,7 +17,9 @@ public struct BuildSummary {
         if outcome.built {
             lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
         } else {
-            lines.append("not built: \(outcome.bundle) has errors; \(outcome.output.relativePath) was left as it was")
+            let previous = FileManager.default.fileExists(atPath: outcome.output.path)
+                ? "\(outcome.output.relativePath) was left as it was" : "no bundle was written (there was none at \(outcome.output.relativePath))"
+            lines.append("not built: \(outcome.bundle) has errors; \(previous)")
         }
         let width = outcome.tables.map(\.name.count).max() ?? 0
         for table in outcome.tables {

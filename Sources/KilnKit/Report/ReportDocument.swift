@@ -40,7 +40,7 @@ public struct ReportDocument: Decodable, Sendable {
         do {
             return try JSONDecoder().decode(ReportDocument.self, from: data)
         } catch {
-            throw KilnError.validation("\(url.relativePath) is not a Kiln build report (the JSON kiln build writes): \(error)")
+            throw KilnError.validation("\(url.relativePath) is not a Kiln build report (the JSON kiln build writes): \(KilnJSON.reason(error))")
         }
     }
 }
