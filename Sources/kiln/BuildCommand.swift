@@ -88,7 +88,7 @@ struct BuildCommand: KilnCommand {
         } else if !outcome.built {
             let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
             for diagnostic in outcome.diagnostics where diagnostic.severity == .error {
-                printToStandardError(summary.format(diagnostic) + "\n")
+                printToStandardError(summary.line(diagnostic) + "\n")
             }
         }
         return outcome.built ? 0 : 1

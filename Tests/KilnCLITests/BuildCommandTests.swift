@@ -77,7 +77,9 @@ final class BuildCommandTests: CLITestCase {
         try brokenPipeline()
         let run = try kiln("build", "broken", "--quiet")
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("broken/Routes_UTF8.txt:38: route of line 8.1: its 11 stops are numbered 0…11"), run.stderr)
+        // Each line carries its severity and code, as kiln check's do.
+        XCTAssertTrue(run.stderr.contains("broken/Routes_UTF8.txt:38: error: route of line 8.1: its 11 stops are numbered 0…11"), run.stderr)
+        XCTAssertTrue(run.stderr.split(separator: "\n").allSatisfy { $0.contains(": error: ") && $0.hasSuffix("]") }, run.stderr)
         XCTAssertFalse(run.stderr.contains("stop.similar-name"), "info findings are not printed with --quiet")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/patras.sqlite").path))
     }

@@ -74,7 +74,7 @@ final class HostileInputCommandTests: CLITestCase {
             .write(to: folder.appendingPathComponent("in.xml"), atomically: true, encoding: .utf8)
         let run = try kiln("build", "p", "--quiet")
         XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(run.stderr, "p/in.xml:1: the document declares entities; Kiln does not expand entities (they can read local files or explode in size); the rest of this file is not read\n")
+        XCTAssertEqual(run.stderr, "p/in.xml:1: error: the document declares entities; Kiln does not expand entities (they can read local files or explode in size); the rest of this file is not read [xml.entity]\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/hostile.sqlite").path))
         XCTAssertFalse(try String(contentsOf: file("build/hostile.report.json"), encoding: .utf8).contains("root:"))
     }
@@ -87,7 +87,7 @@ final class HostileInputCommandTests: CLITestCase {
         let run = try kiln("build", "p", "--quiet")
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.hasPrefix("p/in.html:2:"), run.stderr)
-        XCTAssertTrue(run.stderr.hasSuffix(": malformed HTML: Excessive depth in document: 256 (libxml2's limit, which Kiln keeps); the rest of this page is not read\n"), run.stderr)
+        XCTAssertTrue(run.stderr.hasSuffix(": error: malformed HTML: Excessive depth in document: 256 (libxml2's limit, which Kiln keeps); the rest of this page is not read [html.malformed]\n"), run.stderr)
     }
 
     func testAHundredMegabyteLineFailsTheBuildPromptly() throws {
@@ -104,7 +104,7 @@ final class HostileInputCommandTests: CLITestCase {
         let run = try kiln("build", "p", "--quiet")
         XCTAssertLessThan(Date().timeIntervalSince(started), 60)
         XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(run.stderr, "p/in.txt:2: line is 104857600 bytes long, over the limit of 16777216 bytes for one line; it is skipped\n")
+        XCTAssertEqual(run.stderr, "p/in.txt:2: error: line is 104857600 bytes long, over the limit of 16777216 bytes for one line; it is skipped [line.too-long]\n")
     }
 
     func testCatastrophicBacktrackingIsAFindingNotAHang() throws {
@@ -133,8 +133,8 @@ final class HostileInputCommandTests: CLITestCase {
         let run = try kiln("build", "n", "--quiet")
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(run.stderr, """
-            n/in.txt:3: t.v: expected a decimal number, found "1e309"
-            n/in.txt:4: t.v: expected a decimal number, found "NaN"
+            n/in.txt:3: error: t.v: expected a decimal number, found "1e309" [value]
+            n/in.txt:4: error: t.v: expected a decimal number, found "NaN" [value]
 
             """)
     }

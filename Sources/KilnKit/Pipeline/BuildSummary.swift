@@ -49,6 +49,14 @@ public struct BuildSummary {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// One finding as `--quiet` prints it, the way `kiln check` does: place, severity, message and code
+    /// (`raw/patras/Routes_UTF8.txt:22: error: route_stop.line_id "5.2" refers to no line [foreign-key]`).
+    public func line(_ diagnostic: Diagnostic) -> String {
+        var shown = diagnostic
+        shown.provenance?.file = pathPrefix + (diagnostic.provenance?.file ?? "")
+        return shown.displayLine
+    }
+
     /// One finding as `path:line: message`, control characters in the path and the message escaped.
     public func format(_ diagnostic: Diagnostic) -> String {
         guard var place = diagnostic.provenance else { return TerminalText.escape(diagnostic.message) }
