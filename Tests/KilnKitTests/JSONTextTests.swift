@@ -28,6 +28,17 @@ final class JSONTextTests: XCTestCase {
         }
     }
 
+    func testTheByteCheckAgreesWithTheCharacterRule() {
+        // Every scalar from U+0000 to U+2FFF, alone and between Greek letters: the one-pass byte check says a string
+        // needs escaping exactly when one of its characters is escaped.
+        for value in UInt32(0)..<0x3000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "Πά" + String(Character(scalar)) + "τρα"
+            let escapes = scalar.value < 0x20 || scalar == "\"" || scalar == "\\" || TerminalText.isUnsafe(scalar)
+            XCTAssertEqual(JSONText.needsEscaping(text.utf8), escapes, "U+\(String(value, radix: 16))")
+        }
+    }
+
     func testTextWithoutSpecialCharactersIsUnchanged() throws {
         let plain = try KilnJSON.encode(["name": "Πάτρα 🚌 / ok"])
         XCTAssertEqual(JSONText.hardened(plain), plain)

@@ -23,9 +23,7 @@ enum JSONText {
     /// A JSON string's contents: what Foundation's encoder escapes, escaped as it does (slashes not escaped), and the
     /// terminal's unsafe characters as `\uXXXX`.
     static func escaped(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 >= 0x7F }),
-              value.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\"" || $0 == "\\" || TerminalText.isUnsafe($0) })
-        else { return value }
+        guard JSONText.needsEscaping(value.utf8) else { return value }
         var escaped = ""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -41,6 +39,22 @@ enum JSONText {
             }
         }
         return escaped
+    }
+
+    /// True when `bytes` hold a character `escaped` changes, found in one pass over the UTF-8 without decoding it:
+    /// ASCII controls, `"` and `\\`, DEL, a C1 control (`C2 80`…`C2 9F`) or a bidirectional control (`E2 80 AA`…`E2 80 AE`,
+    /// `E2 81 A6`…`E2 81 A9`). Text in Greek or Czech is mostly bytes over 0x7F, so this must not decode.
+    static func needsEscaping(_ bytes: String.UTF8View) -> Bool {
+        var previous: UInt8 = 0, beforePrevious: UInt8 = 0
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
+            if previous == 0xC2, (0x80...0x9F).contains(byte) { return true }
+            if beforePrevious == 0xE2, previous == 0x80, (0xAA...0xAE).contains(byte) { return true }
+            if beforePrevious == 0xE2, previous == 0x81, (0xA6...0xA9).contains(byte) { return true }
+            beforePrevious = previous
+            previous = byte
+        }
+        return false
     }
 
     /// JSON text from Foundation's encoder with the terminal's unsafe characters escaped as `escaped` escapes them.
