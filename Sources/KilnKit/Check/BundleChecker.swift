@@ -46,12 +46,25 @@ public struct BundleChecker {
             return BundleChecker.unusable(url, "\(url.relativePath) is a bundle of \"\(name)\", not of \"\(manifest.bundle)\" which \(manifestPath) builds", manifest: manifestPath)
         }
         var results = [CheckResult(category: .file, name: "SQLite file of bundle \(manifest.bundle)")]
+        // A bundle is data Kiln did not necessarily write (a doctored file can hold a table replaced by an endless
+        // view): every statement of the integrity, schema and metadata steps runs under the manifest's time limit,
+        // as the rules do (each rule has its own).
+        let seconds = manifest.limits.sqlSeconds
         do {
-            results += try integrity(database, url)
-            let present = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
-            results += try schema(present, url)
-            results.append(metadataCheck(metadata, database, present, url))
+            let present = try database.withTimeLimit(seconds) { () throws -> SchemaSnapshot in
+                results += try integrity(database, url)
+                let present = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
+                results += try schema(present, url)
+                results.append(metadataCheck(metadata, database, present, url))
+                return present
+            }
             results += try rules(database, present, url)
+        } catch let error as SQLiteError where error.isInterrupted {
+            results.append(CheckResult(category: .file, name: "reading the bundle", findings: [
+                Diagnostic(code: .sqlTimeLimit, severity: .error,
+                           message: "reading \(url.relativePath) took longer than \(sqlNumber(seconds)) s (limits.sqlSeconds) and was stopped; the checks after it did not run",
+                           provenance: Provenance(file: url.relativePath)),
+            ]))
         } catch let error as SQLiteError {
             results.append(CheckResult(category: .file, name: "reading the bundle",
                                        findings: [problem(url, "\(url.relativePath) is damaged: SQLite cannot read it (\(error.message))")]))
@@ -124,10 +137,19 @@ public struct BundleChecker {
         }
         results.append(result(.integrity, "foreign_key_check", url, broken))
 
+        // A table that cannot be counted is missing or not a table (the schema step says which); a count stopped by
+        // the time limit stops the check, so it is not taken for a pass.
+        func count(_ name: String) throws -> Double? {
+            do {
+                return try database.rows("SELECT count(*) FROM \(quoteIdentifier(name))").first?.values.first?.number
+            } catch let error as SQLiteError where error.isInterrupted {
+                throw error
+            } catch {
+                return nil
+            }
+        }
         for table in manifest.tables where table.ship {
-            guard let fullText = table.fullText,
-                  let indexed = try? database.rows("SELECT count(*) FROM \(quoteIdentifier(fullText.name))").first?.values.first?.number,
-                  let rows = try? database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))").first?.values.first?.number else { continue }
+            guard let fullText = table.fullText, let indexed = try count(fullText.name), let rows = try count(table.name) else { continue }
             let stale = indexed == rows ? [] : [finding(.checkFullText, "full-text table \(fullText.name) holds \(Int(indexed)) rows, but its table \(table.name) holds \(Int(rows))")]
             results.append(result(.integrity, "full-text rows of \(fullText.name)", url, stale))
         }
