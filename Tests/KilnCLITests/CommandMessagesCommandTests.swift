@@ -48,4 +48,27 @@ final class CommandMessagesCommandTests: CLITestCase {
         XCTAssertEqual(missing.stderr, "Error: the bundle gone.sqlite given with --bundle does not exist; the maps are drawn from it\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("page.html").path))
     }
+
+    func testKilnReportOnADeviceOrAFolderSaysWhatItIs() throws {
+        let device = try kiln("report", "/dev/zero")
+        XCTAssertEqual(device.status, 74)
+        XCTAssertEqual(device.stderr, "Error: /dev/zero is a character device, not a report file\n")
+        try FileManager.default.createDirectory(at: file("folder"), withIntermediateDirectories: true)
+        XCTAssertEqual(try kiln("report", "folder").stderr, "Error: folder is a folder, not a report file\n")
+    }
+
+    func testInvisibleCharactersInScrapedTextAreShownEscaped() throws {
+        let folder = file("p")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "msg", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text", pattern: "^[a-z]+$" }] }],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        try "line\u{2028}break\u{200B}\u{FEFF}x\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p", "--quiet")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stderr.contains(#"line\u{2028}break\u{200B}\u{FEFF}x"#), run.stderr)
+        XCTAssertFalse(run.stderr.unicodeScalars.contains { [0x2028, 0x200B, 0xFEFF].contains($0.value) }, "nothing invisible reaches the terminal")
+    }
 }

@@ -8,6 +8,12 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertEqual(TerminalText.escape("Πάτρα — ok"), "Πάτρα — ok")
     }
 
+    func testInvisibleCharactersAreShownEscapedInTextButKeptInJSON() {
+        XCTAssertEqual(TerminalText.escape("a\u{2028}b\u{2029}c\u{200B}d\u{FEFF}e"), #"a\u{2028}b\u{2029}c\u{200B}d\u{FEFF}e"#)
+        XCTAssertEqual(TerminalText.sanitize("line\u{2028}break\n"), #"line\u{2028}break"# + "\n")
+        XCTAssertEqual(JSONText.escaped("a\u{2028}b\u{200B}"), "a\u{2028}b\u{200B}", "JSON keeps them as text")
+    }
+
     func testSanitizeKeepsLinesAndNeutralisesWorkflowCommands() {
         let output = "built\n  ::error file=a::x\n::set-output name=a::b\n##[group]x\n\tnot::a command\u{1B}[0m\n"
         XCTAssertEqual(TerminalText.sanitize(output),

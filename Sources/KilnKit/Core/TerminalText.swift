@@ -5,7 +5,8 @@
 /// control characters by itself, and `kiln check --format github` writes workflow commands on purpose.
 public enum TerminalText {
     /// `text` as one visible line: line breaks as `\n` and `\r`, tabs as `\t`, every other control character (C0,
-    /// DEL, C1) and the bidirectional overrides that reorder what a terminal shows as `\u{XX}`.
+    /// DEL, C1), the bidirectional overrides that reorder what a terminal shows and the invisible characters
+    /// (`invisible`) as `\u{XX}`.
     public static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var escaped = ""
@@ -32,11 +33,18 @@ public enum TerminalText {
 
     /// True for a character a terminal obeys rather than shows, or that reorders what it shows: C0 controls, DEL,
     /// C1 controls and the bidirectional embeddings, overrides and isolates. `JSONText` escapes the same set.
-    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { needsEscape(scalar) }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+    }
+
+    /// Characters a reader of a terminal or a log cannot see or that break a line where none shows: LINE SEPARATOR,
+    /// PARAGRAPH SEPARATOR, ZERO WIDTH SPACE and the byte-order mark. Human-readable output escapes them too; JSON
+    /// keeps them (they are text, and a JSON reader shows them as such).
+    static let invisible: Set<UInt32> = [0x2028, 0x2029, 0x200B, 0xFEFF]
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        isUnsafe(scalar) || invisible.contains(scalar.value)
     }
 
     private static func append(_ scalar: Unicode.Scalar, to text: inout String, keepingLineBreaks: Bool) {

@@ -218,9 +218,11 @@ private struct RecordJSON {
 /// Appends text to a file through a buffer.
 private final class Spool {
     private let handle: FileHandle
+    private let url: URL
     private var buffer = Data()
 
     init(url: URL) throws {
+        self.url = url
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
               let handle = try? FileHandle(forWritingTo: url) else {
             throw KilnError.io("cannot write the temporary file \(url.path)")
@@ -239,8 +241,8 @@ private final class Spool {
     }
 
     private func flush() throws {
-        do { try handle.write(contentsOf: buffer) } catch {
-            throw KilnError.io("cannot write the temporary file: \(error.localizedDescription)")
+        do { try DescriptorWrite.write(buffer, to: handle.fileDescriptor) } catch {
+            throw KilnError.io("cannot write the temporary file \(url.path) (set TMPDIR to a folder with room): \(error.message)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

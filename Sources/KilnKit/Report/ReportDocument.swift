@@ -33,6 +33,9 @@ public struct ReportDocument: Decodable, Sendable {
     /// Reads the report at `url`.
     /// - Throws: `KilnError.io` when it cannot be read, `KilnError.validation` when it is not a Kiln build report.
     public static func read(_ url: URL) throws -> ReportDocument {
+        if let kind = OutputPath.entryKind(url, followingLinks: true), kind != .regular {
+            throw KilnError.io("\(url.relativePath) is \(kind.phrase), not a report file")
+        }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw KilnError.io("cannot read \(url.relativePath): \(error.localizedDescription)")
