@@ -15,29 +15,52 @@ struct CodesCommand: KilnCommand {
 
         """
     static let commandOptions: [CommandOption] = [
-        CommandOption("--format", value: "text|json", help: "text (default): a line per code; json: an array of {code, severity, meaning}."),
+        CommandOption("--format", value: "text|json", help: "text (default): a line per code; json: an array of {code, severity, meaning} ({code, severity, meaning, rule} for a manifest's rules)."),
+        CommandOption("--manifest", value: "M", help: "A pipeline folder or manifest: its own rules' codes are listed after the catalogue, with their severity (after the manifest's overrides) and description."),
     ]
 
     let format: String
+    let manifestPath: String?
 
     init(_ arguments: inout ParsedArguments) throws {
         try arguments.requireNoMore()
         format = try arguments.format(allowed: ["text", "json"])
+        manifestPath = arguments.values["--manifest"]
+    }
+
+    /// One line of the list: a catalogue code, or a manifest rule's code with the key path of the rule.
+    private struct Entry: Encodable {
+        let code: String, severity: String, meaning: String
+        var rule: String? = nil
     }
 
     func run() throws -> Int32 {
-        let codes = DiagnosticCode.catalogue
+        var entries = DiagnosticCode.catalogue.map { Entry(code: $0.rawValue, severity: $0.severity.rawValue, meaning: $0.meaning) }
+        var ruleEntries: [Entry] = []
+        if let manifestPath {
+            let manifest = try ManifestLoader.load(manifestPath, resolvingInputs: false).manifest
+            for (index, rule) in manifest.rules.enumerated() {
+                let severity = manifest.severity[rule.code] ?? rule.severity
+                ruleEntries.append(Entry(code: rule.code, severity: severity.rawValue,
+                                         meaning: rule.description ?? "(a \(rule.kind.rawValue) rule without a description)", rule: "rules[\(index)]"))
+            }
+        }
         if format == "json" {
-            struct Entry: Encodable { let code: String, severity: String, meaning: String }
-            try StandardOutput.write(KilnJSON.encode(codes.map { Entry(code: $0.rawValue, severity: $0.severity.rawValue, meaning: $0.meaning) }))
+            entries += ruleEntries
+            try StandardOutput.write(KilnJSON.encode(entries))
             try StandardOutput.write("\n")
             return 0
         }
-        let width = (codes.map(\.rawValue.count).max() ?? 0) + 2
-        try printOut(codes.map { code in
-            code.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
-                + code.severity.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0) + code.meaning + "\n"
-        }.joined())
+        let width = ((entries + ruleEntries).map(\.code.count).max() ?? 0) + 2
+        func line(_ entry: Entry) -> String {
+            entry.code.padding(toLength: width, withPad: " ", startingAt: 0) + entry.severity.padding(toLength: 9, withPad: " ", startingAt: 0)
+                + TextFolding.collapseSpaces(entry.meaning) + (entry.rule.map { " (\($0))" } ?? "") + "\n"
+        }
+        var text = entries.map(line).joined()
+        if let manifestPath, !ruleEntries.isEmpty {
+            text += "\nrules of \(manifestPath):\n" + ruleEntries.map(line).joined()
+        }
+        try printOut(text)
         return 0
     }
 }

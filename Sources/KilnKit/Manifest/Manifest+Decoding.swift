@@ -296,6 +296,7 @@ extension RuleSpec: Decodable {
         code = try c.decode(String.self, forKey: .code)
         let kind = try c.decode(RuleKind.self, forKey: .kind)
         severity = try c.decodeIfPresent(Severity.self, forKey: .severity) ?? .error
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         let common: Set<CodingKeys> = [.code, .description, .kind, .severity]
         let accepted = common.union(RuleSpec.keysOfKind[kind]!)
         if let stray = c.allKeys.first(where: { !accepted.contains($0) }) {

@@ -207,6 +207,8 @@ public struct RuleSpec: Sendable {
     /// What the rule checks, with the fields its kind needs.
     public var check: RuleCheck
     public var severity: Severity
+    /// What the rule is for, as the manifest describes it (`kiln codes --manifest` shows it).
+    public var description: String? = nil
 
     /// The kind of the check.
     public var kind: RuleKind { check.kind }
