@@ -112,6 +112,15 @@ class CLITestCase: XCTestCase {
         return folder
     }
 
+    /// A pipeline folder `name` in the working folder holding `manifest` as its `kiln.json5`; returns the folder.
+    @discardableResult
+    func writePipeline(_ name: String, manifest: String) throws -> URL {
+        let folder = file(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try manifest.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
     /// The file at `path` under the working folder.
     func file(_ path: String) -> URL { workingDirectory.appendingPathComponent(path) }
 

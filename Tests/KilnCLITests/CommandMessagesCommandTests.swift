@@ -58,13 +58,11 @@ final class CommandMessagesCommandTests: CLITestCase {
     }
 
     func testInvisibleCharactersInScrapedTextAreShownEscaped() throws {
-        let folder = file("p")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
+        let folder = try writePipeline("p", manifest: """
             { bundle: "msg", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "v", type: "text", pattern: "^[a-z]+$" }] }],
               sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            """)
         try "line\u{2028}break\u{200B}\u{FEFF}x\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
         let run = try kiln("build", "p", "--quiet")
         XCTAssertEqual(run.status, 1)

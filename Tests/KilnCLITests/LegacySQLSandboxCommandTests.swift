@@ -8,15 +8,13 @@ import KilnKit
 /// refused one on its line run.
 final class LegacySQLSandboxCommandTests: CLITestCase {
     private func pipeline(input: String) throws {
-        let folder = file("p")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
+        try writePipeline("p", manifest: """
             { bundle: "legacy", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "integer" }] }],
               sources: [{ name: "s", format: "sqlite", path: "\(input)",
                           options: { query: "SELECT name, n FROM m ORDER BY name", fields: ["name", "n"] },
                           into: "t", columns: { name: "name", n: "n" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            """)
     }
 
     func testAScriptsRandomDefaultIsAnErrorAndTheRestIsRead() throws {

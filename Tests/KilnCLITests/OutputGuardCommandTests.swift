@@ -12,15 +12,13 @@ final class OutputGuardCommandTests: CLITestCase {
     /// top level; `rows` lines of input.
     private func pipeline(export: String = #"{ name: "text", files: [{ path: "out.txt", format: "delimited", query: "SELECT v FROM t ORDER BY v" }], archive: "text.zip" }"#,
                           extra: String = "", rows: [String] = ["a", "b"]) throws {
-        let folder = file("p")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
+        let folder = try writePipeline("p", manifest: """
             { bundle: "guard", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }],
               sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }],
               exports: [\(export)],\(extra)
             }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            """)
         try (rows.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
     }
 

@@ -7,13 +7,11 @@ import KilnKit
 /// naming its line, as for a short value.
 final class RegexLongLineCommandTests: CLITestCase {
     func testALongValueIsCheckedByItsPatternLikeAShortOne() throws {
-        let folder = file("p")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
+        let folder = try writePipeline("p", manifest: """
             { bundle: "long", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "v", type: "text", pattern: "^(a|b)*c$" }] }],
               sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            """)
         let matching = String(repeating: "ab", count: 2_500) + "c"
         try (matching + "\nabc\n").write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
         let built = try kiln("build", "p", "--quiet")

@@ -7,13 +7,11 @@ import KilnKit
 final class ReservedNamesCommandTests: CLITestCase {
     func testATableNamedLikeSQLitesOrKilnsOwnInAnotherCaseIsAManifestError() throws {
         for name in ["SQLITE_x", "Kiln_metadata"] {
-            let folder = file(name)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try """
+            let folder = try writePipeline(name, manifest: """
                 { bundle: "reserved", schemaVersion: 1,
                   tables: [{ name: "\(name)", columns: [{ name: "v", type: "text" }] }],
                   sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "\(name)", columns: { v: "v" } }] }
-                """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+                """)
             try "a\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
             let run = try kiln("build", name, "--out", "\(name).sqlite")
             XCTAssertEqual(run.status, 64, run.stderr)

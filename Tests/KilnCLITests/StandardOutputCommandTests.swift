@@ -8,13 +8,11 @@ import KilnKit
 final class StandardOutputCommandTests: CLITestCase {
     /// A one-table pipeline `p` and its built bundle `p.sqlite` (with `p.report.json`).
     private func builtPipeline() throws {
-        let folder = file("p")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
+        let folder = try writePipeline("p", manifest: """
             { bundle: "out", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "v", type: "text" }], primaryKey: ["v"] }],
               sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["v"] }, into: "t", columns: { v: "v" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+            """)
         try (1...2_000).map { "value \($0)\n" }.joined().write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
         let run = try kiln("build", "p", "--out", "p.sqlite", "--quiet")
         XCTAssertEqual(run.status, 0, run.stderr)

@@ -10,18 +10,11 @@ public final class InputIdentity: Sendable {
     /// The process's registry.
     public static let shared = InputIdentity()
 
-    private struct Identity: Equatable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
-    private let identities = Mutex<[String: Identity]>([:])
+    private let identities = Mutex<[String: FileKey]>([:])
 
     /// Records the file `url` names now (following links, as reading does).
     public func record(_ url: URL) {
-        var status = stat()
-        guard stat(url.path, &status) == 0 else { return }
-        let identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        guard let identity = FileKey(url) else { return }
         identities.withLock { $0[url.standardizedFileURL.path] = identity }
     }
 
@@ -34,9 +27,7 @@ public final class InputIdentity: Sendable {
             throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
         }
         guard let expected = identities.withLock({ $0[url.standardizedFileURL.path] }) else { return handle }
-        var status = stat()
-        guard fstat(handle.fileDescriptor, &status) == 0,
-              Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)) == expected else {
+        guard FileKey(descriptor: handle.fileDescriptor) == expected else {
             try? handle.close()
             let now = OutputPath.entryKind(url).map { $0 == .symbolicLink ? "a symbolic link to \(url.resolvingSymlinksInPath().path)" : $0.phrase } ?? "gone"
             throw KilnError.io("input \(name) changed after it was checked: it is now \(now), not the file the build started with; nothing of it is read")

@@ -8,21 +8,16 @@ public final class ProtectedFiles: Sendable {
     /// The process's registry.
     public static let shared = ProtectedFiles()
 
-    private struct Identity: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
     /// Each protected file's identity, with the path it was protected at and its role.
-    private let roles = Mutex<[Identity: (path: String, role: String)]>([:])
+    private let roles = Mutex<[FileKey: (path: String, role: String)]>([:])
 
     /// Protects the file at `url`, described as `role` in messages ("the manifest", "the input in.txt"); a path where
     /// nothing exists is not recorded (there is nothing to destroy).
     public func protect(_ url: URL, as role: String) {
-        guard let identity = ProtectedFiles.identity(of: url) else { return }
+        guard let identity = FileKey(url) else { return }
         roles.withLock { roles in
             // An entry for a file since removed (whose inode this file was given) is replaced.
-            if let entry = roles[identity], ProtectedFiles.identity(of: URL(fileURLWithPath: entry.path)) == identity { return }
+            if let entry = roles[identity], FileKey(URL(fileURLWithPath: entry.path)) == identity { return }
             roles[identity] = (url.path, role)
         }
     }
@@ -30,20 +25,14 @@ public final class ProtectedFiles: Sendable {
     /// What `url` is when it is a protected file, else `nil`. A protected file since removed or replaced no longer
     /// counts (its inode may be given to a new file): the entry holds only while its path still names that file.
     public func role(of url: URL) -> String? {
-        guard let identity = ProtectedFiles.identity(of: url) else { return nil }
+        guard let identity = FileKey(url) else { return nil }
         return roles.withLock { roles in
             guard let entry = roles[identity] else { return nil }
-            guard ProtectedFiles.identity(of: URL(fileURLWithPath: entry.path)) == identity else {
+            guard FileKey(URL(fileURLWithPath: entry.path)) == identity else {
                 roles[identity] = nil
                 return nil
             }
             return entry.role
         }
-    }
-
-    private static func identity(of url: URL) -> Identity? {
-        var status = stat()
-        guard stat(url.path, &status) == 0 else { return nil }
-        return Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
 }
