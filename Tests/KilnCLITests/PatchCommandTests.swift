@@ -60,6 +60,7 @@ final class PatchCommandTests: CLITestCase {
     }
 
     func testASemesterTimetableChangePatchesTheShippedBundleIntoTheNewOne() throws {
+        try TestTier.requireFull("the Python oracles")
         try semesterPair()
         let run = try kiln("patch", "build/patras.sqlite", "build/summer.sqlite", "--out", "update")
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -124,6 +125,7 @@ final class PatchCommandTests: CLITestCase {
     }
 
     func testChainedPatchesGiveTheLastVersionAndAPatchAppliedTwiceIsRefused() throws {
+        try TestTier.requireFull("the Python oracles")
         try semesterPair()
         try copyFile("build/summer.sqlite", "v3.sqlite")
         let database = try Database(path: file("v3.sqlite").path, mode: .readWrite)
@@ -150,6 +152,7 @@ final class PatchCommandTests: CLITestCase {
     }
 
     func testAPatchThatDoesNotApplyIsAnErrorAndTwinFullTextRowsAreRebuilt() throws {
+        try TestTier.requireFull("the Python oracles")
         try buildPatras()
         // NEW's search table holds a row twice that its table holds once: no patch can give it from the table.
         try editBundle("twin.sqlite", "INSERT INTO stop_search (name, search_name, code) SELECT name, search_name, code FROM stop_search WHERE code = '0102'; UPDATE kiln_metadata SET value = 'twin' WHERE key = 'kiln.version'")
