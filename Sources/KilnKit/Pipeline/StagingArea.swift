@@ -453,35 +453,27 @@ enum FileDigest {
     static let chunkSize = 1 << 20
 
     /// A digest being computed: finished already (a file of one chunk), or on its own thread.
-    final class Pending: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var result: Result<String, Error>?
+    final class Pending: Sendable {
+        private let work: BackgroundThread<String>
 
         fileprivate init(finished digest: String) {
-            result = .success(digest)
-            done.signal()
+            work = BackgroundThread(finished: digest)
         }
 
         /// Goes on digesting `handle` from where it is, on a new thread, then closes it.
         fileprivate init(continuing digest: SHA256Digest, from handle: FileHandle, url: URL) {
-            let work = Handoff<() throws -> String> {
-                defer { try? handle.close() }
-                return try FileDigest.digestRest(of: handle, into: digest, url: url)
+            // The handle and the digest's state go to the digest thread, which alone uses them.
+            let state = Handoff((digest: digest, handle: handle))
+            work = BackgroundThread(name: "kiln digest") {
+                defer { try? state.value.handle.close() }
+                return try FileDigest.digestRest(of: state.value.handle, into: state.value.digest, url: url)
             }
-            let thread = Thread { [self] in
-                result = Result { try work.value() }
-                done.signal()
-            }
-            thread.name = "kiln digest"
-            thread.start()
         }
 
         /// The lowercase hexadecimal SHA-256, waiting for it.
         /// - Throws: `KilnError.io` when the file could not be read.
         func wait() throws -> String {
-            done.wait()
-            done.signal()
-            return try result!.get()
+            try work.wait()
         }
     }
 
