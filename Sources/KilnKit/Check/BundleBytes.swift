@@ -114,12 +114,12 @@ public struct BundleBytes: Sendable, Equatable {
         if let limit = limits.bundleBytes, total > limit.bytes {
             let biggest = largest.prefix(BundleBytes.contributorsNamed).map { "\($0.name) \($0.bytes.phrase)" }
             let rest = other > 0 ? "; schema, metadata and free pages \(BundleBytes.size(other))" : ""
-            found.append(Diagnostic(code: .bundleTooLarge, severity: .error,
+            found.append(Diagnostic(code: .bundleTooLarge,
                                     message: "\(bundle.relativePath) would be \(BundleBytes.size(total)) (\(total) bytes), more than limits.bundleBytes (\(limit.phrase)); the biggest tables: \(biggest.joined(separator: "; "))\(rest)"))
         }
         for (name, limit) in limits.tables.sorted(by: { $0.key < $1.key }) {
             guard let bytes = tables[name], bytes.total > limit.bytes else { continue }
-            found.append(Diagnostic(code: .bundleTooLarge, severity: .error,
+            found.append(Diagnostic(code: .bundleTooLarge,
                                     message: "table \(name) would take \(bytes.phrase), \(bytes.total) bytes, more than limits.tables.\(name) (\(limit.phrase))"))
         }
         return found

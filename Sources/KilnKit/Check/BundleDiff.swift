@@ -244,7 +244,7 @@ public struct BundleDiff: Sendable {
         let changed = differences.filter { $0.kind != .userVersion && ($0.table.map(userFilled.contains) ?? false) }
         guard !changed.isEmpty else { return nil }
         let tables = Set(changed.compactMap(\.table)).sorted()
-        return Diagnostic(code: .diffUserFilledSchema, severity: .error,
+        return Diagnostic(code: .diffUserFilledSchema,
                           message: "the schema of \(tables.joined(separator: ", ")), which the app fills (userFilled), changed since \(old) ("
                             + changed.map { $0.sentence(expected: "the old bundle", actual: "the new bundle") }.joined(separator: "; ")
                             + ") but the schema version is still \(newVersion): an app copying its users' rows into the new bundle would put them in a table it does not expect; raise the manifest's schemaVersion")
