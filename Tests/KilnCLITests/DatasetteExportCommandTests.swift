@@ -59,6 +59,7 @@ final class DatasetteExportCommandTests: CLITestCase {
     }
 
     func testSearchReturnsOnlyTheMatchingRowsWithTheMetadataAndTheShadowTablesAreHidden() throws {
+        try TestTier.requireFull("the Python oracles (Datasette, sqlite-utils)")
         let bundle = try built("patras")
         let export = try kiln("export", "datasette", "build/patras.sqlite", "--manifest", "patras", "--out", "meta")
         XCTAssertEqual(export.status, 0, export.stderr)
@@ -92,6 +93,7 @@ final class DatasetteExportCommandTests: CLITestCase {
     }
 
     func testATableWhoseRowidsHaveGapsGetsACannedSearchQuery() throws {
+        try TestTier.requireFull("the Python oracles (Datasette, sqlite-utils)")
         let bundle = try built("itravel")
         XCTAssertEqual(try kiln("export", "datasette", "build/itravel.sqlite", "--manifest", "itravel", "--out", "meta").status, 0)
         let metadata = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file("meta/itravel.metadata.json"))) as? [String: Any])
@@ -118,6 +120,7 @@ final class DatasetteExportCommandTests: CLITestCase {
     }
 
     func testSqliteUtilsSearchesTheFullTextTable() throws {
+        try TestTier.requireFull("the Python oracles (Datasette, sqlite-utils)")
         let bundle = try built("patras")
         let tool = DatasetteExportCommandTests.oracles.appendingPathComponent("sqlite-utils")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: tool.path), "sqlite-utils is not installed in .build/oracles")
