@@ -141,6 +141,8 @@ extension DiagnosticCode {
 
     // MARK: - Build and baseline
     public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
+    public static let targetUnsupported = DiagnosticCode("target.unsupported", .error, "A table, index, view or trigger of the bundle uses a module, tokenizer option, function or syntax a manifest target's SQLite lacks, and Kiln has nothing to write instead.")
+    public static let targetFold = DiagnosticCode("target.fold", .warning, "A target's full-text tokenizer folds fewer characters than the manifest's (remove_diacritics 2 before SQLite 3.27.0).")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
@@ -198,7 +200,7 @@ extension DiagnosticCode {
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
+        bundle, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

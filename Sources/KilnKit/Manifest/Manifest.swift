@@ -26,6 +26,8 @@ public struct Manifest: Sendable {
     public var limits = ManifestLimits()
     /// `kiln patch`'s settings (`patch`).
     public var patch = PatchSettings()
+    /// The devices the bundle must open on (`targets`), sorted by platform; empty: not checked.
+    public var targets: [SQLiteTarget] = []
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.

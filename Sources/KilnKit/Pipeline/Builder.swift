@@ -50,6 +50,14 @@ public struct BuildOutcome: Sendable {
     public var notStored: [DiagnosticTally.Key: Int] = [:]
     /// The comparison of the new bundle with the baseline, when there was one to compare with.
     public var comparison: BundleDiff? = nil
+    /// Each manifest target with the bundle it opens (the main one, or its own), when the manifest names targets.
+    public var targets: [TargetOutput] = []
+}
+
+/// A manifest target and the bundle written for it.
+public struct TargetOutput: Sendable {
+    public var target: SQLiteTarget
+    public var output: URL
 }
 
 /// A table's name and row count.
@@ -220,10 +228,17 @@ public enum Builder {
                 log.report(.bundle, .error, message)
             }
         }
+        var targetBundles: [PendingTargetBundle] = []
+        defer { for bundle in targetBundles { bundle.discard() } }
+        var targetOutputs: [TargetOutput] = []
+        if let pending, !log.hasErrors {
+            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, log: log)
+        }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
         outcome.notStored = log.tally.notStored
+        outcome.targets = targetOutputs
         guard outcome.built, let pending else {
             try writeReport(outcome)
             return outcome
@@ -233,12 +248,43 @@ public enum Builder {
         let report = try AtomicFile.Prepared(try BuildReport(outcome).json(), for: outcome.reportURL)
         do {
             try pending.commit()
+            for bundle in targetBundles { try bundle.commit() }
         } catch {
             report.discard()
             throw error
         }
         try report.install()
         return outcome
+    }
+
+    /// Checks the finished bundle against each manifest target; a target it does not open on gets its own bundle
+    /// (`<bundle>.<platform>.sqlite`, `PendingTargetBundle`) with what the target has instead. What a target still
+    /// lacks is a `target.unsupported` error (nothing is committed then).
+    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
+        var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
+        do {
+            let database = try Database(path: pending.temporary.path, mode: .readOnly)
+            let entries = try TargetCompatibility.entries(of: database)
+            try database.close()
+            for target in manifest.targets {
+                if TargetCompatibility.problems(entries, target: target).isEmpty {
+                    outputs.append(TargetOutput(target: target, output: pending.destination))
+                    continue
+                }
+                let destination = KilnFileNames.targetBundle(for: pending.destination, platform: target.platform)
+                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target)
+                bundles.append(bundle)
+                outputs.append(TargetOutput(target: target, output: destination))
+                for note in notes { log.report(.targetFold, .warning, note) }
+                for problem in problems { log.report(.targetUnsupported, .error, problem.sentence) }
+            }
+        } catch let error as SQLiteError {
+            for bundle in bundles { bundle.discard() }
+            if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
+            log.report(.bundle, .error, "a target's bundle cannot be written: \(error.message)")
+            return ([], [])
+        }
+        return (bundles, outputs)
     }
 
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
