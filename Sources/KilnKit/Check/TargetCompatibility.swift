@@ -85,7 +85,7 @@ public enum TargetCompatibility {
         "update", "insert", "delete", "of", "primary", "foreign", "default", "collate", "conflict", "do", "if", "raise", "return",
     ]
     /// Words after which `name (` names a table, view or column list, not a function.
-    private static let nameBefore: Set<String> = ["into", "table", "on", "references", "from", "join", "update", "view", "index", "trigger", "of", "exists", "with", ","]
+    private static let nameBefore: Set<String> = ["into", "table", "on", "references", "from", "join", "update", "view", "index", "trigger", "of", "exists", "with"]
 
     /// What of `entries` the target lacks, in schema order.
     public static func problems(_ entries: [Entry], target: SQLiteTarget) -> [TargetProblem] {

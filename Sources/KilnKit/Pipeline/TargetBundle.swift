@@ -26,14 +26,14 @@ enum TargetSQL {
                 case "remove_diacritics", "tokenchars", "separators":
                     options.append("\"\(option)=\(value.replacingOccurrences(of: "\"", with: "\"\""))\"")
                 default:
-                    return (nil, false, "the unicode61 option \(option), which FTS4 has not")
+                    return (nil, false, "the unicode61 option \(option)")
                 }
                 index += 2
             }
-            if index < words.count { return (nil, false, "the tokenizer declaration \(tokenize), which FTS4 cannot read") }
+            if index < words.count { return (nil, false, "the tokenizer declaration \(tokenize)") }
             return ((["unicode61"] + options).joined(separator: " "), folded, nil)
         default:
-            return (nil, false, "the FTS5 tokenizer \(tokenize), which FTS4 has not")
+            return (nil, false, "the FTS5 tokenizer \(tokenize)")
         }
     }
 
@@ -45,29 +45,30 @@ enum TargetSQL {
         return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts4(\((columns + options).joined(separator: ", ")))"
     }
 
-    /// The rows of `table` whose indexed text holds a word with a letter of several diacritics (which
-    /// `remove_diacritics=1` leaves accented) that the FTS4 table does not find by its folded form (no pre-folded
-    /// column holds it), and the first such word; `nil` when there is none.
-    static func firstUnfolded(_ fullText: FullTextSpec, of table: TableSpec, in database: Database) throws -> (rows: Int, word: String)? {
-        var candidates: [(Int64, String, String)] = []
+    /// The words of `table`'s indexed text with a letter of several diacritics (which `remove_diacritics=1` leaves
+    /// accented) whose search without accents finds other rows in the FTS4 table than in the FTS5 table of `source`
+    /// (a pre-folded column, indexed too, makes them alike); their count and the first, with both row counts.
+    static func unfoldedWords(_ fullText: FullTextSpec, of table: TableSpec, in database: Database, source: String) throws -> (count: Int, word: String, five: Int, four: Int)? {
+        var words: [String] = []
         let columns = fullText.columns.map(quoteIdentifier).joined(separator: ", ")
-        try database.forEachRow("SELECT rowid, \(columns) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid") { row in
-            guard case .integer(let rowid)? = row.values.first else { return }
-            for value in row.values.dropFirst() {
+        try database.forEachRow("SELECT \(columns) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid") { row in
+            for value in row.values {
                 guard let text = value.textValue, let word = wordWithSeveralDiacritics(text) else { continue }
-                candidates.append((rowid, word, word.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)))
-                break
+                let folded = word.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+                if !words.contains(folded) { words.append(folded) }
             }
         }
         let name = quoteIdentifier(fullText.name)
-        var rows = 0, first: String?
-        for (rowid, word, folded) in candidates {
-            let matches = try database.rows("SELECT count(*) FROM \(name) WHERE docid = ? AND \(name) MATCH ?", [.integer(rowid), .text("\"\(folded)\"")])
-            guard matches.first?.values.first?.number != 1 else { continue }
-            rows += 1
-            if first == nil { first = word }
+        var count = 0, first: (String, Int, Int)?
+        for word in words {
+            let phrase = SQLValue.text("\"\(word)\"")
+            let five = Int(try database.rows("SELECT count(*) FROM \(quoteIdentifier(source)).\(name) WHERE \(name) MATCH ?", [phrase]).first?.values.first?.number ?? 0)
+            let four = Int(try database.rows("SELECT count(*) FROM main.\(name) WHERE \(name) MATCH ?", [phrase]).first?.values.first?.number ?? 0)
+            guard five != four else { continue }
+            count += 1
+            if first == nil { first = (word, five, four) }
         }
-        return first.map { (rows, $0) }
+        return first.map { (count, $0.0, $0.1, $0.2) }
     }
 
     /// The first token (letters and digits) of `text` with a letter carrying two or more combining marks once
@@ -97,15 +98,15 @@ enum TargetSQL {
             if let fullText = table.fullText, !target.supports(module: "fts5"), target.supports(module: "fts4") {
                 let (tokenizer, folded, problem) = fts4Tokenizer(fullText.tokenize, target: target)
                 if let problem {
-                    problems.append(TargetProblem(table: fullText.name, feature: problem, needs: "FTS5", target: target.name))
+                    problems.append(TargetProblem(table: fullText.name, feature: problem, needs: "FTS5 (FTS4, which Kiln writes instead, has no counterpart)", target: target.name))
                 } else if let tokenizer {
                     try database.execute("DROP TABLE \(quoteIdentifier(fullText.name))")
                     try database.execute(createFullText4(fullText, of: table, tokenizer: tokenizer))
                     if source != nil {
                         try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name))) VALUES ('rebuild')")
                     }
-                    if folded, source != nil, let example = try firstUnfolded(fullText, of: table, in: database) {
-                        notes.append("\(fullText.name) on \(target.name): remove_diacritics 2 is unicode61's remove_diacritics=1 there (SQLite before 3.27.0), which keeps the accents of letters with several of them, and no folded column holds their words: a search without those accents does not find \(example.rows) rows of \(table.name) there (first «\(example.word)»)")
+                    if folded, let source, let example = try unfoldedWords(fullText, of: table, in: database, source: source) {
+                        notes.append("\(fullText.name) on \(target.name): remove_diacritics 2 is unicode61's remove_diacritics=1 there (SQLite before 3.27.0), which keeps the accents of letters with several of them: \(example.count) words of \(table.name) searched without accents find other rows there (first «\(example.word)»: \(example.five) rows in the main bundle, \(example.four) there)")
                     }
                 }
             }
@@ -165,7 +166,8 @@ struct PendingTargetBundle: Sendable {
             try database.execute("DETACH DATABASE kiln_source")
             try database.execute("VACUUM")
             let left = TargetCompatibility.problems(try TargetCompatibility.entries(of: database), target: target)
-            return (pending, notes, problems + left)
+            // A table whose conversion failed is named once, by what stopped it.
+            return (pending, notes, problems + left.filter { problem in !problems.contains { $0.table == problem.table } })
         } catch {
             pending.discard()
             throw error
