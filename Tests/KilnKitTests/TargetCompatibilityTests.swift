@@ -78,7 +78,7 @@ final class TargetCompatibilityTests: XCTestCase {
         }
         let fullText = FullTextSpec(name: "stop_search", columns: ["name"], unindexed: ["code"], tokenize: "unicode61 remove_diacritics 2")
         let table = TableSpec(name: "stop", columns: [], primaryKey: ["code"], unique: [], foreignKeys: [], indexes: [], fullText: fullText, spatial: nil, query: nil, ship: true)
-        try database.execute(SchemaSQL.createFullText(fullText).replacingOccurrences(of: "stop_search", with: "five"))
+        try database.execute(SchemaSQL.createFullText(fullText, content: "stop").replacingOccurrences(of: "stop_search", with: "five"))
         try database.execute("INSERT INTO five (rowid, name, code) SELECT rowid, name, code FROM stop")
         try database.execute(TargetSQL.createFullText4(fullText, of: table, tokenizer: #"unicode61 "remove_diacritics=2""#))
         try database.execute("INSERT INTO stop_search (stop_search) VALUES ('rebuild')")

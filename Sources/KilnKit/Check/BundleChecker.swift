@@ -150,7 +150,10 @@ public struct BundleChecker {
             }
         }
         for table in manifest.tables where table.ship {
-            guard let fullText = table.fullText, let indexed = try count(fullText.name), let rows = try count(table.name) else { continue }
+            // An FTS5 table reading its table's text counts that table's rows: the rows it indexed are those its
+            // document sizes (`_docsize`) were written for (FTS4: `_docsize` too).
+            guard let fullText = table.fullText, let indexed = try count(fullText.name + "_docsize") ?? count(fullText.name),
+                  let rows = try count(table.name) else { continue }
             let stale = indexed == rows ? [] : [finding(.checkFullText, "full-text table \(fullText.name) holds \(Int(indexed)) rows, but its table \(table.name) holds \(Int(rows))")]
             results.append(result(.integrity, "full-text rows of \(fullText.name)", url, stale))
         }

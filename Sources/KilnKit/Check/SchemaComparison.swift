@@ -85,7 +85,7 @@ struct SchemaSnapshot {
         for table in manifest.tables where table.ship {
             try database.execute(SchemaSQL.createTable(table))
             for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-            if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+            if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText, content: table.name)) }
             if let spatial = table.spatial { try database.execute(SchemaSQL.createSpatial(spatial)) }
         }
         if let target { try TargetSQL.convert(database, manifest: manifest, target: target, source: nil) }
