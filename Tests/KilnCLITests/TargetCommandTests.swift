@@ -8,31 +8,16 @@ import XCTest
 final class TargetCommandTests: CLITestCase {
     /// The Android-like shell, built (or found cached) by scripts/android-sqlite.
     static let androidShell: Result<String, Error> = Result {
-        let process = Process()
-        process.executableURL = CLITestCase.repositoryRoot.appendingPathComponent("scripts/android-sqlite")
-        process.currentDirectoryURL = CLITestCase.repositoryRoot
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw KilnError.io("scripts/android-sqlite failed (\(process.terminationStatus))") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let run = try CLITestCase.run(CLITestCase.repositoryRoot.appendingPathComponent("scripts/android-sqlite"), [], in: CLITestCase.repositoryRoot)
+        guard run.status == 0 else { throw KilnError.io("scripts/android-sqlite failed (\(run.status)): \(run.stderr)") }
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Runs `sql` on `database` through the sqlite3 shell at `shell`; returns its output and exit status.
+    /// Runs `sql` on `database` through the sqlite3 shell at `shell`; returns what it printed (errors after the rows)
+    /// and its exit status.
     private func query(_ shell: String, _ database: URL, _ sql: String) throws -> (output: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: shell)
-        process.arguments = ["-bail", database.path, sql]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self) + String(decoding: errors, as: UTF8.self), process.terminationStatus)
+        let run = try CLITestCase.run(URL(fileURLWithPath: shell), ["-bail", database.path, sql], in: workingDirectory)
+        return (run.stdout + run.stderr, run.status)
     }
 
     /// Builds `pipeline` (a repository folder) and runs each query on the Android bundle with the Android shell and
