@@ -275,13 +275,13 @@ public enum Builder {
                 let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target)
                 bundles.append(bundle)
                 outputs.append(TargetOutput(target: target, output: destination))
-                for note in notes { log.report(.targetFold, .warning, note) }
-                for problem in problems { log.report(.targetUnsupported, .error, problem.sentence) }
+                for note in notes { log.report(.targetFold, note) }
+                for problem in problems { log.report(.targetUnsupported, problem.sentence) }
             }
         } catch let error as SQLiteError {
             for bundle in bundles { bundle.discard() }
             if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
-            log.report(.bundle, .error, "a target's bundle cannot be written: \(error.message)")
+            log.report(.bundle, "a target's bundle cannot be written: \(error.message)")
             return ([], [])
         }
         return (bundles, outputs)
