@@ -95,6 +95,32 @@ final class TargetCompatibilityTests: XCTestCase {
         XCTAssertNil(TargetSQL.wordWithSeveralDiacritics("Πανεπιστήμιο Église"))
     }
 
+    /// Before SQLite 3.27.0 the FTS4 table folds with remove_diacritics=1: «Nguyễn» (ễ: e with circumflex and tilde)
+    /// is no longer found as «nguyen». SQLite itself says so (the FTS5 table in `src` finds it, the FTS4 one not),
+    /// and the conversion reports that word; «Huế» (ế: two marks too) likewise; «Patras» not.
+    func testAFoldThatLosesRowsOnAnOlderTargetIsReported() throws {
+        let database = try Database(path: ":memory:")
+        try database.execute("ATTACH DATABASE ':memory:' AS src")
+        let fullText = FullTextSpec(name: "place_search", columns: ["name"], unindexed: ["id"], tokenize: "unicode61 remove_diacritics 2")
+        let table = TableSpec(name: "place", columns: [ColumnSpec(name: "id", type: .integer, notNull: true, unique: false),
+                                                         ColumnSpec(name: "name", type: .text, notNull: false, unique: false)],
+                              primaryKey: ["id"], unique: [], foreignKeys: [], indexes: [], fullText: fullText, spatial: nil, query: nil, ship: true)
+        for schema in ["main", "src"] {
+            try database.execute("CREATE TABLE \(schema).place (id INTEGER PRIMARY KEY NOT NULL, name TEXT)")
+            try database.execute("INSERT INTO \(schema).place VALUES (1, 'Nguyễn Huệ'), (2, 'Patras'), (3, 'Huế')")
+        }
+        try database.execute("CREATE VIRTUAL TABLE src.place_search USING fts5(name, id UNINDEXED, tokenize = 'unicode61 remove_diacritics 2', content = 'place')")
+        try database.execute("INSERT INTO src.place_search (place_search) VALUES ('rebuild')")
+        try database.execute(SchemaSQL.createFullText(fullText, content: "place"))
+        var manifest = try ManifestLoader.load(KilnTestCase.repositoryRoot.appendingPathComponent("raw/patras").path, resolvingInputs: false).manifest
+        manifest.tables = [table]
+        let (notes, problems) = try TargetSQL.convert(database, manifest: manifest, target: android24, source: "src")
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(notes.count, 1)
+        XCTAssertTrue(notes[0].contains("2 words of place searched without accents find other rows there (first «nguyen»: 1 rows in the main bundle, 0 there)"), notes[0])
+        XCTAssertEqual(try database.rows("SELECT id FROM place_search WHERE place_search MATCH 'patras'").first?.values.first, .integer(2))
+    }
+
     func testTheTargetTableResolvesReleases() {
         XCTAssertEqual(SQLiteTargetTable.row(platform: "android", release: 29)?.sqlite, SQLiteVersion(3, 22))
         XCTAssertEqual(SQLiteTargetTable.row(platform: "android", release: 33)?.sqlite, SQLiteVersion(3, 32))
