@@ -133,6 +133,24 @@ final class TargetCommandTests: CLITestCase {
         XCTAssertEqual(leftovers, [])
     }
 
+    /// A target's bundle that would overwrite an input is refused before anything is read, the input left whole.
+    func testATargetBundleNeverOverwritesAnInput() throws {
+        let folder = try writePipeline("p", manifest: """
+            { bundle: "b", schemaVersion: 1, targets: { android: "24" },
+              tables: [{ name: "word", columns: [{ name: "id", type: "integer" }, { name: "text", type: "text" }], primaryKey: ["id"],
+                         fullText: { name: "word_search", columns: ["text"] } }],
+              sources: [{ name: "words", format: "delimited", path: "b.android.sqlite", options: { fields: ["id", "text"] },
+                          columns: { id: "id", text: "text" }, into: "word" }] }
+            """)
+        let input = folder.appendingPathComponent("b.android.sqlite")
+        try "1;Patras\n".write(to: input, atomically: true, encoding: .utf8)
+        let run = try kiln("build", folder.path, "--out", folder.appendingPathComponent("b.sqlite").path)
+        XCTAssertEqual(run.status, 64, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("Error: the android bundle \(folder.appendingPathComponent("b.android.sqlite").path) is the input b.android.sqlite; it would be overwritten\n"), run.stderr)
+        XCTAssertEqual(try String(contentsOf: input, encoding: .utf8), "1;Patras\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("b.sqlite").path))
+    }
+
     /// Wrong `targets` are manifest errors (exit 64) that say what is accepted.
     func testWrongTargetsAreManifestErrors() throws {
         let cases = [

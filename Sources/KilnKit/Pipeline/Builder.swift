@@ -103,6 +103,9 @@ public enum Builder {
         files.removeStale()
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
+        for target in manifest.targets {
+            BuildFiles(destination: KilnFileNames.targetBundle(for: output, platform: target.platform)).removeStale()
+        }
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
         defer {
@@ -298,6 +301,11 @@ public enum Builder {
         try OutputPath.checkFile(output, option: "--out", protected: protected)
         protected.append(OutputPath.Protected(output, "the bundle (--out)"))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
+        for target in pipeline.manifest.targets {
+            let bundle = KilnFileNames.targetBundle(for: output, platform: target.platform)
+            try OutputPath.checkFile(bundle, option: "the \(target.platform) bundle", protected: protected)
+            protected.append(OutputPath.Protected(bundle, "the \(target.platform) bundle"))
+        }
         try OutputPath.checkFile(report, option: "--report", protected: protected)
         if htmlReport {
             protected.append(OutputPath.Protected(report, "the JSON report"))
