@@ -68,7 +68,7 @@ class CLITestCase: XCTestCase {
 
     /// Runs `executable` in `folder` and waits for it, reading its stdout while its stderr goes to a file (so
     /// neither pipe can fill while the other is read).
-    private static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> Run {
+    static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -19,6 +19,11 @@ final class ItravelCommandTests: CLITestCase {
               page_alias  3 rows
               section     132 rows
               listing     160 rows
+            size: 
+            """), run.stderr)
+        XCTAssertTrue(run.stderr.contains("""
+            target android 24 (SQLite 3.9.0): build/itravel.android.sqlite
+            target ios 15 (SQLite 3.28.0): build/itravel.sqlite
             diagnostics: 0 errors, 10 warnings, 3 info
 
             """), run.stderr)

@@ -54,7 +54,8 @@ public struct BundleChecker {
             let present = try database.withTimeLimit(seconds) { () throws -> SchemaSnapshot in
                 results += try integrity(database, url)
                 let present = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
-                results += try schema(present, url)
+                let target = metadata?["bundle.target"].flatMap { platform in manifest.targets.first { $0.platform == platform } }
+                results += try schema(present, url, target: target)
                 results.append(metadataCheck(metadata, database, present, url))
                 return present
             }
@@ -148,7 +149,10 @@ public struct BundleChecker {
             }
         }
         for table in manifest.tables where table.ship {
-            guard let fullText = table.fullText, let indexed = try count(fullText.name), let rows = try count(table.name) else { continue }
+            // An FTS5 table reading its table's text counts that table's rows: the rows it indexed are those its
+            // document sizes (`_docsize`) were written for (FTS4: `_docsize` too).
+            guard let fullText = table.fullText, let indexed = try count(fullText.name + "_docsize") ?? count(fullText.name),
+                  let rows = try count(table.name) else { continue }
             let stale = indexed == rows ? [] : [finding(.checkFullText, "full-text table \(fullText.name) holds \(Int(indexed)) rows, but its table \(table.name) holds \(Int(rows))")]
             results.append(result(.integrity, "full-text rows of \(fullText.name)", url, stale))
         }
@@ -166,12 +170,13 @@ public struct BundleChecker {
 
     /// The bundle's schema against the one the manifest declares: one check per declared table (with its full-text
     /// table), one per undeclared table, and `user_version`.
-    private func schema(_ present: SchemaSnapshot, _ url: URL) throws -> [CheckResult] {
-        let differences = try SchemaSnapshot.declared(by: manifest).differences(to: present)
+    private func schema(_ present: SchemaSnapshot, _ url: URL, target: SQLiteTarget?) throws -> [CheckResult] {
+        let differences = try SchemaSnapshot.declared(by: manifest, target: target).differences(to: present)
         var owner: [String: String] = [:]
         for table in manifest.tables where table.ship {
             owner[table.name] = table.name
             if let fullText = table.fullText { owner[fullText.name] = table.name }
+            if let spatial = table.spatial { owner[spatial.name] = table.name }
         }
         func findings(_ matching: (SchemaDifference) -> Bool) -> [Diagnostic] {
             differences.filter(matching).map {
@@ -218,6 +223,9 @@ public struct BundleChecker {
         var problems: [String] = []
         if metadata["bundle.name"] == nil { problems.append("\(name) names no bundle (no bundle.name entry)") }
         let version = metadata["bundle.schema_version"]
+        if let platform = metadata["bundle.target"], !manifest.targets.contains(where: { $0.platform == platform }) {
+            problems.append("\(name) says the bundle is for the target \(platform), which the manifest's targets do not name")
+        }
         if version != String(manifest.schemaVersion) {
             problems.append("\(name) records schema version \(version ?? "none"), but the manifest's schemaVersion is \(manifest.schemaVersion)")
         }

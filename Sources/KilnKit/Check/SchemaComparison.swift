@@ -77,16 +77,18 @@ struct SchemaSnapshot {
     }
 
     /// The schema a manifest declares for its bundle: its shipped tables, their indexes and full-text tables, and
-    /// its `user_version`, made with the same DDL the bundle writer runs.
+    /// its `user_version`, made with the same DDL the bundle writer runs; for `target`'s own bundle, with the tables
+    /// it gets instead of the modules it lacks (`TargetSQL.convert`).
     /// - Throws: `SQLiteError` when SQLite refuses the DDL.
-    static func declared(by manifest: Manifest) throws -> SchemaSnapshot {
+    static func declared(by manifest: Manifest, target: SQLiteTarget? = nil) throws -> SchemaSnapshot {
         let database = try Database(path: ":memory:")
         for table in manifest.tables where table.ship {
             try database.execute(SchemaSQL.createTable(table))
             for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-            if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText)) }
+            if let fullText = table.fullText { try database.execute(SchemaSQL.createFullText(fullText, content: table.name)) }
             if let spatial = table.spatial { try database.execute(SchemaSQL.createSpatial(spatial)) }
         }
+        if let target { try TargetSQL.convert(database, manifest: manifest, target: target, source: nil) }
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         return try SchemaSnapshot(database)
     }

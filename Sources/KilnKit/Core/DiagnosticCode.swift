@@ -145,6 +145,8 @@ extension DiagnosticCode {
     // MARK: - Build and baseline
     public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
     public static let bundleTooLarge = DiagnosticCode("bundle.too-large", .error, "The new bundle, or one of its tables, is larger than the manifest's limits (bundleBytes, tables); the previous bundle stays.")
+    public static let targetUnsupported = DiagnosticCode("target.unsupported", .error, "A table, index, view or trigger of the bundle uses a module, tokenizer option, function or syntax a manifest target's SQLite lacks, and Kiln has nothing to write instead.")
+    public static let targetFold = DiagnosticCode("target.fold", .warning, "A target's full-text tokenizer folds fewer characters than the manifest's (remove_diacritics 2 before SQLite 3.27.0).")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
     public static let diffUserFilledSchema = DiagnosticCode("diff.user-filled-schema", .error, "The schema of a table the app fills (userFilled) changed since the previous bundle without a new schemaVersion: the app could not carry its users' rows over.")
@@ -203,7 +205,7 @@ extension DiagnosticCode {
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, bundleTooLarge, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
+        bundle, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

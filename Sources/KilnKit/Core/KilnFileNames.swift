@@ -24,6 +24,12 @@ public enum KilnFileNames {
         hidden(destination, ".staging.\(ProcessInfo.processInfo.processIdentifier).fts\(number).sqlite")
     }
 
+    /// The bundle for a target platform beside `bundle`: `x/a.android.sqlite` for `x/a.sqlite`.
+    public static func targetBundle(for bundle: URL, platform: String) -> URL {
+        let name = bundle.deletingPathExtension().lastPathComponent + ".\(platform)" + (bundle.pathExtension.isEmpty ? "" : ".\(bundle.pathExtension)")
+        return bundle.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
     /// The lock file serializing builds of `destination`.
     public static func lock(for destination: URL) -> URL { hidden(destination, ".lock") }
 

@@ -25,8 +25,6 @@ public struct BundleDescription: Sendable {
         public var primaryKey: [String]
         public var foreignKeys: [ForeignKeySpec]
         public var fullText: FullTextSpec?
-        /// True when the table's rowids are 1, 2, 3…: its full-text rowids are then its own rowids.
-        public var rowidsArePositions: Bool
         public var spatial: SpatialSpec?
         public var userFilled: Bool
         public var indexes: [IndexSpec]
@@ -66,13 +64,12 @@ public struct BundleDescription: Sendable {
             for spec in manifest.tables where spec.ship {
                 guard let present = snapshot.tables[spec.name] else { continue }
                 let rows = Int(try database.rows("SELECT count(*) FROM \(quoteIdentifier(spec.name))").first?.values.first?.number ?? 0)
-                let positions = try database.rows(SchemaSQL.rowidsArePositions(of: spec)).first?.values.first?.number == 1
                 let columns = present.columns.filter { $0.hidden == 0 }.map { column in
                     Column(name: column.name, type: column.type.uppercased(), notNull: column.notNull,
                            description: spec.column(column.name)?.description, spec: spec.column(column.name))
                 }
                 tables.append(Table(name: spec.name, description: spec.description, rows: rows, columns: columns, primaryKey: present.primaryKey,
-                                    foreignKeys: spec.allForeignKeys, fullText: spec.fullText, rowidsArePositions: positions, spatial: spec.spatial,
+                                    foreignKeys: spec.allForeignKeys, fullText: spec.fullText, spatial: spec.spatial,
                                     userFilled: spec.userFilled, indexes: spec.indexes,
                                     sources: manifest.sources.filter { $0.targets.contains { $0.table == spec.name } },
                                     rules: manifest.rules.filter { $0.check.table == spec.name }, query: spec.query))

@@ -52,13 +52,10 @@ struct DatasetteMetadata {
         for table in description.tables {
             let columns = Dictionary(uniqueKeysWithValues: table.columns.compactMap { column in column.description.map { (column.name, $0) } })
             var entry = Table(description: table.description, source: source(of: table), columns: columns.isEmpty ? nil : columns)
+            // A full-text table reads its text from its table (`content='table'`), under the table's own rowids.
             if let fullText = table.fullText {
-                if table.rowidsArePositions {
-                    entry.fts_table = fullText.name
-                    entry.fts_pk = "rowid"
-                } else if let query = searchQuery(table, fullText) {
-                    queries["search_\(table.name)"] = query
-                }
+                entry.fts_table = fullText.name
+                entry.fts_pk = "rowid"
             }
             tables[table.name] = entry
         }
@@ -79,12 +76,4 @@ struct DatasetteMetadata {
         return sources.isEmpty ? nil : sources.joined(separator: "; ")
     }
 
-    /// `search_<table>`: the rows whose FTS entry matches `:q`, best first, through the FTS table's unindexed copy of
-    /// the table's single-column key; `nil` when the FTS table keeps no such copy.
-    private func searchQuery(_ table: BundleDescription.Table, _ fullText: FullTextSpec) -> Query? {
-        guard table.primaryKey.count == 1, fullText.unindexed.contains(table.primaryKey[0]) || fullText.columns.contains(table.primaryKey[0]) else { return nil }
-        let key = quoteIdentifier(table.primaryKey[0]), fts = quoteIdentifier(fullText.name), name = quoteIdentifier(table.name)
-        return Query(sql: "SELECT \(name).* FROM \(fts) JOIN \(name) ON \(name).\(key) = \(fts).\(key) WHERE \(fts) MATCH :q ORDER BY \(fts).rank",
-                     title: "Search \(table.name)")
-    }
 }

@@ -204,14 +204,8 @@ struct SwiftExport {
         let selected = table.columns.map { "t.\(quoteIdentifier($0.name))" }.joined(separator: ", ")
         if let fullText = table.fullText {
             let fts = quoteIdentifier(fullText.name), name = quoteIdentifier(table.name)
-            // The FTS rowid is the row's position in the table's rowid order; a copy of a one-column key joins directly.
-            let join: String
-            if table.primaryKey.count == 1, (fullText.unindexed + fullText.columns).contains(table.primaryKey[0]) {
-                let key = quoteIdentifier(table.primaryKey[0])
-                join = "FROM \(fts) AS f JOIN \(name) AS t ON t.\(key) = f.\(key)"
-            } else {
-                join = "FROM \(fts) AS f JOIN (SELECT row_number() OVER (ORDER BY rowid) AS kiln_position, * FROM \(name)) AS t ON t.kiln_position = f.rowid"
-            }
+            // The full-text table reads its text from the table (`content='table'`): its rowids are the table's.
+            let join = "FROM \(fts) AS f JOIN \(name) AS t ON t.rowid = f.rowid"
             let sql = "SELECT \(selected) \(join) WHERE \(fts) MATCH ? ORDER BY f.rank, f.rowid LIMIT ?"
             lines.append("")
             lines.append("    /// The \(table.name) rows whose \(fullText.columns.joined(separator: ", ")) match an FTS5 query (`\(fullText.name) MATCH query`), best first.")

@@ -18,9 +18,10 @@ struct ManifestDocument: Decodable {
     var limits: ManifestLimits
     var patch: PatchSettings
     var description: String?
+    var targets: [SQLiteTarget]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets
     }
 
     init(from decoder: Decoder) throws {
@@ -39,6 +40,7 @@ struct ManifestDocument: Decodable {
         fixtures = try c.decodeIfPresent([FixtureSpec].self, forKey: .fixtures) ?? []
         limits = try c.decodeIfPresent(ManifestLimits.self, forKey: .limits) ?? ManifestLimits()
         patch = try c.decodeIfPresent(PatchSettings.self, forKey: .patch) ?? PatchSettings()
+        targets = try c.decodeIfPresent(TargetList.self, forKey: .targets)?.targets ?? []
         let shipped = tables.filter(\.ship).map(\.name)
         for name in limits.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(
@@ -404,6 +406,55 @@ extension RangeSpec: Decodable {
         }
         guard min != nil || max != nil else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a range needs \"min\", \"max\" or both"))
+        }
+    }
+}
+
+/// The manifest's `targets`: `{ ios: "15", android: "24" }` (a platform release, its framework SQLite) or
+/// `{ android: { sqlite: "3.45" } }` (an app that ships its own SQLite), sorted by platform.
+struct TargetList: Decodable {
+    var targets: [SQLiteTarget]
+
+    private struct OwnBuild: Decodable {
+        var sqlite: String
+        enum CodingKeys: String, CodingKey, CaseIterable { case sqlite }
+        init(from decoder: Decoder) throws {
+            sqlite = try decoder.strictContainer(keyedBy: CodingKeys.self).decode(String.self, forKey: .sqlite)
+        }
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        targets = []
+        for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+            let platform = key.stringValue
+            func wrong(_ sentence: String) -> DecodingError {
+                DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: sentence))
+            }
+            guard SQLiteTargetTable.platforms.contains(platform) else {
+                throw wrong("unknown target \"\(platform)\"; targets: \(SQLiteTargetTable.platforms.joined(separator: ", "))")
+            }
+            if let own = try? c.decode(OwnBuild.self, forKey: key) {
+                guard let version = SQLiteVersion(own.sqlite) else {
+                    throw wrong("\"\(own.sqlite)\" is not a SQLite version such as \"3.45\"")
+                }
+                targets.append(SQLiteTarget(platform: platform, release: nil, sqlite: version, options: SQLiteTargetTable.ownBuild))
+                continue
+            }
+            let release: String
+            if let number = try? c.decode(Int.self, forKey: key) {
+                release = String(number)
+            } else if let text = try? c.decode(String.self, forKey: key) {
+                release = text
+            } else {
+                _ = try c.decode(OwnBuild.self, forKey: key)
+                throw wrong("a target is a release (\"24\") or { sqlite: \"3.45\" }")
+            }
+            let first = SQLiteTargetTable.rows.filter { $0.platform == platform }.map(\.release).min() ?? 0
+            guard let number = Int(release.split(separator: ".").first ?? ""), let row = SQLiteTargetTable.row(platform: platform, release: number) else {
+                throw wrong("\"\(release)\" is not a \(platform) release Kiln knows the SQLite of (from \(first) on)")
+            }
+            targets.append(SQLiteTarget(platform: platform, release: release, sqlite: row.sqlite, options: row.options))
         }
     }
 }

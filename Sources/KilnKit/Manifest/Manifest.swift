@@ -28,6 +28,8 @@ public struct Manifest: Sendable {
     public var patch = PatchSettings()
     /// What the bundle holds, in the manifest's words (`description`), for the exported data dictionary.
     public var description: String? = nil
+    /// The devices the bundle must open on (`targets`), sorted by platform; empty: not checked.
+    public var targets: [SQLiteTarget] = []
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.

@@ -80,6 +80,12 @@ struct BundleLayout {
         userVersion = Int(try database.rows("PRAGMA \(prefix).user_version").first?.values.first?.number ?? 0)
     }
 
+    /// True when an FTS5 table's statement makes it read its text from a table (`content = 'table'`, Kiln's since issue
+    /// 26), not store a copy of it.
+    static func readsItsTable(_ sql: String) -> Bool {
+        sql.range(of: #"content\s*=\s*'[^']+'"#, options: .regularExpression) != nil
+    }
+
     /// The module a `CREATE VIRTUAL TABLE … USING module(…)` statement names, lowercased.
     private static func module(of sql: String) -> String {
         guard let using = sql.range(of: " USING ", options: .caseInsensitive) else { return "" }
@@ -87,7 +93,7 @@ struct BundleLayout {
     }
 
     /// The real table an FTS5 table indexes: the first shipped table holding every column of it with as many rows
-    /// in `schema` (Kiln fills a full-text table from one table's rows, `SchemaSQL.fillFullTextContent`).
+    /// in `schema` (Kiln's full-text tables read their text from one table, `SchemaSQL.createFullText`).
     func base(of fullText: Virtual, in database: Database, schema: String) throws -> Table? {
         let count = { (name: String) throws -> Double in
             try database.rows("SELECT count(*) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(name))").first?.values.first?.number ?? -1

@@ -59,6 +59,7 @@ struct SQLPatchWriter {
     private mutating func fullTextStatements(_ fullText: BundleLayout.Virtual) throws -> String {
         let columns = fullText.columns
         let name = quoteIdentifier(fullText.name), list = columns.map(quoteIdentifier).joined(separator: ", ")
+        if BundleLayout.readsItsTable(fullText.sql) { return try externalContentStatements(fullText) }
         func hasTwinRows(_ schema: String) throws -> Bool {
             try database.rows("SELECT (SELECT count(*) FROM \(schema).\(name)) <> (SELECT count(*) FROM (SELECT DISTINCT \(list) FROM \(schema).\(name)))").first?.values.first == .integer(1)
         }
@@ -95,6 +96,28 @@ struct SQLPatchWriter {
         }
         indexChanges.append(change)
         return text + added
+    }
+
+    /// The statements that keep an FTS5 table reading its text from its table (external content) NEW's: for each row
+    /// whose rowid or text changed, FTS5's 'delete' command with OLD's values (its table no longer holds them when
+    /// the statement runs) and an insert under NEW's rowid. (OLD declares it the same way: a changed definition, such
+    /// as an older Kiln's FTS5 table with its own copy of the text, is a schema change, which no patch makes.)
+    private mutating func externalContentStatements(_ fullText: BundleLayout.Virtual) throws -> String {
+        let name = quoteIdentifier(fullText.name)
+        let list = (["rowid"] + fullText.columns).map(quoteIdentifier).joined(separator: ", ")
+        var change = UpdateManifest.TableChange(name: fullText.name, oldRows: try count(fullText.name, in: "main"), newRows: try count(fullText.name, in: "new"),
+                                                deleted: 0, updated: 0, inserted: 0)
+        var text = ""
+        try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY 1") { row in
+            text += SQLPatchStatements.insert(fullText.name, columns: [fullText.name, "rowid"] + fullText.columns, values: [.text("delete")] + row.values)
+            change.deleted += 1
+        }
+        try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY 1") { row in
+            text += SQLPatchStatements.insert(fullText.name, columns: ["rowid"] + fullText.columns, values: row.values)
+            change.inserted += 1
+        }
+        if !text.isEmpty { indexChanges.append(change) }
+        return text
     }
 
     private func rowStatements(_ table: BundleLayout.Virtual, columns: [String], key: [String]) throws -> (statements: String, change: UpdateManifest.TableChange) {

@@ -32,6 +32,14 @@ public struct BuildReport: Encodable {
     /// table's share is in `tables`. Absent when no bundle was written.
     var bundleBytes: Int?
     var otherBytes: Int?
+    /// Each manifest target, its SQLite and the bundle it opens (omitted when the manifest names no targets).
+    var targets: [Target]?
+
+    struct Target: Encodable {
+        var target: String
+        var sqlite: String
+        var output: String
+    }
 
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     var baseline: [TableChange]?
@@ -60,6 +68,9 @@ public struct BuildReport: Encodable {
         let omitted = outcome.notStored.sorted { $0.key < $1.key }.map { NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) }
         notStored = omitted.isEmpty ? nil : omitted
         self.summary = summary
+        targets = outcome.targets.isEmpty ? nil : outcome.targets.map {
+            Target(target: $0.target.platform, sqlite: $0.target.sqlite.description, output: $0.output.relativePath)
+        }
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }

@@ -32,6 +32,11 @@ public struct BuildSummary {
                 lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + share.phrase)
             }
         }
+        if outcome.built {
+            for target in outcome.targets {
+                lines.append("target \(target.target.name): \(target.output.relativePath)")
+            }
+        }
         let counts = Severity.allCases.reversed().compactMap { severity -> String? in
             let count = outcome.diagnostics.filter { $0.severity == severity }.count
                 + outcome.notStored.filter { $0.key.severity == severity }.reduce(0) { $0 + $1.value }

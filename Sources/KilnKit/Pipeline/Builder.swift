@@ -52,6 +52,14 @@ public struct BuildOutcome: Sendable {
     public var comparison: BundleDiff? = nil
     /// Where the bytes of the new bundle go (also when a size limit refused it); `nil` when none was written.
     public var bytes: BundleBytes? = nil
+    /// Each manifest target with the bundle it opens (the main one, or its own), when the manifest names targets.
+    public var targets: [TargetOutput] = []
+}
+
+/// A manifest target and the bundle written for it.
+public struct TargetOutput: Sendable {
+    public var target: SQLiteTarget
+    public var output: URL
 }
 
 /// A table's name and row count, and its bytes when the bundle was written.
@@ -98,6 +106,9 @@ public enum Builder {
         files.removeStale()
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
+        for target in manifest.targets {
+            BuildFiles(destination: KilnFileNames.targetBundle(for: output, platform: target.platform)).removeStale()
+        }
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
         defer {
@@ -227,11 +238,18 @@ public enum Builder {
                 log.report(.bundle, message)
             }
         }
+        var targetBundles: [PendingTargetBundle] = []
+        defer { for bundle in targetBundles { bundle.discard() } }
+        var targetOutputs: [TargetOutput] = []
+        if let pending, !log.hasErrors {
+            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, log: log)
+        }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
+        outcome.targets = targetOutputs
         guard outcome.built, let pending else {
             try writeReport(outcome)
             return outcome
@@ -241,12 +259,43 @@ public enum Builder {
         let report = try AtomicFile.Prepared(try BuildReport(outcome).json(), for: outcome.reportURL)
         do {
             try pending.commit()
+            for bundle in targetBundles { try bundle.commit() }
         } catch {
             report.discard()
             throw error
         }
         try report.install()
         return outcome
+    }
+
+    /// Checks the finished bundle against each manifest target; a target it does not open on gets its own bundle
+    /// (`<bundle>.<platform>.sqlite`, `PendingTargetBundle`) with what the target has instead. What a target still
+    /// lacks is a `target.unsupported` error (nothing is committed then).
+    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
+        var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
+        do {
+            let database = try Database(path: pending.temporary.path, mode: .readOnly)
+            let entries = try TargetCompatibility.entries(of: database)
+            try database.close()
+            for target in manifest.targets {
+                if TargetCompatibility.problems(entries, target: target).isEmpty {
+                    outputs.append(TargetOutput(target: target, output: pending.destination))
+                    continue
+                }
+                let destination = KilnFileNames.targetBundle(for: pending.destination, platform: target.platform)
+                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target)
+                bundles.append(bundle)
+                outputs.append(TargetOutput(target: target, output: destination))
+                for note in notes { log.report(.targetFold, note) }
+                for problem in problems { log.report(.targetUnsupported, problem.sentence) }
+            }
+        } catch let error as SQLiteError {
+            for bundle in bundles { bundle.discard() }
+            if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
+            log.report(.bundle, "a target's bundle cannot be written: \(error.message)")
+            return ([], [])
+        }
+        return (bundles, outputs)
     }
 
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
@@ -260,6 +309,11 @@ public enum Builder {
         try OutputPath.checkFile(output, option: "--out", protected: protected)
         protected.append(OutputPath.Protected(output, "the bundle (--out)"))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
+        for target in pipeline.manifest.targets {
+            let bundle = KilnFileNames.targetBundle(for: output, platform: target.platform)
+            try OutputPath.checkFile(bundle, option: "the \(target.platform) bundle", protected: protected)
+            protected.append(OutputPath.Protected(bundle, "the \(target.platform) bundle"))
+        }
         try OutputPath.checkFile(report, option: "--report", protected: protected)
         if htmlReport {
             protected.append(OutputPath.Protected(report, "the JSON report"))

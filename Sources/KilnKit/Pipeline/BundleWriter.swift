@@ -88,10 +88,8 @@ struct BundleWriter {
                     try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder))")
                     for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
                     if let fullText = table.fullText {
-                        try database.execute(SchemaSQL.createFullText(fullText))
-                        // The index itself comes from `FullTextBuild` after the last table; its rows are these.
-                        let rowidIsPosition = try database.rows(SchemaSQL.rowidsArePositions(of: table)).first?.values.first?.number == 1
-                        try database.execute(SchemaSQL.fillFullTextContent(fullText, of: table, rowidIsPosition: rowidIsPosition))
+                        // The index itself comes from `FullTextBuild` after the last table; its text is this table's.
+                        try database.execute(SchemaSQL.createFullText(fullText, content: table.name))
                     }
                     if let spatial = table.spatial {
                         try database.execute(SchemaSQL.createSpatial(spatial))
@@ -362,30 +360,21 @@ enum SchemaSQL {
         return "INSERT INTO \(quoteIdentifier(spatial.name)) (\(SpatialSpec.columns.joined(separator: ", "))) SELECT \(key), \(latitude), \(latitude), \(longitude), \(longitude) FROM main.\(quoteIdentifier(table.name)) WHERE typeof(\(latitude)) IN ('integer', 'real') AND typeof(\(longitude)) IN ('integer', 'real') ORDER BY \(key)"
     }
 
-    /// The FTS5 table of a `fullText` declaration; `contentless`: without its own copy of the rows (`content=''`),
-    /// which gives the same index, document sizes and configuration (`FullTextBuild` builds that in its scratch
-    /// database, where the rows are not needed).
-    static func createFullText(_ fullText: FullTextSpec, contentless: Bool = false) -> String {
+    /// The FTS5 table of a `fullText` declaration, reading its text from `table` (external content,
+    /// `content='table'`: the text is stored once, in the table, and the index's rowids are the table's rowids);
+    /// `content="table"` is written without spaces, as Datasette and sqlite-utils look for it;
+    /// `table` nil: contentless (`content=''`), which gives the same index, document sizes and configuration
+    /// (`FullTextBuild` builds that in its scratch database, where the rows are not needed).
+    static func createFullText(_ fullText: FullTextSpec, content table: String?) -> String {
         let columns = fullText.columns.map(quoteIdentifier) + fullText.unindexed.map { "\(quoteIdentifier($0)) UNINDEXED" }
-        return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize))\(contentless ? ", content=''" : ""))"
+        return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize)), content=\(table.map(quoteIdentifier) ?? "''"))"
     }
 
-    /// Fills the content shadow table of `fullText` (FTS5's own copy of the rows, `<name>_content`: the FTS rowid,
-    /// then each column in declaration order, indexed then unindexed) from `table` in the bundle: the rows FTS5
-    /// stores when the table's rows are inserted into it in rowid order, each under its position. `rowidIsPosition`:
-    /// the table's rowids are 1, 2, 3… (otherwise they are an INTEGER key, and positions are counted, which costs a
-    /// pass through a temporary table).
-    static func fillFullTextContent(_ fullText: FullTextSpec, of table: TableSpec, rowidIsPosition: Bool) -> String {
-        let columns = fullText.columns + fullText.unindexed
-        let shadowColumns = ["id"] + columns.indices.map { "c\($0)" }
-        let position = rowidIsPosition ? "rowid" : "row_number() OVER (ORDER BY rowid)"
-        return "INSERT INTO main.\(quoteIdentifier(fullText.name + "_content")) (\(shadowColumns.joined(separator: ", "))) SELECT \(position), \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM main.\(quoteIdentifier(table.name)) ORDER BY rowid"
-    }
-
-    /// SQL that is 1 when the rowids of `table` in the bundle are its rows' positions (1, 2, 3…).
-    static func rowidsArePositions(of table: TableSpec) -> String {
-        let name = "main.\(quoteIdentifier(table.name))"
-        return "SELECT coalesce((SELECT min(rowid) = 1 AND max(rowid) = (SELECT count(*) FROM \(name)) FROM \(name)), 1)"
+    /// The column whose values are the rowids of `table`'s rows: its INTEGER primary key, when it has one of a
+    /// single column; otherwise `nil` (the rowids are the rows' positions, as they are inserted in order).
+    static func rowidColumn(of table: TableSpec) -> String? {
+        guard table.primaryKey.count == 1, table.column(table.primaryKey[0])?.type == .integer else { return nil }
+        return table.primaryKey[0]
     }
 }
 

@@ -6,10 +6,11 @@ import Foundation
 /// this way it runs while later sources are staged, the rules checked and the bundle's tables written, on the other
 /// threads. A table's index starts as soon as the sources that fill it are staged (`start`): its rows, in the order
 /// the bundle holds them, are first copied into its scratch database, so that staging goes on while it is indexed.
-/// The index is built contentless (`content=''`): FTS5's copy of the rows is written by the bundle's connection from
-/// the bundle's own table (`SchemaSQL.fillFullTextContent`), and the four other shadow tables come from here. Their
-/// rows, with that content, are the ones FTS5 writes when it indexes the bundle's table in place. One thread, one
-/// index at a time, so that memory stays flat however many full-text tables a manifest declares.
+/// The index is built contentless (`content=''`) under the rowids the bundle's table gives its rows (its INTEGER key,
+/// else its rows' positions): the bundle's FTS5 table reads its text from that table (external content), and its four
+/// shadow tables come from here. Their rows are the ones FTS5 writes when it indexes the bundle's table in place
+/// (`'rebuild'`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
+/// declares.
 final class FullTextBuild: @unchecked Sendable {
     private struct Index {
         let table: TableSpec
@@ -31,6 +32,8 @@ final class FullTextBuild: @unchecked Sendable {
 
     /// The scratch table holding the rows to index (no FTS5 table's shadow table can have this name: theirs hold a `_`).
     private static let rowsTable = "rows"
+    /// Its column holding each row's rowid in the bundle, for a table whose rowids are its INTEGER key.
+    private static let rowidColumn = "kiln rowid"
 
     /// Prepares the indexing of the full-text tables of `tables` (those with a `fullText` declaration), in scratch
     /// databases named after `destination`; `start` starts each.
@@ -75,7 +78,7 @@ final class FullTextBuild: @unchecked Sendable {
                 }
                 copied = true
                 rowCopies.leave()
-                try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, in: database) }
+                try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, of: index.table, in: database) }
             } catch {
                 fail(index, error)
                 return
@@ -106,9 +109,10 @@ final class FullTextBuild: @unchecked Sendable {
         database.waitWhenBusy(seconds: StagingWriter.busySeconds)
         try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
-        let indexed = indexedColumns(fullText)
+        var selected = indexedColumns(fullText)
+        if let key = SchemaSQL.rowidColumn(of: table) { selected = "\(quoteIdentifier(key)) AS \(quoteIdentifier(rowidColumn)), " + selected }
         try database.transaction {
-            try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: indexed, inOrder: inOrder))")
+            try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: selected, inOrder: inOrder))")
         }
         try database.execute("DETACH DATABASE staging")
     }
@@ -118,20 +122,21 @@ final class FullTextBuild: @unchecked Sendable {
         (fullText.columns + fullText.unindexed).map(quoteIdentifier).joined(separator: ", ")
     }
 
-    /// Creates the FTS5 table in `database`, contentless (the bundle's table fills its own content shadow table,
-    /// `SchemaSQL.fillFullTextContent`), and indexes the rows of `rowsTable` in rowid order, under the same rowids.
-    private static func build(_ fullText: FullTextSpec, in database: Database) throws {
+    /// Creates the FTS5 table in `database`, contentless (the bundle's table holds the text), and indexes the rows of
+    /// `rowsTable` in its order, under the rowids the bundle's table gives them (`SchemaSQL.rowidColumn`).
+    private static func build(_ fullText: FullTextSpec, of table: TableSpec, in database: Database) throws {
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         let indexed = indexedColumns(fullText)
+        let rowid = SchemaSQL.rowidColumn(of: table) == nil ? "rowid" : quoteIdentifier(rowidColumn)
         try database.transaction {
-            try database.execute(SchemaSQL.createFullText(fullText, contentless: true))
-            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (rowid, \(indexed)) SELECT rowid, \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")
+            try database.execute(SchemaSQL.createFullText(fullText, content: nil))
+            try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (rowid, \(indexed)) SELECT \(rowid), \(indexed) FROM \(quoteIdentifier(rowsTable)) ORDER BY rowid")
         }
     }
 
     /// Waits for the index of the full-text table `name`, then copies it into `database`, where the same FTS5 table
-    /// was created (its content filled) and no transaction is open: each shadow table of the contentless index
-    /// (all but the content), in name order, in place of the few rows its creation wrote.
+    /// was created (reading its table's text) and no transaction is open: each shadow table of the contentless index,
+    /// in name order, in place of the few rows its creation wrote.
     /// - Throws: the index build's `SQLiteError`, or the copy's.
     func copy(_ name: String, into database: Database) throws {
         guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else {
