@@ -14,8 +14,9 @@ struct ExportCommand: KilnCommand {
         into DIR's parent).
 
         Every file is written to a temporary file first, and they are renamed into place only when all are complete:
-        a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the
-        manifest's limits.sqlSeconds.
+        a failure leaves DIR as it was. DIR may already hold other files, which are left as they are; it may not be an
+        empty string (--out ""), the pipeline folder or a file. Export queries must only read (one SELECT each) and
+        are stopped after the manifest's limits.sqlSeconds.
 
         Exit codes: 0 written, 1 the bundle is not a Kiln bundle of this pipeline (or is damaged), 64 usage or manifest
         error, 74 I/O error (also: the bundle is locked by another process).

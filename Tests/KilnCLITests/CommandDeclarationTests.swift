@@ -1,4 +1,5 @@
 import Foundation
+import KilnKit
 import XCTest
 @testable import kiln
 
@@ -49,5 +50,13 @@ final class CommandDeclarationTests: XCTestCase {
         for command in CommandLineTool.commands {
             XCTAssertTrue(page.contains("\n.SS \"kiln \(command.name)\"\n.B " + ManualPage.escape(command.usage) + "\n"), command.name)
         }
+    }
+
+    func testAnEmptyPathIsRefusedAsAnEmptyString() throws {
+        let parsed = try ParsedArguments(["--out", ""], options: ExportCommand.commandOptions)
+        XCTAssertThrowsError(try parsed.path("--out")) { error in
+            XCTAssertEqual("\(error)", "\(KilnError.usage("--out needs a path, not an empty string"))")
+        }
+        XCTAssertEqual(try ParsedArguments(["--out", "legacy"], options: ExportCommand.commandOptions).path("--out")?.lastPathComponent, "legacy")
     }
 }
