@@ -18,6 +18,9 @@ struct CommandLineTool {
         CommandOption("--version", value: nil, help: "Shows the version."),
     ]
 
+    /// What `kiln help` does, as the overview and the completion scripts describe it.
+    static let helpAbstract = "Shows help for a command (help --man: the manual page)."
+
     /// The options of `kiln help [COMMAND]`.
     static let helpOptions: [CommandOption] = [
         CommandOption("--man", value: nil, help: "Prints the manual page of kiln (roff: every command, its options and exit codes) instead; man -l reads it."),
@@ -32,7 +35,7 @@ struct CommandLineTool {
             COMMANDS:
 
             """
-        let rows = commands.map { ($0.name, $0.abstract) } + [("help", "Shows help for a command (help --man: the manual page).")]
+        let rows = commands.map { ($0.name, $0.abstract) } + [("help", helpAbstract)]
         // Names in a column of 10; a longer one (completions) is followed by two spaces.
         for (name, abstract) in rows { text += "  " + name.padding(toLength: max(10, name.count + 2), withPad: " ", startingAt: 0) + abstract + "\n" }
         text += """

@@ -22,7 +22,7 @@ struct ShellCompletion {
     /// declared commands, then `help`.
     private var entries: [(name: String, abstract: String, options: [CommandOption], arguments: CommandOption.Completion)] {
         commands.map { ($0.name, $0.abstract, $0.options + [ShellCompletion.helpOption], $0.argumentCompletion) }
-            + [("help", "Shows help for a command.", CommandLineTool.helpOptions, .choices(commands.map(\.name)))]
+            + [("help", CommandLineTool.helpAbstract, CommandLineTool.helpOptions, .choices(commands.map(\.name)))]
     }
 
     /// `--help`, which every command takes besides its own options.
