@@ -138,7 +138,7 @@ struct ShellCompletion {
                     return
                 fi
                 local command=${words[2]}
-                words=(${words[2,-1]})
+                words=("${(@)words[2,-1]}")
                 (( CURRENT-- ))
                 case $command in
 

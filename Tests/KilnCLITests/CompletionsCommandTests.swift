@@ -96,7 +96,48 @@ final class CompletionsCommandTests: CLITestCase {
         XCTAssertEqual(Set(try fishOffers("kiln completions ")), ["bash", "zsh", "fish"])
     }
 
-    func testZshScriptDeclaresEveryOptionOfEveryCommandAndNothingElse() throws {
+    /// Drives an interactive zsh on a pseudo-terminal (zsh/zpty): for each line, list-choices (^D) at its end, then
+    /// a marker command so that the listing is read whole; each listing is printed after "=== LINE".
+    private static let zshDriver = """
+        zmodload zsh/zpty
+        zpty z zsh -f -i
+        sleep 1
+        zpty -w z "fpath=($1 \\$fpath); autoload -U compinit; compinit -u -D; PROMPT='>'; zstyle ':completion:*' list-prompt ''; LISTMAX=10000; print -r -- KILN''DONE"
+        zpty -r z chunk '*KILNDONE*'
+        shift
+        for line in "$@"; do
+          sleep 0.3
+          zpty -w -n z "$line"$'\\C-d\\C-u'
+          zpty -w z "print -r -- KILN''DONE"
+          zpty -r z chunk '*KILNDONE*'
+          print -r -- "=== $line"
+          print -r -- "$chunk"
+        done
+        zpty -d z
+
+        """
+
+    /// What zsh's completion system lists at the end of each of `lines`, with the script installed as `_kiln` in
+    /// `folder`: the words of each listing (an option's or command's description after ` -- ` left out).
+    private func zshOffers(_ lines: [String], folder: URL) throws -> [[String]] {
+        try CompletionsCommandTests.zshDriver.write(to: file("zsh-driver.zsh"), atomically: true, encoding: .utf8)
+        let run = try program("/usr/bin/timeout", ["120", "/usr/bin/zsh", "-f", "zsh-driver.zsh", folder.path] + lines)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let escapes = try NSRegularExpression(pattern: "\u{1B}\\[[0-9;?]*[A-Za-z]|.\u{08}|\r")
+        let plain = escapes.stringByReplacingMatches(in: run.stdout, range: NSRange(run.stdout.startIndex..., in: run.stdout), withTemplate: "")
+        return lines.map { line in
+            let section = plain.components(separatedBy: "=== \(line)\n").dropFirst().first?.components(separatedBy: "KILNDONE").first ?? ""
+            // The listing is between the echoed line and the echo of the marker command.
+            let listing = section.components(separatedBy: "\n").dropFirst().filter { !$0.contains("KILN''DONE") }
+                .map { $0.components(separatedBy: line.trimmingCharacters(in: .whitespaces)).first ?? $0 }
+            return listing.flatMap { row -> [String] in
+                if let described = row.range(of: " -- ") { return [row[..<described.lowerBound].trimmingCharacters(in: .whitespaces)] }
+                return row.split(separator: " ").map(String.init)
+            }.filter { $0.range(of: "^[a-z-]+$", options: .regularExpression) != nil }  // not the prompt (>) or zsh's % mark (#)
+        }
+    }
+
+    func testZshOffersEveryOptionOfEveryCommandAndNothingElse() throws {
         let options = try helpOptions()
         let url = try script("zsh")
         let syntax = try program("/usr/bin/zsh", ["-n", url.path])
@@ -112,6 +153,18 @@ final class CompletionsCommandTests: CLITestCase {
             XCTAssertEqual(Set(specs), expected, command)
             XCTAssertEqual(specs.count, expected.count, "\(command): each once")
         }
+        // What zsh itself lists, the script installed as _kiln in a folder of fpath.
+        let folder = file("site-functions")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: url, to: folder.appendingPathComponent("_kiln"))
+        let commands = options.keys.sorted()
+        let lines = commands.map { "kiln \($0) --" } + ["kiln ", "kiln check x.sqlite --format ", "kiln completions ", "kiln help "]
+        let offers = try zshOffers(lines, folder: folder)
+        for (command, offered) in zip(commands, offers) { XCTAssertEqual(Set(offered), options[command], command) }
+        XCTAssertEqual(Set(offers[commands.count]), Set(options.keys), "the commands")
+        XCTAssertEqual(Set(offers[commands.count + 1]), ["text", "json", "junit", "github"])
+        XCTAssertEqual(Set(offers[commands.count + 2]), ["bash", "zsh", "fish"])
+        XCTAssertEqual(Set(offers[commands.count + 3]), Set(options.keys).subtracting(["help"]))
         // Loaded into an interactive-style shell, it registers _kiln for kiln.
         let loaded = try program("/usr/bin/zsh", ["-f", "-c", "autoload -U compinit; compinit -u -D; source \(url.path); print -r -- ${_comps[kiln]}"])
         XCTAssertEqual(loaded.stdout, "_kiln\n", loaded.stderr)
