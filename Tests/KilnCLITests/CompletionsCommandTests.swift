@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import XCTest
 
 /// `kiln completions bash|zsh|fish` and `kiln help --man`: each offers every option of every command, as each
@@ -153,7 +154,11 @@ final class CompletionsCommandTests: CLITestCase {
             XCTAssertEqual(Set(specs), expected, command)
             XCTAssertEqual(specs.count, expected.count, "\(command): each once")
         }
-        // What zsh itself lists, the script installed as _kiln in a folder of fpath.
+        // Sourced after compinit, an interactive-style shell, it registers _kiln for kiln.
+        let loaded = try program("/usr/bin/zsh", ["-f", "-c", "autoload -U compinit; compinit -u -D; source \(url.path); print -r -- ${_comps[kiln]}"])
+        XCTAssertEqual(loaded.stdout, "_kiln\n", loaded.stderr)
+        // What zsh itself lists, the script installed as _kiln in a folder of fpath (about 10 s of keystrokes and pauses).
+        try TestTier.requireFull("an interactive zsh on a pseudo-terminal")
         let folder = file("site-functions")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: url, to: folder.appendingPathComponent("_kiln"))
@@ -165,9 +170,6 @@ final class CompletionsCommandTests: CLITestCase {
         XCTAssertEqual(Set(offers[commands.count + 1]), ["text", "json", "junit", "github"])
         XCTAssertEqual(Set(offers[commands.count + 2]), ["bash", "zsh", "fish"])
         XCTAssertEqual(Set(offers[commands.count + 3]), Set(options.keys).subtracting(["help"]))
-        // Loaded into an interactive-style shell, it registers _kiln for kiln.
-        let loaded = try program("/usr/bin/zsh", ["-f", "-c", "autoload -U compinit; compinit -u -D; source \(url.path); print -r -- ${_comps[kiln]}"])
-        XCTAssertEqual(loaded.stdout, "_kiln\n", loaded.stderr)
     }
 
     func testTheManualPageRendersWithEveryOptionUnderItsCommand() throws {
