@@ -1,5 +1,8 @@
-/* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h) and the calling thread's id. */
+/* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h), the calling thread's id and the
+   terminal's width (ioctl is variadic, which Swift does not import). Linux only: see Sources/KilnKit/CWrappers/Glibc.swift. */
+#ifdef __linux__
 #include <malloc.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,3 +16,10 @@ static inline void kiln_malloc_trim(void) { (void)malloc_trim(0); }
 /* Raises the nice value of the calling thread alone (Linux schedules threads, not processes, by nice value) to
    `nice`; 0 on success. Without privileges it can only go up. */
 static inline int kiln_thread_set_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
+
+/* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */
+static inline int kiln_terminal_columns(int descriptor) {
+    struct winsize size;
+    return ioctl(descriptor, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
+#endif

@@ -69,7 +69,7 @@ struct BuildCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
         options.htmlReport = html
-        if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
+        if format == "text", !quiet, Terminal.isTerminal(STDERR_FILENO) {
             options.progress = { stage in printToStandardError(stage.line + "\n") }
         }
         let outcome = try Builder.build(pipeline, options: options)

@@ -9,6 +9,21 @@ struct CommandLineTool {
     static let commands: [CommandEntry] = [
         CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(PatchCommand.self), CommandEntry(ApplyCommand.self), CommandEntry(ExtractCommand.self),
         CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(ReportCommand.self), CommandEntry(CodesCommand.self),
+        CommandEntry(CompletionsCommand.self),
+    ]
+
+    /// The options of `kiln` itself, as the overview's OPTIONS section lists them (`-h` is `--help`'s short form).
+    static let globalOptions: [CommandOption] = [
+        CommandOption("--help", value: nil, help: "Shows help (also -h, and after any command: kiln build --help)."),
+        CommandOption("--version", value: nil, help: "Shows the version."),
+    ]
+
+    /// What `kiln help` does, as the overview and the completion scripts describe it.
+    static let helpAbstract = "Shows help for a command (help --man: the manual page)."
+
+    /// The options of `kiln help [COMMAND]`.
+    static let helpOptions: [CommandOption] = [
+        CommandOption("--man", value: nil, help: "Prints the manual page of kiln (roff: every command, its options and exit codes) instead; man -l reads it."),
     ]
 
     static var overview: String {
@@ -20,9 +35,10 @@ struct CommandLineTool {
             COMMANDS:
 
             """
-        for command in commands { text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract + "\n" }
+        let rows = commands.map { ($0.name, $0.abstract) } + [("help", helpAbstract)]
+        // Names in a column of 10; a longer one (completions) is followed by two spaces.
+        for (name, abstract) in rows { text += "  " + name.padding(toLength: max(10, name.count + 2), withPad: " ", startingAt: 0) + abstract + "\n" }
         text += """
-              help      Shows help for a command.
 
             OPTIONS:
               -h, --help  Shows help.
@@ -60,6 +76,13 @@ struct CommandLineTool {
             try printOut(KilnVersion.current + "\n")
             return 0
         case "help":
+            if arguments.dropFirst().first == "--man" {
+                if let extra = arguments.dropFirst(2).first {
+                    return usageError("help --man takes no argument, found \"\(extra)\"", usage: "kiln help --man")
+                }
+                try StandardOutput.write(ManualPage.text(commands: CommandLineTool.commands))
+                return 0
+            }
             guard let name = arguments.dropFirst().first else {
                 try printOut(CommandLineTool.overview)
                 return 0
@@ -128,6 +151,8 @@ protocol KilnCommand {
     /// What the command does, then notes and exit codes: the help around the generated OPTIONS section.
     static var details: String { get }
     static var commandOptions: [CommandOption] { get }
+    /// What a shell completes for the positional arguments (file names unless a command says otherwise).
+    static var argumentCompletion: CommandOption.Completion { get }
     /// Validates the parsed arguments.
     /// - Throws: `KilnError.usage` for missing or extra arguments.
     init(_ arguments: inout ParsedArguments) throws
@@ -137,6 +162,8 @@ protocol KilnCommand {
 }
 
 extension KilnCommand {
+    static var argumentCompletion: CommandOption.Completion { .files }
+
     /// `kiln NAME ARGUMENTS [--option VALUE]…`, required options without brackets.
     static var usage: String {
         let options = commandOptions.map { option in option.required ? option.synopsis : "[\(option.synopsis)]" }
@@ -168,6 +195,32 @@ struct CommandOption: Sendable {
         self.required = required
         self.repeatable = repeatable
         self.help = help
+    }
+
+    /// What a shell offers for an option's value (or a command's arguments).
+    enum Completion: Equatable, Sendable {
+        /// A flag: no value.
+        case none
+        /// One of these words.
+        case choices([String])
+        /// A file or folder name.
+        case files
+        /// A folder name.
+        case folders
+        /// Anything (a number, a limit): nothing to offer.
+        case text
+    }
+
+    /// The completion the value's placeholder calls for: `a|b` its words, `DIR` folders, `FILE`, `M` (a pipeline
+    /// folder or manifest) and `PATH` file names, any other placeholder (`N`, `L`, `SIZE`…) free text.
+    var completion: Completion {
+        guard let value else { return .none }
+        if value.contains("|") { return .choices(value.split(separator: "|").map(String.init)) }
+        switch value {
+        case "DIR": return .folders
+        case "FILE", "M", "PATH": return .files
+        default: return .text
+        }
     }
 
     /// `--name VALUE`, or `--name` for a flag.
@@ -203,6 +256,10 @@ struct CommandEntry: Sendable {
     let abstract: String
     let usage: String
     let help: String
+    /// The paragraphs of the help around its OPTIONS section, as declared.
+    let details: String
+    let options: [CommandOption]
+    let argumentCompletion: CommandOption.Completion
     let run: @Sendable ([String]) throws -> Int32
 
     init<Command: KilnCommand>(_ type: Command.Type) {
@@ -210,6 +267,9 @@ struct CommandEntry: Sendable {
         abstract = type.abstract
         usage = type.usage
         help = type.help
+        details = type.details
+        options = type.commandOptions
+        argumentCompletion = type.argumentCompletion
         run = { arguments in
             var parsed = try ParsedArguments(arguments, options: Command.commandOptions)
             return try Command(&parsed).run()

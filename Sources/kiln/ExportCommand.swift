@@ -16,14 +16,15 @@ struct ExportCommand: KilnCommand {
         Three exports need no declaration (a manifest export of the same name wins):
         `kiln export swift BUNDLE --out DIR` writes DIR/<Bundle>Bundle.swift, a struct per table with read-only
         queries (key, foreign keys, full-text search, region) over SQLite's C API, and GRDB conformances under
-        #if canImport(GRDB); `kiln export datasette BUNDLE --out DIR` writes DIR/<bundle file>.metadata.json for
-        `datasette serve BUNDLE --metadata …` (descriptions, sources, ?_search= through the full-text table, SQLite's
-        shadow tables hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
+        #if canImport(GRDB); `kiln export datasette BUNDLE --out DIR` writes DIR/<bundle file>.metadata.json,
+        Datasette's metadata file (descriptions, sources, the full-text table of each table, SQLite's shadow tables
+        hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
         self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules.
 
         Every file is written to a temporary file first, and they are renamed into place only when all are complete:
-        a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the
-        manifest's limits.sqlSeconds.
+        a failure leaves DIR as it was. DIR may already hold other files, which are left as they are; it may not be an
+        empty string (--out ""), the pipeline folder or a file. Export queries must only read (one SELECT each) and
+        are stopped after the manifest's limits.sqlSeconds.
 
         Exit codes: 0 written, 1 the bundle is not a Kiln bundle of this pipeline (or is damaged), 64 usage or manifest
         error, 74 I/O error (also: the bundle is locked by another process).

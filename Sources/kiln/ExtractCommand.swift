@@ -18,12 +18,17 @@ struct ExtractCommand: KilnCommand {
     static let commandOptions: [CommandOption] = [
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest (default: kiln.json5 in the current folder)."),
         CommandOption("--format", value: "table|json", help: "table (default) or json."),
+        CommandOption("--fields", value: "A,B", help: "Only these fields, in this order, comma-separated (in the table and the JSON); an unknown name is refused with the list of the source's fields."),
+        CommandOption("--width", value: "N", help: "The table's widest line: the widest field columns are narrowed to fit and cells cut end in … (said once, after the records). Default: the terminal's width (COLUMNS, else the terminal's own) when stdout is a terminal, else no limit; 0: no limit. The JSON is never cut."),
     ]
 
     let sourceName: String
     let files: [String]
     let manifestPath: String
     let format: String
+    let fields: [String]?
+    /// The table's widest line; `nil`: no limit.
+    let width: Int?
 
     init(_ arguments: inout ParsedArguments) throws {
         sourceName = try arguments.positional("the source name")
@@ -33,13 +38,31 @@ struct ExtractCommand: KilnCommand {
         manifestPath = try ManifestLocation.resolve(explicit: arguments.values["--manifest"], bundle: nil)
             ?? { throw KilnError.usage("no \(ManifestLoader.defaultFileName) in the current folder; give the pipeline with --manifest") }()
         format = try arguments.format(allowed: ["table", "json"])
+        fields = arguments.values["--fields"].map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        if let fields, fields.contains("") {
+            throw KilnError.usage("--fields needs field names separated by commas, not \"\(arguments.values["--fields"] ?? "")\"")
+        }
+        if let given = arguments.values["--width"] {
+            guard let width = Int(given), width >= 0 else { throw KilnError.usage("--width needs a number of columns (0: no limit), not \"\(given)\"") }
+            guard format == "table" else { throw KilnError.usage("--width applies to the table; --format json is never cut") }
+            self.width = width == 0 ? nil : width
+        } else {
+            width = format == "table" ? ExtractCommand.terminalWidth() : nil
+        }
+    }
+
+    /// The width of the terminal stdout is, when it is one: `COLUMNS` when it holds a number, else the terminal's own.
+    static func terminalWidth() -> Int? {
+        guard Terminal.isTerminal(STDOUT_FILENO) else { return nil }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap({ Int($0) }), columns > 0 { return columns }
+        return Terminal.columns(STDOUT_FILENO)
     }
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
         try ExtractionStream.write(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files,
-                                   format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
+                                   fields: fields, width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
             TerminalText.sanitize($0)
         }
         return 0

@@ -14,10 +14,10 @@ enum Interruption {
     /// limit (`ulimit -f`) then fails the write that hit it (`EPIPE`, `EFBIG`), an I/O error (74) that removes the
     /// temporary files and the lock like any other.
     static func install() {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGXFSZ, SIG_IGN)
+        ProcessSignals.ignore(SIGPIPE)
+        ProcessSignals.ignore(SIGXFSZ)
         for (number, name) in signals {
-            signal(number, SIG_IGN)
+            ProcessSignals.ignore(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 let removed = TemporaryFiles.shared.removeAll().map { URL(fileURLWithPath: $0).lastPathComponent }
@@ -25,7 +25,7 @@ enum Interruption {
                 let text = "kiln: interrupted by \(name): \(what); the bundle in place, if any, is whole (the previous one or the new one)\n"
                 StandardError.write(TerminalText.sanitize(text))
                 TemporaryFiles.shared.removeAgain()
-                _exit(128 + number)
+                ProcessSignals.exitNow(128 + number)
             }
             source.resume()
             TemporaryFiles.shared.retain(source as AnyObject)

@@ -66,12 +66,22 @@ class CLITestCase: XCTestCase {
                             in: workingDirectory)
     }
 
+    /// Runs another program (a shell, groff, `scripts/install`) in the working folder, with `environment` added to
+    /// this process's.
+    @discardableResult
+    func program(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        try CLITestCase.run(URL(fileURLWithPath: path), arguments, in: workingDirectory, environment: environment)
+    }
+
     /// Runs `executable` in `folder` and waits for it, reading its stdout while its stderr goes to a file (so
     /// neither pipe can fill while the other is read).
-    static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> Run {
+    static func run(_ executable: URL, _ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = folder
         let out = Pipe(), err = try errorSink()
         process.standardOutput = out

@@ -49,4 +49,19 @@ final class ExportCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 64)
         XCTAssertTrue(run.stderr.hasPrefix("Error: missing --out DIR"), run.stderr)
     }
+
+    func testOutMayHoldOtherFilesButMayNotBeAnEmptyString() throws {
+        try copy("raw/patras", to: "raw/patras")
+        XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
+        try FileManager.default.createDirectory(at: file("legacy"), withIntermediateDirectories: true)
+        try Data("mine\n".utf8).write(to: file("legacy/notes.txt"))
+        let run = try kiln("export", "legacy-text", "build/patras.sqlite", "--out", "legacy")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try Data(contentsOf: file("legacy/notes.txt")), Data("mine\n".utf8), "another file in DIR is kept")
+        for name in legacyFiles { XCTAssertEqual(try Data(contentsOf: file("legacy/" + name)), try Data(contentsOf: file("raw/patras/" + name)), name) }
+        let empty = try kiln("export", "legacy-text", "build/patras.sqlite", "--out", "")
+        XCTAssertEqual(empty.status, 64)
+        XCTAssertEqual(empty.stderr, "Error: --out needs a path, not an empty string\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M]\n")
+        XCTAssertTrue(try kiln("export", "--help").stdout.contains("DIR may already hold other files, which are left as they are; it may not be an\nempty string (--out \"\"), the pipeline folder or a file."))
+    }
 }

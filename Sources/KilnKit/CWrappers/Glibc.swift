@@ -1,8 +1,12 @@
+// The platform layer: every call Kiln makes that is particular to Linux and glibc (the allocator, thread priority,
+// write(2) and fsync(2) by module name, signal dispositions, the terminal's width) is in this file, so a port (macOS:
+// Darwin's malloc zones, pthread QoS instead of a thread's nice value) has one file to write, with CGlibc's shim.h.
+// POSIX calls other files make (open, stat, flock, kill, strerror) are the same on both. Kiln is built and tested
+// on Linux only.
+#if os(Linux)
 import CGlibc
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// glibc's allocator, tuned for a build whose reader threads make rows that the staging writer's thread frees: each
 /// allocating thread gets an arena of its own, and memory freed into an arena stays with the process. Without a
@@ -80,3 +84,38 @@ public enum StandardDescriptors {
         }
     }
 }
+
+/// Syncs an open file descriptor (`fsync(2)`), for `FileSync`.
+public enum DescriptorSync {
+    /// True when the file's data reached the disk; on false, `errno` says why.
+    static func sync(_ descriptor: Int32) -> Bool { Glibc.fsync(descriptor) == 0 }
+}
+
+/// Signal dispositions and the exit a signal handler may make, for the command line's interruption handling.
+public enum ProcessSignals {
+    /// Ignores `signal` (its default action no longer runs; a dispatch source may still observe it).
+    public static func ignore(_ signal: Int32) {
+        _ = Glibc.signal(signal, SIG_IGN)
+    }
+
+    /// Ends the process at once with `status`, without atexit handlers or stdio flushing (`_exit(2)`): what a
+    /// signal handler that has cleaned up may do.
+    public static func exitNow(_ status: Int32) -> Never {
+        Glibc._exit(status)
+    }
+}
+
+/// The terminal a standard descriptor is open on, if any.
+public enum Terminal {
+    /// True when `descriptor` is a terminal (`isatty(3)`).
+    public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// The terminal's width in columns; `nil` when `descriptor` is no terminal or its size is not set (0).
+    public static func columns(_ descriptor: Int32) -> Int? {
+        let columns = kiln_terminal_columns(descriptor)
+        return columns > 0 ? Int(columns) : nil
+    }
+}
+#else
+#error("Kiln's platform layer (this file and Sources/CGlibc/shim.h) is written for Linux and glibc only; port it here.")
+#endif

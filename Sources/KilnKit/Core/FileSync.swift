@@ -39,7 +39,7 @@ enum FileSync {
         let descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else { throw KilnError.io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
+        guard DescriptorSync.sync(descriptor) else { throw KilnError.io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
     }
 }
 

@@ -8,6 +8,11 @@ public struct Extraction: Sendable {
         public var file: String
         public var line: Int
         public var values: [String?]
+
+        /// The item with only the values at `indices`, in that order (`nil` where it has none).
+        func selecting(_ indices: [Int]) -> Item {
+            Item(file: file, line: line, values: indices.map { $0 < values.count ? values[$0] : nil })
+        }
     }
 
     /// The source's field names, aligned with each item's values.
@@ -86,16 +91,77 @@ public struct Extraction: Sendable {
         ]
     }
 
-    /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern.
-    public func table() -> String {
+    /// A plain-text table of the records, then the unmatched lines and other findings, for tuning a pattern. With a
+    /// `width`, the field columns are narrowed so that each line fits it (`fittedWidths`) and the cells cut end in `…`.
+    public func table(width: Int? = nil) -> String {
         let headers = ["file:line"] + fieldNames
         let rows = items.map(Extraction.cells)
-        let widths = headers.indices.map { column in
+        let natural = headers.indices.map { column in
             ([headers[column]] + rows.map { $0[column] }).map { $0.count }.max() ?? 0
         }
-        var lines = [headers, widths.map { String(repeating: "-", count: $0) }].map { Extraction.formatRow($0, widths: widths) }
-        lines += rows.map { Extraction.formatRow($0, widths: widths) }
-        return lines.joined(separator: "\n") + "\n" + tableFooter(count: items.count)
+        let widths = Extraction.fittedWidths(natural, into: width)
+        let fit = { (cells: [String]) in widths == natural ? cells : Extraction.fitted(cells, to: widths) }
+        var lines = [fit(headers), widths.map { String(repeating: "-", count: $0) }].map { Extraction.formatRow($0, widths: widths) }
+        lines += rows.map { Extraction.formatRow(fit($0), widths: widths) }
+        return lines.joined(separator: "\n") + "\n" + tableFooter(count: items.count, cutTo: widths == natural ? nil : width)
+    }
+
+    /// The extraction with only the fields at `indices` (from `fieldIndices`), in that order.
+    public func selecting(_ indices: [Int]) -> Extraction {
+        Extraction(fieldNames: indices.map { fieldNames[$0] }, items: items.map { $0.selecting(indices) }, diagnostics: diagnostics)
+    }
+
+    /// The positions in `fieldNames` of the fields `requested` (`kiln extract --fields a,b`), in the order asked.
+    /// - Throws: `KilnError.usage` for an empty list, a field given twice, or a name that is not one of `fieldNames`
+    ///   (the message lists them).
+    public static func fieldIndices(_ requested: [String], in fieldNames: [String], of source: String) throws -> [Int] {
+        let known = "the fields of \(source) are: \(fieldNames.joined(separator: ", "))"
+        guard !requested.isEmpty else { throw KilnError.usage("--fields needs at least one field name; \(known)") }
+        var indices: [Int] = []
+        for name in requested {
+            guard let index = fieldNames.firstIndex(of: name) else {
+                throw KilnError.usage("--fields: unknown field \"\(name)\"; \(known)")
+            }
+            guard !indices.contains(index) else { throw KilnError.usage("--fields: \"\(name)\" is given twice; give it once") }
+            indices.append(index)
+        }
+        return indices
+    }
+
+    /// The narrowest a field column is made to fit a line: three characters and the `…`.
+    static let narrowestColumn = 4
+
+    /// Column widths that fit a line of `width` (the columns are two spaces apart): the first column
+    /// (`file:line`) is kept whole and the widest field columns are narrowed to one common width, the largest that
+    /// fits, but not below `narrowestColumn` (a line may then stay wider). `nil` or a table that fits: unchanged.
+    static func fittedWidths(_ widths: [Int], into width: Int?) -> [Int] {
+        guard let width, widths.count > 1 else { return widths }
+        let spaces = 2 * (widths.count - 1)
+        func total(_ cap: Int) -> Int { widths[0] + spaces + widths.dropFirst().reduce(0) { $0 + min($1, cap) } }
+        let widest = widths.dropFirst().max() ?? 0
+        guard total(widest) > width else { return widths }
+        var cap = widest
+        while cap > narrowestColumn, total(cap) > width { cap -= 1 }
+        return [widths[0]] + widths.dropFirst().map { min($0, cap) }
+    }
+
+    /// Each cell `fitted` to its column's width.
+    static func fitted(_ cells: [String], to widths: [Int]) -> [String] {
+        zip(cells, widths).map { fitted($0, to: $1) }
+    }
+
+    /// `cell` cut to `width` UTF-16 units (as `formatRow` counts), its last kept character followed by `…`;
+    /// unchanged when it fits.
+    static func fitted(_ cell: String, to width: Int) -> String {
+        guard cell.utf16.count > width else { return cell }
+        var kept = "", length = 0
+        for character in cell {
+            let units = character.utf16.count
+            guard length + units <= width - 1 else { break }
+            kept.append(character)
+            length += units
+        }
+        return kept + "…"
     }
 
     /// One record's cells in the table: `file:line`, then each field (`∅` for none), escaped for a terminal.
@@ -157,9 +223,13 @@ public struct Extraction: Sendable {
             .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
     }
 
-    /// What the table shows after the records: their count, the unmatched lines and the other findings.
-    func tableFooter(count: Int) -> String {
+    /// What the table shows after the records: their count (and, when cells were cut to fit `cutTo` columns,
+    /// that once), the unmatched lines and the other findings.
+    func tableFooter(count: Int, cutTo width: Int? = nil) -> String {
         var lines = ["\(count) record\(count == 1 ? "" : "s")"]
+        if let width {
+            lines.append("(cells cut to fit \(width) columns end in …; --fields A,B shows fewer fields, --width 0 every cell whole)")
+        }
         let misses = unmatched
         lines.append("")
         lines.append(misses.isEmpty ? "no unmatched candidate lines" : "\(misses.count) unmatched candidate line\(misses.count == 1 ? "" : "s"):")

@@ -8,13 +8,17 @@ public enum ExtractionStream {
     /// The output formats.
     public enum Format: Sendable { case table, json }
 
-    /// Runs `source`'s reader over `files` (as `Extraction.run`) and writes the result in `format` to `output`.
+    /// Runs `source`'s reader over `files` (as `Extraction.run`) and writes the result in `format` to `output`:
+    /// only the `fields` named (all when `nil`), and a table no wider than `width` (`Extraction.table(width:)`).
     /// `sanitize` is applied to each line of the table (the terminal-safety filter of the command line).
     /// - Throws: `KilnError.io` when a file cannot be read or the spool cannot be written, `KilnError.usage` for a
-    ///   kind the source does not map.
+    ///   kind the source does not map or a field it does not have (`Extraction.fieldIndices`).
     public static func write(_ source: CompiledSource, kind: String? = nil, files: [URL], displayNames: [String]? = nil,
+                             fields: [String]? = nil, width: Int? = nil,
                              format: Format, to output: FileHandle, sanitize: (String) -> String = { $0 }) throws {
         let kind = try source.extractedKind(kind)
+        let selection = try fields.map { try Extraction.fieldIndices($0, in: kind.fieldNames, of: source.spec.name + "." + kind.name) }
+        let fieldNames = selection.map { $0.map { kind.fieldNames[$0] } } ?? kind.fieldNames
         let reader = source.reader.restricted(to: [kind.name])
         let log = DiagnosticLog()
         log.tally = DiagnosticTally(examplesPerCode: .max)
@@ -27,14 +31,15 @@ public enum ExtractionStream {
             TemporaryFiles.shared.unregister(spoolURL)
         }
         let spool = try Spool(url: spoolURL)
-        let recordJSON = try RecordJSON(fieldNames: kind.fieldNames)
-        var widths = (["file:line"] + kind.fieldNames).map(\.count)
+        let recordJSON = try RecordJSON(fieldNames: fieldNames)
+        var widths = (["file:line"] + fieldNames).map(\.count)
         var count = 0
         // The files are parsed on a thread of their own while this one formats the records they give.
         let items = ExtractedItems(reading: files, displayNames: displayNames, kind: kind.name, with: reader, log: log)
         defer { items.cancel() }
         while let batch = try items.next() {
-            for item in batch {
+            for read in batch {
+                let item = selection.map { read.selecting($0) } ?? read
                 switch format {
                 case .table:
                     let cells = Extraction.cells(item)
@@ -47,11 +52,15 @@ public enum ExtractionStream {
             }
         }
         try spool.close()
-        let summary = Extraction(fieldNames: kind.fieldNames, items: [], diagnostics: log.sorted)
+        let summary = Extraction(fieldNames: fieldNames, items: [], diagnostics: log.sorted)
         let writer = BufferedOutput(output)
         switch format {
         case .table:
-            try writer.write(sanitize(Extraction.formatRow(["file:line"] + kind.fieldNames, widths: widths)) + "\n")
+            let natural = widths
+            widths = Extraction.fittedWidths(natural, into: width)
+            let cut = widths != natural
+            let headers = ["file:line"] + fieldNames
+            try writer.write(sanitize(Extraction.formatRow(cut ? Extraction.fitted(headers, to: widths) : headers, widths: widths)) + "\n")
             try writer.write(Extraction.formatRow(widths.map { String(repeating: "-", count: $0) }, widths: widths) + "\n")
             let lines = try LineReader(url: spoolURL)
             var plain: [UInt8] = []
@@ -68,12 +77,13 @@ public enum ExtractionStream {
                 }
                 try writer.write(Data(plain))
                 plain.removeAll(keepingCapacity: true)
-                let row = Extraction.formatRow(cellBytes.map { String(decoding: $0, as: UTF8.self) }, widths: widths)
+                let cells = cellBytes.map { String(decoding: $0, as: UTF8.self) }
+                let row = Extraction.formatRow(cut ? Extraction.fitted(cells, to: widths) : cells, widths: widths)
                 // The cells are escaped already; only a workflow command at the start of the line is left to neutralise.
                 try writer.write((ExtractionStream.mayBeWorkflowCommand(row) ? sanitize(row) : row) + "\n")
             }
             try writer.write(Data(plain))
-            try writer.write(sanitize(summary.tableFooter(count: count)))
+            try writer.write(sanitize(summary.tableFooter(count: count, cutTo: cut ? width : nil)))
         case .json:
             let marker = "kiln-extract-records-\(UUID().uuidString)"
             let text = String(decoding: try summary.json(records: count == 0 ? [] : [["_file": .string(marker)]]), as: UTF8.self)

@@ -1,0 +1,62 @@
+import Foundation
+import KilnKit
+import XCTest
+@testable import kiln
+
+/// The commands' declarations are the one source of the parser, the help, the completion scripts and the manual
+/// page: each generator is held to them here (the scripts run in the shells in `CompletionsCommandTests`).
+final class CommandDeclarationTests: XCTestCase {
+    func testEveryDeclaredOptionIsInItsCommandsHelpAndNothingElse() {
+        for command in CommandLineTool.commands {
+            XCTAssertEqual(CompletionsCommandTests.optionNames(inOptionsSection: command.help), Set(command.options.map(\.name)), command.name)
+            XCTAssertEqual(Set(command.options.map(\.name)).count, command.options.count, "\(command.name): each option once")
+        }
+    }
+
+    func testEachScriptNamesEveryDeclaredOptionUnderItsCommand() {
+        let scripts = ShellCompletion(commands: CommandLineTool.commands)
+        let bash = scripts.script(for: .bash), zsh = scripts.script(for: .zsh), fish = scripts.script(for: .fish)
+        for command in CommandLineTool.commands {
+            let names = command.options.map(\.name) + ["--help"]
+            let bashBranch = bash.components(separatedBy: "\n        \(command.name))\n").dropFirst().first?.components(separatedBy: "\n            ;;\n").first ?? ""
+            let offered = bashBranch.components(separatedBy: "if [[ \"$cur\" == -* ]]; then\n").last?.split(separator: "\n").first ?? ""
+            XCTAssertEqual(offered.trimmingCharacters(in: .whitespaces), "_kiln_reply -W \"\(names.joined(separator: " "))\"", command.name)
+            let fishLines = fish.split(separator: "\n").filter { $0.contains("-n '__kiln_command_is \(command.name)'") && $0.contains(" -l ") }
+            XCTAssertEqual(fishLines.map { $0.components(separatedBy: " -l ")[1].split(separator: " ")[0] }.map { "--" + $0 }, names, command.name)
+            for name in names { XCTAssertTrue(zsh.contains("'\(name)[") || zsh.contains("'*\(name)["), "\(command.name) \(name)") }
+        }
+    }
+
+    func testValuePlaceholdersCompleteAsTheirKind() {
+        var kinds: [String: CommandOption.Completion] = [:]
+        for option in CommandLineTool.commands.flatMap(\.options) { if let value = option.value { kinds[value] = option.completion } }
+        // A new placeholder that names a file must be added to `CommandOption.completion`, not fall to free text.
+        XCTAssertEqual(Set(kinds.filter { $0.value == .text }.keys), ["L", "LIMITS", "N", "SIZE", "A,B"])
+        XCTAssertEqual(kinds["DIR"], .folders)
+        XCTAssertEqual(kinds["FILE"], .files)
+        XCTAssertEqual(kinds["text|json|junit|github"], .choices(["text", "json", "junit", "github"]))
+        XCTAssertEqual(CommandOption("--quiet", value: nil, help: "").completion, CommandOption.Completion.none)
+    }
+
+    func testSummariesEndAtTheFirstSentence() {
+        XCTAssertEqual(ShellCompletion.summary("Compare with FILE (e.g. the last release) first. Default: none."), "Compare with FILE (e.g. the last release) first")
+        XCTAssertEqual(ShellCompletion.summary("Prints nothing\n  but errors."), "Prints nothing but errors")
+    }
+
+    func testManualPageTextIsEscapedForRoff() {
+        XCTAssertEqual(ManualPage.escape("--out a\\b → x"), "\\-\\-out a\\eb \\[u2192] x")
+        let page = ManualPage.text(commands: CommandLineTool.commands)
+        XCTAssertFalse(page.split(separator: "\n").contains { $0.hasPrefix("'") }, "no line starts a roff request by accident")
+        for command in CommandLineTool.commands {
+            XCTAssertTrue(page.contains("\n.SS \"kiln \(command.name)\"\n.B " + ManualPage.escape(command.usage) + "\n"), command.name)
+        }
+    }
+
+    func testAnEmptyPathIsRefusedAsAnEmptyString() throws {
+        let parsed = try ParsedArguments(["--out", ""], options: ExportCommand.commandOptions)
+        XCTAssertThrowsError(try parsed.path("--out")) { error in
+            XCTAssertEqual("\(error)", "\(KilnError.usage("--out needs a path, not an empty string"))")
+        }
+        XCTAssertEqual(try ParsedArguments(["--out", "legacy"], options: ExportCommand.commandOptions).path("--out")?.lastPathComponent, "legacy")
+    }
+}
