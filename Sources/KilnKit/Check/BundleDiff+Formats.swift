@@ -137,6 +137,35 @@ extension BundleDiff {
         }
     }
 
+    /// The report in `format`, ending with a newline.
+    /// - Throws: `EncodingError` only if JSON encoding fails, which plain strings and numbers do not.
+    public func rendered(as format: ReportFormat) throws -> String {
+        switch format {
+        case .text: return text
+        case .json: return try json
+        case .junit: return junit
+        case .github: return github
+        }
+    }
+
+    /// JUnit XML: a suite `tables` with a test case per table (failed over a threshold),
+    /// and a suite `bundle` with one case for the schema and the bundles themselves.
+    public var junit: String {
+        let tableCases = tables.map { table in
+            JUnitCase(classname: "kiln.diff.table", name: table.name, findings: table.findings)
+        }
+        let tableFindings = Set(tables.flatMap(\.findings))
+        let bundleCase = JUnitCase(classname: "kiln.diff", name: "schema", findings: findings.filter { !tableFindings.contains($0) })
+        return junitXML(name: "kiln diff \(old) \(new)",
+                        suites: [JUnitSuite(name: "tables", cases: tableCases), JUnitSuite(name: "bundle", cases: [bundleCase])])
+    }
+
+    /// GitHub Actions annotations: one per finding (at the new bundle), then `summaryLine` as the verdict.
+    public var github: String {
+        (findings.map(githubAnnotation) + ["kiln diff: " + (passed ? "passed" : "failed") + "; " + summaryLine])
+            .joined(separator: "\n") + "\n"
+    }
+
     /// One line for a build that compared its bundle with a baseline, e.g.
     /// `compared with build/patras.sqlite: timetable 39 removed; stop 2 changed`.
     public var summaryLine: String {
