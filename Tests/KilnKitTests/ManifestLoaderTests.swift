@@ -402,4 +402,27 @@ final class ManifestLoaderTests: KilnTestCase {
         XCTAssertEqual(locator.line(of: "c[1].missing"), 9)
         XCTAssertEqual(locator.line(of: "zzz"), 2)
     }
+
+    func testExportsFromAddsTheOtherManifestsExportsAfterItsOwn() throws {
+        let patras = try copyRepositoryFolder("raw/patras", as: "patras")
+        let web = try copyRepositoryFolder("raw/patras-web", as: "patras-web")
+        let shared = try ManifestLoader.load(web.path, resolvingInputs: false).manifest
+        let own = try ManifestLoader.load(patras.path, resolvingInputs: false).manifest
+        XCTAssertEqual(shared.exports.map(\.name), own.exports.map(\.name))
+        XCTAssertEqual(shared.exports.map(\.declaredIndex), Array(own.exports.indices))
+        XCTAssertEqual(shared.exports.first?.declaredIn?.file, own.file)
+        XCTAssertNil(own.exports.first?.declaredIn)
+        XCTAssertEqual(shared.exports.map { $0.files.map(\.query) }, own.exports.map { $0.files.map(\.query) })
+    }
+
+    func testExportsFromItselfIsRefused() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "self")
+        let file = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "./kiln.json5","#)
+            .write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ManifestLoader.load(folder.path, resolvingInputs: false)) { error in
+            XCTAssertTrue("\(error)".contains("manifest error at exportsFrom: a manifest cannot take the exports of itself"), "\(error)")
+        }
+    }
 }

@@ -25,8 +25,11 @@ public struct Exporter {
     public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
         guard let index = manifest.exports.firstIndex(where: { $0.name == name }) else {
             let known = manifest.exports.map(\.name)
-            throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
+            throw KilnError.usage("\(displayPath(manifest.file)) declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))")
+                                  + "; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"")
         }
+        let origin = manifest.exports[index].declaredIn
+        let exportPath = "exports[\(manifest.exports[index].declaredIndex ?? index)]"
         try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         for file in manifest.exports[index].files {
             try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
@@ -54,7 +57,7 @@ public struct Exporter {
             case .string(let text): return .text(text)
             case .bool(let flag): return .integer(flag ? 1 : 0)
             case .null: return .null
-            case .array, .object: throw issue("exports[\(index)].parameters", "a parameter is a number, a string or a boolean")
+            case .array, .object: throw issue(exportPath + ".parameters", "a parameter is a number, a string or a boolean", in: origin)
             }
         }
         // Every file is written to its temporary first; only when all are complete are they renamed into place, so
@@ -62,8 +65,8 @@ public struct Exporter {
         var complete: [TextFileSink] = []
         defer { for sink in complete { sink.abandon() } }
         for (fileIndex, file) in export.files.enumerated() {
-            let keyPath = "exports[\(index)].files[\(fileIndex)]"
-            let writer = try makeWriter(file, keyPath: keyPath)
+            let keyPath = exportPath + ".files[\(fileIndex)]"
+            let writer = try makeWriter(file, keyPath: keyPath, origin: origin)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
@@ -81,7 +84,7 @@ public struct Exporter {
                 try sink.close()
             } catch let error as SQLiteError where error.isInterrupted {
                 sink.abandon()
-                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
+                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds", in: origin)
             } catch let error as SQLiteError where error.isNotADatabase {
                 sink.abandon()
                 throw KilnError.validation("\(bundle.relativePath) is damaged: \(error.message)")
@@ -90,10 +93,10 @@ public struct Exporter {
                 throw BundleSideFiles.lockedError(bundle)
             } catch let error as SQLiteError {
                 sink.abandon()
-                throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")
+                throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)", in: origin)
             } catch let problem as ValueProblem {
                 sink.abandon()
-                throw issue(keyPath + ".query", problem.message)
+                throw issue(keyPath + ".query", problem.message, in: origin)
             } catch {
                 sink.abandon()
                 throw error
@@ -123,23 +126,25 @@ public struct Exporter {
         return written
     }
 
-    private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {
+    private func makeWriter(_ file: ExportFileSpec, keyPath: String, origin: Manifest?) throws -> RecordWriter {
         guard let type = Exporter.writerTypes.first(where: { $0.format == file.format }) else {
-            throw issue(keyPath + ".format", "no writer for format \"\(file.format)\"; formats: \(Exporter.writerTypes.map { $0.format }.joined(separator: ", "))")
+            throw issue(keyPath + ".format", "no writer for format \"\(file.format)\"; formats: \(Exporter.writerTypes.map { $0.format }.joined(separator: ", "))", in: origin)
         }
         do {
-            return try type.init(options: file.options, manifest: manifest)
+            return try type.init(options: file.options, manifest: origin ?? manifest)
         } catch let problem as ValueProblem {
-            throw issue(keyPath + ".options", problem.message)
+            throw issue(keyPath + ".options", problem.message, in: origin)
         } catch let error as DecodingError {
-            throw issue(keyPath + ".options", "\(error)")
+            throw issue(keyPath + ".options", "\(error)", in: origin)
         }
     }
 
-    private func issue(_ keyPath: String, _ message: String) -> KilnError {
-        let text = (try? String(contentsOf: manifest.file, encoding: .utf8)) ?? ""
+    /// The mistake at `keyPath` of the manifest (or of `file`, the manifest an export was taken from).
+    private func issue(_ keyPath: String, _ message: String, in origin: Manifest? = nil) -> KilnError {
+        let file = origin?.file ?? manifest.file
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         let line = JSON5Locator(text: text).line(of: keyPath)
-        return .manifest(ManifestIssue(file: manifest.file.path, line: line, keyPath: keyPath, message: message))
+        return .manifest(ManifestIssue(file: file.path, line: line, keyPath: keyPath, message: message))
     }
 }
 

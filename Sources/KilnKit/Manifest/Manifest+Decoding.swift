@@ -11,6 +11,8 @@ struct ManifestDocument: Decodable {
     var rules: [RuleSpec]
     var severity: [String: Severity]
     var exports: [ExportSpec]
+    /// Another manifest whose exports this one also offers (a path relative to this manifest's folder).
+    var exportsFrom: String?
     var thresholds: Thresholds
     var baseline: String?
     var vocabularies: [String: VocabularySpec]
@@ -19,7 +21,7 @@ struct ManifestDocument: Decodable {
     var patch: PatchSettings
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, exportsFrom, thresholds, baseline, limits, patch
     }
 
     init(from decoder: Decoder) throws {
@@ -31,6 +33,7 @@ struct ManifestDocument: Decodable {
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
         severity = try c.decodeIfPresent([String: Severity].self, forKey: .severity) ?? [:]
         exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
+        exportsFrom = try c.decodeIfPresent(String.self, forKey: .exportsFrom)
         thresholds = try c.decodeIfPresent(Thresholds.self, forKey: .thresholds) ?? Thresholds()
         baseline = try c.decodeIfPresent(String.self, forKey: .baseline)
         vocabularies = try c.decodeIfPresent([String: VocabularySpec].self, forKey: .vocabularies) ?? [:]
