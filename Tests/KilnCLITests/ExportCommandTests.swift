@@ -33,7 +33,7 @@ final class ExportCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
         let run = try kiln("export", "netex", "build/patras.sqlite", "--out", "x")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(run.stderr, "Error: raw/patras/kiln.json5 declares no export \"netex\"; exports: legacy-text, gtfs; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M]\n")
+        XCTAssertEqual(run.stderr, "Error: raw/patras/kiln.json5 declares no export \"netex\"; exports: legacy-text, gtfs; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--date YYYY-MM-DD]\n")
     }
 
     func testTheWebPipelineTakesTheExportsOfPatras() throws {

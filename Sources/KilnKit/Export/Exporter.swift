@@ -5,8 +5,39 @@ import Foundation
 public struct Exporter {
     public let manifest: Manifest
 
-    public init(manifest: Manifest) {
+    /// The day of the export (`kiln export --date`, else `SOURCE_DATE_EPOCH`): where a service period without a start
+    /// date starts, and what `serviceFindings` counts from (the clock when nil: that only decides a warning).
+    public var exportDate: Date?
+
+    public init(manifest: Manifest, exportDate: Date? = nil) {
         self.manifest = manifest
+        self.exportDate = exportDate
+    }
+
+    /// The service period of export `name`, nil when it declares none.
+    /// - Throws: `KilnError.usage` for an unknown export, or a period counted from an export date not given.
+    public func servicePeriod(of name: String) throws -> ServicePeriod? {
+        guard let export = manifest.exports.first(where: { $0.name == name }), let spec = export.servicePeriod else { return nil }
+        do {
+            return try ServicePeriod(spec, exportDate: exportDate)
+        } catch let problem as ValueProblem {
+            throw KilnError.usage("export \"\(name)\": " + problem.message)
+        }
+    }
+
+    /// A warning (`export.service-ending`) when the service period of export `name` ends within its `warnDays` of the
+    /// export date (today when none was given), or has ended; none otherwise.
+    public func serviceFindings(_ name: String) throws -> [Diagnostic] {
+        guard let period = try servicePeriod(of: name), let export = manifest.exports.first(where: { $0.name == name }),
+              let spec = export.servicePeriod else { return [] }
+        let asOf = exportDate ?? Date()
+        let left = period.daysLeft(from: asOf)
+        guard left < spec.warnDays else { return [] }
+        let end = ServicePeriod.gtfs(period.end), day = ServicePeriod.gtfs(asOf)
+        let when = left >= 0 ? "ends on \(end), \(left) day\(left == 1 ? "" : "s") after \(day)" : "ended on \(end), \(-left) day\(left == -1 ? "" : "s") before \(day)"
+        return [Diagnostic(code: .exportServiceEnding, severity: DiagnosticCode.exportServiceEnding.severity,
+                           message: "the service period of export \"\(name)\" \(when) (warned \(spec.warnDays) days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on",
+                           provenance: Provenance(file: displayPath(export.declaredIn?.file ?? manifest.file)))]
     }
 
     /// The formats files can be written in.
@@ -30,6 +61,7 @@ public struct Exporter {
         }
         let origin = manifest.exports[index].declaredIn
         let exportPath = "exports[\(manifest.exports[index].declaredIndex ?? index)]"
+        let period = try servicePeriod(of: name)
         try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         for file in manifest.exports[index].files {
             try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
@@ -51,13 +83,25 @@ public struct Exporter {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
         let export = manifest.exports[index]
-        let parameters = try export.parameters.mapValues { value -> SQLValue in
+        var parameters = try export.parameters.mapValues { value -> SQLValue in
             switch value {
             case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? .integer(Int64(number)) : .real(number)
             case .string(let text): return .text(text)
             case .bool(let flag): return .integer(flag ? 1 : 0)
             case .null: return .null
             case .array, .object: throw issue(exportPath + ".parameters", "a parameter is a number, a string or a boolean", in: origin)
+            }
+        }
+        // Values Kiln binds itself, when a query asks for them: the service period, and the bundle's content digest.
+        func builtIn(_ name: String) throws -> SQLValue? {
+            switch name {
+            case "kiln_service_start", "kiln_service_end":
+                guard let period else { throw ValueProblem(message: "the query uses :\(name), but the export declares no servicePeriod") }
+                return .text(ServicePeriod.gtfs(name == "kiln_service_start" ? period.start : period.end))
+            case "kiln_content_digest":
+                let layout = try BundleLayout(database, userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)))
+                return .text(try ContentDigest.of(layout.tables, in: database))
+            default: return nil
             }
         }
         // Every file is written to its temporary first; only when all are complete are they renamed into place, so
@@ -71,6 +115,9 @@ public struct Exporter {
             let sink = try TextFileSink(url: url)
             do {
                 let statement = try database.prepareQuery(file.query)
+                for name in statement.parameterNames where parameters[name] == nil {
+                    if let value = try builtIn(name) { parameters[name] = value }
+                }
                 let undeclared = statement.parameterNames.filter { parameters[$0] == nil }
                 if !undeclared.isEmpty {
                     throw ValueProblem(message: "the query uses \(undeclared.map { ":" + $0 }.joined(separator: ", ")), which the export's parameters do not declare")

@@ -360,7 +360,7 @@ extension FixtureSpec: Decodable {
 }
 
 extension ExportSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files, archive, parameters }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files, archive, parameters, servicePeriod }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -368,6 +368,10 @@ extension ExportSpec: Decodable {
         files = try c.decode([ExportFileSpec].self, forKey: .files)
         archive = try c.decodeIfPresent(String.self, forKey: .archive)
         parameters = try c.decodeIfPresent([String: JSONValue].self, forKey: .parameters) ?? [:]
+        servicePeriod = try c.decodeIfPresent(ServicePeriodSpec.self, forKey: .servicePeriod)
+        if let reserved = parameters.keys.sorted().first(where: { $0.hasPrefix("kiln_") }) {
+            throw DecodingError.dataCorruptedError(forKey: .parameters, in: c, debugDescription: "parameter names starting kiln_ are Kiln's own (:kiln_service_start, :kiln_service_end, :kiln_content_digest); rename \"\(reserved)\"")
+        }
     }
 }
 

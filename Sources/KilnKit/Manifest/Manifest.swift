@@ -303,6 +303,8 @@ public struct ExportSpec: Sendable {
     public var archive: String? = nil
     /// Values bound to `:name` parameters in the export's queries (numbers, text, booleans as 0/1).
     public var parameters: [String: JSONValue] = [:]
+    /// The dates the exported service runs, bound as `:kiln_service_start` and `:kiln_service_end` (`YYYYMMDD`).
+    public var servicePeriod: ServicePeriodSpec? = nil
     /// The manifest that declares the export and its place in that manifest's `exports`, when it was taken from
     /// another manifest (`exportsFrom`); nil for the manifest's own. Its writers read their options against it.
     public var declaredIn: Manifest? = nil
