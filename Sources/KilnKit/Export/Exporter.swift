@@ -35,7 +35,7 @@ public struct Exporter {
         guard left < spec.warnDays else { return [] }
         let end = ServicePeriod.gtfs(period.end), day = ServicePeriod.gtfs(asOf)
         let when = left >= 0 ? "ends on \(end), \(left) day\(left == 1 ? "" : "s") after \(day)" : "ended on \(end), \(-left) day\(left == -1 ? "" : "s") before \(day)"
-        return [Diagnostic(code: .exportServiceEnding, severity: DiagnosticCode.exportServiceEnding.severity,
+        return [Diagnostic(code: .exportServiceEnding,
                            message: "the service period of export \"\(name)\" \(when) (warned \(spec.warnDays) days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on",
                            provenance: Provenance(file: displayPath(export.declaredIn?.file ?? manifest.file)))]
     }

@@ -9,12 +9,12 @@ extension FixtureRunner.Outcome {
     public func finding(pathPrefix: String = "") -> Diagnostic? {
         let place = Provenance(file: pathPrefix + fixture.expected)
         if missingExpectation {
-            return Diagnostic(code: .fixtureMissing, severity: .error,
+            return Diagnostic(code: .fixtureMissing,
                               message: "\(name): \(fixture.expected) does not exist; run kiln test --update to write it", provenance: place)
         }
         guard !differences.isEmpty else { return nil }
         let count = differences.count
-        return Diagnostic(code: .fixtureDiffers, severity: .error,
+        return Diagnostic(code: .fixtureDiffers,
                           message: "\(name) differs from \(fixture.expected) (\(count) line\(count == 1 ? "" : "s")):\n" + differences.joined(separator: "\n"),
                           provenance: place)
     }
