@@ -55,7 +55,7 @@ struct ExportCommand: KilnCommand {
     func run() throws -> Int32 {
         let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
-        let exporter = Exporter(manifest: pipeline.manifest, exportDate: exportDate)
+        let exporter = Exporter(manifest: try ManifestLoader.withSharedExports(pipeline.manifest), exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output)
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }

@@ -68,7 +68,7 @@ final class ExportCommandTests: CLITestCase {
         try writePipeline("chain", manifest: #"{ bundle: "patras", schemaVersion: 1, exportsFrom: "../twice/kiln.json5", tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }] }"#)
         let chain = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "chain")
         XCTAssertEqual(chain.status, 64)
-        XCTAssertTrue(chain.stderr.contains("manifest error at exportsFrom: this manifest takes its exports from ../raw/patras/kiln.json5 itself; name the manifest that declares them"), chain.stderr)
+        XCTAssertTrue(chain.stderr.contains("manifest error at exportsFrom: ../twice/kiln.json5 takes its exports from ../raw/patras/kiln.json5 itself; name the manifest that declares them"), chain.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("x").path), "a refused export wrote something")
     }
 

@@ -13,6 +13,8 @@ public struct Manifest: Sendable {
     /// Severity overrides by diagnostic code.
     public var severity: [String: Severity]
     public var exports: [ExportSpec]
+    /// Another manifest (relative to this one's folder) whose exports this one offers too (`ManifestLoader.withSharedExports`).
+    public var exportsFrom: String? = nil
     /// Controlled vocabularies by name, for the `terms` normalizer.
     public var vocabularies: [String: VocabularySpec] = [:]
     /// Example inputs with the records a source must extract from them, run by `kiln test`.
