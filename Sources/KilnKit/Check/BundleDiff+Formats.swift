@@ -1,6 +1,6 @@
 import Foundation
 
-extension BundleDiff {
+extension BundleDiff: RenderableReport {
     /// The human report: a line per table with its counts and examples, the schema differences, the thresholds,
     /// the errors and the verdict.
     public var text: String {
@@ -134,17 +134,6 @@ extension BundleDiff {
         case .real(let number): return .number(number)
         case .text(let text): return .string(text)
         case .blob: return .string(value.textValue ?? "")
-        }
-    }
-
-    /// The report in `format`, ending with a newline.
-    /// - Throws: `EncodingError` only if JSON encoding fails, which plain strings and numbers do not.
-    public func rendered(as format: ReportFormat) throws -> String {
-        switch format {
-        case .text: return text
-        case .json: return try json
-        case .junit: return junit
-        case .github: return github
         }
     }
 

@@ -1,17 +1,6 @@
 import Foundation
 
-extension CheckReport {
-    /// The report in `format`, ending with a newline.
-    /// - Throws: `EncodingError` only if JSON encoding fails, which plain strings and numbers do not.
-    public func rendered(as format: ReportFormat) throws -> String {
-        switch format {
-        case .text: return text
-        case .json: return try json
-        case .junit: return junit
-        case .github: return github
-        }
-    }
-
+extension CheckReport: RenderableReport {
     /// The human summary: one line per category, the findings, what was not run, and the verdict.
     public var text: String {
         var lines = ["check \(bundle)" + (manifest.map { " with \($0)" } ?? "")]

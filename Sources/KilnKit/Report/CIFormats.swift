@@ -12,6 +12,27 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     case github
 }
 
+/// A report that `kiln check` and `kiln diff` print in every `ReportFormat`.
+public protocol RenderableReport {
+    var text: String { get }
+    var json: String { get throws }
+    var junit: String { get }
+    var github: String { get }
+}
+
+extension RenderableReport {
+    /// The report in `format`, ending with a newline.
+    /// - Throws: `EncodingError` only if JSON encoding fails, which plain strings and numbers do not.
+    public func rendered(as format: ReportFormat) throws -> String {
+        switch format {
+        case .text: return text
+        case .json: return try json
+        case .junit: return junit
+        case .github: return github
+        }
+    }
+}
+
 /// One test case of a JUnit report (a check, a source, a rule, a table, a fixture) and the findings about it:
 /// its errors make the failure, the other findings go to `system-out`.
 public struct JUnitCase: Sendable {
