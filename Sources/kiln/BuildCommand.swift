@@ -31,7 +31,7 @@ struct BuildCommand: KilnCommand {
         CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
         CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
-        CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
+        CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
         CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
@@ -43,7 +43,7 @@ struct BuildCommand: KilnCommand {
     let options: BuildOptions
     /// Paths outside the pipeline folder that sources may read.
     let allowedPaths: [URL]
-    let format: String
+    let format: ReportFormat
     let quiet: Bool
     let html: Bool
 
@@ -60,7 +60,7 @@ struct BuildCommand: KilnCommand {
             }
             return url
         }
-        format = try arguments.format(allowed: ["text", "json"])
+        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
         quiet = arguments.flags.contains("--quiet")
         html = arguments.flags.contains("--html")
     }
@@ -69,7 +69,7 @@ struct BuildCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
         options.htmlReport = html
-        if format == "text", !quiet, Terminal.isTerminal(STDERR_FILENO) {
+        if format == .text, !quiet, Terminal.isTerminal(STDERR_FILENO) {
             options.progress = { stage in printToStandardError(stage.line + "\n") }
         }
         let outcome = try Builder.build(pipeline, options: options)
@@ -77,26 +77,29 @@ struct BuildCommand: KilnCommand {
             let page = ReportCommand.pageBeside(outcome.reportURL)
             try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,
                            bundle: outcome.built ? outcome.output : nil).write(to: page)
-            if !quiet && format != "json" { printToStandardError("html report: \(page.relativePath)\n") }
+            if !quiet && format == .text { printToStandardError("html report: \(page.relativePath)\n") }
         }
-        if format == "json" {
+        let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
+        switch format {
+        case .json:
             try StandardOutput.write(BuildReport(outcome).json())
             try StandardOutput.write("\n")
-        } else if !quiet {
-            printToStandardError(BuildSummary(pathPrefix: pipelinePrefix(pipeline)).text(outcome))
-            if let comparison = outcome.comparison { printToStandardError(comparison.summaryLine + "\n") }
-        } else if !outcome.built {
-            let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
-            for diagnostic in outcome.diagnostics where diagnostic.severity == .error {
-                printToStandardError(summary.line(diagnostic) + "\n")
-            }
+        case .junit: try printOut(outcome.junit(pipeline, summary))
+        case .github: try printOut(outcome.github(summary), workflowCommands: true)
+        case .text: printText(outcome, summary)
         }
         return outcome.built ? 0 : 1
     }
 
-    /// The pipeline folder as the user wrote it, so that printed paths open from the current folder.
-    private func pipelinePrefix(_ pipeline: Pipeline) -> String {
-        let relative = displayPath(pipeline.manifest.directory)
-        return relative.isEmpty ? "" : relative + "/"
+    /// The summary on stderr, or with `--quiet` only the errors of a failed build.
+    private func printText(_ outcome: BuildOutcome, _ summary: BuildSummary) {
+        if !quiet {
+            printToStandardError(summary.text(outcome))
+            if let comparison = outcome.comparison { printToStandardError(comparison.summaryLine + "\n") }
+        } else if !outcome.built {
+            for diagnostic in outcome.diagnostics where diagnostic.severity == .error {
+                printToStandardError(summary.line(diagnostic) + "\n")
+            }
+        }
     }
 }

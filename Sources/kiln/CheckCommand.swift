@@ -25,7 +25,7 @@ struct CheckCommand: KilnCommand {
 
     let bundle: URL
     let manifestPath: String?
-    let format: CheckFormat
+    let format: ReportFormat
 
     /// Takes the bundle, `--manifest` and `--format`.
     /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or an unknown format.
@@ -33,16 +33,14 @@ struct CheckCommand: KilnCommand {
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         try arguments.requireNoMore()
         manifestPath = arguments.values["--manifest"]
-        format = CheckFormat(rawValue: try arguments.format(allowed: CheckFormat.allCases.map(\.rawValue)))!
+        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
     }
 
     /// Checks the bundle and prints the report: 0 when no error, 1 otherwise.
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> Int32 {
         let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
-        let rendered = try report.rendered(as: format)
-        // JSON escapes what a terminal would obey by itself (JSONText); the other formats are made safe here.
-        if format == .json { try StandardOutput.write(rendered) } else { try printOut(rendered, workflowCommands: format == .github) }
+        try printReport(try report.rendered(as: format), format)
         return report.passed ? 0 : 1
     }
 }

@@ -141,6 +141,19 @@ func printOut(_ text: String, workflowCommands: Bool = false) throws {
     try StandardOutput.write(TerminalText.sanitize(text, workflowCommands: workflowCommands))
 }
 
+/// The pipeline folder as a path from the current folder, ending in `/` (empty for the current folder itself), so
+/// that printed input paths open from where the command was run.
+func pipelinePrefix(_ pipeline: Pipeline) -> String {
+    let relative = displayPath(pipeline.manifest.directory)
+    return relative.isEmpty ? "" : relative + "/"
+}
+
+/// Writes a report rendered in `format` to stdout: JSON as it is (JSONText escapes what a terminal would obey),
+/// the other formats made safe, GitHub's workflow commands kept.
+func printReport(_ rendered: String, _ format: ReportFormat) throws {
+    if format == .json { try StandardOutput.write(rendered) } else { try printOut(rendered, workflowCommands: format == .github) }
+}
+
 /// One subcommand: its name, one-line abstract, arguments and options, and how it runs. The options are declared
 /// once, in `commandOptions`: that list drives parsing, the usage line and the OPTIONS section of the help.
 protocol KilnCommand {

@@ -16,7 +16,7 @@ struct DiffCommand: KilnCommand {
 
         """
     static let commandOptions: [CommandOption] = [
-        CommandOption("--format", value: "text|json", help: "text (default) or json."),
+        CommandOption("--format", value: "text|json|junit|github", help: "text (default), json, junit (JUnit XML: a test case per table, failed over a threshold, and one for the schema) or github (GitHub Actions annotations at NEW, then the verdict)."),
         CommandOption("--max-removed", value: "LIMITS", help: "Fail when more rows than this were removed from a table: 10% (of OLD's rows), 25 (rows), or per table, TABLE=5%; several separated by commas: --max-removed 10%,timetable=5%."),
         CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows."),
         CommandOption("--manifest", value: "M", help: "Read thresholds, severity overrides and the tables the app fills (userFilled: counted, not compared) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
@@ -25,7 +25,7 @@ struct DiffCommand: KilnCommand {
 
     let old: URL
     let new: URL
-    let format: String
+    let format: ReportFormat
     let thresholds: Thresholds
     let manifestPath: String?
     let examples: Int
@@ -36,7 +36,7 @@ struct DiffCommand: KilnCommand {
         old = URL(fileURLWithPath: try arguments.positional("the old bundle"))
         new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
         try arguments.requireNoMore()
-        format = try arguments.format(allowed: ["text", "json"])
+        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
         thresholds = try Thresholds(options: arguments.values)
         manifestPath = arguments.values["--manifest"]
         let examples = arguments.values["--examples"] ?? String(BundleDiff.defaultExamples)
@@ -58,8 +58,7 @@ struct DiffCommand: KilnCommand {
         }
         let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
                                           userFilled: userFilled)
-        // JSON escapes what a terminal would obey by itself (JSONText); the text is made safe here.
-        if format == "json" { try StandardOutput.write(try diff.json) } else { try printOut(diff.text) }
+        try printReport(try diff.rendered(as: format), format)
         return diff.passed ? 0 : 1
     }
 

@@ -33,12 +33,15 @@ struct ExportCommand: KilnCommand {
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
+        CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending warning counts from (without either, the warning counts from today; the files never depend on the clock)."),
     ]
 
     let exportName: String
     let bundle: URL
     let output: URL
     let manifestPath: String?
+    /// `--date`, else the day of `SOURCE_DATE_EPOCH`.
+    let exportDate: Date?
 
     init(_ arguments: inout ParsedArguments) throws {
         exportName = try arguments.positional("the export name")
@@ -47,18 +50,30 @@ struct ExportCommand: KilnCommand {
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
         manifestPath = arguments.values["--manifest"]
+        if let date = arguments.values["--date"] {
+            guard let day = ServicePeriod.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
+            exportDate = day
+        } else if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
+            guard let day = ServicePeriod.day(epoch: epoch) else { throw KilnError.usage("SOURCE_DATE_EPOCH is seconds since 1970, not \"\(epoch)\"") }
+            exportDate = day
+        } else {
+            exportDate = nil
+        }
     }
 
     func run() throws -> Int32 {
         let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
-        let written: [URL]
-        if !pipeline.manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
-            written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output)
-        } else {
-            written = try Exporter(manifest: pipeline.manifest).export(exportName, from: bundle, to: output)
+        let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
+        if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
+            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output)
+            for file in written { printToStandardError("wrote \(file.relativePath)\n") }
+            return 0
         }
+        let exporter = Exporter(manifest: manifest, exportDate: exportDate)
+        let written = try exporter.export(exportName, from: bundle, to: output)
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
+        for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }
         return 0
     }
 }

@@ -17,15 +17,19 @@ struct TestCommand: KilnCommand {
         """
     static let commandOptions: [CommandOption] = [
         CommandOption("--update", value: nil, help: "Writes the expected files from what is extracted now (review the change with git diff)."),
+        CommandOption("--format", value: "text|junit|github", help: "text (default): ok or the diff per fixture; junit: JUnit XML, a test case per fixture; github: GitHub Actions annotations, an ::error at the expected file of each fixture that differs, then the verdict."),
     ]
 
     let pipelinePath: String
     let update: Bool
+    let format: ReportFormat
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
         update = arguments.flags.contains("--update")
+        format = ReportFormat(rawValue: try arguments.format(allowed: ["text", "junit", "github"]))!
+        if update, format != .text { throw KilnError.usage("--update writes the expected files; it takes no --format") }
     }
 
     func run() throws -> Int32 {
@@ -35,23 +39,30 @@ struct TestCommand: KilnCommand {
             return 0
         }
         let outcomes = try FixtureRunner(pipeline: pipeline).run(update: update)
-        var failures = 0
+        let pathPrefix = pipelinePrefix(pipeline)
+        switch format {
+        case .junit: try printReport(outcomes.junit(pathPrefix: pathPrefix), format)
+        case .github: try printReport(outcomes.github(pathPrefix: pathPrefix), format)
+        case .text, .json: try printText(outcomes)
+        }
+        return outcomes.allSatisfy(\.passed) || update ? 0 : 1
+    }
+
+    /// `ok` or the differences per fixture, then the count (with `--update`, the files written).
+    private func printText(_ outcomes: [FixtureRunner.Outcome]) throws {
         for outcome in outcomes {
-            let name = "\(outcome.fixture.input) (source \(outcome.fixture.source))"
+            let name = outcome.name
             if update {
                 try printOut("updated \(outcome.fixture.expected) from \(name)\n")
             } else if outcome.missingExpectation {
-                failures += 1
                 try printOut("FAIL \(name): \(outcome.fixture.expected) does not exist; run kiln test --update to write it\n")
             } else if outcome.passed {
                 try printOut("ok   \(name)\n")
             } else {
-                failures += 1
                 try printOut("FAIL \(name) differs from \(outcome.fixture.expected):\n")
                 for line in outcome.differences { try printOut("  " + TerminalText.escape(line) + "\n") }
             }
         }
-        if !update { try printOut("\(outcomes.count - failures) passed, \(failures) failed\n") }
-        return failures == 0 ? 0 : 1
+        if !update { try printOut(outcomes.verdict + "\n") }
     }
 }

@@ -39,7 +39,7 @@ final class CommandLineTests: CLITestCase {
         let run = try kiln("build", "raw/patras", "--fast")
         XCTAssertEqual(run.status, 64)
         XCTAssertEqual(run.stderr, "Error: unknown option --fast; options: --out, --report, --html, --format, --quiet, --baseline, --max-removed, --max-changed, --allow-path\n"
-                       + "Usage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L] [--allow-path PATH]\n")
+                       + "Usage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json|junit|github] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L] [--allow-path PATH]\n")
     }
 
     func testMissingArgumentIsAUsageError() throws {
@@ -52,6 +52,6 @@ final class CommandLineTests: CLITestCase {
         try copy("raw/patras", to: "patras")
         let run = try kiln("build", "patras", "--format", "xml")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.contains("--format must be one of text, json, not \"xml\""), run.stderr)
+        XCTAssertTrue(run.stderr.contains("--format must be one of text, json, junit, github, not \"xml\""), run.stderr)
     }
 }

@@ -69,7 +69,7 @@ final class CompletionsCommandTests: CLITestCase {
         }
         XCTAssertEqual(Set(try bashOffers(["kiln", ""])), Set(options.keys), "the commands")
         XCTAssertEqual(try bashOffers(["kiln", "--"]), ["--help", "--version"])
-        XCTAssertEqual(try bashOffers(["kiln", "build", "--format", ""]), ["text", "json"])
+        XCTAssertEqual(try bashOffers(["kiln", "build", "--format", ""]), ["text", "json", "junit", "github"])
         XCTAssertEqual(try bashOffers(["kiln", "check", "x.sqlite", "--format", "j"]), ["json", "junit"])
         XCTAssertEqual(try bashOffers(["kiln", "completions", ""]), ["bash", "zsh", "fish"])
         XCTAssertEqual(Set(try bashOffers(["kiln", "help", ""])), Set(options.keys).subtracting(["help"]))

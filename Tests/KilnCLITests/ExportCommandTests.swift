@@ -33,7 +33,43 @@ final class ExportCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
         let run = try kiln("export", "netex", "build/patras.sqlite", "--out", "x")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: the manifest declares no export \"netex\"; exports: legacy-text, gtfs"), run.stderr)
+        XCTAssertEqual(run.stderr, "Error: raw/patras/kiln.json5 declares no export \"netex\"; exports: legacy-text, gtfs, swift, datasette, docs; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--date YYYY-MM-DD]\n")
+    }
+
+    func testTheWebPipelineTakesTheExportsOfPatras() throws {
+        try copy("raw/patras", to: "raw/patras")
+        try copy("raw/patras-web", to: "raw/patras-web")
+        XCTAssertEqual(try kiln("build", "raw/patras-web", "--quiet").status, 0)
+        let legacy = try kiln("export", "legacy-text", "build/patras-web.sqlite", "--out", "legacy")
+        XCTAssertEqual(legacy.status, 0, legacy.stderr)
+        // The web pages hold the same rows as the text files: exported as text, they are those files again.
+        for name in legacyFiles {
+            XCTAssertEqual(try Data(contentsOf: file("legacy/" + name)), try Data(contentsOf: file("raw/patras/" + name)), name)
+        }
+        let gtfs = try kiln("export", "gtfs", "build/patras-web.sqlite", "--out", "gtfs")
+        XCTAssertEqual(gtfs.status, 0, gtfs.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("patras-gtfs.zip").path))
+    }
+
+    func testExportsFromMistakesPointAtTheKey() throws {
+        try copy("raw/patras", to: "raw/patras")
+        XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
+        let manifest = try String(contentsOf: file("raw/patras/kiln.json5"), encoding: .utf8)
+        try writePipeline("bare", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../missing/kiln.json5","#))
+        let missing = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "bare")
+        XCTAssertEqual(missing.status, 64)
+        XCTAssertTrue(missing.stderr.hasPrefix("Error: \(file("bare/kiln.json5").path):4: manifest error at exportsFrom: cannot take the exports of ../missing/kiln.json5: no pipeline at "), missing.stderr)
+
+        try writePipeline("twice", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../raw/patras/kiln.json5","#))
+        let twice = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "twice")
+        XCTAssertEqual(twice.status, 64)
+        XCTAssertTrue(twice.stderr.contains("manifest error at exportsFrom: export \"legacy-text\" is declared here and in ../raw/patras/kiln.json5: rename or remove one"), twice.stderr)
+
+        try writePipeline("chain", manifest: #"{ bundle: "patras", schemaVersion: 1, exportsFrom: "../twice/kiln.json5", tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }] }"#)
+        let chain = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "chain")
+        XCTAssertEqual(chain.status, 64)
+        XCTAssertTrue(chain.stderr.contains("manifest error at exportsFrom: ../twice/kiln.json5 takes its exports from ../raw/patras/kiln.json5 itself; name the manifest that declares them"), chain.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("x").path), "a refused export wrote something")
     }
 
     func testNotASQLiteFileIsRefusedInOneSentence() throws {
@@ -61,7 +97,7 @@ final class ExportCommandTests: CLITestCase {
         for name in legacyFiles { XCTAssertEqual(try Data(contentsOf: file("legacy/" + name)), try Data(contentsOf: file("raw/patras/" + name)), name) }
         let empty = try kiln("export", "legacy-text", "build/patras.sqlite", "--out", "")
         XCTAssertEqual(empty.status, 64)
-        XCTAssertEqual(empty.stderr, "Error: --out needs a path, not an empty string\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M]\n")
+        XCTAssertEqual(empty.stderr, "Error: --out needs a path, not an empty string\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--date YYYY-MM-DD]\n")
         XCTAssertTrue(try kiln("export", "--help").stdout.contains("DIR may already hold other files, which are left as they are; it may not be an\nempty string (--out \"\"), the pipeline folder or a file."))
     }
 }

@@ -50,7 +50,7 @@ final class GTFSExportTests: KilnTestCase {
         for year in [2026, 2027] {
             var manifest = pipeline.manifest
             let index = try XCTUnwrap(manifest.exports.firstIndex { $0.name == "gtfs" })
-            manifest.exports[index].parameters["year"] = .number(Double(year))
+            manifest.exports[index].servicePeriod = ServicePeriodSpec(start: "\(year)-01-01", end: "\(year)-12-31")
             manifest.exports[index].archive = nil
             let folder = temporaryDirectory.appendingPathComponent("gtfs-\(year)")
             _ = try Exporter(manifest: manifest).export("gtfs", from: bundle, to: folder)
@@ -158,4 +158,75 @@ private extension DateFormatter {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         return formatter
     }()
+}
+
+/// The export's service period (`servicePeriod`), its warning, and the content digest as `feed_version`.
+final class ServicePeriodTests: KilnTestCase {
+    private func day(_ text: String) throws -> Date { try XCTUnwrap(ServicePeriod.day(text)) }
+
+    func testMonthsCountFromTheStartOrTheExportDate() throws {
+        let fixed = try ServicePeriod(ServicePeriodSpec(start: "2026-07-01", months: 12), exportDate: nil)
+        XCTAssertEqual(ServicePeriod.gtfs(fixed.end), "20270630")
+        let counted = try ServicePeriod(ServicePeriodSpec(months: 1), exportDate: try day("2028-01-31"))
+        XCTAssertEqual([ServicePeriod.gtfs(counted.start), ServicePeriod.gtfs(counted.end)], ["20280131", "20280228"])
+        XCTAssertThrowsError(try ServicePeriod(ServicePeriodSpec(months: 12), exportDate: nil)) { error in
+            XCTAssertTrue("\(error)".contains("give it with kiln export --date YYYY-MM-DD or SOURCE_DATE_EPOCH"), "\(error)")
+        }
+        XCTAssertEqual(ServicePeriod.day(epoch: "1767225600"), try day("2026-01-01"))
+        XCTAssertNil(ServicePeriod.day("2026-02-30"))
+    }
+
+    func testBadPeriodsAreManifestErrors() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "patras")
+        let file = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        for (period, message) in [(#"{ start: "2026-12-31", end: "2026-01-01" }"#, "ends (2026-01-01) before it starts (2026-12-31)"),
+                                  (#"{ start: "2026-01-01" }"#, "an end date or a number of months, one of the two"),
+                                  (#"{ start: "1 May", months: 3 }"#, "expected a date YYYY-MM-DD, found \"1 May\"")] {
+            try text.replacingOccurrences(of: #"servicePeriod: { start: "2026-01-01", end: "2026-12-31" }"#, with: "servicePeriod: \(period)")
+                .write(to: file, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try ManifestLoader.load(folder.path, resolvingInputs: false), period) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
+    func testTheWarningComesInTheLastWarnDays() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "patras")
+        let manifest = try ManifestLoader.load(folder.path, resolvingInputs: false).manifest
+        func findings(_ date: String) throws -> [Diagnostic] { try Exporter(manifest: manifest, exportDate: try day(date)).serviceFindings("gtfs") }
+        XCTAssertEqual(try findings("2026-07-01"), [])
+        XCTAssertEqual(try findings("2026-12-01"), [], "30 days left is not within 30 days, as gtfs-validator counts")
+        let soon = try findings("2026-12-02")
+        XCTAssertEqual(soon.map(\.code), ["export.service-ending"])
+        XCTAssertEqual(soon.first?.severity, .warning)
+        XCTAssertTrue(soon.first?.message.contains("ends on 20261231, 29 days after 20261202") == true, soon.first?.message ?? "")
+        XCTAssertTrue(try findings("2027-01-02").first?.message.contains("ended on 20261231, 2 days before 20270102") == true)
+        XCTAssertEqual(try findings("2026-12-31").first?.message.contains("0 days after") == true, true)
+    }
+
+    func testAPeriodOverTwoYearsHasTheHolidaysOfBoth() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "patras")
+        let pipeline = try ManifestLoader.load(folder.path)
+        let bundle = temporaryDirectory.appendingPathComponent("patras.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: bundle)).built)
+        var manifest = pipeline.manifest
+        let index = try XCTUnwrap(manifest.exports.firstIndex { $0.name == "gtfs" })
+        manifest.exports[index].servicePeriod = ServicePeriodSpec(start: "2026-07-01", months: 12)
+        manifest.exports[index].archive = nil
+        let out = temporaryDirectory.appendingPathComponent("gtfs")
+        _ = try Exporter(manifest: manifest).export("gtfs", from: bundle, to: out)
+        let added = try String(contentsOf: out.appendingPathComponent("calendar_dates.txt"), encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: ",").map(String.init) }.filter { $0[0] == "holidays" && $0[2] == "1" }.map { $0[1] }
+        var expected: [String] = []
+        let calendar = ServicePeriod.calendar
+        for year in [2026, 2027] {
+            let easter = try day(String(decoding: try PythonOracle.run("easter.py", [String(year)]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            expected += [-48, -2, 0, 1, 50].map { ServicePeriod.gtfs(calendar.date(byAdding: .day, value: $0, to: easter)!) }
+            expected += ["0101", "0106", "0325", "0501", "0815", "1028", "1130", "1225", "1226"].map { "\(year)\($0)" }
+        }
+        XCTAssertEqual(added, Set(expected.filter { $0 >= "20260701" && $0 <= "20270630" }).sorted())
+        let calendarText = try String(contentsOf: out.appendingPathComponent("calendar.txt"), encoding: .utf8)
+        XCTAssertTrue(calendarText.contains("weekdays,1,1,1,1,1,0,0,20260701,20270630\n"), calendarText)
+    }
 }

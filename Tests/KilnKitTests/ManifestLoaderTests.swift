@@ -366,7 +366,7 @@ final class ManifestLoaderTests: KilnTestCase {
         XCTAssertEqual(pipeline.manifest.exports.map(\.name), ["legacy-text", "gtfs"])
         XCTAssertEqual(pipeline.manifest.exports.map(\.files.count), [7, 9])
         XCTAssertEqual(pipeline.manifest.exports.last?.archive, "patras-gtfs.zip")
-        XCTAssertEqual(pipeline.manifest.exports.last?.parameters["year"], .number(2026))
+        XCTAssertEqual(pipeline.manifest.exports.last?.servicePeriod, ServicePeriodSpec(start: "2026-01-01", end: "2026-12-31"))
         XCTAssertEqual(pipeline.manifest.rules.count, 12)
         // The locator finds the lines of nested keys in the real file.
         let text = try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
@@ -401,5 +401,30 @@ final class ManifestLoaderTests: KilnTestCase {
         // A path that is not there falls back to its nearest ancestor.
         XCTAssertEqual(locator.line(of: "c[1].missing"), 9)
         XCTAssertEqual(locator.line(of: "zzz"), 2)
+    }
+
+    func testExportsFromAddsTheOtherManifestsExportsAfterItsOwn() throws {
+        let patras = try copyRepositoryFolder("raw/patras", as: "patras")
+        let web = try copyRepositoryFolder("raw/patras-web", as: "patras-web")
+        let loaded = try ManifestLoader.load(web.path, resolvingInputs: false).manifest
+        XCTAssertEqual(loaded.exports.count, 0, "read only when exports are needed")
+        let shared = try ManifestLoader.withSharedExports(loaded)
+        let own = try ManifestLoader.load(patras.path, resolvingInputs: false).manifest
+        XCTAssertEqual(shared.exports.map(\.name), own.exports.map(\.name))
+        XCTAssertEqual(shared.exports.map(\.declaredIndex), Array(own.exports.indices))
+        XCTAssertEqual(shared.exports.first?.declaredIn?.file, own.file)
+        XCTAssertNil(own.exports.first?.declaredIn)
+        XCTAssertEqual(shared.exports.map { $0.files.map(\.query) }, own.exports.map { $0.files.map(\.query) })
+    }
+
+    func testExportsFromItselfIsRefused() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "self")
+        let file = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "./kiln.json5","#)
+            .write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ManifestLoader.withSharedExports(ManifestLoader.load(folder.path, resolvingInputs: false).manifest)) { error in
+            XCTAssertTrue("\(error)".contains("manifest error at exportsFrom: a manifest cannot take the exports of itself"), "\(error)")
+        }
     }
 }

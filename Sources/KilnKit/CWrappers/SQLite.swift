@@ -790,6 +790,8 @@ extension Database {
 ///   number.
 /// - `kiln_orthodox_easter(year)`: Orthodox Easter Sunday of an integer year as `YYYY-MM-DD` (see `OrthodoxEaster`);
 ///   NULL for anything else.
+/// - `kiln_stable_id(x, …)`: an integer id from content (`StableID` of the arguments as text, NULL as empty text),
+///   so that ids of derived rows do not shift when unrelated rows come or go.
 /// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
 ///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
 enum KilnSQLFunctions {
@@ -818,6 +820,15 @@ enum KilnSQLFunctions {
             kiln_sqlite3_result_text(context, date, Int32(date.utf8.count))
         }, nil, nil, nil)
         guard easter == SQLITE_OK else { return easter }
+        let stableID = sqlite3_create_function_v2(handle, "kiln_stable_id", -1, flags, nil, { context, count, arguments in
+            guard let arguments, count > 0 else { return sqlite3_result_null(context) }
+            let parts = (0..<Int(count)).map { index -> String in
+                guard let text = sqlite3_value_text(arguments[index]) else { return "" }
+                return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(arguments[index]))), as: UTF8.self)
+            }
+            sqlite3_result_int64(context, StableID.make(parts))
+        }, nil, nil, nil)
+        guard stableID == SQLITE_OK else { return stableID }
         return sqlite3_create_function_v2(handle, "kiln_median", 1, flags, nil, nil, { context, count, arguments in
             guard let arguments, count == 1 else { return }
             let type = sqlite3_value_numeric_type(arguments[0])

@@ -1,6 +1,6 @@
 import Foundation
 
-extension BundleDiff {
+extension BundleDiff: RenderableReport {
     /// The human report: a line per table with its counts and examples, the schema differences, the thresholds,
     /// the errors and the verdict.
     public var text: String {
@@ -135,6 +135,24 @@ extension BundleDiff {
         case .text(let text): return .string(text)
         case .blob: return .string(value.textValue ?? "")
         }
+    }
+
+    /// JUnit XML: a suite `tables` with a test case per table (failed over a threshold),
+    /// and a suite `bundle` with one case for the schema and the bundles themselves.
+    public var junit: String {
+        let tableCases = tables.map { table in
+            JUnitCase(classname: "kiln.diff.table", name: table.name, findings: table.findings)
+        }
+        let tableFindings = Set(tables.flatMap(\.findings))
+        let bundleCase = JUnitCase(classname: "kiln.diff", name: "schema", findings: findings.filter { !tableFindings.contains($0) })
+        return junitXML(name: "kiln diff \(old) \(new)",
+                        suites: [JUnitSuite(name: "tables", cases: tableCases), JUnitSuite(name: "bundle", cases: [bundleCase])])
+    }
+
+    /// GitHub Actions annotations: one per finding (at the new bundle), then `summaryLine` as the verdict.
+    public var github: String {
+        (findings.map(githubAnnotation) + ["kiln diff: " + (passed ? "passed" : "failed") + "; " + summaryLine])
+            .joined(separator: "\n") + "\n"
     }
 
     /// One line for a build that compared its bundle with a baseline, e.g.

@@ -51,6 +51,8 @@ public struct BundleDiff: Sendable {
         public var changedExamples: [ChangedRow] = []
         /// True for a table the app fills (the manifest's `userFilled`): its rows are counted, not compared.
         public var userFilled = false
+        /// The findings about this table (thresholds exceeded, derived columns it lacks), also in `findings`.
+        public var findings: [Diagnostic] = []
 
         /// True when nothing was added, removed or changed.
         public var isUnchanged: Bool { added == 0 && removed == 0 && changed == 0 }
@@ -122,8 +124,14 @@ public struct BundleDiff: Sendable {
             var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),
                                   oldVersion: before.userVersion, newVersion: after.userVersion, thresholds: thresholds, findings: [])
             let log = DiagnosticLog(overrides: severity)
-            diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
-                       newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"]).forEach(log.report)
+            for (table, finding) in diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
+                                               newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"]) {
+                let stored = log.diagnostics.count
+                log.report(finding)
+                if let table, log.diagnostics.count > stored, let index = diff.tables.firstIndex(where: { $0.name == table }) {
+                    diff.tables[index].findings.append(log.diagnostics[stored])
+                }
+            }
             diff.findings = log.diagnostics
             return diff
         } catch let error as SQLiteError {
@@ -204,11 +212,11 @@ public struct BundleDiff: Sendable {
         return false
     }
 
-    /// The errors of this diff under its thresholds.
-    private func judge(oldBundle: String?, newBundle: String?) -> [Diagnostic] {
-        var found: [Diagnostic] = []
-        func error(_ code: DiagnosticCode, _ message: String) {
-            found.append(Diagnostic(code: code, message: message, provenance: Provenance(file: new)))
+    /// The errors of this diff under its thresholds, each with the table it is about (nil for the whole bundle).
+    private func judge(oldBundle: String?, newBundle: String?) -> [(table: String?, finding: Diagnostic)] {
+        var found: [(table: String?, finding: Diagnostic)] = []
+        func error(_ code: DiagnosticCode, _ message: String, table: String? = nil) {
+            found.append((table, Diagnostic(code: code, message: message, provenance: Provenance(file: new))))
         }
         if let oldBundle, let newBundle, oldBundle != newBundle {
             error(.diffBundle, "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
@@ -220,16 +228,16 @@ public struct BundleDiff: Sendable {
         }
         if var finding = BundleDiff.userFilledSchemaChange(schema, userFilled: appTables, oldVersion: oldVersion, newVersion: newVersion, old: old) {
             finding.provenance = Provenance(file: new)
-            found.append(finding)
+            found.append((nil, finding))
         }
         for table in tables where !table.unknownDerived.isEmpty {
-            found.append(Diagnostic(code: .diffDerived, message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
-                                    provenance: Provenance(file: new)))
+            found.append((table.name, Diagnostic(code: .diffDerived, message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
+                                                 provenance: Provenance(file: new))))
         }
         for table in tables {
             for (measure, count) in [(Thresholds.Measure.removed, table.removed), (.changed, table.changed)] {
                 guard let limit = thresholds.limit(measure, for: table.name), limit.isExceeded(by: count, of: table.oldRows) else { continue }
-                error(.diffThreshold, "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) since \(old) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed")
+                error(.diffThreshold, "\(table.name): \(count) of \(table.oldRows) rows \(measure.rawValue) since \(old) (\(BundleDiff.percent(count, of: table.oldRows))), more than the \(limit) allowed", table: table.name)
             }
         }
         return found

@@ -1,29 +1,6 @@
 import Foundation
 
-/// The output formats of `kiln check`.
-public enum CheckFormat: String, Sendable, CaseIterable {
-    /// A summary per category, then every finding as `path: severity: message [code]`.
-    case text
-    /// The whole report as JSON with sorted keys.
-    case json
-    /// JUnit XML: one test suite per category, one test case per check; errors are failures.
-    case junit
-    /// GitHub Actions workflow commands: `::error file=…,title=CODE::message`, `::warning`, `::notice`.
-    case github
-}
-
-extension CheckReport {
-    /// The report in `format`, ending with a newline.
-    /// - Throws: `EncodingError` only if JSON encoding fails, which plain strings and numbers do not.
-    public func rendered(as format: CheckFormat) throws -> String {
-        switch format {
-        case .text: return text
-        case .json: return try json
-        case .junit: return junit
-        case .github: return github
-        }
-    }
-
+extension CheckReport: RenderableReport {
     /// The human summary: one line per category, the findings, what was not run, and the verdict.
     public var text: String {
         var lines = ["check \(bundle)" + (manifest.map { " with \($0)" } ?? "")]
@@ -79,38 +56,13 @@ extension CheckReport {
     /// JUnit XML as CI servers read it: a suite per category, a test case per check, a failure per failed check
     /// (its errors in the body), `skipped` for checks not run, warnings and info in `system-out`.
     public var junit: String {
-        var xml = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"]
-        let total = results.count, failures = results.filter(\.failed).count, skipped = results.filter { $0.notRun != nil && !$0.failed }.count
-        xml.append("<testsuites name=\(xmlAttribute("kiln check " + bundle)) tests=\"\(total)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\">")
-        for category in CheckCategory.allCases {
-            let checks = results.filter { $0.category == category }
-            guard !checks.isEmpty else { continue }
-            let suiteFailures = checks.filter(\.failed).count, suiteSkipped = checks.filter { $0.notRun != nil && !$0.failed }.count
-            xml.append("  <testsuite name=\(xmlAttribute(category.rawValue)) tests=\"\(checks.count)\" failures=\"\(suiteFailures)\" errors=\"0\" skipped=\"\(suiteSkipped)\">")
-            for check in checks {
-                let opening = "    <testcase classname=\(xmlAttribute("kiln.check." + category.rawValue)) name=\(xmlAttribute(check.name))"
-                guard !check.findings.isEmpty || check.notRun != nil else {
-                    xml.append(opening + "/>")
-                    continue
-                }
-                xml.append(opening + ">")
-                let errors = check.findings.filter { $0.severity == .error }, others = check.findings.filter { $0.severity != .error }
-                if let first = errors.first {
-                    let message = errors.count == 1 ? first.message : "\(first.message) (and \(errors.count - 1) more)"
-                    xml.append("      <failure message=\(xmlAttribute(message)) type=\(xmlAttribute(first.code))>"
-                               + xmlText(errors.map(\.formatted).joined(separator: "\n")) + "</failure>")
-                } else if let reason = check.notRun {
-                    xml.append("      <skipped message=\(xmlAttribute("not run on a bundle: " + reason))/>")
-                }
-                if !others.isEmpty {
-                    xml.append("      <system-out>" + xmlText(others.map(\.formatted).joined(separator: "\n")) + "</system-out>")
-                }
-                xml.append("    </testcase>")
-            }
-            xml.append("  </testsuite>")
+        let suites = CheckCategory.allCases.map { category in
+            JUnitSuite(name: category.rawValue, cases: results.filter { $0.category == category }.map { check in
+                JUnitCase(classname: "kiln.check." + category.rawValue, name: check.name, findings: check.findings,
+                          skipped: check.notRun.map { "not run on a bundle: " + $0 })
+            })
         }
-        xml.append("</testsuites>")
-        return xml.joined(separator: "\n") + "\n"
+        return junitXML(name: "kiln check " + bundle, suites: suites)
     }
 
     /// GitHub Actions workflow commands, one per finding, one notice for what was not run, and the verdict.
@@ -137,49 +89,4 @@ extension BuildReport.Entry {
 /// `value` as pretty-printed JSON with sorted keys, ending with a newline.
 func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
     String(decoding: try KilnJSON.encode(value), as: UTF8.self) + "\n"
-}
-
-/// A GitHub Actions annotation: `::error file=PATH,line=N,title=CODE::message` (`warning` and `notice` for the
-/// lower severities), with the characters the runner reserves escaped.
-public func githubAnnotation(_ diagnostic: Diagnostic) -> String {
-    let command = diagnostic.severity == .error ? "error" : diagnostic.severity == .warning ? "warning" : "notice"
-    func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
-    }
-    func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
-    }
-    var properties: [String] = []
-    if let place = diagnostic.provenance {
-        properties.append("file=" + escapeProperty(place.file))
-        if let line = place.line { properties.append("line=\(line)") }
-        if let column = place.column { properties.append("col=\(column)") }
-    }
-    properties.append("title=" + escapeProperty(diagnostic.code))
-    return "::\(command) \(properties.joined(separator: ","))::\(escapeData(diagnostic.message))"
-}
-
-/// Text as XML character data: `&`, `<`, `>` escaped, and characters XML 1.0 cannot hold replaced by U+FFFD.
-func xmlText(_ text: String) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": escaped += "&amp;"
-        case "<": escaped += "&lt;"
-        case ">": escaped += "&gt;"
-        case "\"": escaped += "&quot;"
-        case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
-        default:
-            let value = scalar.value
-            let allowed = value >= 0x20 && value != 0xFFFE && value != 0xFFFF
-            escaped.unicodeScalars.append(allowed ? scalar : "\u{FFFD}")
-        }
-    }
-    return escaped
-}
-
-/// Text as a double-quoted XML attribute value, line breaks kept as character references.
-func xmlAttribute(_ text: String) -> String {
-    "\"" + xmlText(text).replacingOccurrences(of: "\n", with: "&#10;").replacingOccurrences(of: "\r", with: "&#13;")
-        .replacingOccurrences(of: "\t", with: "&#9;") + "\""
 }

@@ -155,6 +155,13 @@ extension DiagnosticCode {
     public static let diffDerived = DiagnosticCode("diff.derived", .warning, "A derived column named in thresholds that no table has (a typo).")
     public static let diffThreshold = DiagnosticCode("diff.threshold", .error, "More rows removed or changed since the baseline than the thresholds allow.")
 
+    // MARK: - kiln export
+    public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period ends within its servicePeriod.warnDays (30) of the export date, or has ended.")
+
+    // MARK: - kiln test
+    public static let fixtureDiffers = DiagnosticCode("fixture.differs", .error, "What a source extracts from a fixture's input differs from the fixture's expected file.")
+    public static let fixtureMissing = DiagnosticCode("fixture.missing", .error, "A fixture's expected file does not exist (kiln test --update writes it).")
+
     // MARK: - kiln check
     public static let checkFile = DiagnosticCode("check.file", .error, "The file is not a readable bundle (missing, empty, foreign, truncated).")
     public static let checkIntegrity = DiagnosticCode("check.integrity", .error, "PRAGMA integrity_check found damage.")
@@ -206,6 +213,7 @@ extension DiagnosticCode {
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
+        exportServiceEnding, fixtureDiffers, fixtureMissing,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

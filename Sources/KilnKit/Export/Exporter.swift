@@ -5,8 +5,39 @@ import Foundation
 public struct Exporter {
     public let manifest: Manifest
 
-    public init(manifest: Manifest) {
+    /// The day of the export (`kiln export --date`, else `SOURCE_DATE_EPOCH`): where a service period without a start
+    /// date starts, and what `serviceFindings` counts from (the clock when nil: that only decides a warning).
+    public var exportDate: Date?
+
+    public init(manifest: Manifest, exportDate: Date? = nil) {
         self.manifest = manifest
+        self.exportDate = exportDate
+    }
+
+    /// The service period of export `name`, nil when it declares none.
+    /// - Throws: `KilnError.usage` for an unknown export, or a period counted from an export date not given.
+    public func servicePeriod(of name: String) throws -> ServicePeriod? {
+        guard let export = manifest.exports.first(where: { $0.name == name }), let spec = export.servicePeriod else { return nil }
+        do {
+            return try ServicePeriod(spec, exportDate: exportDate)
+        } catch let problem as ValueProblem {
+            throw KilnError.usage("export \"\(name)\": " + problem.message)
+        }
+    }
+
+    /// A warning (`export.service-ending`) when the service period of export `name` ends within its `warnDays` of the
+    /// export date (today when none was given), or has ended; none otherwise.
+    public func serviceFindings(_ name: String) throws -> [Diagnostic] {
+        guard let period = try servicePeriod(of: name), let export = manifest.exports.first(where: { $0.name == name }),
+              let spec = export.servicePeriod else { return [] }
+        let asOf = exportDate ?? Date()
+        let left = period.daysLeft(from: asOf)
+        guard left < spec.warnDays else { return [] }
+        let end = ServicePeriod.gtfs(period.end), day = ServicePeriod.gtfs(asOf)
+        let when = left >= 0 ? "ends on \(end), \(left) day\(left == 1 ? "" : "s") after \(day)" : "ended on \(end), \(-left) day\(left == -1 ? "" : "s") before \(day)"
+        return [Diagnostic(code: .exportServiceEnding,
+                           message: "the service period of export \"\(name)\" \(when) (warned \(spec.warnDays) days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on",
+                           provenance: Provenance(file: displayPath(export.declaredIn?.file ?? manifest.file)))]
     }
 
     /// The formats files can be written in.
@@ -25,8 +56,12 @@ public struct Exporter {
     public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
         guard let index = manifest.exports.firstIndex(where: { $0.name == name }) else {
             let known = manifest.exports.map(\.name) + BuiltInExport.allCases.map(\.rawValue)
-            throw KilnError.usage("the manifest declares no export \"\(name)\"; exports: \(known.joined(separator: ", "))")
+            throw KilnError.usage("\(displayPath(manifest.file)) declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))")
+                                  + "; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"")
         }
+        let origin = manifest.exports[index].declaredIn
+        let exportPath = "exports[\(manifest.exports[index].declaredIndex ?? index)]"
+        let period = try servicePeriod(of: name)
         try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         for file in manifest.exports[index].files {
             try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
@@ -48,13 +83,25 @@ public struct Exporter {
             throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
         }
         let export = manifest.exports[index]
-        let parameters = try export.parameters.mapValues { value -> SQLValue in
+        var parameters = try export.parameters.mapValues { value -> SQLValue in
             switch value {
             case .number(let number): return number == number.rounded() && abs(number) < 1e15 ? .integer(Int64(number)) : .real(number)
             case .string(let text): return .text(text)
             case .bool(let flag): return .integer(flag ? 1 : 0)
             case .null: return .null
-            case .array, .object: throw issue("exports[\(index)].parameters", "a parameter is a number, a string or a boolean")
+            case .array, .object: throw issue(exportPath + ".parameters", "a parameter is a number, a string or a boolean", in: origin)
+            }
+        }
+        // Values Kiln binds itself, when a query asks for them: the service period, and the bundle's content digest.
+        func builtIn(_ name: String) throws -> SQLValue? {
+            switch name {
+            case "kiln_service_start", "kiln_service_end":
+                guard let period else { throw ValueProblem(message: "the query uses :\(name), but the export declares no servicePeriod") }
+                return .text(ServicePeriod.gtfs(name == "kiln_service_start" ? period.start : period.end))
+            case "kiln_content_digest":
+                let layout = try BundleLayout(database, userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)))
+                return .text(try ContentDigest.of(layout.tables, in: database))
+            default: return nil
             }
         }
         // Every file is written to its temporary first; only when all are complete are they renamed into place, so
@@ -62,12 +109,15 @@ public struct Exporter {
         var complete: [TextFileSink] = []
         defer { for sink in complete { sink.abandon() } }
         for (fileIndex, file) in export.files.enumerated() {
-            let keyPath = "exports[\(index)].files[\(fileIndex)]"
-            let writer = try makeWriter(file, keyPath: keyPath)
+            let keyPath = exportPath + ".files[\(fileIndex)]"
+            let writer = try makeWriter(file, keyPath: keyPath, origin: origin)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
             do {
                 let statement = try database.prepareQuery(file.query)
+                for name in statement.parameterNames where parameters[name] == nil {
+                    if let value = try builtIn(name) { parameters[name] = value }
+                }
                 let undeclared = statement.parameterNames.filter { parameters[$0] == nil }
                 if !undeclared.isEmpty {
                     throw ValueProblem(message: "the query uses \(undeclared.map { ":" + $0 }.joined(separator: ", ")), which the export's parameters do not declare")
@@ -81,7 +131,7 @@ public struct Exporter {
                 try sink.close()
             } catch let error as SQLiteError where error.isInterrupted {
                 sink.abandon()
-                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
+                throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds", in: origin)
             } catch let error as SQLiteError where error.isNotADatabase {
                 sink.abandon()
                 throw KilnError.validation("\(bundle.relativePath) is damaged: \(error.message)")
@@ -90,10 +140,10 @@ public struct Exporter {
                 throw BundleSideFiles.lockedError(bundle)
             } catch let error as SQLiteError {
                 sink.abandon()
-                throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)")
+                throw issue(keyPath + ".query", "SQLite refuses the export query: \(error.message)", in: origin)
             } catch let problem as ValueProblem {
                 sink.abandon()
-                throw issue(keyPath + ".query", problem.message)
+                throw issue(keyPath + ".query", problem.message, in: origin)
             } catch {
                 sink.abandon()
                 throw error
@@ -123,23 +173,25 @@ public struct Exporter {
         return written
     }
 
-    private func makeWriter(_ file: ExportFileSpec, keyPath: String) throws -> RecordWriter {
+    private func makeWriter(_ file: ExportFileSpec, keyPath: String, origin: Manifest?) throws -> RecordWriter {
         guard let type = Exporter.writerTypes.first(where: { $0.format == file.format }) else {
-            throw issue(keyPath + ".format", "no writer for format \"\(file.format)\"; formats: \(Exporter.writerTypes.map { $0.format }.joined(separator: ", "))")
+            throw issue(keyPath + ".format", "no writer for format \"\(file.format)\"; formats: \(Exporter.writerTypes.map { $0.format }.joined(separator: ", "))", in: origin)
         }
         do {
-            return try type.init(options: file.options, manifest: manifest)
+            return try type.init(options: file.options, manifest: origin ?? manifest)
         } catch let problem as ValueProblem {
-            throw issue(keyPath + ".options", problem.message)
+            throw issue(keyPath + ".options", problem.message, in: origin)
         } catch let error as DecodingError {
-            throw issue(keyPath + ".options", "\(error)")
+            throw issue(keyPath + ".options", "\(error)", in: origin)
         }
     }
 
-    private func issue(_ keyPath: String, _ message: String) -> KilnError {
-        let text = (try? String(contentsOf: manifest.file, encoding: .utf8)) ?? ""
+    /// The mistake at `keyPath` of the manifest (or of `file`, the manifest an export was taken from).
+    private func issue(_ keyPath: String, _ message: String, in origin: Manifest? = nil) -> KilnError {
+        let file = origin?.file ?? manifest.file
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         let line = JSON5Locator(text: text).line(of: keyPath)
-        return .manifest(ManifestIssue(file: manifest.file.path, line: line, keyPath: keyPath, message: message))
+        return .manifest(ManifestIssue(file: file.path, line: line, keyPath: keyPath, message: message))
     }
 }
 

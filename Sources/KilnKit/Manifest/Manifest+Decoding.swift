@@ -11,6 +11,8 @@ struct ManifestDocument: Decodable {
     var rules: [RuleSpec]
     var severity: [String: Severity]
     var exports: [ExportSpec]
+    /// Another manifest whose exports this one also offers (a path relative to this manifest's folder).
+    var exportsFrom: String?
     var thresholds: Thresholds
     var baseline: String?
     var vocabularies: [String: VocabularySpec]
@@ -21,7 +23,7 @@ struct ManifestDocument: Decodable {
     var targets: [SQLiteTarget]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets, exportsFrom
     }
 
     init(from decoder: Decoder) throws {
@@ -34,6 +36,7 @@ struct ManifestDocument: Decodable {
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
         severity = try c.decodeIfPresent([String: Severity].self, forKey: .severity) ?? [:]
         exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
+        exportsFrom = try c.decodeIfPresent(String.self, forKey: .exportsFrom)
         thresholds = try c.decodeIfPresent(Thresholds.self, forKey: .thresholds) ?? Thresholds()
         baseline = try c.decodeIfPresent(String.self, forKey: .baseline)
         vocabularies = try c.decodeIfPresent([String: VocabularySpec].self, forKey: .vocabularies) ?? [:]
@@ -369,7 +372,7 @@ extension FixtureSpec: Decodable {
 }
 
 extension ExportSpec: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files, archive, parameters }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, description, files, archive, parameters, servicePeriod }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -377,6 +380,10 @@ extension ExportSpec: Decodable {
         files = try c.decode([ExportFileSpec].self, forKey: .files)
         archive = try c.decodeIfPresent(String.self, forKey: .archive)
         parameters = try c.decodeIfPresent([String: JSONValue].self, forKey: .parameters) ?? [:]
+        servicePeriod = try c.decodeIfPresent(ServicePeriodSpec.self, forKey: .servicePeriod)
+        if let reserved = parameters.keys.sorted().first(where: { $0.hasPrefix("kiln_") }) {
+            throw DecodingError.dataCorruptedError(forKey: .parameters, in: c, debugDescription: "parameter names starting kiln_ are Kiln's own (:kiln_service_start, :kiln_service_end, :kiln_content_digest); rename \"\(reserved)\"")
+        }
     }
 }
 

@@ -13,6 +13,8 @@ public struct Manifest: Sendable {
     /// Severity overrides by diagnostic code.
     public var severity: [String: Severity]
     public var exports: [ExportSpec]
+    /// Another manifest (relative to this one's folder) whose exports this one offers too (`ManifestLoader.withSharedExports`).
+    public var exportsFrom: String? = nil
     /// Controlled vocabularies by name, for the `terms` normalizer.
     public var vocabularies: [String: VocabularySpec] = [:]
     /// Example inputs with the records a source must extract from them, run by `kiln test`.
@@ -313,6 +315,12 @@ public struct ExportSpec: Sendable {
     public var archive: String? = nil
     /// Values bound to `:name` parameters in the export's queries (numbers, text, booleans as 0/1).
     public var parameters: [String: JSONValue] = [:]
+    /// The dates the exported service runs, bound as `:kiln_service_start` and `:kiln_service_end` (`YYYYMMDD`).
+    public var servicePeriod: ServicePeriodSpec? = nil
+    /// The manifest that declares the export and its place in that manifest's `exports`, when it was taken from
+    /// another manifest (`exportsFrom`); nil for the manifest's own. Its writers read their options against it.
+    public var declaredIn: Manifest? = nil
+    public var declaredIndex: Int? = nil
 }
 
 /// One exported file.

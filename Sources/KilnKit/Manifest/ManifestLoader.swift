@@ -128,6 +128,7 @@ public enum ManifestLoader {
     /// With `resolvingInputs` false (`check`, `diff`, `export`: an app's repository holds the manifest and the bundle,
     /// not the raw inputs) no source path is looked up and every source has no files.
     /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
+    /// A manifest's `exportsFrom` is kept as written; `withSharedExports` reads it when exports are needed.
     public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> Pipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -154,9 +155,10 @@ public enum ManifestLoader {
         } catch let error as DecodingError {
             throw translate(error, file: displayName, locator: locator)
         }
-        let manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
+        var manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
                                 sources: document.sources, rules: document.rules, severity: document.severity,
                                 exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, description: document.description, targets: document.targets, file: file)
+        manifest.exportsFrom = document.exportsFrom
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
@@ -173,6 +175,43 @@ public enum ManifestLoader {
             InputIdentity.shared.record(file.url)
         }
         return Pipeline(manifest: manifest, sources: sources, locator: locator)
+    }
+
+    /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:
+    /// pipelines that build the same tables from other inputs share one declaration. Read only when exports are
+    /// needed (`kiln export`), so a pipeline builds without the other folder. That manifest must declare its exports
+    /// itself (no chain), and no export name may be declared in both.
+    /// - Throws: `KilnError.manifest` at `exportsFrom` when it cannot be loaded, declares none, takes its own from
+    ///   elsewhere, or repeats one of the manifest's names.
+    public static func withSharedExports(_ manifest: Manifest) throws -> Manifest {
+        guard let path = manifest.exportsFrom else { return manifest }
+        let text = (try? String(contentsOf: manifest.file, encoding: .utf8)) ?? ""
+        func issue(_ message: String) -> KilnError {
+            .manifest(ManifestIssue(file: manifest.file.path, line: JSON5Locator(text: text).line(of: "exportsFrom"), keyPath: "exportsFrom", message: message))
+        }
+        let location = URL(fileURLWithPath: path, relativeTo: manifest.directory).standardizedFileURL
+        guard location != manifest.file.standardizedFileURL else { throw issue("a manifest cannot take the exports of itself") }
+        let other: Manifest
+        do {
+            other = try load(location.path, resolvingInputs: false).manifest
+        } catch let error as KilnError {
+            throw issue("cannot take the exports of \(path): \(error.description)")
+        }
+        if let chained = other.exportsFrom {
+            throw issue("\(path) takes its exports from \(chained) itself; name the manifest that declares them")
+        }
+        guard !other.exports.isEmpty else { throw issue("\(path) declares no exports") }
+        var shared = manifest
+        for (index, export) in other.exports.enumerated() {
+            guard !manifest.exports.contains(where: { $0.name == export.name }) else {
+                throw issue("export \"\(export.name)\" is declared here and in \(path): rename or remove one")
+            }
+            var taken = export
+            taken.declaredIn = other
+            taken.declaredIndex = index
+            shared.exports.append(taken)
+        }
+        return shared
     }
 
     private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL], resolvingInputs: Bool,

@@ -80,10 +80,10 @@ struct BundleLayout {
         userVersion = Int(try database.rows("PRAGMA \(prefix).user_version").first?.values.first?.number ?? 0)
     }
 
-    /// True when an FTS5 table's statement makes it read its text from a table (`content = 'table'`, Kiln's since issue
-    /// 26), not store a copy of it.
+    /// True when an FTS5 table's statement makes it read its text from a table (`content="table"`, Kiln's since issue
+    /// 26; any of FTS5's quotings), not store a copy of it; `content=''` (contentless) is not.
     static func readsItsTable(_ sql: String) -> Bool {
-        sql.range(of: #"content\s*=\s*'[^']+'"#, options: .regularExpression) != nil
+        sql.range(of: #"content\s*=\s*('[^']+'|"[^"]+"|\[[^\]]+\]|`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)"#, options: .regularExpression) != nil
     }
 
     /// The module a `CREATE VIRTUAL TABLE … USING module(…)` statement names, lowercased.

@@ -37,12 +37,7 @@ public struct BuildSummary {
                 lines.append("target \(target.target.name): \(target.output.relativePath)")
             }
         }
-        let counts = Severity.allCases.reversed().compactMap { severity -> String? in
-            let count = outcome.diagnostics.filter { $0.severity == severity }.count
-                + outcome.notStored.filter { $0.key.severity == severity }.reduce(0) { $0 + $1.value }
-            return severity == .off ? nil : "\(count) \(severity.rawValue)\(count == 1 || severity == .info ? "" : "s")"
-        }
-        lines.append("diagnostics: " + counts.joined(separator: ", "))
+        lines.append("diagnostics: " + outcome.counts)
         var codes: [String] = []
         for diagnostic in outcome.diagnostics where !codes.contains(diagnostic.code) { codes.append(diagnostic.code) }
         let ordered = codes.sorted { left, right in
@@ -64,9 +59,14 @@ public struct BuildSummary {
     /// One finding as `--quiet` prints it, the way `kiln check` does: place, severity, message and code
     /// (`raw/patras/Routes_UTF8.txt:22: error: route_stop.line_id "5.2" refers to no line [foreign-key]`).
     public func line(_ diagnostic: Diagnostic) -> String {
+        shown(diagnostic).displayLine
+    }
+
+    /// `diagnostic` with its file as a path from the current folder (`pathPrefix` prepended).
+    public func shown(_ diagnostic: Diagnostic) -> Diagnostic {
         var shown = diagnostic
         shown.provenance?.file = pathPrefix + (diagnostic.provenance?.file ?? "")
-        return shown.displayLine
+        return shown
     }
 
     /// One finding as `path:line: message`, control characters in the path and the message escaped.
