@@ -94,6 +94,7 @@ extension TableSpec: Decodable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         columns = try c.decode([ColumnSpec].self, forKey: .columns)
         primaryKey = try c.decodeIfPresent([String].self, forKey: .primaryKey) ?? []
         unique = try c.decodeIfPresent([[String]].self, forKey: .unique) ?? []

@@ -154,9 +154,12 @@ public enum ManifestLoader {
         } catch let error as DecodingError {
             throw translate(error, file: displayName, locator: locator)
         }
-        let manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
+        var manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
                                 sources: document.sources, rules: document.rules, severity: document.severity,
                                 exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, file: file)
+        let digest = SHA256Digest()
+        digest.update(data)
+        manifest.sha256 = digest.hexDigest()
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
