@@ -144,8 +144,8 @@ final class HTMLReportTests: KilnTestCase {
 
     func testSizes() {
         XCTAssertEqual(HTMLReport.bytes(999), "999")
-        XCTAssertEqual(HTMLReport.bytes(125_236), "122.3 KiB (125\u{202F}236)")
-        XCTAssertEqual(HTMLReport.bytes(12_345_678), "11.8 MiB (12\u{202F}345\u{202F}678)")
+        XCTAssertEqual(HTMLReport.bytes(125_236), "125.2 KB (125\u{202F}236)")
+        XCTAssertEqual(HTMLReport.bytes(12_345_678), "12.3 MB (12\u{202F}345\u{202F}678)")
     }
 
     func testAPageFromABuildReport() throws {

@@ -184,7 +184,27 @@ public struct BundleChecker {
         let undeclared = Set(differences.compactMap(\.table).filter { owner[$0] == nil }).sorted()
         results += undeclared.map { name in result(.schema, "table \(name)", url, findings { $0.table == name }) }
         results.append(result(.schema, "user_version", url, findings { $0.kind == .userVersion }))
+        if let appTables = try userFilledAgainstBaseline(present, url) { results.append(appTables) }
         return results
+    }
+
+    /// The tables the app fills against the manifest's `baseline` (the bundle apps have now), when it names one that
+    /// exists and is not `url` itself: their schema may change only with a new schema version
+    /// (`diff.user-filled-schema`). A baseline that cannot be read is a `diff.baseline` error.
+    private func userFilledAgainstBaseline(_ present: SchemaSnapshot, _ url: URL) throws -> CheckResult? {
+        let userFilled = Set(manifest.tables.filter { $0.ship && $0.userFilled }.map(\.name))
+        guard !userFilled.isEmpty, let baseline = manifest.baselineURL, FileManager.default.fileExists(atPath: baseline.path),
+              FileKey(baseline) != FileKey(url) else { return nil }
+        let name = "userFilled tables since the baseline \(displayPath(baseline))"
+        let before: SchemaSnapshot
+        do {
+            before = try SchemaSnapshot(try BundleFile.open(baseline), excluding: [BundleWriter.metadataTable])
+        } catch let error as KilnError {
+            return result(.schema, name, url, [finding(.diffBaseline, "the bundle cannot be compared with the baseline: \(error.description)")])
+        }
+        let change = BundleDiff.userFilledSchemaChange(before.differences(to: present), userFilled: userFilled, oldVersion: before.userVersion,
+                                                       newVersion: present.userVersion, old: displayPath(baseline))
+        return result(.schema, name, url, change.map { [$0] } ?? [])
     }
 
     // MARK: - Metadata

@@ -144,8 +144,10 @@ extension DiagnosticCode {
 
     // MARK: - Build and baseline
     public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
+    public static let bundleTooLarge = DiagnosticCode("bundle.too-large", .error, "The new bundle, or one of its tables, is larger than the manifest's limits (bundleBytes, tables); the previous bundle stays.")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
+    public static let diffUserFilledSchema = DiagnosticCode("diff.user-filled-schema", .error, "The schema of a table the app fills (userFilled) changed since the previous bundle without a new schemaVersion: the app could not carry its users' rows over.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
     public static let diffUserVersion = DiagnosticCode("diff.user-version", .error, "The schema changed but PRAGMA user_version did not.")
     public static let diffDerived = DiagnosticCode("diff.derived", .warning, "A derived column named in thresholds that no table has (a typo).")
@@ -201,7 +203,7 @@ extension DiagnosticCode {
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
+        bundle, bundleTooLarge, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

@@ -26,6 +26,8 @@ public struct Manifest: Sendable {
     public var limits = ManifestLimits()
     /// `kiln patch`'s settings (`patch`).
     public var patch = PatchSettings()
+    /// What the bundle holds, in the manifest's words (`description`), for the exported data dictionary.
+    public var description: String? = nil
     /// The manifest file.
     public var file: URL
     /// The lowercase hexadecimal SHA-256 of the manifest's bytes as they were read (the build report records it).
@@ -51,7 +53,8 @@ public enum ColumnType: String, Codable, Sendable, CaseIterable {
 /// A table of the bundle (or of the staging area only, when `ship` is false).
 public struct TableSpec: Sendable {
     public var name: String
-    /// What the table holds, as the manifest describes it (the HTML report shows it).
+    /// What a row is, in the manifest's words; exports (Swift, Datasette, the data dictionary) and the HTML report
+    /// carry it.
     public var description: String? = nil
     public var columns: [ColumnSpec]
     /// Primary key columns, in order; composite keys list several.
@@ -92,6 +95,8 @@ public struct TableSpec: Sendable {
 /// A column: its type and the constraints on its values.
 public struct ColumnSpec: Sendable {
     public var name: String
+    /// What the column holds, in the manifest's words.
+    public var description: String? = nil
     public var type: ColumnType
     public var notNull: Bool
     public var unique: Bool
@@ -159,6 +164,8 @@ public struct SpatialSpec: Sendable {
 /// An input: a file or glob in one format, read once, its records going into one table per kind of record.
 public struct SourceSpec: Sendable {
     public var name: String
+    /// Where the input comes from, in the manifest's words.
+    public var description: String? = nil
     public var format: String
     /// A path or a glob (`*`, `?`) relative to the pipeline folder.
     public var path: String

@@ -12,10 +12,11 @@ public struct BuildReport: Encodable {
         var column: Int?
     }
 
-    /// A table's row count and the manifest's description of it.
+    /// A table's row count, its bytes (when the bundle was written) and the manifest's description of it.
     struct Table: Encodable {
         var name: String
         var rows: Int
+        var bytes: TableBytes?
         var description: String?
     }
 
@@ -50,6 +51,11 @@ public struct BuildReport: Encodable {
         var count: Int
     }
 
+    /// The new bundle's size in bytes, and the bytes no table owns (schema, `kiln_metadata`, free pages); each
+    /// table's share is in `tables`. Absent when no bundle was written.
+    var bundleBytes: Int?
+    var otherBytes: Int?
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     var baseline: [TableChange]?
 
@@ -67,7 +73,9 @@ public struct BuildReport: Encodable {
         bundle = outcome.bundle
         built = outcome.built
         output = outcome.output.relativePath
-        tables = outcome.tables.map { Table(name: $0.name, rows: $0.rows, description: outcome.tableDescriptions[$0.name]) }
+        tables = outcome.tables.map { Table(name: $0.name, rows: $0.rows, bytes: $0.bytes, description: outcome.tableDescriptions[$0.name]) }
+        bundleBytes = outcome.bytes?.total
+        otherBytes = outcome.bytes?.other
         inputs = outcome.inputs
         inputSizes = outcome.inputSizes
         manifest = ManifestFile(file: outcome.manifest.file, sha256: outcome.manifest.sha256)

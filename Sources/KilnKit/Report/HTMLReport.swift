@@ -77,12 +77,25 @@ public struct HTMLReport {
     }
 
     private func summary() -> String {
-        var html = "<section id=\"summary\"><h2>Tables</h2><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th><th>what</th></tr></thead><tbody>"
+        let sized = report.tables.contains { $0.bytes != nil }
+        let byteColumns = sized ? ["data", "index", "search", "spatial"].map { "<th class=\"n\">\($0)</th>" }.joined() : ""
+        var html = "<section id=\"summary\"><h2>Tables</h2><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th>\(byteColumns)<th>what</th></tr></thead><tbody>"
         for table in report.tables {
-            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"><td class=\"name\"><code>\(HTML.escape(table.name))</code></td><td class=\"n\">\(table.rows)</td>"
+            var cells = "", attributes = ""
+            if let bytes = table.bytes {
+                for (name, value) in [("data", bytes.data), ("index", bytes.index), ("search", bytes.search), ("spatial", bytes.spatial)] {
+                    attributes += " data-\(name)-bytes=\"\(value)\""
+                    cells += "<td class=\"n\">\(value == 0 ? "" : BundleBytes.size(value))</td>"
+                }
+            } else if sized {
+                cells = String(repeating: "<td></td>", count: 4)
+            }
+            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"\(attributes)><td class=\"name\"><code>\(HTML.escape(table.name))</code></td><td class=\"n\">\(table.rows)</td>\(cells)"
                 + "<td class=\"description\">\(HTML.escape(table.description.map(TextFolding.collapseSpaces) ?? ""))</td></tr>"
         }
-        html += "</tbody></table></div></section>\n<section id=\"inputs\"><h2>Inputs</h2><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read"
+        let size = report.bundleBytes.map { " The bundle takes \(BundleBytes.size($0)) (<span data-bundle-bytes=\"\($0)\">\($0)</span> bytes\(report.otherBytes.map { ", \(BundleBytes.size($0)) of them schema and metadata" } ?? ""))." } ?? ""
+        html += "</tbody></table></div>\(size.isEmpty ? "" : "<p class=\"note\">\(size.dropFirst())</p>")</section>\n"
+        html += "<section id=\"inputs\"><h2>Inputs</h2><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read"
             + (report.inputSizes == nil ? " (this report does not record their sizes)" : "") + ".</p>"
         guard !report.inputs.isEmpty else { return html + "</section>\n" }
         html += "<div class=\"scroll\"><table><thead><tr><th>file</th><th class=\"n\">bytes</th><th>SHA-256</th></tr></thead><tbody>"
@@ -94,7 +107,7 @@ public struct HTMLReport {
         return html + "</tbody></table></div></section>\n"
     }
 
-    /// `size` bytes with thousands separators, and in KiB or MiB from 10 KiB on.
+    /// `size` bytes with thousands separators, and as people read it (`BundleBytes.size`) from 10 kB on.
     static func bytes(_ size: Int) -> String {
         var digits = String(size), grouped = ""
         while digits.count > 3 {
@@ -102,9 +115,7 @@ public struct HTMLReport {
             digits.removeLast(3)
         }
         let exact = digits + grouped
-        guard size >= 10 * 1024 else { return exact }
-        let (value, unit) = size >= 10 * 1024 * 1024 ? (Double(size) / 1_048_576, "MiB") : (Double(size) / 1024, "KiB")
-        return String(format: "%.1f %@", value, unit) + " (\(exact))"
+        return size < 10_000 ? exact : BundleBytes.size(size) + " (\(exact))"
     }
 
     private func findings(location: URL) -> String {

@@ -3,10 +3,11 @@ import Foundation
 /// A build's JSON report (`BuildReport`) read back, for the HTML report. What older reports did not record
 /// (Kiln's version, the manifest's digest, the inputs' sizes, the codes' meanings, the tables' descriptions) is `nil`.
 public struct ReportDocument: Decodable, Sendable {
-    /// A shipped table: its rows and the manifest's description of it.
+    /// A shipped table: its rows, its bytes (when the bundle was written) and the manifest's description of it.
     public struct Table: Decodable, Sendable {
         public var name: String
         public var rows: Int
+        public var bytes: TableBytes?
         public var description: String?
     }
 
@@ -48,6 +49,9 @@ public struct ReportDocument: Decodable, Sendable {
     public var kilnVersion: String?
     public var manifest: ManifestFile?
     public var tables: [Table]
+    /// The bundle's size in bytes, and the part no table owns (absent in reports of builds that wrote none).
+    public var bundleBytes: Int?
+    public var otherBytes: Int?
     public var summary: [String: Int]
     public var inputs: [String: String]
     public var inputSizes: [String: Int]?
