@@ -8,9 +8,13 @@ struct ReportCommand: KilnCommand {
     static let arguments = "REPORT.json"
     static let details = """
         Reads the JSON report kiln build wrote (build/<bundle>.report.json) and writes one HTML file that opens
-        anywhere, without network: the summary, the findings grouped by code with examples linked to file:line,
-        regex extraction per page, a map per bundle table with coordinates (outliers in red), and the comparison
-        with the baseline when the build made one. `kiln build --html` writes the same page beside its report.
+        anywhere, without network: counts per severity, Kiln's version and the manifest's SHA-256; the findings
+        grouped by code with what each code means and every example the report keeps (filtered and paged by one
+        inline script; #filter=TEXT in the address fills the filter), linked to file:line; the tables with their
+        descriptions; the inputs with sizes and SHA-256; regex extraction per page; a map per bundle table with
+        coordinates (axes in degrees, a scale bar, in red only the rows the table's outlier column or a bounds rule
+        flags, far points at the edge and listed); and the comparison with the baseline when the build made one.
+        `kiln build --html` writes the same page beside its report. A report from an older Kiln still renders.
 
         Exit codes: 0 written, 1 not a Kiln build report or an unreadable bundle, 64 usage error, 74 I/O error.
 

@@ -24,12 +24,17 @@ public final class SHA256Digest {
         data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
-    /// The digest of everything added, as lowercase hexadecimal.
-    public func hexDigest() -> String {
+    /// The digest of everything added, as its 32 bytes.
+    public func bytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// The digest of everything added, as lowercase hexadecimal.
+    public func hexDigest() -> String {
         let hex: [Character] = Array("0123456789abcdef")
-        return String(digest.prefix(Int(length)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
+        return String(bytes().flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
     }
 }

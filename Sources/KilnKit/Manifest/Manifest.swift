@@ -34,6 +34,8 @@ public struct Manifest: Sendable {
     public var targets: [SQLiteTarget] = []
     /// The manifest file.
     public var file: URL
+    /// The lowercase hexadecimal SHA-256 of the manifest's bytes as they were read (the build report records it).
+    public var sha256 = ""
     /// The pipeline folder: source paths are relative to it and may not leave it.
     public var directory: URL { file.deletingLastPathComponent() }
 
@@ -55,7 +57,8 @@ public enum ColumnType: String, Codable, Sendable, CaseIterable {
 /// A table of the bundle (or of the staging area only, when `ship` is false).
 public struct TableSpec: Sendable {
     public var name: String
-    /// What a row is, in the manifest's words; exports (Swift, Datasette, the data dictionary) carry it.
+    /// What a row is, in the manifest's words; exports (Swift, Datasette, the data dictionary) and the HTML report
+    /// carry it.
     public var description: String? = nil
     public var columns: [ColumnSpec]
     /// Primary key columns, in order; composite keys list several.

@@ -159,6 +159,9 @@ public enum ManifestLoader {
                                 sources: document.sources, rules: document.rules, severity: document.severity,
                                 exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, description: document.description, targets: document.targets, file: file)
         manifest.exportsFrom = document.exportsFrom
+        let digest = SHA256Digest()
+        digest.update(data)
+        manifest.sha256 = digest.hexDigest()
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {

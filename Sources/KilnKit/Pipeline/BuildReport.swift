@@ -12,12 +12,35 @@ public struct BuildReport: Encodable {
         var column: Int?
     }
 
+    /// A table's row count, its bytes (when the bundle was written) and the manifest's description of it.
+    struct Table: Encodable {
+        var name: String
+        var rows: Int
+        var bytes: TableBytes?
+        var description: String?
+    }
+
+    /// The manifest file's name and the SHA-256 of its bytes.
+    struct ManifestFile: Encodable {
+        var file: String
+        var sha256: String
+    }
+
     var bundle: String
     var built: Bool
     var output: String
-    var tables: [TableCount]
+    /// The version of Kiln that built it.
+    var kilnVersion = KilnVersion.current
+    var manifest: ManifestFile
+    var tables: [Table]
     var summary: [String: Int]
     var inputs: [String: String]
+    /// The size in bytes of each input, by the paths of `inputs`.
+    var inputSizes: [String: Int]
+    /// What each code among the findings means (a manifest rule's description, or the catalogue's meaning).
+    var codes: [String: String]
+    /// The manifest's `bounds` rules (omitted when none), for the HTML report's maps.
+    var boundsRules: [BoundsRule]?
     var diagnostics: [Entry]
     /// Findings counted in `summary` but not listed in `diagnostics`, by code and severity (omitted when none).
     var notStored: [NotStored]?
@@ -58,10 +81,14 @@ public struct BuildReport: Encodable {
         bundle = outcome.bundle
         built = outcome.built
         output = outcome.output.relativePath
-        tables = outcome.tables
+        tables = outcome.tables.map { Table(name: $0.name, rows: $0.rows, bytes: $0.bytes, description: outcome.tableDescriptions[$0.name]) }
         bundleBytes = outcome.bytes?.total
         otherBytes = outcome.bytes?.other
         inputs = outcome.inputs
+        inputSizes = outcome.inputSizes
+        manifest = ManifestFile(file: outcome.manifest.file, sha256: outcome.manifest.sha256)
+        codes = outcome.meanings
+        boundsRules = outcome.boundsRules.isEmpty ? nil : outcome.boundsRules
         var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
         for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }
         for (key, count) in outcome.notStored { summary[key.severity.rawValue, default: 0] += count }

@@ -44,6 +44,16 @@ public struct BuildOutcome: Sendable {
     public var tables: [TableCount]
     /// SHA-256 of every input, by path relative to the pipeline folder.
     public var inputs: [String: String]
+    /// The size in bytes of every input, by the same paths as `inputs`.
+    public var inputSizes: [String: Int] = [:]
+    /// The manifest's file name and the SHA-256 of its bytes.
+    public var manifest: (file: String, sha256: String) = ("", "")
+    /// What each code among the findings means: the manifest rule's description, else the catalogue's meaning.
+    public var meanings: [String: String] = [:]
+    /// The manifest's description of each shipped table that has one.
+    public var tableDescriptions: [String: String] = [:]
+    /// The manifest's `bounds` rules, so that the HTML report's maps flag the points they flag.
+    public var boundsRules: [BoundsRule] = []
     /// Every finding stored, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
     public var diagnostics: [Diagnostic]
     /// The findings counted but not stored, by code and severity.
@@ -60,6 +70,42 @@ public struct BuildOutcome: Sendable {
 public struct TargetOutput: Sendable {
     public var target: SQLiteTarget
     public var output: URL
+}
+
+extension BuildOutcome {
+    /// Fills in what the report says about the pipeline besides the findings: the manifest's digest, the inputs'
+    /// sizes, the tables' descriptions and the meaning of every code found.
+    mutating func describe(_ pipeline: Pipeline) {
+        let manifest = pipeline.manifest
+        self.manifest = (manifest.file.lastPathComponent, manifest.sha256)
+        for file in pipeline.sources.flatMap(\.files) where inputs[file.relativePath] != nil {
+            inputSizes[file.relativePath] = file.sizeOnDisk
+        }
+        for table in manifest.tables { tableDescriptions[table.name] = table.description }
+        for rule in manifest.rules {
+            if case .bounds(let table, let latitude, let longitude, let box) = rule.check {
+                boundsRules.append(BoundsRule(code: rule.code, table: table, latitude: latitude, longitude: longitude, box: box))
+            }
+        }
+        let codes = Set(diagnostics.map(\.code) + notStored.keys.map(\.code))
+        for code in codes {
+            meanings[code] = manifest.rules.first { $0.code == code && $0.description != nil }?.description ?? DiagnosticCode.named(code)?.meaning
+        }
+    }
+}
+
+/// A `bounds` rule as the build report records it: its code, the table and columns it checks, and the box.
+public struct BoundsRule: Codable, Sendable, Equatable {
+    public var code: String
+    public var table: String
+    public var latitude: String
+    public var longitude: String
+    public var box: BoxSpec
+
+    /// Whether the rule flags a row at `latitude`, `longitude` (outside the box).
+    public func flags(latitude: Double, longitude: Double) -> Bool {
+        !(box.minLatitude...box.maxLatitude).contains(latitude) || !(box.minLongitude...box.maxLongitude).contains(longitude)
+    }
 }
 
 /// A table's name and row count, and its bytes when the bundle was written.
@@ -162,7 +208,7 @@ public enum Builder {
             for (position, source) in pipeline.sources.enumerated() {
                 let started = Date()
                 let records = try options.progress.map { progress in
-                    let bytes = source.files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1.url.path)[.size] as? Int) ?? 0) }
+                    let bytes = source.files.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }
                     progress(.reading(source: source.spec.name, files: source.files.count, bytes: bytes))
                     return try rowCount(of: source, in: staging.database)
                 }
@@ -250,6 +296,7 @@ public enum Builder {
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
         outcome.targets = targetOutputs
+        outcome.describe(pipeline)
         guard outcome.built, let pending else {
             try writeReport(outcome)
             return outcome

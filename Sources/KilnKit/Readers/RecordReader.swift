@@ -116,6 +116,11 @@ public struct InputFile: Sendable {
         self.head = head
     }
 
+    /// The file's size on disk in bytes (compressed, for a compressed file); `nil` when it cannot be read.
+    public var sizeOnDisk: Int? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int
+    }
+
     /// The whole file, when `head` holds all of it (a file shorter than `headLength`).
     public var wholeFile: [UInt8]? {
         guard let head, head.count < InputFile.headLength else { return nil }

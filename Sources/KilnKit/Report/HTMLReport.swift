@@ -1,8 +1,10 @@
 import Foundation
 
-/// One self-contained HTML page for a build report: inline CSS and SVG, no script and nothing fetched, readable on a
-/// phone. It shows the summary (tables and counts), the findings grouped by code (severity, count, the first
-/// examples with links to `file:line` in the pipeline folder), the extraction findings per page (lines missed, shown;
+/// One self-contained HTML page for a build report: inline CSS, SVG and one small script, nothing fetched (a
+/// Content-Security-Policy allows only that script), readable on a phone. It shows a header (counts per severity,
+/// Kiln's version, the manifest's digest), the findings grouped by code (severity, what the code means, count, every
+/// example the JSON report keeps, filterable and paged, with links to `file:line` in the pipeline folder), the tables
+/// with their descriptions, the inputs with sizes and digests, the extraction findings per page (lines missed, shown;
 /// expectations), a map per bundle table with coordinates, and the comparison with the baseline when there was one.
 /// Counts carry `data-*` attributes so that tests can read them from the DOM.
 public struct HTMLReport {
@@ -11,9 +13,6 @@ public struct HTMLReport {
     public let pipelineFolder: URL?
     /// The bundle, for the maps; `nil` or a missing file when the build wrote none.
     public let bundle: URL?
-
-    /// How many examples to show per code.
-    public var examplesPerCode = 5
 
     public init(report: ReportDocument, pipelineFolder: URL?, bundle: URL?) {
         self.report = report
@@ -35,7 +34,7 @@ public struct HTMLReport {
     /// The page, with links relative to `location` (the folder the page is written in).
     /// - Throws: `KilnError.validation` when the bundle exists but is not a readable Kiln bundle.
     public func html(location: URL) throws -> String {
-        var body = header() + summary() + findings(location: location) + extraction(location: location)
+        var body = header() + findings(location: location) + summary() + extraction(location: location)
         body += try maps()
         body += baselineSection()
         return """
@@ -44,30 +43,43 @@ public struct HTMLReport {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="\(HTMLReport.contentSecurityPolicy)">
             <title>Kiln report: \(HTML.escape(report.bundle))</title>
             <style>\(HTMLReport.style)</style>
             </head>
             <body>
-            \(body)</body>
+            \(body)<script>\(HTMLReport.script)</script>
+            </body>
             </html>
             """
     }
 
     private func header() -> String {
         let status = report.built ? "built" : "not built"
-        return "<header><h1>\(HTML.escape(report.bundle))</h1><p class=\"status \(report.built ? "ok" : "failed")\" data-built=\"\(report.built)\">"
-            + "\(status): \(HTML.escape(report.output))</p></header>\n"
+        var html = "<header><h1>\(HTML.escape(report.bundle))</h1><p class=\"status \(report.built ? "ok" : "failed")\" data-built=\"\(report.built)\">"
+            + "\(status): \(HTML.escape(report.output))</p><p class=\"counts\">"
+        for severity in ["error", "warning", "info"] {
+            let count = report.summary[severity] ?? 0
+            html += "<a class=\"count \(severity)\" href=\"#findings\" data-severity=\"\(severity)\" data-count=\"\(count)\">"
+                + "<b>\(count)</b> \(severity == "info" ? "info" : severity + (count == 1 ? "" : "s"))</a> "
+        }
+        html += "</p><p class=\"note provenance\">"
+        if let version = report.kilnVersion {
+            html += "<span data-kiln-version=\"\(HTML.escape(version))\">Kiln \(HTML.escape(version))</span>"
+        } else {
+            html += "<span data-kiln-version=\"\">Kiln version not recorded (a report from an older Kiln)</span>"
+        }
+        if let manifest = report.manifest {
+            html += " · manifest <code>\(HTML.escape(manifest.file))</code> SHA-256 <code class=\"digest\" data-manifest-sha256=\"\(HTML.escape(manifest.sha256))\">"
+                + "\(HTML.escape(manifest.sha256))</code>"
+        }
+        return html + "</p></header>\n"
     }
 
     private func summary() -> String {
-        var html = "<section id=\"summary\"><h2>Summary</h2><table class=\"counts\"><tr>"
-        for severity in ["error", "warning", "info"] {
-            html += "<td class=\"\(severity)\" data-severity=\"\(severity)\" data-count=\"\(report.summary[severity] ?? 0)\">"
-                + "<b>\(report.summary[severity] ?? 0)</b> \(severity == "info" ? "info" : severity + (report.summary[severity] == 1 ? "" : "s"))</td>"
-        }
         let sized = report.tables.contains { $0.bytes != nil }
         let byteColumns = sized ? ["data", "index", "search", "spatial"].map { "<th class=\"n\">\($0)</th>" }.joined() : ""
-        html += "</tr></table><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th>\(byteColumns)</tr></thead><tbody>"
+        var html = "<section id=\"summary\"><h2>Tables</h2><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th>\(byteColumns)<th>what</th></tr></thead><tbody>"
         for table in report.tables {
             var cells = "", attributes = ""
             if let bytes = table.bytes {
@@ -78,11 +90,32 @@ public struct HTMLReport {
             } else if sized {
                 cells = String(repeating: "<td></td>", count: 4)
             }
-            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"\(attributes)><td>\(HTML.escape(table.name))</td><td class=\"n\">\(table.rows)</td>\(cells)</tr>"
+            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"\(attributes)><td class=\"name\"><code>\(HTML.escape(table.name))</code></td><td class=\"n\">\(table.rows)</td>\(cells)"
+                + "<td class=\"description\">\(HTML.escape(table.description.map(TextFolding.collapseSpaces) ?? ""))</td></tr>"
         }
         let size = report.bundleBytes.map { " The bundle takes \(BundleBytes.size($0)) (<span data-bundle-bytes=\"\($0)\">\($0)</span> bytes\(report.otherBytes.map { ", \(BundleBytes.size($0)) of them schema and metadata" } ?? ""))." } ?? ""
-        html += "</tbody></table></div><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read.\(size)</p></section>\n"
-        return html
+        html += "</tbody></table></div>\(size.isEmpty ? "" : "<p class=\"note\">\(size.dropFirst())</p>")</section>\n"
+        html += "<section id=\"inputs\"><h2>Inputs</h2><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read"
+            + (report.inputSizes == nil ? " (this report does not record their sizes)" : "") + ".</p>"
+        guard !report.inputs.isEmpty else { return html + "</section>\n" }
+        html += "<div class=\"scroll\"><table><thead><tr><th>file</th><th class=\"n\">bytes</th><th>SHA-256</th></tr></thead><tbody>"
+        for path in report.inputs.keys.sorted() {
+            let size = report.inputSizes?[path]
+            html += "<tr data-input=\"\(HTML.escape(path))\" data-size=\"\(size.map(String.init) ?? "")\"><td><code>\(HTML.escape(path))</code></td>"
+                + "<td class=\"n\">\(size.map(HTMLReport.bytes) ?? "")</td><td><code class=\"digest\">\(HTML.escape(report.inputs[path]!))</code></td></tr>"
+        }
+        return html + "</tbody></table></div></section>\n"
+    }
+
+    /// `size` bytes with thousands separators, and as people read it (`BundleBytes.size`) from 10 kB on.
+    static func bytes(_ size: Int) -> String {
+        var digits = String(size), grouped = ""
+        while digits.count > 3 {
+            grouped = "\u{202F}" + digits.suffix(3) + grouped
+            digits.removeLast(3)
+        }
+        let exact = digits + grouped
+        return size < 10_000 ? exact : BundleBytes.size(size) + " (\(exact))"
     }
 
     private func findings(location: URL) -> String {
@@ -92,16 +125,24 @@ public struct HTMLReport {
             let ra = groups[a]!.map { rank[$0.severity] ?? 3 }.min()!, rb = groups[b]!.map { rank[$0.severity] ?? 3 }.min()!
             return ra != rb ? ra < rb : a < b
         }
+        var notStored: [String: Int] = [:]
+        for entry in report.notStored ?? [] { notStored[entry.code, default: 0] += entry.count }
         var html = "<section id=\"findings\"><h2>Findings by code</h2>"
         if codes.isEmpty { html += "<p>No findings.</p>" }
+        html += "<p class=\"filter\" hidden><label>Filter <input type=\"search\" id=\"filter\" placeholder=\"text, file or code\"></label> "
+            + "<span id=\"filtered\"></span></p>"
         for code in codes {
             let items = groups[code]!
             let severity = items.map(\.severity).min { (rank[$0] ?? 3) < (rank[$1] ?? 3) } ?? "info"
-            html += "<details class=\"code \(HTML.escape(severity))\" data-code=\"\(HTML.escape(code))\" data-count=\"\(items.count)\"\(severity == "info" ? "" : " open")>"
-                + "<summary><span class=\"badge \(HTML.escape(severity))\">\(HTML.escape(severity))</span> <code>\(HTML.escape(code))</code> × \(items.count)</summary><ul>"
-            for item in items.prefix(examplesPerCode) { html += "<li>\(place(item, location: location))\(HTML.escape(item.message))</li>" }
-            if items.count > examplesPerCode { html += "<li class=\"more\">… \(items.count - examplesPerCode) more in the JSON report</li>" }
-            html += "</ul></details>"
+            let more = notStored[code] ?? 0
+            html += "<details class=\"code \(HTML.escape(severity))\" data-code=\"\(HTML.escape(code))\" data-count=\"\(items.count)\" data-total=\"\(items.count + more)\"\(severity == "info" ? "" : " open")>"
+                + "<summary><span class=\"badge \(HTML.escape(severity))\">\(HTML.escape(severity))</span> <code>\(HTML.escape(code))</code> × \(items.count + more)</summary>"
+                + "<p class=\"meaning\">\(HTML.escape(report.meaning(of: code).map(TextFolding.collapseSpaces) ?? "(no description of this code)"))</p><ul class=\"examples\">"
+            for item in items { html += "<li class=\"finding\">\(place(item, location: location))\(HTML.escape(item.message))</li>" }
+            html += "</ul>"
+            if more > 0 { html += "<p class=\"more\" data-not-stored=\"\(more)\">\(more) more counted, not kept in the JSON report (it keeps the first of each code and severity).</p>" }
+            html += "<p class=\"pager\" hidden><button type=\"button\" class=\"prev\">‹ previous</button> <span class=\"range\"></span> "
+                + "<button type=\"button\" class=\"next\">next ›</button></p></details>"
         }
         return html + "</section>\n"
     }
@@ -130,7 +171,7 @@ public struct HTMLReport {
         let database = try BundleFile.open(bundle)
         let maps: [CoordinateMap]
         do {
-            maps = try CoordinateMap.maps(in: database, tables: report.tables.map(\.name))
+            maps = try CoordinateMap.maps(in: database, tables: report.tables.map(\.name), rules: report.boundsRules ?? [])
         } catch let error as SQLiteError {
             throw KilnError.validation("cannot read the maps' coordinates from \(bundle.relativePath): \(error.message)")
         }
@@ -139,11 +180,19 @@ public struct HTMLReport {
         for map in maps {
             html += "<figure data-table=\"\(HTML.escape(map.table))\"><figcaption><code>\(HTML.escape(map.table))</code>"
                 + (map.page.map { ", \(HTML.escape($0))" } ?? "") + ": "
-                + "\(map.points.count) point\(map.points.count == 1 ? "" : "s") (\(HTML.escape(map.latitudeColumn)), \(HTML.escape(map.longitudeColumn))); "
-                + "<span class=\"key outlier\">●</span> \(map.outliers.count) flagged or far from the median (<span class=\"key median\">+</span>)"
+                + "\(map.points.count) point\(map.points.count == 1 ? "" : "s") (\(HTML.escape(map.latitudeColumn)), \(HTML.escape(map.longitudeColumn))), "
+                + "<span class=\"key median\">+</span> median"
+                + (map.flaggedBy.isEmpty ? "" : "; <span class=\"key outlier\">●</span> \(map.outliers.count) flagged by \(HTML.escape(map.flaggedBy.joined(separator: " or ")))")
+                + (map.offMap.isEmpty ? "" : "; <span class=\"key offmap\">◆</span> \(map.offMap.count) outside the map, drawn at its edge")
                 + "</figcaption>\(map.svg())"
-            if !map.outliers.isEmpty {
-                html += "<ul class=\"outliers\">" + map.outliers.prefix(examplesPerCode).map { "<li>\(HTML.escape($0.label))</li>" }.joined() + "</ul>"
+            let listed = map.points.filter { $0.outlier || !map.view.contains($0) }
+            if !listed.isEmpty {
+                html += "<ul class=\"outliers\">" + listed.map { point in
+                    "<li data-label=\"\(HTML.escape(point.label))\" data-offmap=\"\(!map.view.contains(point))\" data-flagged=\"\(point.outlier)\">"
+                        + "\(HTML.escape(point.label)) at \(String(format: "%.5f, %.5f", point.latitude, point.longitude)), "
+                        + "\(String(format: "%.1f", map.distanceFromMedian(point))) km from the median"
+                        + (point.outlier ? ", flagged" : "") + (map.view.contains(point) ? "" : ", outside the map") + "</li>"
+                }.joined() + "</ul>"
             }
             html += "</figure>"
         }
@@ -171,18 +220,88 @@ public struct HTMLReport {
         return "<a class=\"place\" href=\"\(HTML.escape(href))\">\(text)</a> "
     }
 
+    /// The page's only script: pages each code's examples (`pageSize` at a time) and filters them all by the text in
+    /// the filter box, which `#filter=TEXT` in the address fills in. It reads the DOM and sets `hidden`, never markup,
+    /// and holds no data of the report, so nothing a finding says can become script. Without it every example shows.
+    static let script = """
+        (function () {
+        var size = \(pageSize), box = document.getElementById('filter'), lists = [];
+        document.querySelectorAll('details.code').forEach(function (code) {
+          var list = {code: code, items: Array.prototype.slice.call(code.querySelectorAll('li.finding')), page: 0};
+          list.shown = list.items;
+          var pager = code.querySelector('.pager');
+          pager.querySelector('.prev').addEventListener('click', function () { list.page--; draw(list); });
+          pager.querySelector('.next').addEventListener('click', function () { list.page++; draw(list); });
+          lists.push(list);
+        });
+        function draw(list) {
+          var pages = Math.max(1, Math.ceil(list.shown.length / size));
+          list.page = Math.min(Math.max(list.page, 0), pages - 1);
+          var first = list.page * size, last = Math.min(first + size, list.shown.length), pager = list.code.querySelector('.pager');
+          list.items.forEach(function (item) { item.hidden = true; });
+          list.shown.slice(first, last).forEach(function (item) { item.hidden = false; });
+          pager.hidden = list.shown.length <= size;
+          pager.querySelector('.range').textContent = (first + 1) + '–' + last + ' of ' + list.shown.length;
+          pager.querySelector('.prev').disabled = list.page === 0;
+          pager.querySelector('.next').disabled = list.page === pages - 1;
+          list.code.hidden = list.shown.length === 0;
+          list.code.setAttribute('data-shown', String(list.shown.length));
+          list.code.setAttribute('data-page', String(list.page + 1));
+        }
+        function apply() {
+          var query = box.value.trim().toLowerCase(), shown = 0, total = 0;
+          lists.forEach(function (list) {
+            var name = list.code.getAttribute('data-code').toLowerCase();
+            list.shown = list.items.filter(function (item) { return !query || (name + ' ' + item.textContent.toLowerCase()).indexOf(query) >= 0; });
+            list.page = 0;
+            shown += list.shown.length;
+            total += list.items.length;
+            draw(list);
+          });
+          document.getElementById('filtered').textContent = query ? shown + ' of ' + total + ' findings' : '';
+        }
+        function fromAddress() {
+          var hash = location.hash;
+          if (hash.indexOf('#filter=') !== 0) { return; }
+          try { box.value = decodeURIComponent(hash.slice(8)); } catch (error) { box.value = hash.slice(8); }
+          apply();
+        }
+        if (box) {
+          box.parentNode.parentNode.hidden = false;
+          box.addEventListener('input', apply);
+          window.addEventListener('hashchange', fromAddress);
+          apply();
+          fromAddress();
+        }
+        })();
+        """
+
+    /// Examples shown per code at a time.
+    static let pageSize = 20
+
+    /// What the page may load and run: nothing from anywhere, its inline style, and only `script` (by its SHA-256).
+    static let contentSecurityPolicy: String = {
+        let digest = SHA256Digest()
+        digest.update(Data(script.utf8))
+        return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-\(Data(digest.bytes()).base64EncodedString())'; base-uri 'none'; form-action 'none'"
+    }()
+
     static let style = """
         body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;padding:12px;color:#1d2329}\
         h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #d0d7de}h3{font-size:1em}\
         .status{font-weight:600}.status.ok{color:#1a7f37}.status.failed{color:#cf222e}\
         table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid #eaeef2;text-align:left}.n{text-align:right}\
-        .scroll{overflow-x:auto}.counts td{font-size:1.1em;border:0}.note{color:#57606a;font-size:.9em}\
+        .scroll{overflow-x:auto}.counts{font-size:1.1em}.count{margin-right:1em;text-decoration:none}.note{color:#57606a;font-size:.9em}\
+        .digest{font-size:.8em;overflow-wrap:anywhere}.meaning{margin:.3em 0;color:#57606a}.description{font-size:.9em;color:#57606a}td.name code{overflow-wrap:normal;white-space:nowrap}\
+        .pager button{font:inherit}input[type=search]{font:inherit;width:min(20em,70vw)}\
         .error{color:#cf222e}.warning{color:#9a6700}.info{color:#0969da}\
         details{border:1px solid #d0d7de;border-radius:6px;margin:6px 0;padding:4px 8px}summary{cursor:pointer}\
         .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:.8em;color:#fff}\
         .badge.error{background:#cf222e}.badge.warning{background:#9a6700}.badge.info{background:#0969da}\
         ul{padding-left:1.2em;overflow-wrap:anywhere}li{margin:2px 0}.place{font-family:ui-monospace,monospace;font-size:.9em;margin-right:.4em}\
-        .map{width:100%;height:auto;border:1px solid #d0d7de}.point{fill:#0969da;fill-opacity:.7}.outlier{fill:#cf222e}\
+        .map{width:100%;height:auto}.map .plot{fill:#f4f6f8;stroke:#d0d7de}.point{fill:#0969da;fill-opacity:.7}.outlier{fill:#cf222e}\
+        .axes line{stroke:#d8dee4;stroke-width:1}.axes text,.scale text{font-size:22px;fill:#57606a}.scale path{fill:none;stroke:#1d2329;stroke-width:3}\
+        .offmap{fill:#fff;stroke:#6e40c9;stroke-width:3}.offmap.flagged{stroke:#cf222e}.key.offmap{color:#6e40c9}\
         .median path{stroke:#1a7f37;stroke-width:4}.key.outlier{color:#cf222e}.key.median{color:#1a7f37;font-weight:700}\
         figure{margin:1em 0}code{overflow-wrap:anywhere}\
         @media (max-width:600px){body{font-size:14px;padding:8px}td,th{padding:3px 4px}}
