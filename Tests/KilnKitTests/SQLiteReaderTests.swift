@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import KilnKit
+import KilnTestSupport
 
 /// The `sqlite` reader: legacy scripts and database files in a sandbox, the query's rows as records, and a finding at
 /// its line for every statement that fails or is refused.
@@ -113,6 +114,18 @@ final class SQLiteReaderTests: KilnTestCase {
         XCTAssertTrue(log.diagnostics[0].message.hasPrefix("statement failed: random() is not allowed in data read from a file: its result is not decided by the input"), log.diagnostics[0].message)
         XCTAssertTrue(log.diagnostics[1].message.hasPrefix("INSERT calls random(), whose result is not decided by the input"), log.diagnostics[1].message)
         XCTAssertTrue(log.diagnostics[2].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[2].message)
+    }
+
+    func testABlobIsABinaryValueWithItsHexadecimalText() throws {
+        let text = "CREATE TABLE Mushrooms (latin TEXT, status BLOB);\nINSERT INTO Mushrooms VALUES ('a', X'DEADBEEF0001'), ('b', 'text'), ('c', x'');\n"
+        let (records, log) = try read(reader(query: "SELECT latin, status FROM Mushrooms ORDER BY latin"), text, name: "a.sql")
+        XCTAssertEqual(log.diagnostics.map(\.code), [])
+        XCTAssertEqual(records.map(\.values), [["a", "deadbeef0001"], ["b", "text"], ["c", ""]])
+        XCTAssertEqual(records.map { $0.binaryValues?[1] }, [[0xDE, 0xAD, 0xBE, 0xEF, 0x00, 0x01], nil, []])
+        XCTAssertEqual(records.map { $0.binaryValues?[0] }, [nil, nil, nil], "a text is no binary value")
+        // The hexadecimal text is Python's bytes.hex() for every byte value.
+        let all = (0...255).map(UInt8.init)
+        XCTAssertEqual(Hexadecimal.text(of: all), try PythonOracle.lines(ofProgram: "print(bytes(range(256)).hex())", []).first)
     }
 
     func testAQueryMayNotCallANonDeterministicFunction() throws {

@@ -29,7 +29,6 @@ public final class SHA256Digest {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        let hex: [Character] = Array("0123456789abcdef")
-        return String(digest.prefix(Int(length)).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
+        return Hexadecimal.text(of: Array(digest.prefix(Int(length))))
     }
 }

@@ -16,8 +16,14 @@ public enum SQLValue: Equatable, Sendable {
         case .integer(let value): return String(value)
         case .real(let value): return SQLValue.format(value)
         case .text(let value): return value
-        case .blob(let bytes): return bytes.map { String(format: "%02x", $0) }.joined()
+        case .blob(let bytes): return Hexadecimal.text(of: bytes)
         }
+    }
+
+    /// The bytes of a blob; `nil` for every other value.
+    public var blobBytes: [UInt8]? {
+        if case .blob(let bytes) = self { return bytes }
+        return nil
     }
 
     /// Shortest decimal text that reads back as the same double, never in exponent form for ordinary coordinates.

@@ -123,6 +123,7 @@ extension DiagnosticCode {
 
     // MARK: - Shaping values
     public static let value = DiagnosticCode("value", .error, "A value that does not convert to its column's declared type; staged as its text.")
+    public static let valueBlob = DiagnosticCode("value.blob", .error, "A BLOB (binary value of an sqlite source) for a column not declared blob; staged as its hexadecimal text.")
     public static let valueUnknownTerm = DiagnosticCode("value.unknown-term", .error, "A text that names no term of its vocabulary.")
     public static let valueTimeOrder = DiagnosticCode("value.time-order", .error, "An end time before its start time that is not an overnight run.")
     public static let valueMonth = DiagnosticCode("value.month", .error, "A season that is not month names, Roman numerals or a range of them.")
@@ -196,7 +197,7 @@ extension DiagnosticCode {
         htmlNoContent, htmlSanitized, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
-        value, valueUnknownTerm, valueTimeOrder, valueMonth,
+        value, valueBlob, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,

@@ -95,7 +95,11 @@ public struct SQLiteReader: ConfigurableReader {
             while let row = try statement.step() {
                 var line = 1
                 if let lineIndex, case .integer(let number) = row.values[lineIndex] { line = Int(number) }
-                try emit(Record(kinds[0], values: indexes.map { row.values[$0].textValue }, line: line))
+                var record = Record(kinds[0], values: indexes.map { row.values[$0].blobBytes == nil ? row.values[$0].textValue : nil }, line: line)
+                for (position, index) in indexes.enumerated() {
+                    if let bytes = row.values[index].blobBytes { record.setBinary(bytes, at: position) }
+                }
+                try emit(record)
             }
         } catch let error as SQLiteError {
             let denied = database.takeDeniedActions()
