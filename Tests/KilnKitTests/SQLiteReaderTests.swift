@@ -128,6 +128,22 @@ final class SQLiteReaderTests: KilnTestCase {
         XCTAssertEqual(Hexadecimal.text(of: all), try PythonOracle.lines(ofProgram: "print(bytes(range(256)).hex())", []).first)
     }
 
+    func testTheDateFunctionsAnswerAsSQLitesOwnExceptForTheClock() throws {
+        let sandbox = try Database.sandboxed(seconds: 5)
+        sandbox.setPolicy(.query)
+        let plain = try Database(path: ":memory:")
+        for call in ["date('2024-02-29', '+1 year')", "strftime('%s %j', '2024-01-01')", "julianday('2000-01-01 12:00')", "datetime(2460000.5)",
+                     "time('12:34:56.789', '+1 hour')", "unixepoch('2024-01-01')", "date(NULL)", "date('garbage')", "datetime(1700000000, 'unixepoch')"] {
+            XCTAssertEqual(try sandbox.rows("SELECT \(call)").first?.values, try plain.rows("SELECT \(call)").first?.values, call)
+        }
+        for call in ["date('now')", "datetime(' NOW ', '+1 day')", "julianday()", "strftime('%Y')", "date('2024-01-01', 'localtime')",
+                     "datetime('2024-01-01', 'UTC')", "strftime('%Y', 'now')", "date(x'6e6f77')"] {
+            XCTAssertThrowsError(try sandbox.rows("SELECT \(call)"), call) { error in
+                XCTAssertTrue((error as? SQLiteError)?.message.contains("is not allowed in data read from a file: its result is decided by the clock") ?? false, "\(call): \(error)")
+            }
+        }
+    }
+
     func testAQueryMayNotCallANonDeterministicFunction() throws {
         let (records, log) = try read(reader(query: "SELECT latin, random() AS status FROM Mushrooms", fields: ["latin", "status"]), script, name: "a.sql")
         XCTAssertEqual(records.count, 0)
