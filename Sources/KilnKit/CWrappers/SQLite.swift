@@ -55,6 +55,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
+    /// True when SQLite found no room on a disk (the database's, or its temporary folder's).
+    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+
     /// True when a time limit (`Database.withTimeLimit`) stopped the statement.
     public var isInterrupted: Bool { code & 0xff == SQLITE_INTERRUPT }
 

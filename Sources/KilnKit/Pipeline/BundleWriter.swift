@@ -59,7 +59,8 @@ struct BundleWriter {
         } catch {
             tables.discard()
             guard let error = error as? SQLiteError else { throw error }
-            if error.isStorageFailure { throw KilnError.io("cannot write \(tables.destination.path): \(error.message)") }
+            if error.isStorageFailure { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,
+                                                                                            in: tables.destination.deletingLastPathComponent())) }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
         }
     }
@@ -368,6 +369,20 @@ enum SchemaSQL {
     static func createFullText(_ fullText: FullTextSpec, contentless: Bool = false) -> String {
         let columns = fullText.columns.map(quoteIdentifier) + fullText.unindexed.map { "\(quoteIdentifier($0)) UNINDEXED" }
         return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts5(\(columns.joined(separator: ", ")), tokenize = \(quoteLiteral(fullText.tokenize))\(contentless ? ", content=''" : ""))"
+    }
+
+    /// Why SQLite's FTS5 refuses the declaration's tokenizer (`no such tokenizer: bogus`), asked of an empty
+    /// in-memory table when the manifest loads; `nil` when it accepts it.
+    static func fullTextProblem(_ fullText: FullTextSpec) -> String? {
+        do {
+            let database = try Database(path: ":memory:")
+            try database.execute("CREATE VIRTUAL TABLE temp.kiln_tokenizer USING fts5(x, tokenize = \(quoteLiteral(fullText.tokenize)))")
+            return nil
+        } catch let error as SQLiteError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Fills the content shadow table of `fullText` (FTS5's own copy of the rows, `<name>_content`: the FTS rowid,
