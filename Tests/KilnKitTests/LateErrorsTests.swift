@@ -46,4 +46,22 @@ final class LateErrorsTests: KilnTestCase {
         XCTAssertEqual(TemporaryFolder.storageFailure(io, writing: "b.sqlite", in: here, environment: ["TMPDIR": "/dev/shm"]), "cannot write b.sqlite: disk I/O error")
         XCTAssertEqual(TemporaryFolder.storageFailure(full, writing: "b.sqlite", in: here, environment: ["TMPDIR": folder]), "cannot write b.sqlite: database or disk is full")
     }
+
+    func testTemplatesNestUpToMediaWikisLimitAndDeeperIsSaidToBeTooDeep() {
+        func nested(_ depth: Int) -> String { String(repeating: "{{x|", count: depth) + "core" + String(repeating: "}}", count: depth) }
+        var tooDeep = false
+        XCTAssertEqual(WikiTemplateParser.parse(WikiSource(nested(40)), at: 0, tooDeep: &tooDeep)?.range.upperBound, nested(40).utf8.count)
+        XCTAssertNotNil(WikiTemplateParser.parse(WikiSource(nested(100)), at: 0, tooDeep: &tooDeep))
+        XCTAssertFalse(tooDeep)
+        XCTAssertNil(WikiTemplateParser.parse(WikiSource(nested(101)), at: 0, tooDeep: &tooDeep))
+        XCTAssertTrue(tooDeep)
+        tooDeep = false
+        XCTAssertNil(WikiTemplateParser.parse(WikiSource("{{x|{{y}}"), at: 0, tooDeep: &tooDeep))
+        XCTAssertFalse(tooDeep, "never closed is not too deep")
+        // A page of 20 000 unclosed openings stays linear: each scan stops at the limit.
+        let started = Date()
+        let page = WikiPageScanner.scan(String(repeating: "{{", count: 20_000))
+        XCTAssertEqual(page.unclosedTemplates.count, 20_000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+    }
 }

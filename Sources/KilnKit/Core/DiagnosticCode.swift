@@ -115,7 +115,7 @@ extension DiagnosticCode {
     public static let wikitextEmail = DiagnosticCode("wikitext.email", .warning, "A listing's e-mail that is not an address; the field is left empty.")
     public static let wikitextParent = DiagnosticCode("wikitext.parent", .info, "A page names several parents; the first is used.")
     public static let wikitextTag = DiagnosticCode("wikitext.tag", .warning, "A Wikitravel listing tag read tolerantly (unclosed, mismatched), with what was recovered.")
-    public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }}: MediaWiki shows it as text, so it is not read.")
+    public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }} (MediaWiki shows it as text), or nesting templates deeper than MediaWiki does (100 levels): it is not read.")
     public static let wikitextUnknownParameter = DiagnosticCode("wikitext.unknown-parameter", .info, "A listing parameter with a value that no field takes (e.g. a typo, typr=go); declare it in parameters or ignoreParameters.")
     public static let wikitextTrailingText = DiagnosticCode("wikitext.trailing-text", .info, "Text after listings that the wiki's conventions do not take as a description, counted once per file.")
     public static let wikitextListingLike = DiagnosticCode("wikitext.listing-like", .info, "Templates written like listings that no listing convention declares.")
