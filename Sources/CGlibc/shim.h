@@ -17,10 +17,11 @@ static inline int kiln_thread_set_nice(int nice) { return setpriority(PRIO_PROCE
 #include <fcntl.h>
 
 /* Whether another process holds a POSIX advisory lock (fcntl, the kind SQLite takes) on bytes
-   [start, start + length) of the open file `fd`: 1 when one does, 0 when none does, -1 with errno on failure.
-   F_GETLK never reports the calling process's own locks. */
-static inline int kiln_lock_held_elsewhere(int fd, long long start, long long length) {
-    struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)start, .l_len = (off_t)length };
+   [start, start + length) of the open file `fd` that conflicts with a lock of type `type` (F_WRLCK: any lock;
+   F_RDLCK: write locks only): 1 when one does, 0 when none does, -1 with errno on failure. F_GETLK never reports
+   the calling process's own locks. */
+static inline int kiln_lock_held_elsewhere(int fd, long long start, long long length, short type) {
+    struct flock probe = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start, .l_len = (off_t)length };
     if (fcntl(fd, F_GETLK, &probe) != 0) return -1;
     return probe.l_type == F_UNLCK ? 0 : 1;
 }

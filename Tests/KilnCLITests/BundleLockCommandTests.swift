@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// A bundle another process holds (issue 31, item 4): a writer's `BEGIN EXCLUSIVE` before its first change, a WAL
 /// writer with an open transaction, a WAL connection whose committed edit is still only in the log. Every command
@@ -12,19 +13,8 @@ final class BundleLockCommandTests: CLITestCase {
         "Error: \(path) is locked by another process (an app or a database browser has it open); close it and try again"
     }
 
-    /// The SHA-256 of `path`, read by another process: a file this process opens and closes loses the POSIX locks
-    /// this process's SQLite connections hold on it (the holders below would let go).
-    private func digestElsewhere(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [file(path).path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
-    }
+    /// The SHA-256 of `path`, read by another process (this one would drop its holders' locks).
+    private func digestElsewhere(_ path: String) throws -> String { try ExternalDigest.sha256sum(file(path).path) }
 
     /// Builds `build/env.sqlite` (rows a, b, c) and `old/env.sqlite` (rows a, b), and the patch between them.
     private func prepare() throws {

@@ -8,13 +8,14 @@ import KilnTestSupport
 /// the file (before, they ran and two builds shipped different values); multi-row `VALUES` and a statement after a
 /// refused one on its line run.
 final class LegacySQLSandboxCommandTests: CLITestCase {
-    private func pipeline(input: String) throws {
+    /// A pipeline reading `name` and the column `n` (of `type`) of `m` in `input` into `t`.
+    private func pipeline(input: String, n: String = "n", type: String = "integer") throws {
         try writePipeline("p", manifest: """
             { bundle: "legacy", schemaVersion: 1,
-              tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "integer" }] }],
+              tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "\(n)", type: "\(type)" }] }],
               sources: [{ name: "s", format: "sqlite", path: "\(input)",
-                          options: { query: "SELECT name, n FROM m ORDER BY name", fields: ["name", "n"] },
-                          into: "t", columns: { name: "name", n: "n" } }] }
+                          options: { query: "SELECT name, \(n) FROM m ORDER BY name", fields: ["name", "\(n)"] },
+                          into: "t", columns: { name: "name", \(n): "\(n)" } }] }
             """)
     }
 
@@ -65,13 +66,7 @@ final class LegacySQLSandboxCommandTests: CLITestCase {
     /// `julianday('now')`, `time()`, the `'localtime'` modifier and `CURRENT_DATE` are errors at their lines, the
     /// same in two builds; the deterministic calls give what Python's sqlite3 gives.
     func testTheClockAndTheTimeZoneDecideNothingInAScript() throws {
-        try writePipeline("p", manifest: """
-            { bundle: "legacy", schemaVersion: 1,
-              tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "d", type: "text" }] }],
-              sources: [{ name: "s", format: "sqlite", path: "legacy.sql",
-                          options: { query: "SELECT name, d FROM m ORDER BY name", fields: ["name", "d"] },
-                          into: "t", columns: { name: "name", d: "d" } }] }
-            """)
+        try pipeline(input: "legacy.sql", n: "d", type: "text")
         let script = """
             CREATE TABLE m (name TEXT, d TEXT DEFAULT (date('now')));
             INSERT INTO m VALUES ('a', date('2024-02-29', '+1 year')), ('b', strftime('%Y-%m-%d %H:%M', '2024-01-01 10:30'));

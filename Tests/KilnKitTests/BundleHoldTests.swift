@@ -38,7 +38,7 @@ final class BundleHoldTests: KilnTestCase {
     func testABundleAnotherProcessHoldsIsRefusedAndAFreeOneIsNot() throws {
         let url = try bundle()
         XCTAssertNoThrow(try BundleSideFiles.refuseIfHeld(url))
-        for sql in ["BEGIN EXCLUSIVE", "BEGIN; SELECT * FROM t", "BEGIN IMMEDIATE",
+        for sql in ["BEGIN EXCLUSIVE", "BEGIN IMMEDIATE", "BEGIN; INSERT INTO t VALUES ('b')",
                     // A browser that switched to WAL mode and read the bundle: idle, it still has the log open.
                     "PRAGMA journal_mode = WAL; SELECT * FROM t",
                     "PRAGMA journal_mode = WAL; BEGIN; INSERT INTO t VALUES ('b')"] {
@@ -51,11 +51,14 @@ final class BundleHoldTests: KilnTestCase {
             process.waitUntilExit()
             XCTAssertNoThrow(try BundleSideFiles.refuseIfHeld(url), "after \(sql)")
         }
-        // A connection with no transaction in rollback mode holds nothing: reading and replacing are safe.
-        let (process, stdin) = try pythonHolding(url.path, "PRAGMA journal_mode = DELETE")
-        XCTAssertNoThrow(try BundleSideFiles.refuseIfHeld(url))
-        stdin.write(Data("\n".utf8))
-        process.waitUntilExit()
+        // A connection with no transaction in rollback mode holds nothing, a reader only a shared lock: reading and
+        // replacing are safe (the reader keeps the old file), and parallel readers do not stop each other.
+        for sql in ["PRAGMA journal_mode = DELETE", "BEGIN; SELECT * FROM t"] {
+            let (process, stdin) = try pythonHolding(url.path, sql)
+            XCTAssertNoThrow(try BundleSideFiles.refuseIfHeld(url), sql)
+            stdin.write(Data("\n".utf8))
+            process.waitUntilExit()
+        }
     }
 
     func testAFileWithoutLocksOrThatDoesNotExistIsNotHeld() throws {

@@ -68,14 +68,15 @@ enum BundleSideFiles {
     private static let sharedMemoryLockBytes: [(start: Int64, length: Int64)] = [(120, 9)]
 
     /// The one test of every command that reads or replaces a bundle (build, its baseline, check, diff, export, patch,
-    /// apply, report): another process that reads or writes `bundle` (an exclusive or open transaction), or has it
-    /// open in WAL mode, holds one of SQLite's locks on it; then `lockedError`. SQLite itself would go on: a writer's
-    /// `BEGIN EXCLUSIVE` before its first change leaves no file beside the bundle, and readers of a WAL database
-    /// read past an open writer. Call it before this process opens `bundle` (closing the descriptor the test uses
-    /// drops this process's own locks on the file).
+    /// apply, report): another process that writes `bundle` (a reserved, pending or exclusive lock: a write
+    /// transaction, even a `BEGIN EXCLUSIVE` before its first change), or has it open in WAL mode, holds one of
+    /// SQLite's locks on it; then `lockedError`. SQLite itself would go on: such a writer leaves no file beside the
+    /// bundle, and readers of a WAL database read past an open writer. Another reader (a second `kiln export`) is
+    /// no reason to stop: renaming over a file leaves its readers the old one. Call it before this process opens
+    /// `bundle` (closing the descriptor the test uses drops this process's own locks on the file).
     /// - Throws: `lockedError(bundle)`.
     static func refuseIfHeld(_ bundle: URL) throws {
-        let held = (try? AdvisoryLocks.heldElsewhere(bundle.path, ranges: databaseLockBytes)) == true
+        let held = (try? AdvisoryLocks.heldElsewhere(bundle.path, ranges: databaseLockBytes, writersOnly: true)) == true
             || (try? AdvisoryLocks.heldElsewhere(bundle.path + "-shm", ranges: sharedMemoryLockBytes)) == true
         if held { throw lockedError(bundle) }
     }
