@@ -22,4 +22,16 @@ static inline int kiln_terminal_columns(int descriptor) {
     struct winsize size;
     return ioctl(descriptor, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
 }
+
+#include <fcntl.h>
+
+/* Whether another process holds a POSIX advisory lock (fcntl, the kind SQLite takes) on bytes
+   [start, start + length) of the open file `fd` that conflicts with a lock of type `type` (F_WRLCK: any lock;
+   F_RDLCK: write locks only): 1 when one does, 0 when none does, -1 with errno on failure. F_GETLK never reports
+   the calling process's own locks. */
+static inline int kiln_lock_held_elsewhere(int fd, long long start, long long length, short type) {
+    struct flock probe = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)start, .l_len = (off_t)length };
+    if (fcntl(fd, F_GETLK, &probe) != 0) return -1;
+    return probe.l_type == F_UNLCK ? 0 : 1;
+}
 #endif

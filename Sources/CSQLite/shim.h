@@ -9,7 +9,9 @@ static inline int kiln_sqlite3_bind_text(sqlite3_stmt *statement, int index, con
     return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
 }
 
+/* An empty blob is bound as a blob of no bytes (sqlite3_bind_blob with no bytes would bind NULL). */
 static inline int kiln_sqlite3_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    if (length == 0) return sqlite3_bind_zeroblob(statement, index, 0);
     return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
 }
 

@@ -69,6 +69,23 @@ final class WikitextCommandTests: CLITestCase {
         try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("\(Self.real)/\(path)"), encoding: .utf8)
     }
 
+    /// Issue 31, item 15: a listing whose description nests templates 40 deep (balanced) is read (it was "never
+    /// closed" and dropped); nesting past MediaWiki's own limit (100) is said to be that, not "never closed".
+    func testDeeplyNestedTemplatesAreReadUpToMediaWikisLimitAndNamedBeyondIt() throws {
+        try pipeline("deep", files: [], options: "language: \"en\"")
+        func nested(_ depth: Int) -> String { String(repeating: "{{x|", count: depth) + "core" + String(repeating: "}}", count: depth) }
+        try write("== Eat ==\n* {{eat | name=Deep | description=a \(nested(40)) b}}\n* {{eat | name=Deeper | description=\(nested(101))}}\n* {{eat | name=After}}\n",
+                  to: "deep/deep.wikicode")
+        let run = try kiln("build", "deep")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try rows("SELECT name FROM listing ORDER BY position"), ["Deep", "After"])
+        let found = try findings("wikitext.template")
+        // The listing template (102 levels with its own) and the outermost {{x (101 levels); the rest is read.
+        XCTAssertEqual(found.count, 2, "\(found)")
+        XCTAssertEqual(found.first, "deep.wikicode:3: Deep: {{eat… nests templates deeper than 100 levels (MediaWiki's own limit, $wgMaxPPExpandDepth), so it is not read; the templates inside it are")
+        XCTAssertFalse(found.joined().contains("never closed"))
+    }
+
     // MARK: - Bare wikitext files
 
     func testBareWikitextFilesAreOnePageEachTitledByTheirFileName() throws {

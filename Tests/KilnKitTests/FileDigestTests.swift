@@ -6,17 +6,7 @@ import XCTest
 /// `FileDigest`: a file longer than one chunk is digested on a thread of its own while it is read; the digest must
 /// be the file's SHA-256 (oracle: coreutils' `sha256sum`) and the head its first bytes, whatever the size.
 final class FileDigestTests: KilnTestCase {
-    private func sha256sum(_ url: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sha256sum", url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
-    }
+    private func sha256sum(_ url: URL) throws -> String { try ExternalDigest.sha256sum(url.path) }
 
     func testDigestsAndHeadsOnBothSidesOfTheChunkSize() throws {
         var random = SeededGenerator(seed: 0xD16E57)

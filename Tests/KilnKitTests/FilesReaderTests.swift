@@ -108,14 +108,6 @@ final class FilesReaderTests: KilnTestCase {
     }
 
     private func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try ExternalProgram.output(["sh", "-c", command]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// Gives each test its own temporary folder, and paths into the repository's sample data and fixtures.
@@ -23,15 +24,8 @@ class KilnTestCase: XCTestCase {
 
     /// Runs `executable` with `arguments` and returns what it printed; a non-zero exit fails the test.
     func standardOutput(of executable: URL, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Data {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(executable.lastPathComponent) \(arguments)", file: file, line: line)
+        let (data, status) = try ExternalProgram.run(executable, arguments)
+        XCTAssertEqual(status, 0, "\(executable.lastPathComponent) \(arguments)", file: file, line: line)
         return data
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import KilnKit
+import KilnTestSupport
 
 /// The `sqlite` reader: legacy scripts and database files in a sandbox, the query's rows as records, and a finding at
 /// its line for every statement that fails or is refused.
@@ -113,6 +114,34 @@ final class SQLiteReaderTests: KilnTestCase {
         XCTAssertTrue(log.diagnostics[0].message.hasPrefix("statement failed: random() is not allowed in data read from a file: its result is not decided by the input"), log.diagnostics[0].message)
         XCTAssertTrue(log.diagnostics[1].message.hasPrefix("INSERT calls random(), whose result is not decided by the input"), log.diagnostics[1].message)
         XCTAssertTrue(log.diagnostics[2].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[2].message)
+    }
+
+    func testABlobIsABinaryValueWithItsHexadecimalText() throws {
+        let text = "CREATE TABLE Mushrooms (latin TEXT, status BLOB);\nINSERT INTO Mushrooms VALUES ('a', X'DEADBEEF0001'), ('b', 'text'), ('c', x'');\n"
+        let (records, log) = try read(reader(query: "SELECT latin, status FROM Mushrooms ORDER BY latin"), text, name: "a.sql")
+        XCTAssertEqual(log.diagnostics.map(\.code), [])
+        XCTAssertEqual(records.map(\.values), [["a", "deadbeef0001"], ["b", "text"], ["c", ""]])
+        XCTAssertEqual(records.map { $0.binaryValues?[1] }, [[0xDE, 0xAD, 0xBE, 0xEF, 0x00, 0x01], nil, []])
+        XCTAssertEqual(records.map { $0.binaryValues?[0] }, [nil, nil, nil], "a text is no binary value")
+        // The hexadecimal text is Python's bytes.hex() for every byte value.
+        let all = (0...255).map(UInt8.init)
+        XCTAssertEqual(Hexadecimal.text(of: all), try PythonOracle.lines(ofProgram: "print(bytes(range(256)).hex())", []).first)
+    }
+
+    func testTheDateFunctionsAnswerAsSQLitesOwnExceptForTheClock() throws {
+        let sandbox = try Database.sandboxed(seconds: 5)
+        sandbox.setPolicy(.query)
+        let plain = try Database(path: ":memory:")
+        for call in ["date('2024-02-29', '+1 year')", "strftime('%s %j', '2024-01-01')", "julianday('2000-01-01 12:00')", "datetime(2460000.5)",
+                     "time('12:34:56.789', '+1 hour')", "unixepoch('2024-01-01')", "date(NULL)", "date('garbage')", "datetime(1700000000, 'unixepoch')"] {
+            XCTAssertEqual(try sandbox.rows("SELECT \(call)").first?.values, try plain.rows("SELECT \(call)").first?.values, call)
+        }
+        for call in ["date('now')", "datetime(' NOW ', '+1 day')", "julianday()", "strftime('%Y')", "date('2024-01-01', 'localtime')",
+                     "datetime('2024-01-01', 'UTC')", "strftime('%Y', 'now')", "date(x'6e6f77')"] {
+            XCTAssertThrowsError(try sandbox.rows("SELECT \(call)"), call) { error in
+                XCTAssertTrue((error as? SQLiteError)?.message.contains("is not allowed in data read from a file: its result is decided by the clock") ?? false, "\(call): \(error)")
+            }
+        }
     }
 
     func testAQueryMayNotCallANonDeterministicFunction() throws {

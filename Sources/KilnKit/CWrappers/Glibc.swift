@@ -116,6 +116,36 @@ public enum Terminal {
         return columns > 0 ? Int(columns) : nil
     }
 }
+
+/// The POSIX advisory locks (`fcntl`) other processes hold on a file: SQLite's way of saying that a connection reads
+/// or writes a database (rollback journal) or has it open (write-ahead log, on the `-shm` file).
+public enum AdvisoryLocks {
+    /// True when another process holds a lock on any byte of `ranges` in the file at `path` — any lock, or with
+    /// `writersOnly` a write lock (SQLite's reserved, pending and exclusive locks; not a reader's shared lock); false
+    /// when none does or the file does not exist.
+    /// - Throws: the system's sentence when the file exists but cannot be opened or asked.
+    public static func heldElsewhere(_ path: String, ranges: [(start: Int64, length: Int64)], writersOnly: Bool = false) throws(DescriptorWrite.Failure) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT { return false }
+            throw DescriptorWrite.Failure(code: code, message: String(cString: strerror(code)))
+        }
+        // Closing a descriptor drops this process's locks on the file: SQLite's connections in this process must
+        // not be open on it (Kiln asks before it opens a bundle).
+        defer { close(descriptor) }
+        for range in ranges {
+            switch kiln_lock_held_elsewhere(descriptor, range.start, range.length, Int16(writersOnly ? F_RDLCK : F_WRLCK)) {
+            case 0: continue
+            case 1: return true
+            default:
+                let code = errno
+                throw DescriptorWrite.Failure(code: code, message: String(cString: strerror(code)))
+            }
+        }
+        return false
+    }
+}
 #else
 #error("Kiln's platform layer (this file and Sources/CGlibc/shim.h) is written for Linux and glibc only; port it here.")
 #endif

@@ -34,7 +34,6 @@ public final class SHA256Digest {
 
     /// The digest of everything added, as lowercase hexadecimal.
     public func hexDigest() -> String {
-        let hex: [Character] = Array("0123456789abcdef")
-        return String(bytes().flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xf)]] })
+        Hexadecimal.text(of: bytes())
     }
 }

@@ -16,8 +16,14 @@ public enum SQLValue: Equatable, Sendable {
         case .integer(let value): return String(value)
         case .real(let value): return SQLValue.format(value)
         case .text(let value): return value
-        case .blob(let bytes): return bytes.map { String(format: "%02x", $0) }.joined()
+        case .blob(let bytes): return Hexadecimal.text(of: bytes)
         }
+    }
+
+    /// The bytes of a blob; `nil` for every other value.
+    public var blobBytes: [UInt8]? {
+        if case .blob(let bytes) = self { return bytes }
+        return nil
     }
 
     /// Shortest decimal text that reads back as the same double, never in exponent form for ordinary coordinates.
@@ -48,6 +54,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
+
+    /// True when SQLite found no room on a disk (the database's, or its temporary folder's).
+    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     /// True when a time limit (`Database.withTimeLimit`) stopped the statement.
     public var isInterrupted: Bool { code & 0xff == SQLITE_INTERRUPT }
@@ -596,8 +605,8 @@ private final class SandboxState {
 
     /// SQLite's built-in functions whose result is not decided by their arguments (sqlite.org/deterministic.html):
     /// a script's `DEFAULT (random())` or a database file's view calling them would ship different values from the
-    /// same input. The date and time functions are non-deterministic only with `'now'`, which SQLite's authorizer
-    /// cannot see; they are allowed.
+    /// same input. The date and time functions are non-deterministic only with `'now'` (or a time zone), which the
+    /// authorizer cannot see: `ClockFreeDates` refuses those calls.
     static let nonDeterministicFunctions: Set<String> = [
         "random", "randomblob", "changes", "total_changes", "current_date", "current_time", "current_timestamp",
     ]
@@ -651,6 +660,101 @@ private final class SandboxState {
     }
 }
 
+/// SQLite's date and time functions for a sandboxed connection: the results of SQLite's own (computed by a plain
+/// connection of their own), except for a call whose result is decided by the clock — `'now'`, or no time value
+/// at all (`date()`) — or by the machine's time zone (the `'localtime'` and `'utc'` modifiers): it fails, naming
+/// itself, so that two builds of the same input cannot differ. SQLite compiles a column's DEFAULT and a stored
+/// view without asking the authorizer, and reads `'now'` from the arguments' values at run time, so only the
+/// functions themselves can refuse.
+private final class ClockFreeDates {
+    /// SQLite's date and time functions (sqlite.org/lang_datefunc.html, SQLite 3.40).
+    static let names = ["date", "time", "datetime", "julianday", "unixepoch", "strftime"]
+
+    /// The plain connection that computes the results.
+    private let helper: Database
+    /// A prepared `SELECT name(?, …)` by function name and number of arguments.
+    private var statements: [String: OpaquePointer] = [:]
+
+    private init() throws { helper = try Database(path: ":memory:") }
+
+    deinit { for statement in statements.values { sqlite3_finalize(statement) } }
+
+    /// One function's name, as its C callback's user data.
+    private final class Function {
+        let name: String
+        let dates: ClockFreeDates
+        init(_ name: String, _ dates: ClockFreeDates) { self.name = name; self.dates = dates }
+    }
+
+    /// Replaces the date and time functions on the connection `handle`.
+    /// - Throws: `SQLiteError` when SQLite refuses.
+    static func register(on handle: OpaquePointer) throws {
+        let dates = try ClockFreeDates()
+        for name in names {
+            let function = Unmanaged.passRetained(Function(name, dates)).toOpaque()
+            let result = sqlite3_create_function_v2(handle, name, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, function, { context, count, values in
+                guard let context, let data = sqlite3_user_data(context) else { return }
+                let function = Unmanaged<Function>.fromOpaque(data).takeUnretainedValue()
+                let arguments = (0..<Int(count)).map { values?[$0] }
+                let texts = arguments.map { value -> String? in
+                    let type = sqlite3_value_type(value)
+                    guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return nil }
+                    let length = Int(sqlite3_value_bytes(value))
+                    guard let bytes = sqlite3_value_blob(value), length > 0 else { return "" }
+                    return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
+                }
+                if let call = ClockFreeDates.clockCall(function.name, texts) {
+                    sqlite3_result_error(context, "\(call) is not allowed in data read from a file: its result is decided by the clock "
+                                             + "or the machine's time zone, not by the input", -1)
+                    return
+                }
+                function.dates.compute(function.name, arguments, into: context)
+            }, nil, nil, { data in
+                if let data { Unmanaged<Function>.fromOpaque(data).release() }
+            })
+            guard result == SQLITE_OK else { throw SQLiteError(code: result, message: String(cString: sqlite3_errmsg(handle)), sql: nil) }
+        }
+    }
+
+    /// The call as a message shows it (`date('now')`) when its result is not decided by its arguments, else `nil`;
+    /// `texts` are the arguments that are text (`nil` for the others).
+    static func clockCall(_ name: String, _ texts: [String?]) -> String? {
+        let first = name == "strftime" ? 1 : 0
+        guard texts.count > first else { return "\(name)()" }
+        for text in texts[first...] {
+            guard let word = text?.trimmingCharacters(in: .whitespaces).lowercased() else { continue }
+            if word == "now" { return "\(name)('now')" }
+            if word == "localtime" || word == "utc" { return "\(name)(…, '\(word)')" }
+        }
+        return nil
+    }
+
+    /// Computes `name(arguments…)` with SQLite's own function and gives the result to `context`.
+    private func compute(_ name: String, _ arguments: [OpaquePointer?], into context: OpaquePointer) {
+        let key = "\(name)/\(arguments.count)"
+        if statements[key] == nil {
+            let sql = "SELECT \(name)(\(Array(repeating: "?", count: arguments.count).joined(separator: ", ")))"
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(helper.handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+                sqlite3_result_error(context, sqlite3_errmsg(helper.handle), -1)
+                return
+            }
+            statements[key] = statement
+        }
+        guard let statement = statements[key] else { return }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, value) in arguments.enumerated() { sqlite3_bind_value(statement, Int32(index + 1), value) }
+        if sqlite3_step(statement) == SQLITE_ROW {
+            sqlite3_result_value(context, sqlite3_column_value(statement, 0))
+        } else {
+            sqlite3_result_error(context, sqlite3_errmsg(helper.handle), -1)
+        }
+    }
+}
+
 extension Database {
     /// An in-memory connection for SQL an input file holds, which must touch nothing else: hardened (defensive mode,
     /// untrusted schema, no extensions, texts and blobs of at most 64 MiB), with an authorizer that allows only what `setPolicy` says (`ATTACH` never)
@@ -675,6 +779,7 @@ extension Database {
             }, nil, nil, { free($0) })
             guard result == SQLITE_OK else { throw database.error(result, sql: nil) }
         }
+        try ClockFreeDates.register(on: handle)
         if let bytes {
             guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
                 throw SQLiteError(code: SQLITE_NOMEM, message: "out of memory for a \(bytes.count)-byte database", sql: nil)
@@ -719,6 +824,14 @@ extension Database {
 
     /// True when a sandboxed connection's time ran out (its statements are then interrupted).
     public var timedOut: Bool { sandbox?.timedOut ?? false }
+
+    /// Asks the clock whether a sandboxed connection's time ran out, between statements or rows (where SQLite's
+    /// progress handler does not run: the caller's work on a row, such as staging a 60 MB blob); true from then on.
+    public func checkDeadline() -> Bool {
+        guard let sandbox else { return false }
+        if DispatchTime.now().uptimeNanoseconds > sandbox.deadline { sandbox.timedOut = true }
+        return sandbox.timedOut
+    }
 
     /// The actions the sandbox refused since the last call, named (`PRAGMA`, `ATTACH`…), and forgets them.
     public func takeDeniedActions() -> [String] {

@@ -7,10 +7,12 @@ public enum BundleFile {
     private static let header = Array("SQLite format 3\0".utf8)
 
     /// Opens the bundle at `url` read-only.
-    /// - Throws: `KilnError.io` when the file does not exist or cannot be read; `KilnError.validation` with one
+    /// - Throws: `KilnError.io` when the file does not exist or cannot be read, or another process holds it
+    ///   (`BundleSideFiles.refuseIfHeld`); `KilnError.validation` with one
     ///   sentence naming the file when it is empty, not an SQLite database, truncated or damaged.
     public static func open(_ url: URL) throws -> Database {
         try inspect(url)
+        try BundleSideFiles.refuseIfHeld(url)
         do {
             let database = try Database(path: url.path, mode: .readOnly)
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")

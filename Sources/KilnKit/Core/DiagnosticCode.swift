@@ -118,7 +118,7 @@ extension DiagnosticCode {
     public static let wikitextEmail = DiagnosticCode("wikitext.email", .warning, "A listing's e-mail that is not an address; the field is left empty.")
     public static let wikitextParent = DiagnosticCode("wikitext.parent", .info, "A page names several parents; the first is used.")
     public static let wikitextTag = DiagnosticCode("wikitext.tag", .warning, "A Wikitravel listing tag read tolerantly (unclosed, mismatched), with what was recovered.")
-    public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }}: MediaWiki shows it as text, so it is not read.")
+    public static let wikitextTemplate = DiagnosticCode("wikitext.template", .warning, "A template never closed with }} (MediaWiki shows it as text), or nesting templates deeper than MediaWiki does (100 levels): it is not read.")
     public static let wikitextUnknownParameter = DiagnosticCode("wikitext.unknown-parameter", .info, "A listing parameter with a value that no field takes (e.g. a typo, typr=go); declare it in parameters or ignoreParameters.")
     public static let wikitextTrailingText = DiagnosticCode("wikitext.trailing-text", .info, "Text after listings that the wiki's conventions do not take as a description, counted once per file.")
     public static let wikitextListingLike = DiagnosticCode("wikitext.listing-like", .info, "Templates written like listings that no listing convention declares.")
@@ -126,6 +126,7 @@ extension DiagnosticCode {
 
     // MARK: - Shaping values
     public static let value = DiagnosticCode("value", .error, "A value that does not convert to its column's declared type; staged as its text.")
+    public static let valueBlob = DiagnosticCode("value.blob", .error, "A BLOB (binary value of an sqlite source) for a column not declared blob; staged as its hexadecimal text.")
     public static let valueUnknownTerm = DiagnosticCode("value.unknown-term", .error, "A text that names no term of its vocabulary.")
     public static let valueTimeOrder = DiagnosticCode("value.time-order", .error, "An end time before its start time that is not an overnight run.")
     public static let valueMonth = DiagnosticCode("value.month", .error, "A season that is not month names, Roman numerals or a range of them.")
@@ -210,7 +211,7 @@ extension DiagnosticCode {
         htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
-        value, valueUnknownTerm, valueTimeOrder, valueMonth,
+        value, valueBlob, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
         exportServiceEnding, fixtureDiffers, fixtureMissing,

@@ -54,6 +54,14 @@ struct InputResolver {
             let url = folder.appendingPathComponent(name)
             switch OutputPath.entryKind(url, followingLinks: true) {
             case nil:
+                // "in.txt/." names nothing because in.txt is a file: say that, not that in.txt does not exist.
+                var prefix = start
+                for component in components.dropLast() {
+                    prefix.appendPathComponent(component)
+                    if let kind = OutputPath.entryKind(prefix, followingLinks: true), kind != .folder {
+                        throw issue("input \"\(pattern)\" names nothing: \"\(relative(prefix))\" is \(kind.phrase), not a folder")
+                    }
+                }
                 throw issue("input file \"\(relative(url))\" does not exist in \(absolute ? folder.path : directory.path)")
             case .regular?:
                 break

@@ -10,6 +10,8 @@ struct JSON5Locator {
 
     init(text: String) {
         var scanner = Scanner(bytes: Array(text.utf8))
+        // A byte-order mark may start the file; anywhere else it is an error.
+        if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
         scanner.value(path: "", into: &lines)
         scanner.skipTrivia()
         if scanner.error == nil, scanner.index < scanner.bytes.count { scanner.fail("unexpected text after the end of the manifest") }
@@ -113,6 +115,8 @@ struct JSON5Locator {
             return String(decoding: bytes[begin..<index], as: UTF8.self)
         }
 
+        /// A quoted string, its escapes decoded as JSON5 decodes them (`"bu\u006edle"` is the key `bundle`), so that a
+        /// key written twice is found however it is escaped.
         mutating func readString() -> String {
             let quote = bytes[index]
             index += 1
@@ -120,6 +124,8 @@ struct JSON5Locator {
             while index < bytes.count, bytes[index] != quote {
                 if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count {
                     index += 1
+                    readEscape(into: &text)
+                    continue
                 }
                 if bytes[index] == 0x0A { line += 1 }
                 text.append(bytes[index])
@@ -133,11 +139,51 @@ struct JSON5Locator {
             return String(decoding: text, as: UTF8.self)
         }
 
+        /// Decodes the escape whose letter is at `index` (after the backslash) into `text`, and moves past it.
+        private mutating func readEscape(into text: inout [UInt8]) {
+            let letter = bytes[index]
+            index += 1
+            let simple: [UInt8: UInt8] = [UInt8(ascii: "n"): 0x0A, UInt8(ascii: "t"): 0x09, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "b"): 0x08,
+                                          UInt8(ascii: "f"): 0x0C, UInt8(ascii: "v"): 0x0B, UInt8(ascii: "0"): 0x00]
+            if let byte = simple[letter] { return text.append(byte) }
+            switch letter {
+            case UInt8(ascii: "u"), UInt8(ascii: "x"):
+                guard var value = hexNumber(digits: letter == UInt8(ascii: "u") ? 4 : 2) else { return }
+                // A surrogate pair written as two escapes is one character.
+                if (0xD800..<0xDC00).contains(value), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    let saved = index
+                    index += 2
+                    if let low = hexNumber(digits: 4), (0xDC00..<0xE000).contains(low) {
+                        value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        index = saved
+                    }
+                }
+                text.append(contentsOf: Array(String(UnicodeScalar(value).map(Character.init) ?? "\u{FFFD}").utf8))
+            case 0x0A:
+                line += 1  // a line continuation: nothing
+            default:
+                text.append(letter)  // \" \' \\ \/ and any other character stand for themselves
+            }
+        }
+
+        /// The number written in the next `digits` hexadecimal digits, moving past them; `nil` (not moving) when they are not.
+        private mutating func hexNumber(digits: Int) -> UInt32? {
+            guard index + digits <= bytes.count,
+                  let value = UInt32(String(decoding: bytes[index..<index + digits], as: UTF8.self), radix: 16) else { return nil }
+            index += digits
+            return value
+        }
+
         mutating func skipTrivia() {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == 0x0A { line += 1; index += 1 }
                 else if byte == 0x20 || byte == 0x09 || byte == 0x0D { index += 1 }
+                else if byte == 0xEF, index + 2 < bytes.count, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                    return fail("the manifest holds a byte-order mark (U+FEFF) inside it, where only its first character may be one "
+                                + "(was the file saved twice with a BOM?); remove it")
+                }
                 else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") {
                     while index < bytes.count, bytes[index] != 0x0A { index += 1 }
                 } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {

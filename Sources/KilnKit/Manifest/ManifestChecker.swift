@@ -96,6 +96,9 @@ struct ManifestChecker {
             try columns(fullText.unindexed, of: table, path + ".fullText.unindexed")
             try require(fullText.tokenize.allSatisfy { $0.isLetter || $0.isNumber || " _\"'".contains($0) },
                         path + ".fullText.tokenize", "the tokenizer may hold only letters, digits, spaces, quotes and \"_\"")
+            if let problem = SchemaSQL.fullTextProblem(fullText) {
+                throw issue(path + ".fullText.tokenize", "SQLite's FTS5 refuses the tokenizer \"\(fullText.tokenize)\": \(problem)")
+            }
         }
         if let spatial = table.spatial { try checkSpatial(spatial, of: table, path: path + ".spatial") }
     }

@@ -255,7 +255,7 @@ public enum Builder {
             }
             try staging.database.close()
         } catch let error as SQLiteError {
-            throw KilnError.io("cannot write the staging database in \(folder.path): \(error.message)")
+            throw KilnError.io(TemporaryFolder.storageFailure(error, writing: "the staging database in \(folder.path)", in: folder))
         }
 
         // The rules' connection is closed: hand its memory back before the bundle's caches fill.

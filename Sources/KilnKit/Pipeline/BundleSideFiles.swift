@@ -19,6 +19,7 @@ enum BundleSideFiles {
     /// - Throws: `KilnError.io` saying that the bundle is locked by another process (nothing is changed then), or
     ///   naming a side file that cannot be removed.
     static func settle(beside destination: URL) throws {
+        try refuseIfHeld(destination)
         guard !present(beside: destination).isEmpty else { return }
         if OutputPath.entryKind(destination) == .regular {
             do {
@@ -57,6 +58,27 @@ enum BundleSideFiles {
             if error.isLocked { throw lockedError(destination) }
             throw KilnError.io("the new bundle \(destination.path) cannot be read back: \(error.message)")
         }
+    }
+
+    /// SQLite's lock bytes in a database file (rollback journal: `PENDING_BYTE`, the reserved byte and the 510 shared
+    /// bytes after it), taken by a connection while it reads or writes.
+    private static let databaseLockBytes: [(start: Int64, length: Int64)] = [(0x4000_0000, 512)]
+    /// SQLite's lock bytes in a `-shm` file (write-ahead log: the writer, checkpointer, recovery and reader locks at
+    /// 120–127, and at 128 the one every connection that has the database open holds).
+    private static let sharedMemoryLockBytes: [(start: Int64, length: Int64)] = [(120, 9)]
+
+    /// The one test of every command that reads or replaces a bundle (build, its baseline, check, diff, export, patch,
+    /// apply, report): another process that writes `bundle` (a reserved, pending or exclusive lock: a write
+    /// transaction, even a `BEGIN EXCLUSIVE` before its first change), or has it open in WAL mode, holds one of
+    /// SQLite's locks on it; then `lockedError`. SQLite itself would go on: such a writer leaves no file beside the
+    /// bundle, and readers of a WAL database read past an open writer. Another reader (a second `kiln export`) is
+    /// no reason to stop: renaming over a file leaves its readers the old one. Call it before this process opens
+    /// `bundle` (closing the descriptor the test uses drops this process's own locks on the file).
+    /// - Throws: `lockedError(bundle)`.
+    static func refuseIfHeld(_ bundle: URL) throws {
+        let held = (try? AdvisoryLocks.heldElsewhere(bundle.path, ranges: databaseLockBytes, writersOnly: true)) == true
+            || (try? AdvisoryLocks.heldElsewhere(bundle.path + "-shm", ranges: sharedMemoryLockBytes)) == true
+        if held { throw lockedError(bundle) }
     }
 
     /// The words that say a bundle is held by another process, in `lockedError`.

@@ -59,7 +59,8 @@ struct BundleWriter {
         } catch {
             tables.discard()
             guard let error = error as? SQLiteError else { throw error }
-            if error.isStorageFailure { throw KilnError.io("cannot write \(tables.destination.path): \(error.message)") }
+            if error.isStorageFailure { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,
+                                                                                            in: tables.destination.deletingLastPathComponent())) }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
         }
     }
@@ -375,6 +376,20 @@ enum SchemaSQL {
     static func rowidColumn(of table: TableSpec) -> String? {
         guard table.primaryKey.count == 1, table.column(table.primaryKey[0])?.type == .integer else { return nil }
         return table.primaryKey[0]
+    }
+
+    /// Why SQLite's FTS5 refuses the declaration's tokenizer (`no such tokenizer: bogus`), asked of an empty
+    /// in-memory table when the manifest loads; `nil` when it accepts it.
+    static func fullTextProblem(_ fullText: FullTextSpec) -> String? {
+        do {
+            let database = try Database(path: ":memory:")
+            try database.execute("CREATE VIRTUAL TABLE temp.kiln_tokenizer USING fts5(x, tokenize = \(quoteLiteral(fullText.tokenize)))")
+            return nil
+        } catch let error as SQLiteError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
     }
 }
 

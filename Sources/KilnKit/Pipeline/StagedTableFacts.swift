@@ -141,7 +141,7 @@ struct StagedRowRecorder: Sendable {
 enum StagedValueOrder {
     /// How `a` compares with `b` once stored in a column of `type`; `nil` when a value's stored form or the order is
     /// not certain from the value: a number in a text column or text in a numeric one (SQLite's affinity may convert
-    /// them), a NaN or an empty blob (stored as NULL), an integer beyond 2^53 beside a real.
+    /// them), a NaN (stored as NULL) or an empty blob, an integer beyond 2^53 beside a real.
     static func compare(_ a: SQLValue, _ b: SQLValue, storedAs type: ColumnType) -> ComparisonResult? {
         guard let rankA = rank(a, type), let rankB = rank(b, type) else { return nil }
         if rankA != rankB { return rankA < rankB ? .orderedAscending : .orderedDescending }
@@ -185,7 +185,7 @@ enum StagedValueOrder {
 }
 
 extension SQLValue {
-    /// True for a value SQLite stores as NULL when bound: NULL itself, a NaN, or an empty blob (bound without bytes).
+    /// True for a value SQLite may store as NULL when bound: NULL itself, a NaN; an empty blob is counted too (once bound as NULL).
     var mayBeStoredAsNull: Bool {
         switch self {
         case .null: return true

@@ -305,6 +305,9 @@ final class RowShaper {
                                                         : mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil })
         // Every normalizer leaves a missing value missing.
         guard let raw else { return .null }
+        if mapping.constant == nil, !mapping.takesFile, let index = mapping.fieldIndex, let bytes = record.binaryValues?[index] {
+            return binary(bytes, text: raw, plan, target: target, line: record.line, input: input, log: log)
+        }
         guard plan.trimOnly else { return shapeNormalized(raw, record, plan, target: target, input: input, log: log) }
         return converted(raw, from: TextFolding.trim(raw), plan, target: target, line: record.line, input: input, log: log)
     }
@@ -324,6 +327,18 @@ final class RowShaper {
         }
         guard let text else { return .null }
         return converted(raw, from: text, plan, target: target, line: record.line, input: input, log: log)
+    }
+
+    /// A binary value (a BLOB) for one column: its bytes as they are for a `blob` column (no normalizer applies to
+    /// bytes); for any other type, reported and staged as its hexadecimal `text`, so that the bytes are not taken
+    /// for text silently.
+    private func binary(_ bytes: [UInt8], text: String, _ plan: MappingPlan, target: Int, line: Int, input: InputFile,
+                        log: DiagnosticLog) -> SQLValue {
+        if plan.type == .blob { return .blob(bytes) }
+        log.report(.valueBlob, "\(targets[target].table.name).\(plan.mapping.column.name): the source gives a BLOB of "
+                       + "\(bytes.count) byte\(bytes.count == 1 ? "" : "s") (x'\(excerpt(text, limit: 24))'), which a \(plan.type.rawValue) column "
+                       + "cannot hold; declare the column blob (staged as its hexadecimal text)", at: input.at(line))
+        return .text(text)
     }
 
     /// `text` (the normalized `raw`) converted to the column's type; on failure, reported and staged as `raw`.

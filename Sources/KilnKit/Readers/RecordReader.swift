@@ -48,6 +48,10 @@ public struct Record: Sendable {
     public private(set) var values: [String?]
     /// The 1-based line the record starts on.
     public var line: Int
+    /// The bytes of the fields whose value is binary (a BLOB of an `sqlite` source), by position; `values` holds
+    /// their hexadecimal text (for messages, fixtures and columns that are not `blob`). `nil` for a record without
+    /// one, i.e. of every other reader.
+    public private(set) var binaryValues: [Int: [UInt8]]?
     /// Set by a reader that fills the next record's values in the same array when the consumer let this one go
     /// (`RecordReuseToken`); `nil` for every other record.
     let reuseToken: RecordReuseToken?
@@ -73,6 +77,12 @@ public struct Record: Sendable {
         self.values = values
         self.line = line
         self.reuseToken = reuseToken
+    }
+
+    /// Sets the field at `position` to `bytes`: its value is their hexadecimal text, its binary value the bytes.
+    public mutating func setBinary(_ bytes: [UInt8], at position: Int) {
+        values[position] = Hexadecimal.text(of: bytes)
+        binaryValues = (binaryValues ?? [:]).merging([position: bytes]) { $1 }
     }
 
     /// The value of the field named `field`. Naming a field the kind does not declare is a programming error.

@@ -93,7 +93,11 @@ struct WikiPageProcessor {
         }
         guard wanted.contains("listing") else { return }
         for unclosed in scanned.unclosedTemplates {
-            findings.append(WikiFinding(code: .wikitextTemplate, message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
+            findings.append(WikiFinding(code: .wikitextTemplate,
+                                        message: unclosed.tooDeep
+                                            ? "{{\(excerpt(unclosed.name, limit: 40))… nests templates deeper than \(WikiTemplateParser.maximumDepth) levels "
+                                                + "(MediaWiki's own limit, $wgMaxPPExpandDepth), so it is not read; the templates inside it are"
+                                            : "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
                                         line: unclosed.line))
         }
         let listings = extractor.listings(in: scanned, title: title, findings: &findings)

@@ -25,7 +25,7 @@ struct WikiPage {
     var outline: SectionOutline
     var elements: [Element]
     /// Templates opened with `{{` and never closed: MediaWiki shows them as text, so they are not read.
-    var unclosedTemplates: [(line: Int, name: String)]
+    var unclosedTemplates: [(line: Int, name: String, tooDeep: Bool)]
 }
 
 /// Reads a page's wikitext once, front to back: headings open sections; templates are parsed with their nesting
@@ -38,7 +38,7 @@ enum WikiPageScanner {
         let source = WikiSource(text)
         var outline = SectionOutline()
         var elements: [WikiPage.Element] = []
-        var unclosed: [(line: Int, name: String)] = []
+        var unclosed: [(line: Int, name: String, tooDeep: Bool)] = []
         let bytes = source.bytes
         var index = 0, line = 1
         var lineStart = true
@@ -75,12 +75,13 @@ enum WikiPageScanner {
                     continue
                 }
             case UInt8(ascii: "{") where source[index + 1] == UInt8(ascii: "{"):
-                if let template = WikiTemplateParser.parse(source, at: index) {
+                var tooDeep = false
+                if let template = WikiTemplateParser.parse(source, at: index, tooDeep: &tooDeep) {
                     elements.append(.init(kind: .template(template), section: outline.current, line: line))
                     line += source.lineBreaks(in: template.range)
                     index = template.range.upperBound
                 } else {
-                    unclosed.append((line, openingName(source, at: index)))
+                    unclosed.append((line, openingName(source, at: index), tooDeep))
                     index += 2
                 }
                 continue

@@ -45,13 +45,21 @@ struct WikiTemplate {
 /// Finds where templates end, honoring nesting (`{{a|{{b}}}}`), links (`[[x|y]]`, whose `|` separates nothing),
 /// comments and `<nowiki>`; and splits a template's arguments at its own `|` and first `=`.
 enum WikiTemplateParser {
-    /// Nesting deeper than this is treated as unclosed, so hostile input cannot exhaust the stack.
-    static let maximumDepth = 40
+    /// MediaWiki's own limit on nesting (`$wgMaxPPExpandDepth`, 100): a template nested deeper is not read, so
+    /// hostile input cannot exhaust the stack, and `tooDeep` says so (it is not "never closed").
+    static let maximumDepth = 100
 
     /// The template starting at `start` (which holds `{{`), or `nil` when it is never closed.
     static func parse(_ source: WikiSource, at start: Int) -> WikiTemplate? {
+        var tooDeep = false
+        return parse(source, at: start, tooDeep: &tooDeep)
+    }
+
+    /// The template starting at `start`, or `nil` when it is never closed or (then `tooDeep` is set) nests other
+    /// templates deeper than `maximumDepth`.
+    static func parse(_ source: WikiSource, at start: Int, tooDeep: inout Bool) -> WikiTemplate? {
         var collected: [Segment]? = []
-        guard let end = scan(source, from: start, depth: 0, segments: &collected), let segments = collected,
+        guard let end = scan(source, from: start, depth: 0, segments: &collected, tooDeep: &tooDeep), let segments = collected,
               !segments.isEmpty else { return nil }
         var arguments: [WikiTemplate.Argument] = []
         arguments.reserveCapacity(segments.count - 1)
@@ -70,7 +78,8 @@ enum WikiTemplateParser {
     /// The index just past the template starting at `start`, or `nil` when it is never closed.
     static func end(_ source: WikiSource, from start: Int) -> Int? {
         var ignored: [Segment]? = nil
-        return scan(source, from: start, depth: 0, segments: &ignored)
+        var tooDeep = false
+        return scan(source, from: start, depth: 0, segments: &ignored, tooDeep: &tooDeep)
     }
 
     /// The text between two of a template's own `|`, and its first own `=`.
@@ -79,8 +88,11 @@ enum WikiTemplateParser {
     /// Scans one template (`braces` 2) or template parameter (`{{{1|default}}}`, `braces` 3); collects its segments
     /// (split at its own `|`) when `segments` is not `nil`.
     private static func scan(_ source: WikiSource, from start: Int, depth: Int, braces: Int = 2,
-                             segments: inout [Segment]?) -> Int? {
-        guard depth < maximumDepth else { return nil }
+                             segments: inout [Segment]?, tooDeep: inout Bool) -> Int? {
+        guard depth < maximumDepth else {
+            tooDeep = true
+            return nil
+        }
         let bytes = source.bytes
         var index = start + braces
         var segmentStart = index
@@ -96,7 +108,7 @@ enum WikiTemplateParser {
                 }
             case UInt8(ascii: "{") where source[index + 1] == UInt8(ascii: "{"):
                 let inner = source.matches("{{{", at: index) && !source.matches("{{{{", at: index) ? 3 : 2
-                guard let end = scan(source, from: index, depth: depth + 1, braces: inner, segments: &ignored) else { return nil }
+                guard let end = scan(source, from: index, depth: depth + 1, braces: inner, segments: &ignored, tooDeep: &tooDeep) else { return nil }
                 index = end
                 continue
             case UInt8(ascii: "}") where source.matches(braces == 3 ? "}}}" : "}}", at: index):
