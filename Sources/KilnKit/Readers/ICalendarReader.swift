@@ -280,7 +280,7 @@ public struct ICalendarReader: ConfigurableReader {
             cut = true
             context.budget.eventsCut += 1
             if context.budget.firstCut == nil {
-                let total = context.budget.truncatedExpansion ? "more than \(instances.count)" : String(instances.count)
+                let total = context.budget.truncatedExpansion ? "at least \(instances.count)" : String(instances.count)
                 context.budget.firstCut = (label(master), master.line, context.budget.left, total)
             }
             instances.removeSubrange(context.budget.left...)
