@@ -13,6 +13,14 @@ struct ExportCommand: KilnCommand {
         a GTFS feed (the folder, and build/patras-gtfs.zip beside it: an export that declares an archive writes it
         into DIR's parent).
 
+        Three exports need no declaration (a manifest export of the same name wins):
+        `kiln export swift BUNDLE --out DIR` writes DIR/<Bundle>Bundle.swift, a struct per table with read-only
+        queries (key, foreign keys, full-text search, region) over SQLite's C API, and GRDB conformances under
+        #if canImport(GRDB); `kiln export datasette BUNDLE --out DIR` writes DIR/<bundle file>.metadata.json for
+        `datasette serve BUNDLE --metadata …` (descriptions, sources, ?_search= through the full-text table, SQLite's
+        shadow tables hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
+        self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules.
+
         Every file is written to a temporary file first, and they are renamed into place only when all are complete:
         a failure leaves DIR as it was. Export queries must only read (one SELECT each) and are stopped after the
         manifest's limits.sqlSeconds.
@@ -43,7 +51,12 @@ struct ExportCommand: KilnCommand {
     func run() throws -> Int32 {
         let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
-        let written = try Exporter(manifest: pipeline.manifest).export(exportName, from: bundle, to: output)
+        let written: [URL]
+        if !pipeline.manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
+            written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output)
+        } else {
+            written = try Exporter(manifest: pipeline.manifest).export(exportName, from: bundle, to: output)
+        }
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         return 0
     }

@@ -8,6 +8,11 @@ import KilnKit
 /// byte-for-byte as it was (or is replaced whole by the new one), temporary files do not pile up, and the next build
 /// succeeds.
 final class FaultTests: CLITestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try TestTier.requireFull("loops of faults (kills, full disks, lock races)")
+    }
+
     /// A pipeline `name` of `rows` generated stops with a full-text table (so the bundle outgrows its staging
     /// database); `variant` changes every name, so that two variants give different bundles.
     @discardableResult

@@ -359,7 +359,7 @@ final class BuildTests: KilnTestCase {
         let outcome = try build(pipeline)
         XCTAssertThrowsError(try Exporter(manifest: pipeline.manifest).export("modern", from: outcome.output, to: temporaryDirectory)) { error in
             guard case KilnError.usage(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(message, "the manifest declares no export \"modern\"; exports: legacy-text, gtfs")
+            XCTAssertEqual(message, "the manifest declares no export \"modern\"; exports: legacy-text, gtfs, swift, datasette, docs")
         }
         XCTAssertEqual(try Exporter.bundleName(of: outcome.output), "patras")
     }

@@ -121,7 +121,7 @@ final class LinearReadersTests: HostileTestCase {
 
     func testAPagesFindingsAreKeptAsTheLogKeepsThemWithTheRestCounted() {
         func finding(_ code: DiagnosticCode, _ line: Int) -> WikiFinding {
-            WikiFinding(code: code, severity: .warning, message: "at \(line)", line: line)
+            WikiFinding(code: code, message: "at \(line)", line: line)
         }
         var all: [WikiFinding] = []
         for line in stride(from: 900, through: 1, by: -3) { all.append(finding(.wikitextTemplate, line)) }
@@ -131,7 +131,7 @@ final class LinearReadersTests: HostileTestCase {
         let expected = DiagnosticLog()
         expected.tally.examplesPerCode = 10
         for item in all.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }) {
-            expected.report(item.element.code, item.element.severity, item.element.message)
+            expected.report(item.element.code, item.element.message)
         }
         var bounded = WikiFindings(kept: 10)
         for item in all { bounded.append(item) }
@@ -139,13 +139,13 @@ final class LinearReadersTests: HostileTestCase {
         XCTAssertEqual(kept.count, 14)
         let actual = DiagnosticLog()
         actual.tally.examplesPerCode = 10
-        for item in kept { actual.report(item.code, item.severity, item.message) }
+        for item in kept { actual.report(item.code, item.message) }
         for (key, count) in dropped {
             for _ in 0..<count { actual.report(Diagnostic(code: key.code, severity: key.severity, message: "")) }
         }
         XCTAssertEqual(actual.diagnostics, expected.diagnostics)
         XCTAssertEqual(actual.tally.notStored, expected.tally.notStored)
-        XCTAssertEqual(actual.count(.warning), all.count)
+        XCTAssertEqual(Severity.allCases.map(actual.count).reduce(0, +), all.count)
     }
 
     func testUnknownNamesBeyondTheLimitAreCountedTogether() {

@@ -208,17 +208,22 @@ public struct BundleDiff: Sendable {
     private func judge(oldBundle: String?, newBundle: String?) -> [Diagnostic] {
         var found: [Diagnostic] = []
         func error(_ code: DiagnosticCode, _ message: String) {
-            found.append(Diagnostic(code: code, severity: .error, message: message, provenance: Provenance(file: new)))
+            found.append(Diagnostic(code: code, message: message, provenance: Provenance(file: new)))
         }
         if let oldBundle, let newBundle, oldBundle != newBundle {
             error(.diffBundle, "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
         }
-        if schema.contains(where: { $0.kind != .userVersion }), oldVersion == newVersion {
-            error(.diffUserVersion, "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
+        let appTables = Set(tables.filter(\.userFilled).map(\.name))
+        let others = schema.filter { $0.kind != .userVersion && !($0.table.map(appTables.contains) ?? false) }
+        if !others.isEmpty, oldVersion == newVersion {
+            error(.diffUserVersion, "the schema changed (\(others.count) difference\(others.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
+        }
+        if var finding = BundleDiff.userFilledSchemaChange(schema, userFilled: appTables, oldVersion: oldVersion, newVersion: newVersion, old: old) {
+            finding.provenance = Provenance(file: new)
+            found.append(finding)
         }
         for table in tables where !table.unknownDerived.isEmpty {
-            found.append(Diagnostic(code: .diffDerived, severity: .warning,
-                                    message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
+            found.append(Diagnostic(code: .diffDerived, message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
                                     provenance: Provenance(file: new)))
         }
         for table in tables {
@@ -228,6 +233,21 @@ public struct BundleDiff: Sendable {
             }
         }
         return found
+    }
+
+    /// The `diff.user-filled-schema` error when a table the app fills changed its schema (`differences`, old to new)
+    /// while the schema version stayed: an app carrying its users' rows into the new bundle would copy them into a
+    /// table it does not expect. `nil` when nothing such changed or the version was raised.
+    static func userFilledSchemaChange(_ differences: [SchemaDifference], userFilled: Set<String>, oldVersion: Int, newVersion: Int,
+                                       old: String) -> Diagnostic? {
+        guard oldVersion == newVersion else { return nil }
+        let changed = differences.filter { $0.kind != .userVersion && ($0.table.map(userFilled.contains) ?? false) }
+        guard !changed.isEmpty else { return nil }
+        let tables = Set(changed.compactMap(\.table)).sorted()
+        return Diagnostic(code: .diffUserFilledSchema,
+                          message: "the schema of \(tables.joined(separator: ", ")), which the app fills (userFilled), changed since \(old) ("
+                            + changed.map { $0.sentence(expected: "the old bundle", actual: "the new bundle") }.joined(separator: "; ")
+                            + ") but the schema version is still \(newVersion): an app copying its users' rows into the new bundle would put them in a table it does not expect; raise the manifest's schemaVersion")
     }
 
     /// `81.3%`, with one decimal at most.

@@ -36,7 +36,8 @@ extension DiagnosticCode {
     public static let inputCompression = DiagnosticCode("input.compression", .error, "A compressed input (gzip, bzip2, xz, zstd) is truncated or damaged, or inflates past a limit: what came before is kept, the rest is not read.")
     public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
     public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
-    public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL), or a column named twice (warning).")
+    public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL).")
+    public static let delimitedRepeatedHeader = DiagnosticCode("delimited.repeated-header", .warning, "A column name the header row of a delimited file holds more than once; each field reads the first.")
     public static let delimitedUnreadColumn = DiagnosticCode("delimited.unread-column", .info, "A column of a delimited file's header row that no field reads.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
@@ -91,6 +92,7 @@ extension DiagnosticCode {
     public static let icsDuplicate = DiagnosticCode("ics.duplicate", .error, "Two events with the same UID and SEQUENCE that differ.")
     public static let icsSuperseded = DiagnosticCode("ics.superseded", .info, "An older SEQUENCE of an event, replaced by the newer one.")
     public static let icsUnknownTZID = DiagnosticCode("ics.unknown-tzid", .error, "A TZID neither the feed's VTIMEZONE nor the system zone database knows.")
+    public static let icsUnknownCalendarZone = DiagnosticCode("ics.unknown-calendar-zone", .warning, "An X-WR-TIMEZONE the system zone database does not know; the calendar's floating times stay floating.")
     public static let icsFloatingTime = DiagnosticCode("ics.floating-time", .error, "A time without zone in a feed that names none and a source without a timezone option.")
     public static let icsNoStart = DiagnosticCode("ics.no-start", .error, "An event without DTSTART; it has no occurrences.")
     public static let icsBadEnd = DiagnosticCode("ics.bad-end", .error, "DTSTART and DTEND of different types (a date and a date-time).")
@@ -109,6 +111,7 @@ extension DiagnosticCode {
     public static let jsonTooLong = DiagnosticCode("json.too-long", .error, "A JSON string or number longer than 16 MiB (the rest of the file is not read), or an object or array field whose JSON is longer (the field is NULL).")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
+    public static let htmlContentRemoved = DiagnosticCode("html.content-removed", .warning, "An image that is not a shipped file, or a link the app cannot open offline, removed from a shipped page (a link's text is kept).")
     public static let htmlUnwrapped = DiagnosticCode("html.unwrapped", .info, "Elements outside the shipped subset unwrapped, their text kept.")
 
     // MARK: - Wikitext
@@ -144,8 +147,10 @@ extension DiagnosticCode {
 
     // MARK: - Build and baseline
     public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
+    public static let bundleTooLarge = DiagnosticCode("bundle.too-large", .error, "The new bundle, or one of its tables, is larger than the manifest's limits (bundleBytes, tables); the previous bundle stays.")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
+    public static let diffUserFilledSchema = DiagnosticCode("diff.user-filled-schema", .error, "The schema of a table the app fills (userFilled) changed since the previous bundle without a new schemaVersion: the app could not carry its users' rows over.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
     public static let diffUserVersion = DiagnosticCode("diff.user-version", .error, "The schema changed but PRAGMA user_version did not.")
     public static let diffDerived = DiagnosticCode("diff.derived", .warning, "A derived column named in thresholds that no table has (a typo).")
@@ -186,22 +191,22 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
-        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
+        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsFileOccurrences, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject, jsonTooLong,
         jsonLateContext, jsonNoMemberName,
-        htmlNoContent, htmlSanitized, htmlUnwrapped,
+        htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
+        bundle, bundleTooLarge, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

@@ -46,26 +46,17 @@ enum FileSync {
 /// The fsync of a finished file, run on a thread of its own from the moment it is made, so that the disk writes
 /// while the caller goes on (a build writes its report meanwhile); `wait` gives its outcome.
 final class BackgroundSync: Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let outcome = FirstValueBox<Result<Void, Error>>()
+    private let work: BackgroundThread<Void>
 
     /// Starts syncing `url`.
     init(_ url: URL) {
-        let done = done, outcome = outcome
-        let thread = Thread {
-            outcome.set(Result { try FileSync.fsync(url) })
-            done.signal()
-        }
-        thread.name = "kiln sync"
-        thread.start()
+        work = BackgroundThread(name: "kiln sync") { try FileSync.fsync(url) }
     }
 
     /// Waits for the sync; calling it again returns (or throws) the same at once.
     /// - Throws: `KilnError.io` when the file could not be synced.
     func wait() throws {
-        done.wait()
-        done.signal()
-        try outcome.value?.get()
+        try work.wait()
     }
 }
 

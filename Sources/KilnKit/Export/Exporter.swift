@@ -24,8 +24,8 @@ public struct Exporter {
     ///   writer refuses, `KilnError.io` when a file cannot be written.
     public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
         guard let index = manifest.exports.firstIndex(where: { $0.name == name }) else {
-            let known = manifest.exports.map(\.name)
-            throw KilnError.usage("the manifest declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))"))
+            let known = manifest.exports.map(\.name) + BuiltInExport.allCases.map(\.rawValue)
+            throw KilnError.usage("the manifest declares no export \"\(name)\"; exports: \(known.joined(separator: ", "))")
         }
         try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         for file in manifest.exports[index].files {

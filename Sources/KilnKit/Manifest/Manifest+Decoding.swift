@@ -17,6 +17,7 @@ struct ManifestDocument: Decodable {
     var fixtures: [FixtureSpec]
     var limits: ManifestLimits
     var patch: PatchSettings
+    var description: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch
@@ -26,6 +27,7 @@ struct ManifestDocument: Decodable {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         bundle = try c.decode(String.self, forKey: .bundle)
         schemaVersion = try c.decodeWholeNumber(forKey: .schemaVersion)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         tables = try c.decode([TableSpec].self, forKey: .tables)
         sources = try c.decodeIfPresent([SourceSpec].self, forKey: .sources) ?? []
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
@@ -38,6 +40,11 @@ struct ManifestDocument: Decodable {
         limits = try c.decodeIfPresent(ManifestLimits.self, forKey: .limits) ?? ManifestLimits()
         patch = try c.decodeIfPresent(PatchSettings.self, forKey: .patch) ?? PatchSettings()
         let shipped = tables.filter(\.ship).map(\.name)
+        for name in limits.tables.keys.sorted() where !shipped.contains(name) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [CodingKeys.limits, AnyKey(stringValue: "tables"), AnyKey(stringValue: name)],
+                debugDescription: "no shipped table named \"\(name)\"; shipped tables: \(shipped.joined(separator: ", "))"))
+        }
         for name in thresholds.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: [CodingKeys.thresholds, AnyKey(stringValue: "tables"), AnyKey(stringValue: name)],
@@ -94,6 +101,7 @@ extension TableSpec: Decodable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         columns = try c.decode([ColumnSpec].self, forKey: .columns)
         primaryKey = try c.decodeIfPresent([String].self, forKey: .primaryKey) ?? []
         unique = try c.decodeIfPresent([[String]].self, forKey: .unique) ?? []
@@ -115,6 +123,7 @@ extension ColumnSpec: Decodable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         type = try c.decode(ColumnType.self, forKey: .type)
         notNull = try c.decodeIfPresent(Bool.self, forKey: .notNull) ?? false
         unique = try c.decodeIfPresent(Bool.self, forKey: .unique) ?? false
@@ -189,6 +198,7 @@ extension SourceSpec: Decodable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         name = try c.decode(String.self, forKey: .name)
+        description = try c.decodeIfPresent(String.self, forKey: .description)
         format = try c.decode(String.self, forKey: .format)
         path = try c.decode(String.self, forKey: .path)
         options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])

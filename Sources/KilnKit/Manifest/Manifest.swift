@@ -26,6 +26,8 @@ public struct Manifest: Sendable {
     public var limits = ManifestLimits()
     /// `kiln patch`'s settings (`patch`).
     public var patch = PatchSettings()
+    /// What the bundle holds, in the manifest's words (`description`), for the exported data dictionary.
+    public var description: String? = nil
     /// The manifest file.
     public var file: URL
     /// The pipeline folder: source paths are relative to it and may not leave it.
@@ -49,6 +51,8 @@ public enum ColumnType: String, Codable, Sendable, CaseIterable {
 /// A table of the bundle (or of the staging area only, when `ship` is false).
 public struct TableSpec: Sendable {
     public var name: String
+    /// What a row is, in the manifest's words; exports (Swift, Datasette, the data dictionary) carry it.
+    public var description: String? = nil
     public var columns: [ColumnSpec]
     /// Primary key columns, in order; composite keys list several.
     public var primaryKey: [String]
@@ -88,6 +92,8 @@ public struct TableSpec: Sendable {
 /// A column: its type and the constraints on its values.
 public struct ColumnSpec: Sendable {
     public var name: String
+    /// What the column holds, in the manifest's words.
+    public var description: String? = nil
     public var type: ColumnType
     public var notNull: Bool
     public var unique: Bool
@@ -155,6 +161,8 @@ public struct SpatialSpec: Sendable {
 /// An input: a file or glob in one format, read once, its records going into one table per kind of record.
 public struct SourceSpec: Sendable {
     public var name: String
+    /// Where the input comes from, in the manifest's words.
+    public var description: String? = nil
     public var format: String
     /// A path or a glob (`*`, `?`) relative to the pipeline folder.
     public var path: String

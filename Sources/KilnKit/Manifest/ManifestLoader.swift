@@ -156,7 +156,7 @@ public enum ManifestLoader {
         }
         let manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
                                 sources: document.sources, rules: document.rules, severity: document.severity,
-                                exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, file: file)
+                                exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, description: document.description, file: file)
         try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {

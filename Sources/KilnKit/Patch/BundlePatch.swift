@@ -12,15 +12,15 @@ public enum BundlePatch {
         /// Half the new bundle.
         public static let `default` = SizeLimit.share(0.5)
 
-        /// `50%` or `250000`.
+        /// `50%`, `250000` or a `ByteSize` (`2 MB`).
         /// - Throws: `KilnError.usage` for anything else.
         public init(parsing text: String, option: String) throws {
             if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 100 {
                 self = .share(percent / 100)
-            } else if let bytes = Int(text), bytes > 0 {
-                self = .bytes(bytes)
+            } else if let size = ByteSize(parsing: text) {
+                self = .bytes(size.bytes)
             } else {
-                throw KilnError.usage("\(option) takes a size in bytes (250000) or a share of the new bundle (50%), not \"\(text)\"")
+                throw KilnError.usage("\(option) takes a size in bytes (250000, 2 MB) or a share of the new bundle (50%), not \"\(text)\"")
             }
         }
 

@@ -28,6 +28,11 @@ public struct BuildReport: Encodable {
         var count: Int
     }
 
+    /// The new bundle's size in bytes, and the bytes no table owns (schema, `kiln_metadata`, free pages); each
+    /// table's share is in `tables`. Absent when no bundle was written.
+    var bundleBytes: Int?
+    var otherBytes: Int?
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     var baseline: [TableChange]?
 
@@ -46,6 +51,8 @@ public struct BuildReport: Encodable {
         built = outcome.built
         output = outcome.output.relativePath
         tables = outcome.tables
+        bundleBytes = outcome.bytes?.total
+        otherBytes = outcome.bytes?.other
         inputs = outcome.inputs
         var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
         for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }

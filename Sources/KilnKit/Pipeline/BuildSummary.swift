@@ -25,6 +25,13 @@ public struct BuildSummary {
         for table in outcome.tables {
             lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(table.rows) + " rows")
         }
+        if let bytes = outcome.bytes {
+            lines.append("size: \(BundleBytes.size(bytes.total))" + (bytes.other > 0 ? " (schema and metadata \(BundleBytes.size(bytes.other)))" : ""))
+            for table in outcome.tables {
+                guard let share = bytes.tables[table.name] else { continue }
+                lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + share.phrase)
+            }
+        }
         let counts = Severity.allCases.reversed().compactMap { severity -> String? in
             let count = outcome.diagnostics.filter { $0.severity == severity }.count
                 + outcome.notStored.filter { $0.key.severity == severity }.reduce(0) { $0 + $1.value }

@@ -50,12 +50,15 @@ public struct BuildOutcome: Sendable {
     public var notStored: [DiagnosticTally.Key: Int] = [:]
     /// The comparison of the new bundle with the baseline, when there was one to compare with.
     public var comparison: BundleDiff? = nil
+    /// Where the bytes of the new bundle go (also when a size limit refused it); `nil` when none was written.
+    public var bytes: BundleBytes? = nil
 }
 
-/// A table's name and row count.
+/// A table's name and row count, and its bytes when the bundle was written.
 public struct TableCount: Codable, Sendable, Equatable {
     public var name: String
     public var rows: Int
+    public var bytes: TableBytes? = nil
 }
 
 /// Runs a pipeline: read every source into staging, fill query tables, run the rules, and write the bundle only
@@ -203,6 +206,7 @@ public enum Builder {
         var pending: PendingBundle?
         defer { pending?.discard() }
         var comparison: BundleDiff?
+        var bytes: BundleBytes?
         if log.hasErrors {
             fullTextBuild.discard()
             bundleTables?.discard()
@@ -211,18 +215,22 @@ public enum Builder {
                 options.progress?(.writing(output))
                 let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
                 pending = prepared
-                counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows) }
+                let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
+                bytes = measured
+                counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows, bytes: measured.tables[$0.table]) }
+                for finding in measured.exceeding(manifest.limits, bundle: output) { log.report(finding) }
                 if let baseline = baseline(options, manifest, log) {
                     comparison = try compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
                                          userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
                 }
             } catch KilnError.validation(let message) {
-                log.report(.bundle, .error, message)
+                log.report(.bundle, message)
             }
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
         outcome.comparison = comparison
+        outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
         guard outcome.built, let pending else {
             try writeReport(outcome)
@@ -279,7 +287,7 @@ public enum Builder {
         if let baseline = options.baseline { return baseline }
         guard let baseline = manifest.baselineURL else { return nil }
         if FileManager.default.fileExists(atPath: baseline.path) { return baseline }
-        log.report(.diffNoBaseline, .info, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
+        log.report(.diffNoBaseline, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
         return nil
     }
 
@@ -296,10 +304,10 @@ public enum Builder {
             return diff
         } catch let error as KilnError {
             if BundleSideFiles.isLocked(error) { throw error }
-            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error.description)")
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error.description)")
             return nil
         } catch {
-            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error)")
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error)")
             return nil
         }
     }

@@ -231,8 +231,7 @@ final class StagingArea {
             try body(target, record, input)
         }
         for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
-            log.report(.sourceUnmappedKind, .info,
-                       "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
+            log.report(.sourceUnmappedKind, "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
                            + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
         }
         return try pending?.wait()
@@ -321,7 +320,7 @@ final class RowShaper {
             for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
             let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
-            log.report(problem.code, .error, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",
+            log.report(problem.code, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",
                        at: input.at(record.line))
             return .text(raw)
         }
@@ -336,7 +335,7 @@ final class RowShaper {
         case .success(let value): return value
         case .failure(let problem):
             let shown = raw == text ? "" : " (written \"\(excerpt(raw))\")"
-            log.report(.value, .error, "\(targets[target].table.name).\(plan.mapping.column.name): \(problem.message)\(shown)",
+            log.report(.value, "\(targets[target].table.name).\(plan.mapping.column.name): \(problem.message)\(shown)",
                        at: input.at(line))
             return .text(raw)
         }
@@ -456,35 +455,27 @@ enum FileDigest {
     static let chunkSize = 1 << 20
 
     /// A digest being computed: finished already (a file of one chunk), or on its own thread.
-    final class Pending: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var result: Result<String, Error>?
+    final class Pending: Sendable {
+        private let work: BackgroundThread<String>
 
         fileprivate init(finished digest: String) {
-            result = .success(digest)
-            done.signal()
+            work = BackgroundThread(finished: digest)
         }
 
         /// Goes on digesting `handle` from where it is, on a new thread, then closes it.
         fileprivate init(continuing digest: SHA256Digest, from handle: FileHandle, url: URL) {
-            let work = Handoff<() throws -> String> {
-                defer { try? handle.close() }
-                return try FileDigest.digestRest(of: handle, into: digest, url: url)
+            // The handle and the digest's state go to the digest thread, which alone uses them.
+            let state = Handoff((digest: digest, handle: handle))
+            work = BackgroundThread(name: "kiln digest") {
+                defer { try? state.value.handle.close() }
+                return try FileDigest.digestRest(of: state.value.handle, into: state.value.digest, url: url)
             }
-            let thread = Thread { [self] in
-                result = Result { try work.value() }
-                done.signal()
-            }
-            thread.name = "kiln digest"
-            thread.start()
         }
 
         /// The lowercase hexadecimal SHA-256, waiting for it.
         /// - Throws: `KilnError.io` when the file could not be read.
         func wait() throws -> String {
-            done.wait()
-            done.signal()
-            return try result!.get()
+            try work.wait()
         }
     }
 

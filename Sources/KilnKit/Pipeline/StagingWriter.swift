@@ -20,33 +20,32 @@ enum StagingMessage: Sendable {
 /// The calling thread must not use its connection to the staging database until `finish()`.
 final class StagingWriter: Sendable {
     private let queue = BoundedQueue<StagingMessage>(capacity: 16)
-    private let failure = FirstValueBox<Error>()
-    private let done = DispatchSemaphore(value: 0)
-    private let recorded = FirstValueBox<StagedRowRecorder>()
+    /// The writing thread; it ends with the recorder that took in every row inserted.
+    private let writer: BackgroundThread<StagedRowRecorder>
 
     /// Starts the writing thread on the database at `path`, with one insert statement per target (`insertSQL`);
     /// `recorder` takes in each row inserted.
     init(path: String, insertSQL: [String], recorder: StagedRowRecorder) {
-        let queue = queue, failure = failure, done = done, recorded = recorded
-        let thread = Thread {
-            defer { done.signal() }
+        let queue = queue
+        writer = BackgroundThread(name: "kiln staging writer") {
             var recorder = recorder
-            defer { recorded.set(recorder) }
             do {
                 try StagingWriter.drain(queue, path: path, insertSQL: insertSQL, recorder: &recorder)
             } catch {
-                failure.set(error)
                 queue.cancel()
+                throw error
             }
+            return recorder
         }
-        thread.name = "kiln staging writer"
-        thread.start()
     }
 
     /// Hands `message` to the writing thread, waiting while the queue is full.
     /// - Throws: the writer's error when it has stopped (SQLite refused a row or the file).
     func send(_ message: StagingMessage) throws {
-        guard queue.push(message) else { throw failure.value ?? CancellationError() }
+        guard queue.push(message) else {
+            _ = try writer.wait()
+            throw CancellationError()
+        }
     }
 
     /// Waits for the writing thread to finish everything sent and close its connection; returns the recorder that
@@ -56,10 +55,7 @@ final class StagingWriter: Sendable {
     @discardableResult
     func finish() throws -> StagedRowRecorder? {
         queue.finish()
-        done.wait()
-        done.signal()  // a later call (after an error) returns at once
-        if let error = failure.value { throw error }
-        return recorded.value
+        return try writer.wait()
     }
 
     /// How long the writer waits for another connection's read of the staging file.

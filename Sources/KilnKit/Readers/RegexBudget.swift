@@ -49,7 +49,7 @@ struct RegexBudget {
     func report(_ input: InputFile, code: DiagnosticCode, log: DiagnosticLog) {
         guard let first = firstSkipped, skipped > 0 else { return }
         let lines = skipped == 1 ? "line \(first) was" : "lines \(first)–\(lastSkipped) (\(skipped) lines) were"
-        log.report(code, .error,
+        log.report(code,
                    "the patterns spent more than \(sqlNumber(seconds)) s of CPU time on this file (limits.regexSecondsPerFile): \(lines) not examined; "
                        + "simplify the patterns (catastrophic backtracking?) or raise the limit",
                    at: input.at(first))

@@ -65,11 +65,23 @@ public struct HTMLReport {
             html += "<td class=\"\(severity)\" data-severity=\"\(severity)\" data-count=\"\(report.summary[severity] ?? 0)\">"
                 + "<b>\(report.summary[severity] ?? 0)</b> \(severity == "info" ? "info" : severity + (report.summary[severity] == 1 ? "" : "s"))</td>"
         }
-        html += "</tr></table><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th></tr></thead><tbody>"
+        let sized = report.tables.contains { $0.bytes != nil }
+        let byteColumns = sized ? ["data", "index", "search", "spatial"].map { "<th class=\"n\">\($0)</th>" }.joined() : ""
+        html += "</tr></table><div class=\"scroll\"><table><thead><tr><th>table</th><th class=\"n\">rows</th>\(byteColumns)</tr></thead><tbody>"
         for table in report.tables {
-            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"><td>\(HTML.escape(table.name))</td><td class=\"n\">\(table.rows)</td></tr>"
+            var cells = "", attributes = ""
+            if let bytes = table.bytes {
+                for (name, value) in [("data", bytes.data), ("index", bytes.index), ("search", bytes.search), ("spatial", bytes.spatial)] {
+                    attributes += " data-\(name)-bytes=\"\(value)\""
+                    cells += "<td class=\"n\">\(value == 0 ? "" : BundleBytes.size(value))</td>"
+                }
+            } else if sized {
+                cells = String(repeating: "<td></td>", count: 4)
+            }
+            html += "<tr data-table=\"\(HTML.escape(table.name))\" data-rows=\"\(table.rows)\"\(attributes)><td>\(HTML.escape(table.name))</td><td class=\"n\">\(table.rows)</td>\(cells)</tr>"
         }
-        html += "</tbody></table></div><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read.</p></section>\n"
+        let size = report.bundleBytes.map { " The bundle takes \(BundleBytes.size($0)) (<span data-bundle-bytes=\"\($0)\">\($0)</span> bytes\(report.otherBytes.map { ", \(BundleBytes.size($0)) of them schema and metadata" } ?? ""))." } ?? ""
+        html += "</tbody></table></div><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read.\(size)</p></section>\n"
         return html
     }
 

@@ -25,6 +25,9 @@ public struct ReportDocument: Decodable, Sendable {
     public var built: Bool
     public var output: String
     public var tables: [TableCount]
+    /// The bundle's size in bytes, and the part no table owns (absent in reports of builds that wrote none).
+    public var bundleBytes: Int?
+    public var otherBytes: Int?
     public var summary: [String: Int]
     public var inputs: [String: String]
     public var diagnostics: [Finding]

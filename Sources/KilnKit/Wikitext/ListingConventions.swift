@@ -82,7 +82,6 @@ struct PageConventions {
 /// A finding of the wikitext readers, placed by its line in the page's text.
 struct WikiFinding: Equatable {
     var code: DiagnosticCode
-    var severity: Severity
     var message: String
     /// The 1-based line in the page's text.
     var line: Int
@@ -113,7 +112,7 @@ struct WikiFindings: WikiFindingSink {
 
     /// How many findings of each code and severity are kept.
     let kept: Int
-    private let severity: (DiagnosticCode, Severity) -> Severity
+    private let severity: (DiagnosticCode) -> Severity
     /// Per key, the kept findings: while fewer than `kept`, in arrival order; then as a max-heap on (line, order).
     private var byKey: [Key: [Entry]] = [:]
     private var keyOrder: [Key] = []
@@ -122,14 +121,14 @@ struct WikiFindings: WikiFindingSink {
 
     /// - Parameters: kept: the log's examples per code; severity: the severity the log will give a finding (its
     ///   overrides), so that findings the log counts together are kept together.
-    init(kept: Int, severity: @escaping (DiagnosticCode, Severity) -> Severity = { $1 }) {
+    init(kept: Int, severity: @escaping (DiagnosticCode) -> Severity = { $0.severity }) {
         self.kept = max(kept, 0)
         self.severity = severity
     }
 
     mutating func append(_ finding: WikiFinding) {
         made += 1
-        let key = Key(code: finding.code.rawValue, severity: severity(finding.code, finding.severity))
+        let key = Key(code: finding.code.rawValue, severity: severity(finding.code))
         let entry = Entry(finding: finding, order: made)
         guard var heap = byKey.removeValue(forKey: key) else {
             keyOrder.append(key)

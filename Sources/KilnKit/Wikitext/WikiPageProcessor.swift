@@ -49,11 +49,11 @@ struct WikiPageProcessor {
                  emit: (Record) throws -> Void) throws {
         let title = page.title
         tally.pagesRead += 1
-        var findings = WikiFindings(kept: log.tally.examplesPerCode) { log.severity(of: $0.rawValue, $1) }
+        var findings = WikiFindings(kept: log.tally.examplesPerCode) { log.severity(of: $0.rawValue, $0.severity) }
         defer {
             let (kept, dropped) = findings.sorted()
             for finding in kept {
-                log.report(finding.code, finding.severity, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
+                log.report(finding.code, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
             }
             // The log would store none of these (it keeps as many per code as were kept here): counted, as it counts.
             for (key, count) in dropped {
@@ -99,8 +99,7 @@ struct WikiPageProcessor {
         }
         guard wanted.contains("listing") else { return }
         for unclosed in scanned.unclosedTemplates {
-            findings.append(WikiFinding(code: .wikitextTemplate, severity: .warning,
-                                        message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
+            findings.append(WikiFinding(code: .wikitextTemplate, message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
                                         line: unclosed.line))
         }
         let listings = extractor.listings(in: scanned, title: title, findings: &findings)
@@ -204,12 +203,10 @@ struct WikiFileTally {
         let more = repeated.count > 4 ? " and \(repeated.count - 4) more" : ""
         let them = repeated.count == 1 ? "it" : "them"
         if listings == 0 {
-            log.report(.sourceEmpty, .warning,
-                       "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+            log.report(.sourceEmpty, "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
                        at: input.at(first.line))
         } else {
-            log.report(.wikitextListingLike, .info,
-                       "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+            log.report(.wikitextListingLike, "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
                        at: input.at(first.line))
         }
     }
@@ -219,25 +216,22 @@ struct WikiFileTally {
     func report(in input: InputFile, log: DiagnosticLog, listingsWanted: Bool, ignoredTemplates: Set<String> = []) {
         if listingsWanted { reportNoListings(in: input, log: log, ignored: ignoredTemplates) }
         for use in templates.sorted {
-            log.report(.wikitextUnknownTemplate, .info,
-                       "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
+            log.report(.wikitextUnknownTemplate, "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
                        at: input.at(use.line))
         }
         if let use = trailing.sorted.first {
-            log.report(.wikitextTrailingText, .info,
-                       "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
+            log.report(.wikitextTrailingText, "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
                        at: input.at(use.line))
         }
         for use in parameters.sorted {
-            log.report(.wikitextUnknownParameter, .info,
-                       "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
+            log.report(.wikitextUnknownParameter, "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
                        at: input.at(use.line))
         }
         for (uses, code, what) in [(templates, DiagnosticCode.wikitextUnknownTemplate, "templates"),
                                    (parameters, DiagnosticCode.wikitextUnknownParameter, "listing parameters")] {
             guard let first = uses.firstOther else { continue }
             let name = code == .wikitextUnknownTemplate ? "{{\(first.name)}}" : "\(first.name)="
-            log.report(code, .info,
+            log.report(code,
                        "\(uses.otherUses) more uses of \(what) not known were left out of listing values, beyond the first \(WikiFileTally.namesLimit) names "
                            + "reported one by one (the first of the others: \(name) in \(first.page), \(first.listing))",
                        at: input.at(first.line))

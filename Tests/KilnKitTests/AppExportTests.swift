@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+@testable import KilnKit
+
+/// The pieces of the app-side exports that the CLI tests do not reach one by one: Swift names, the userFilled schema
+/// rule.
+final class AppExportTests: KilnTestCase {
+    func testSwiftNamesAreCamelCaseAndKeywordsAreEscaped() {
+        XCTAssertEqual(SwiftExport.typeName("route_stop"), "RouteStop")
+        XCTAssertEqual(SwiftExport.typeName("line-timetable2"), "LineTimetable2")
+        XCTAssertEqual(SwiftExport.typeName("2020_events"), "T2020Events")
+        XCTAssertEqual(SwiftExport.memberName("line_id"), "lineId")
+        XCTAssertEqual(SwiftExport.memberName("default"), "`default`")
+        XCTAssertEqual(SwiftExport.memberName("in"), "`in`")
+        XCTAssertEqual(SwiftExport.memberName("description"), "description")
+        XCTAssertEqual(SwiftExport.namespace("patras-web"), "PatrasWebBundle")
+    }
+
+    private func database(_ name: String, _ sql: String) throws -> URL {
+        let url = temporaryDirectory.appendingPathComponent(name)
+        let database = try Database(path: url.path)
+        try database.execute(sql + "; CREATE TABLE kiln_metadata (key TEXT PRIMARY KEY, value TEXT); INSERT INTO kiln_metadata VALUES ('bundle.name', 'b')")
+        try database.close()
+        return url
+    }
+
+    func testAUserFilledTablesSchemaChangeNeedsANewVersionAndOtherChangesKeepTheirCode() throws {
+        let old = try database("old.sqlite", "PRAGMA user_version = 3; CREATE TABLE finds (id INTEGER PRIMARY KEY, note TEXT); CREATE TABLE species (id INTEGER PRIMARY KEY)")
+        let sameVersion = try database("same.sqlite", "PRAGMA user_version = 3; CREATE TABLE finds (id INTEGER PRIMARY KEY, note TEXT NOT NULL); CREATE TABLE species (id INTEGER PRIMARY KEY, name TEXT)")
+        let raised = try database("raised.sqlite", "PRAGMA user_version = 4; CREATE TABLE finds (id INTEGER PRIMARY KEY, note TEXT NOT NULL); CREATE TABLE species (id INTEGER PRIMARY KEY)")
+        let diff = try BundleDiff.compare(old: old, new: sameVersion, userFilled: ["finds"])
+        XCTAssertEqual(diff.findings.map(\.code), ["diff.user-version", "diff.user-filled-schema"])
+        XCTAssertTrue(diff.findings[0].message.contains("(1 difference)"), diff.findings[0].message)
+        XCTAssertTrue(diff.findings[1].message.contains("the schema of finds, which the app fills (userFilled), changed since"), diff.findings[1].message)
+        XCTAssertTrue(diff.findings[1].message.contains("column finds.note is TEXT NOT NULL in the new bundle, TEXT in the old bundle"), diff.findings[1].message)
+        // Without userFilled, both differences are the general rule's.
+        let plain = try BundleDiff.compare(old: old, new: sameVersion)
+        XCTAssertEqual(plain.findings.map(\.code), ["diff.user-version"])
+        XCTAssertTrue(plain.findings[0].message.contains("(2 differences)"))
+        XCTAssertEqual(try BundleDiff.compare(old: old, new: raised, userFilled: ["finds"]).findings.map(\.code), [])
+    }
+
+    func testASizeLimitFromTheManifestIsCheckedAgainstShippedTables() throws {
+        let manifest = """
+            { bundle: "b", schemaVersion: 1, limits: { bundleBytes: "2 MiB", tables: { t: "10 KB" } },
+              tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }] }
+            """
+        let url = try write(manifest, to: "kiln.json5")
+        let loaded = try ManifestLoader.load(url.path, resolvingInputs: false).manifest
+        XCTAssertEqual(loaded.limits.bundleBytes?.bytes, 2_097_152)
+        XCTAssertEqual(loaded.limits.tables["t"]?.bytes, 10_000)
+    }
+}
