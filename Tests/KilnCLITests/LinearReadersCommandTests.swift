@@ -84,6 +84,67 @@ final class LinearReadersCommandTests: CLITestCase {
         XCTAssertTrue((found.first?["message"] as? String)?.contains("Corrupt JPEG data") == true, "\(found)")
     }
 
+    func testAValidJPEGOfMoreThanAHundredScansIsNotDecodedPastThem() throws {
+        // 110 valid scans: two jpegtran scan scripts (at most 100 scans each) over one image, the second's AC bands
+        // spliced after the first's. djpeg decodes it whole, and refuses it with -maxscans 100.
+        let script = LinearReadersCommandTests.spliceScript
+        try FileManager.default.createDirectory(at: file("s/photos"), withIntermediateDirectories: true)
+        let image = file("s/photos/scans.jpg")
+        try runOracle(script, [image.path])
+        XCTAssertEqual(try status("djpeg", ["-outfile", "/dev/null", image.path]), 0)
+        XCTAssertNotEqual(try status("djpeg", ["-maxscans", "100", "-outfile", "/dev/null", image.path]), 0)
+        try writePipeline("s", manifest: """
+            { bundle: "photos", schemaVersion: 1,
+              tables: [{ name: "photo", columns: [{ name: "name", type: "text" }, { name: "width", type: "integer" }] }],
+              sources: [{ name: "photos", format: "files", path: "photos/*", into: "photo", columns: { name: "name", width: "width" } }] }
+            """)
+        let run = try kiln("build", "s", "--out", "s.sqlite")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        let found = try findings("s.report.json")
+        XCTAssertEqual(found.map { $0["code"] as? String }, ["image.corrupt"])
+        XCTAssertEqual(found.first?["message"] as? String,
+                       "scans.jpg is not a sound JPEG image: more than 100 scans (a progressive JPEG has about ten); not decoded further")
+    }
+
+    /// The exit status of `command arguments…` (a tool on PATH).
+    private func status(_ command: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private static let spliceScript = #"""
+import subprocess, sys, tempfile, os, random
+from PIL import Image
+def script(dc_full, bands):
+    s = ['0: 0-0, 0, 10;'] + ['0: 0-0, %d, %d;' % (a, a - 1) for a in range(10, 0, -1)] if dc_full else ['0: 0-0, 0, 0;']
+    for k in bands:
+        s.append('0: %d-%d, 0, 10;' % (k, k)); s += ['0: %d-%d, %d, %d;' % (k, k, a, a - 1) for a in range(10, 0, -1)]
+    return '\n'.join(s)
+def scans_end(data, start):
+    i = start
+    while True:
+        i = data.index(b'\xff', i)
+        if data[i + 1] != 0 and not (0xD0 <= data[i + 1] <= 0xD7): return i
+        i += 2
+work = tempfile.mkdtemp()
+random.seed(1); image = Image.new('L', (64, 64)); image.putdata([random.randrange(256) for _ in range(4096)])
+image.save(os.path.join(work, 'g.jpg'), quality=90)
+outs = []
+for name, dc, bands in [('a', True, range(1, 5)), ('b', False, range(5, 10))]:
+    open(os.path.join(work, name + '.txt'), 'w').write(script(dc, bands))
+    subprocess.run(['jpegtran', '-scans', os.path.join(work, name + '.txt'), '-outfile', os.path.join(work, name + '.jpg'), os.path.join(work, 'g.jpg')], check=True)
+    outs.append(open(os.path.join(work, name + '.jpg'), 'rb').read())
+a, b = outs
+first = b.index(b'\xff\xda')
+tail = b[scans_end(b, first + 2):b.rindex(b'\xff\xd9')]
+open(sys.argv[1], 'wb').write(a[:a.rindex(b'\xff\xd9')] + tail + b'\xff\xd9')
+"""#
+
     /// Runs a Python program of the oracles' environment (Pillow) with `arguments`.
     private func runOracle(_ program: String, _ arguments: [String]) throws {
         let process = Process()
