@@ -7,7 +7,7 @@
 
 /* libjpeg reports a fatal error by calling error_exit, which by default ends the process, and expects it never to
    return. Swift cannot longjmp, so the whole decode lives here: error_exit jumps back with libjpeg's message, and
-   warnings (a file cut short, corrupt data that libjpeg papers over with grey) are counted and the first kept. */
+   the first warning (a file cut short, corrupt data that libjpeg papers over with grey) jumps back likewise. */
 struct kiln_jpeg_error {
     struct jpeg_error_mgr base;
     jmp_buf jump;
@@ -21,11 +21,30 @@ static void kiln_jpeg_error_exit(j_common_ptr info) {
     longjmp(error->jump, 1);
 }
 
+/* A warning decides the outcome (the file is damaged, with this first message), so the decode stops there: a file of
+   thousands of broken scans ("Inconsistent progression sequence" at each) took 31 s to decode to the end. */
 static void kiln_jpeg_emit_message(j_common_ptr info, int level) {
     struct kiln_jpeg_error *error = (struct kiln_jpeg_error *)info->err;
     if (level < 0) {
         if (error->warnings == 0) (*info->err->format_message)(info, error->message);
         error->warnings += 1;
+        longjmp(error->jump, 1);
+    }
+}
+
+/* The most scans a JPEG may have: a progressive file has about ten, and each scan costs a pass over the whole image,
+   so a file of thousands of small valid scans would take minutes (as djpeg's -maxscan guards against). */
+#define KILN_JPEG_MAX_SCANS 100
+
+static void kiln_jpeg_progress(j_common_ptr info) {
+    if (!info->is_decompressor) return;
+    j_decompress_ptr decompress = (j_decompress_ptr)info;
+    if (decompress->input_scan_number > KILN_JPEG_MAX_SCANS) {
+        struct kiln_jpeg_error *error = (struct kiln_jpeg_error *)info->err;
+        snprintf(error->message, sizeof error->message, "more than %d scans (a progressive JPEG has about ten); not decoded further",
+                 KILN_JPEG_MAX_SCANS);
+        error->base.msg_code = 0;
+        longjmp(error->jump, 1);
     }
 }
 
@@ -47,7 +66,6 @@ static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long siz
     struct jpeg_decompress_struct info;
     struct kiln_jpeg_error error;
     JSAMPARRAY row = NULL;
-    volatile int result = 0;
     memset(&info, 0, sizeof info);
     memset(&error, 0, sizeof error);
     info.err = jpeg_std_error(&error.base);
@@ -55,13 +73,17 @@ static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long siz
     error.base.emit_message = kiln_jpeg_emit_message;
     *width = 0;
     *height = 0;
+    struct jpeg_progress_mgr progress;
+    memset(&progress, 0, sizeof progress);
+    progress.progress_monitor = kiln_jpeg_progress;
     if (setjmp(error.jump)) {
-        int unsupported = kiln_jpeg_is_unsupported(error.base.msg_code);
+        int unsupported = error.warnings == 0 && kiln_jpeg_is_unsupported(error.base.msg_code);
         jpeg_destroy_decompress(&info);
         snprintf(message, message_size, "%s", error.message);
         return unsupported ? 3 : 1;
     }
     jpeg_create_decompress(&info);
+    info.progress = &progress;
     jpeg_mem_src(&info, data, size);
     jpeg_read_header(&info, TRUE);
     *width = info.image_width;
@@ -74,10 +96,6 @@ static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long siz
     row = (*info.mem->alloc_sarray)((j_common_ptr)&info, JPOOL_IMAGE, info.output_width * info.output_components, 1);
     while (info.output_scanline < info.output_height) jpeg_read_scanlines(&info, row, 1);
     jpeg_finish_decompress(&info);
-    if (error.warnings > 0) {
-        snprintf(message, message_size, "%s", error.message);
-        result = 1;
-    }
     jpeg_destroy_decompress(&info);
-    return result;
+    return 0;
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 /// Holds the docs to the binary: each command's reference heading is its usage line, every reader format has a
-/// reference page, the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
+/// reference page and a fuzz target, the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
 /// the README's first pipeline builds and searches as the README shows.
 final class DocumentationTests: CLITestCase {
     private static let commands = ["build", "check", "diff", "patch", "apply", "extract", "test", "export", "report", "codes", "completions"]
@@ -46,6 +46,11 @@ final class DocumentationTests: CLITestCase {
         }
         let pages = try FileManager.default.contentsOfDirectory(atPath: CLITestCase.repositoryRoot.appendingPathComponent("docs/reference/readers").path)
         XCTAssertEqual(pages.sorted(), formats.map { "\($0).md" }.sorted(), "no page for a format the manifest does not accept")
+        // Every format is fuzzed: some target of Fuzz/targets/ reads it (`format: "NAME"`).
+        let targets = CLITestCase.repositoryRoot.appendingPathComponent("Fuzz/targets")
+        let fuzzed = try FileManager.default.contentsOfDirectory(atPath: targets.path).filter { $0.hasSuffix(".json5") }
+            .map { try String(contentsOf: targets.appendingPathComponent($0), encoding: .utf8) }.joined()
+        for format in formats { XCTAssertTrue(fuzzed.contains("format: \"\(format)\""), "no fuzz target reads the \(format) format") }
     }
 
     /// The code catalogue page is rendered from `kiln codes --format json`; `KILN_UPDATE_DOCS=1` rewrites it.

@@ -146,6 +146,17 @@ public enum AdvisoryLocks {
         return false
     }
 }
+
+/// The CPU time the calling thread has used: for budgets of a reader's own work, which a wait on another thread (the
+/// staging writer's queue) does not spend.
+public enum ThreadCPUClock {
+    /// Seconds of CPU time the calling thread has used so far.
+    public static func seconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
 #else
 #error("Kiln's platform layer (this file and Sources/CGlibc/shim.h) is written for Linux and glibc only; port it here.")
 #endif

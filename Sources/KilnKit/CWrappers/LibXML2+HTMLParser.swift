@@ -31,6 +31,10 @@ enum HTMLParser {
         // A UTF-8 byte-order mark says UTF-8, as libxml2 would find for itself on longer pages; on a page of three
         // bytes it would keep the mark as text.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return parse(Array(bytes.dropFirst(3)), encoding: encoding ?? "UTF-8") }
+        if let cut = overfull(bytes) {
+            let before = parse(Array(bytes[..<cut.offset]), encoding: encoding)
+            return (before.document, before.problems.filter { $0.kind == .garbled } + [cutProblem(cut)])
+        }
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return (nil, []) }
         let box = ErrorBox()
         let parsed = collectingErrors(into: box) {
@@ -41,6 +45,18 @@ enum HTMLParser {
             }
         }
         return (parsed, problems(in: box.errors))
+    }
+
+    /// The first element of the page with more attributes than libxml2's quadratic check of them can take
+    /// (`MarkupAttributeScan`): the page is parsed only up to it.
+    private static func overfull(_ bytes: [UInt8]) -> MarkupAttributeScan.Overfull? {
+        var scan = MarkupAttributeScan(html: true)
+        return scan.scan(bytes)
+    }
+
+    private static func cutProblem(_ cut: MarkupAttributeScan.Overfull) -> Problem {
+        Problem(kind: .stopped, message: "an element has more than \(MarkupAttributeScan.maximumAttributes) attributes (libxml2's check of them is quadratic)",
+                line: cut.line, column: nil)
     }
 
     /// Runs `body` with libxml2's structured errors of this thread collected into `box` (its printing stays off).
@@ -224,6 +240,13 @@ extension HTMLParser {
         _ = LibXML2.setUp
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             return parseEvents(Array(bytes.dropFirst(3)), encoding: encoding ?? "UTF-8", wholeDocument: wholeDocument, handler: handler)
+        }
+        if let cut = overfull(bytes) {
+            switch parseEvents(Array(bytes[..<cut.offset]), encoding: encoding, wholeDocument: wholeDocument, handler: handler) {
+            case .read(let problems): return .read(problems.filter { $0.kind == .garbled } + [cutProblem(cut)])
+            case .empty: return .read([cutProblem(cut)])
+            case .needsTree: return .needsTree
+            }
         }
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else { return .empty }
         let box = ErrorBox()

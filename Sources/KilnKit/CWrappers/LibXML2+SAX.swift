@@ -110,9 +110,10 @@ final class XMLEventParser {
     }
 
     /// The problems found, in order (as `XMLStreamReader.issues`).
-    var issues: [XMLIssue] { state.collector.issues }
+    var issues: [XMLIssue] { XMLIssue.withCut(state.collector.issues, source.overfull) }
 
-    private let source: ByteStream
+    /// The bytes as libxml2 gets them: cut before an element with too many attributes.
+    private let source: AttributeGuardedStream
     private let path: String
     private let encoding: String?
     private let state: ParseState
@@ -124,7 +125,7 @@ final class XMLEventParser {
     /// compressed: libxml2 is never given the file itself); `encoding` overrides the document's declaration when given.
     init(source: ByteStream, path: String, encoding: String?, handler: XMLEventHandler) {
         _ = LibXML2.setUp
-        self.source = source
+        self.source = AttributeGuardedStream(source)
         self.path = path
         self.encoding = encoding
         state = ParseState(handler: handler)

@@ -403,7 +403,9 @@ public final class XMLStreamReader {
     private var pendingEnd: Event?
 
     /// The problems found so far, in order.
-    public var issues: [XMLIssue] { issueBox.issues }
+    public var issues: [XMLIssue] { XMLIssue.withCut(issueBox.issues, guarded.overfull) }
+    /// The bytes as libxml2 gets them: cut before an element with too many attributes.
+    private let guarded: AttributeGuardedStream
 
     /// Opens `path` (decompressed when compressed); `encoding` overrides the document's declaration when given.
     /// - Throws: `KilnError.io` when the file cannot be opened.
@@ -418,7 +420,9 @@ public final class XMLStreamReader {
     /// - Throws: `KilnError.io` when libxml2 cannot start.
     init(source: ByteStream, path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
         _ = LibXML2.setUp
-        let feed = Unmanaged.passRetained(XMLFeed(source)).toOpaque()
+        let guarded = AttributeGuardedStream(source)
+        self.guarded = guarded
+        let feed = Unmanaged.passRetained(XMLFeed(guarded)).toOpaque()
         // libxml2 calls the close callback (which releases the feed) also when it cannot make the reader.
         guard let reader = xmlReaderForIO({ context, buffer, length in
             guard let context, let buffer else { return -1 }
@@ -927,4 +931,15 @@ enum DocumentTypeLocator {
 public indirect enum MarkupNode: Sendable, Equatable {
     case element(name: String, attributes: [String: String], line: Int, children: [MarkupNode])
     case text(String, line: Int)
+}
+
+extension XMLIssue {
+    /// `issues` with the cut of an element with too many attributes (`MarkupAttributeScan`) as their error: what
+    /// libxml2 says of the document it was given, which ends before that element, follows from the cut.
+    static func withCut(_ issues: [XMLIssue], _ cut: MarkupAttributeScan.Overfull?) -> [XMLIssue] {
+        guard let cut else { return issues }
+        let message = "an element has more than \(MarkupAttributeScan.maximumAttributes) attributes (libxml2's check of them is quadratic)"
+        return issues.filter { $0.kind == .warning && ($0.line ?? 0) <= cut.line }
+            + [XMLIssue(kind: .malformed, message: message, line: cut.line, column: nil)]
+    }
 }

@@ -53,6 +53,22 @@ public struct Diagnostic: Codable, Hashable, Sendable {
         self.init(code: code.rawValue, severity: code.severity, message: message, provenance: provenance)
     }
 
+    /// The longest message a finding keeps, in characters: a rule message carrying a 5 MB value made 5 MB lines in
+    /// every report format.
+    public static let maximumMessageLength = 2000
+
+    /// This finding with its message cut to at most `maximumMessageLength` characters, the cut said with the full length.
+    public var capped: Diagnostic {
+        guard message.utf8.count > Diagnostic.maximumMessageLength else { return self }
+        let length = message.count
+        guard length > Diagnostic.maximumMessageLength else { return self }
+        var result = self
+        // The note fits within the bound, so that a capped finding replayed into another log stays as it is.
+        let shown = Diagnostic.maximumMessageLength - 80
+        result.message = String(message.prefix(shown)) + " … (message cut: \(shown) of its \(length) characters are shown)"
+        return result
+    }
+
     /// `file:line: severity: message [code]`.
     public var formatted: String {
         let place = provenance.map { $0.location + ": " } ?? ""
@@ -74,12 +90,15 @@ public final class DiagnosticLog {
         self.overrides = overrides
     }
 
+    /// The severity a finding of `code` reported at `severity` is given: the manifest's override, if any.
+    public func severity(of code: String, _ severity: Severity) -> Severity { overrides[code] ?? severity }
+
     /// Records a finding, with its severity replaced when the manifest overrides its code.
     public func report(_ diagnostic: Diagnostic) {
         var finding = diagnostic
         if let severity = overrides[diagnostic.code] { finding.severity = severity }
         guard finding.severity != .off, tally.admit(finding) else { return }
-        diagnostics.append(finding)
+        diagnostics.append(finding.capped)
     }
 
     /// The source whose file a reader is reading (the staging area and `kiln extract` set it around each file), for

@@ -51,6 +51,7 @@ extension DiagnosticCode {
     public static let extractUnmatched = DiagnosticCode("extract.unmatched", .warning, "A line that looks like data (the candidate pattern) but no row pattern captured.")
     public static let extractExpectation = DiagnosticCode("extract.expectation", .error, "A page gave fewer rows, more missed lines or fewer required blocks than its source expects.")
     public static let extractMatchLimit = DiagnosticCode("extract.match-limit", .error, "An extraction pattern hit PCRE2's match limit on a line, which is passed over.")
+    public static let regexBudget = DiagnosticCode("regex.budget", .error, "The patterns of a text or timetable source spent more than limits.regexSecondsPerFile on one file; the lines after are not examined.")
 
     // MARK: - Markup inputs
     public static let htmlMalformed = DiagnosticCode("html.malformed", .error, "libxml2 stopped reading an HTML page; the rest of it is not read.")
@@ -99,6 +100,7 @@ extension DiagnosticCode {
     public static let icsUnbounded = DiagnosticCode("ics.unbounded", .error, "A rule that repeats forever in a source without a window.")
     public static let icsBadRRule = DiagnosticCode("ics.bad-rrule", .error, "An RRULE libical cannot expand; only DTSTART is shipped.")
     public static let icsTooMany = DiagnosticCode("ics.too-many", .error, "More instances in the window than the source's maximumOccurrences.")
+    public static let icsFileOccurrences = DiagnosticCode("ics.file-occurrences", .error, "A calendar file expands to more occurrences than limits.occurrencesPerFile; those beyond are not shipped.")
     public static let icsBadRDate = DiagnosticCode("ics.bad-rdate", .error, "An RDATE value the ics reader cannot use (not of DTSTART's type, a period that ends before it starts); ignored.")
     public static let jsonMalformed = DiagnosticCode("json.malformed", .error, "Malformed JSON; the rest of the file is not read.")
     public static let jsonNoRecords = DiagnosticCode("json.no-records", .warning, "Nothing at the source's records path in a file.")
@@ -106,6 +108,7 @@ extension DiagnosticCode {
     public static let jsonLateContext = DiagnosticCode("json.late-context", .info, "A context member written after more records than the reader keeps waiting: the file was read a second time for them.")
     public static let jsonNoMemberName = DiagnosticCode("json.no-member-name", .error, "\"@key\" on records or context objects that are array elements, which have no member name.")
     public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
+    public static let jsonTooLong = DiagnosticCode("json.too-long", .error, "A JSON string or number longer than 16 MiB (the rest of the file is not read), or an object or array field whose JSON is longer (the field is NULL).")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
     public static let htmlContentRemoved = DiagnosticCode("html.content-removed", .warning, "An image that is not a shipped file, or a link the app cannot open offline, removed from a shipped page (a link's text is kept).")
@@ -200,13 +203,13 @@ extension DiagnosticCode {
     public static let catalogue: [DiagnosticCode] = [
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
-        extractUnmatched, extractExpectation, extractMatchLimit,
+        extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
-        icsUnbounded, icsBadRRule, icsTooMany, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject,
+        icsUnbounded, icsBadRRule, icsTooMany, icsFileOccurrences, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject, jsonTooLong,
         jsonLateContext, jsonNoMemberName,
         htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,

@@ -1,23 +1,38 @@
 import Foundation
 
-/// Limits a manifest sets on the work its own SQL may do and on the size of what it ships
-/// (`limits: { sqlSeconds: 60, bundleBytes: "50 MB", tables: { listing: "200 MB" } }`).
+/// Limits a manifest sets on the work its own SQL may do, on the size of what it ships and on what one input file may
+/// cost (`limits: { sqlSeconds: 60, bundleBytes: "50 MB", occurrencesPerFile: 100000, regexSecondsPerFile: 10 }`).
 public struct ManifestLimits: Sendable, Equatable {
     /// The default time one statement of manifest SQL may run: generous, but a runaway join ends.
     public static let defaultSQLSeconds: Double = 60
+    /// The default number of occurrences one calendar file may expand to (200 events of 5 000 occurrences each made
+    /// a 73 MB bundle).
+    public static let defaultOccurrencesPerFile = 100_000
+    /// The default time the regular expressions of a line-based reader may spend on one file.
+    public static let defaultRegexSecondsPerFile: Double = 10
 
     /// Seconds one statement of a query table, an `sql` rule (or any rule) or an export query may run before it is
     /// stopped: a rule becomes an error finding naming it, a query table or export a manifest error.
     public var sqlSeconds: Double = ManifestLimits.defaultSQLSeconds
+    /// The most occurrences an `ics` file ships, over all its events; those beyond are an error finding naming the file.
+    public var occurrencesPerFile = ManifestLimits.defaultOccurrencesPerFile
+    /// Seconds the patterns of a `text` or `timetable` source may spend matching the lines of one file; the lines
+    /// after are not examined, and an error finding names them.
+    public var regexSecondsPerFile = ManifestLimits.defaultRegexSecondsPerFile
+
     /// The largest bundle file a build may put in place (`bundle.too-large` beyond it); `nil` for no limit.
     public var bundleBytes: ByteSize?
     /// The most bytes each named table may take with its indexes, full-text and R*Tree tables.
     public var tables: [String: ByteSize] = [:]
 
-    public init(sqlSeconds: Double = ManifestLimits.defaultSQLSeconds, bundleBytes: ByteSize? = nil, tables: [String: ByteSize] = [:]) {
+    public init(sqlSeconds: Double = ManifestLimits.defaultSQLSeconds, bundleBytes: ByteSize? = nil, tables: [String: ByteSize] = [:],
+                occurrencesPerFile: Int = ManifestLimits.defaultOccurrencesPerFile,
+                regexSecondsPerFile: Double = ManifestLimits.defaultRegexSecondsPerFile) {
         self.sqlSeconds = sqlSeconds
         self.bundleBytes = bundleBytes
         self.tables = tables
+        self.occurrencesPerFile = occurrencesPerFile
+        self.regexSecondsPerFile = regexSecondsPerFile
     }
 }
 
@@ -75,14 +90,22 @@ extension ByteSize: Decodable {
 }
 
 extension ManifestLimits: Decodable {
-    enum CodingKeys: String, CodingKey, CaseIterable { case sqlSeconds, bundleBytes, tables }
+    enum CodingKeys: String, CodingKey, CaseIterable { case sqlSeconds, bundleBytes, tables, occurrencesPerFile, regexSecondsPerFile }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
-        sqlSeconds = try c.decodeIfPresent(Double.self, forKey: .sqlSeconds) ?? ManifestLimits.defaultSQLSeconds
-        guard sqlSeconds > 0, sqlSeconds.isFinite else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.sqlSeconds],
-                                                    debugDescription: "expected a number of seconds greater than 0"))
+        func seconds(_ key: CodingKeys, _ fallback: Double) throws -> Double {
+            let value = try c.decodeIfPresent(Double.self, forKey: key) ?? fallback
+            guard value > 0, value.isFinite else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: "expected a number of seconds greater than 0"))
+            }
+            return value
+        }
+        sqlSeconds = try seconds(.sqlSeconds, ManifestLimits.defaultSQLSeconds)
+        regexSecondsPerFile = try seconds(.regexSecondsPerFile, ManifestLimits.defaultRegexSecondsPerFile)
+        occurrencesPerFile = c.contains(.occurrencesPerFile) ? try c.decodeWholeNumber(forKey: .occurrencesPerFile) : ManifestLimits.defaultOccurrencesPerFile
+        guard occurrencesPerFile > 0 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.occurrencesPerFile], debugDescription: "expected a whole number greater than 0"))
         }
         bundleBytes = try c.decodeIfPresent(ByteSize.self, forKey: .bundleBytes)
         tables = try c.decodeIfPresent([String: ByteSize].self, forKey: .tables) ?? [:]

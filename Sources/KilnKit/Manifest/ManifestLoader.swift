@@ -17,7 +17,7 @@ public struct CompiledSource {
     /// - Throws: as `ManifestLoader.load` when the options are refused (they were accepted once already).
     func makeReader() throws -> RecordReader {
         try ReaderRegistry.makeReader(format: spec.format, options: spec.options, codingPath: [])
-            .restricted(to: Set(targets.map(\.kind)))
+            .restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
     }
 
     /// New targets for this source, like `targets` but sharing nothing with them: normalizers keep compiled patterns,
@@ -236,7 +236,7 @@ public enum ManifestLoader {
             throw issue(path + ".options", problem.message)
         }
         let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
-        let restricted = reader.restricted(to: Set(targets.map(\.kind)))
+        let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
         let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)

@@ -49,6 +49,8 @@ final class ReadAhead: @unchecked Sendable {
     }
 
     let items: [Item]
+    /// The indices in `items` of each source's files, by source.
+    private let itemsBySource: [Int: [Int]]
     private let condition = NSCondition()
     private var slots: [Slot]
     private var nextToRead = 0
@@ -88,6 +90,7 @@ final class ReadAhead: @unchecked Sendable {
     init(items: [Item], sources: [CompiledSource], tools: [[Tools]], examplesPerCode: Int,
          aheadBytes: Int = ReadAhead.defaultAheadBytes) {
         self.items = items
+        itemsBySource = Dictionary(grouping: items.indices, by: { items[$0].source })
         slots = items.map { _ in Slot() }
         limit = aheadBytes
         self.examplesPerCode = examplesPerCode
@@ -103,6 +106,9 @@ final class ReadAhead: @unchecked Sendable {
             thread.start()
         }
     }
+
+    /// The indices in `items` of the files of source `source`, in order.
+    func items(of source: Int) -> [Int] { itemsBySource[source] ?? [] }
 
     /// The next event of file `index`, waiting for it. The consumer takes the files in order (`index` never goes
     /// back) and takes each file's events until `.finished` or `.failed`.

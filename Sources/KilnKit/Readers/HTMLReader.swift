@@ -212,6 +212,8 @@ public struct TextExtractReader: ConfigurableReader {
     public var kinds: [RecordKind] { [extractor.kind] }
     private let options: Options
     private let extractor: RegexBlockExtractor
+    /// The CPU time the patterns may spend on one file (`limits.regexSecondsPerFile`).
+    private var regexSecondsPerFile = ManifestLimits.defaultRegexSecondsPerFile
 
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
@@ -221,9 +223,18 @@ public struct TextExtractReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         let page = extractor.page([], input: input, log: log)
+        var budget = RegexBudget(seconds: regexSecondsPerFile)
         try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
+            guard budget.admits(line: number) else { return }
             try page.feed(line, line: number, emit: emit)
         }
+        budget.report(input, code: .regexBudget, log: log)
         try page.finish()
+    }
+
+    public func limited(by limits: ManifestLimits) -> RecordReader {
+        var copy = self
+        copy.regexSecondsPerFile = limits.regexSecondsPerFile
+        return copy
     }
 }

@@ -74,6 +74,8 @@ public struct ICalendarReader: ConfigurableReader {
     private let options: Options
     private let floatingZone: ICalZone?
     private var wantsOccurrences = true
+    /// The most occurrences one file ships (`limits.occurrencesPerFile`).
+    private var occurrencesPerFile = ManifestLimits.defaultOccurrencesPerFile
 
     public init(options: Options) throws {
         self.options = options
@@ -83,6 +85,12 @@ public struct ICalendarReader: ConfigurableReader {
     public func restricted(to kinds: Set<String>) -> RecordReader {
         var copy = self
         copy.wantsOccurrences = kinds.contains(ICalendarReader.occurrenceKind.name)
+        return copy
+    }
+
+    public func limited(by limits: ManifestLimits) -> RecordReader {
+        var copy = self
+        copy.occurrencesPerFile = limits.occurrencesPerFile
         return copy
     }
 
@@ -129,15 +137,35 @@ public struct ICalendarReader: ConfigurableReader {
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(event)
         }
-        let context = Context(input: input, log: log)
+        let context = Context(input: input, log: log, budget: OccurrenceBudget(left: occurrencesPerFile))
         for uid in order {
             try process(uid: uid, components: groups[uid]!, context: context, emit: emit)
         }
+        if let first = context.budget.firstCut {
+            let others = context.budget.eventsCut - 1
+            log.report(.icsFileOccurrences,
+                       "the file gives more than \(occurrencesPerFile) occurrences (limits.occurrencesPerFile): \(first.label) ships only its first \(first.shipped) of "
+                           + "\(first.total)\(others > 0 ? ", and the \(others) events after it none (their occurrences field is NULL)" : ""); "
+                           + "\(context.budget.shipped) occurrences shipped. Narrow the window or raise limits.occurrencesPerFile",
+                       at: input.at(first.line))
+        }
+    }
+
+    /// What is left of a file's occurrences (`limits.occurrencesPerFile`), and the first event it cut.
+    private final class OccurrenceBudget {
+        var left: Int
+        var shipped = 0
+        var eventsCut = 0
+        /// True when the event being processed was expanded only up to the budget (its total is not known).
+        var truncatedExpansion = false
+        var firstCut: (label: String, line: Int, shipped: Int, total: String)?
+        init(left: Int) { self.left = left }
     }
 
     private struct Context {
         let input: InputFile
         let log: DiagnosticLog
+        let budget: OccurrenceBudget
         func report(_ code: DiagnosticCode, _ message: String, line: Int?) {
             log.report(code, message, at: input.at(line))
         }
@@ -244,7 +272,20 @@ public struct ICalendarReader: ConfigurableReader {
             }
             instances.sort { utcSeconds($0.start, of: $0.source) < utcSeconds($1.start, of: $1.source) }
         }
-        try emit(eventRecord(master, occurrences: wantsOccurrences && expanded ? instances.count : nil))
+        var cut = false
+        if wantsOccurrences, expanded, instances.count > context.budget.left {
+            cut = true
+            context.budget.eventsCut += 1
+            if context.budget.firstCut == nil {
+                let total = context.budget.truncatedExpansion ? "at least \(instances.count)" : String(instances.count)
+                context.budget.firstCut = (label(master), master.line, context.budget.left, total)
+            }
+            instances.removeSubrange(context.budget.left...)
+        }
+        context.budget.truncatedExpansion = false
+        context.budget.left -= instances.count
+        context.budget.shipped += wantsOccurrences ? instances.count : 0
+        try emit(eventRecord(master, occurrences: wantsOccurrences && expanded && !cut ? instances.count : nil))
         guard wantsOccurrences else { return }
         for instance in instances {
             try emit(occurrenceRecord(uid: uid, instance))
@@ -358,12 +399,17 @@ public struct ICalendarReader: ConfigurableReader {
                 return nil
             }
             let limit = options.maximumOccurrences
+            // Expanding past what the file may still ship is work for nothing: one more tells that the budget cuts.
+            let fileLimit = context.budget.left + 1
             let after = options.window.map { ICalTime(year: $0.from.year, month: $0.from.month, day: $0.from.day) }
-            guard let result = rule.expand(from: start, zone: startZone, utc: value.isUTC, after: after, through: through, limit: limit) else {
+            guard let result = rule.expand(from: start, zone: startZone, utc: value.isUTC, after: after, through: through,
+                                           limit: min(limit, fileLimit)) else {
                 context.report(.icsBadRRule, "\(label(event)): libical cannot expand RRULE:\(rule.text); only DTSTART is shipped", line: rule.line)
                 continue
             }
-            if result.truncated {
+            if result.truncated, fileLimit <= limit {
+                context.budget.truncatedExpansion = true
+            } else if result.truncated {
                 context.report(.icsTooMany, "\(label(event)): RRULE:\(rule.text) gives more than \(limit) occurrences in the window; only the first are shipped (raise maximumOccurrences or narrow the window)",
                                line: rule.line)
             }

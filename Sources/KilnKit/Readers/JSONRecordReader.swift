@@ -143,8 +143,18 @@ public struct JSONRecordReader: ConfigurableReader {
             log.report(.jsonLateContext, "more than \(bound) of records waited for a context member written after them: the records from line \(line) on "
                            + "(\(state.records - resume + 1) of \(state.records)) were read in a second pass over the file, with it", at: input.at(line))
         }
-        if let error {
+        if let error, error.tooLong {
+            log.report(.jsonTooLong, "\(error.message): the rest of this file is not read", at: input.at(error.line))
+        } else if let error {
             log.report(.jsonMalformed, "malformed JSON: \(error.message); the rest of this file is not read", at: input.at(error.line))
+        }
+        for (field, line) in state.tooLong.prefix(20) {
+            log.report(.jsonTooLong, "the JSON of field \"\(field)\" is longer than \(JSONStream.maximumTokenBytes >> 20) MiB; the field is NULL in this record",
+                       at: input.at(line))
+        }
+        if state.tooLong.count > 20 {
+            log.report(.jsonTooLong, "\(state.tooLong.count - 20) more fields are longer than \(JSONStream.maximumTokenBytes >> 20) MiB; each is NULL",
+                       at: input.at(state.tooLong[20].1))
         }
         if state.records == 0, error == nil {
             log.report(.jsonNoRecords, "no value at \"\(options.records)\" in this file", at: input.at(nil))
@@ -226,13 +236,27 @@ public struct JSONRecordReader: ConfigurableReader {
             var recordChildren = 0
         }
 
-        /// A field (or context member) whose value is an object or array, being written out as JSON.
+        /// A field (or context member) whose value is an object or array, being written out as JSON. Mutated only in
+        /// place (`capture!.…`): a copy would copy the text at every event, which made deep nesting quadratic.
         struct Capture {
             /// The record's field, or (`nil`) the context member of the object below the captured value.
             var field: Int?
             var depth: Int
             var text: String
             var needsComma: [Bool]
+            /// The line the value starts on, and whether its JSON grew past `JSONStream.maximumTokenBytes` (the text
+            /// is then dropped and the field is NULL).
+            var line: Int
+            var tooLong = false
+
+            mutating func add(_ piece: String) {
+                guard !tooLong else { return }
+                text += piece
+                if text.utf8.count > JSONStream.maximumTokenBytes {
+                    tooLong = true
+                    text = ""
+                }
+            }
         }
 
         /// A record that ended before a context member of an object around it was read.
@@ -252,6 +276,8 @@ public struct JSONRecordReader: ConfigurableReader {
         var records = 0
         var unread: [String: Int] = [:]
         var notObjects: [(String, Int)] = []
+        /// Fields (or context members) whose JSON was longer than `JSONStream.maximumTokenBytes`, with their lines.
+        var tooLong: [(String, Int)] = []
         /// What asked for a member name where there is none (records or context objects in arrays): count, first line.
         var withoutName: [String: (count: Int, line: Int)] = [:]
         var pending: [Pending] = []
@@ -282,10 +308,10 @@ public struct JSONRecordReader: ConfigurableReader {
         mutating func handle(_ event: JSONEvent, line: Int, emit: (Record) throws -> Void) throws {
             if case .key(let key) = event {
                 stack[stack.count - 1].key = key
-                if var capture {
-                    capture.text += (capture.needsComma[capture.needsComma.count - 1] ? "," : "") + JSONText.string(key) + ":"
-                    capture.needsComma[capture.needsComma.count - 1] = false
-                    self.capture = capture
+                if capture != nil {
+                    let comma = capture!.needsComma[capture!.needsComma.count - 1]
+                    capture!.add((comma ? "," : "") + JSONText.string(key) + ":")
+                    capture!.needsComma[capture!.needsComma.count - 1] = false
                 }
                 return
             }
@@ -308,7 +334,7 @@ public struct JSONRecordReader: ConfigurableReader {
                 let relative = Array(path(from: recordDepth - 1))
                 if let field = reader.fieldPaths.firstIndex(where: { $0.path.count == relative.count && zip($0.path, relative).allSatisfy { $0 == "*" || $0 == $1 } }) {
                     if isContainer {
-                        capture = Capture(field: field, depth: stack.count + 1, text: "", needsComma: [])
+                        capture = Capture(field: field, depth: stack.count + 1, text: "", needsComma: [], line: line)
                         append(event)
                     } else {
                         record![reader.fieldPaths[field].name] = scalar(event)
@@ -327,7 +353,7 @@ public struct JSONRecordReader: ConfigurableReader {
                 if isContainer {
                     // The object or array the records are in is read as records, not as one value.
                     if !leadsToRecords {
-                        capture = Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [])
+                        capture = Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [], line: line)
                         append(event)
                     }
                 } else {
@@ -393,18 +419,18 @@ public struct JSONRecordReader: ConfigurableReader {
         private mutating func close(emit: (Record) throws -> Void) throws {
             let depth = stack.count
             let frame = stack.removeLast()
-            if var current = capture {
-                current.text += frame.isArray ? "]" : "}"
-                current.needsComma.removeLast()
-                if depth == current.depth {
+            if capture != nil {
+                capture!.add(frame.isArray ? "]" : "}")
+                capture!.needsComma.removeLast()
+                if depth == capture!.depth, let current = capture.take() {
+                    let value = current.tooLong ? nil : current.text
                     if let field = current.field {
-                        record![reader.fieldPaths[field].name] = current.text
+                        record![reader.fieldPaths[field].name] = value
+                        if current.tooLong { tooLong.append((reader.fieldPaths[field].name, current.line)) }
                     } else if let key = stack[stack.count - 1].key {
-                        setContext(of: stack.count - 1, member: key, to: current.text)
+                        setContext(of: stack.count - 1, member: key, to: value)
+                        if current.tooLong { tooLong.append((key, current.line)) }
                     }
-                    capture = nil
-                } else {
-                    capture = current
                 }
                 return
             }
@@ -503,21 +529,20 @@ public struct JSONRecordReader: ConfigurableReader {
         }
 
         private mutating func append(_ event: JSONEvent) {
-            guard var current = capture else { return }
-            if let last = current.needsComma.indices.last {
-                if current.needsComma[last] { current.text += "," }
-                current.needsComma[last] = true
+            guard capture != nil else { return }
+            if let last = capture!.needsComma.indices.last {
+                if capture!.needsComma[last] { capture!.add(",") }
+                capture!.needsComma[last] = true
             }
             switch event {
-            case .startObject: current.text += "{"; current.needsComma.append(false)
-            case .startArray: current.text += "["; current.needsComma.append(false)
-            case .string(let text): current.text += JSONText.string(text)
-            case .number(let text): current.text += text
-            case .bool(let value): current.text += value ? "true" : "false"
-            case .null: current.text += "null"
+            case .startObject: capture!.add("{"); capture!.needsComma.append(false)
+            case .startArray: capture!.add("["); capture!.needsComma.append(false)
+            case .string(let text): capture!.add(JSONText.string(text))
+            case .number(let text): capture!.add(text)
+            case .bool(let value): capture!.add(value ? "true" : "false")
+            case .null: capture!.add("null")
             default: break
             }
-            capture = current
         }
 
         private func scalar(_ event: JSONEvent) -> String? {

@@ -186,6 +186,10 @@ public protocol RecordReader {
     /// This reader, emitting only the kinds named in `kinds` (a manifest maps only those), so that the work for
     /// the others is skipped. The default emits everything; the pipeline drops records of unmapped kinds.
     func restricted(to kinds: Set<String>) -> RecordReader
+
+    /// This reader, bounded per file by the manifest's `limits` (a calendar's occurrences, a text file's pattern
+    /// time). The default has no such bound.
+    func limited(by limits: ManifestLimits) -> RecordReader
 }
 
 extension RecordReader {
@@ -196,6 +200,8 @@ extension RecordReader {
     public func kind(named name: String) -> RecordKind? { kinds.first { $0.name == name } }
 
     public func restricted(to kinds: Set<String>) -> RecordReader { self }
+
+    public func limited(by limits: ManifestLimits) -> RecordReader { self }
 }
 
 /// A reader type that is built from a source's `options` object.

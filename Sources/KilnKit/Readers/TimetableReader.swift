@@ -45,6 +45,14 @@ public struct TimetableReader: ConfigurableReader {
     private let row: RegexPattern
     private let candidate: RegexPattern
     private let overnightBefore: Int
+    /// The CPU time the patterns may spend on one file (`limits.regexSecondsPerFile`).
+    private var regexSecondsPerFile = ManifestLimits.defaultRegexSecondsPerFile
+
+    public func limited(by limits: ManifestLimits) -> RecordReader {
+        var copy = self
+        copy.regexSecondsPerFile = limits.regexSecondsPerFile
+        return copy
+    }
 
     public init(options: Options) throws {
         try LegacyTextDecoder.check(options.encoding)
@@ -69,7 +77,10 @@ public struct TimetableReader: ConfigurableReader {
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         var state = State.betweenBlocks
+        var budget = RegexBudget(seconds: regexSecondsPerFile)
+        defer { budget.report(input, code: .regexBudget, log: log) }
         try LineReader.forEachLine(of: input, encoding: options.encoding, log: log) { number, text in
+            guard budget.admits(line: number) else { return }
             do {
                 let trimmed = text.trimmingSpaces
                 if trimmed.isEmpty {

@@ -86,3 +86,88 @@ struct WikiFinding: Equatable {
     /// The 1-based line in the page's text.
     var line: Int
 }
+
+/// Where the wikitext readers' checks put their findings: a page's bounded `WikiFindings`, or an array (tests).
+protocol WikiFindingSink {
+    mutating func append(_ finding: WikiFinding)
+}
+
+extension Array: WikiFindingSink where Element == WikiFinding {}
+
+/// A page's findings, as the log will keep them: for each code and severity, the first `kept` by line (the log
+/// stores no more of them) and a count of the others. A page of two million findings held them all before they were
+/// reported (812 MB); now memory is bounded by the codes, whatever the page.
+struct WikiFindings: WikiFindingSink {
+    struct Key: Hashable {
+        var code: String
+        var severity: Severity
+    }
+
+    /// A finding and the order it was made in (ties on a line keep it).
+    private struct Entry {
+        var finding: WikiFinding
+        var order: Int
+        var isBefore: (Int, Int) { (finding.line, order) }
+    }
+
+    /// How many findings of each code and severity are kept.
+    let kept: Int
+    private let severity: (DiagnosticCode) -> Severity
+    /// Per key, the kept findings: while fewer than `kept`, in arrival order; then as a max-heap on (line, order).
+    private var byKey: [Key: [Entry]] = [:]
+    private var keyOrder: [Key] = []
+    private(set) var dropped: [Key: Int] = [:]
+    private var made = 0
+
+    /// - Parameters: kept: the log's examples per code; severity: the severity the log will give a finding (its
+    ///   overrides), so that findings the log counts together are kept together.
+    init(kept: Int, severity: @escaping (DiagnosticCode) -> Severity = { $0.severity }) {
+        self.kept = max(kept, 0)
+        self.severity = severity
+    }
+
+    mutating func append(_ finding: WikiFinding) {
+        made += 1
+        let key = Key(code: finding.code.rawValue, severity: severity(finding.code))
+        let entry = Entry(finding: finding, order: made)
+        guard var heap = byKey.removeValue(forKey: key) else {
+            keyOrder.append(key)
+            if kept > 0 { byKey[key] = [entry] } else { byKey[key] = []; dropped[key, default: 0] += 1 }
+            return
+        }
+        defer { byKey[key] = heap }
+        if heap.count < kept {
+            heap.append(entry)
+            if heap.count == kept { WikiFindings.heapify(&heap) }
+            return
+        }
+        dropped[key, default: 0] += 1
+        // The entry replaces the latest kept one when it comes before it.
+        guard kept > 0, entry.isBefore < heap[0].isBefore else { return }
+        heap[0] = entry
+        WikiFindings.siftDown(&heap, from: 0)
+    }
+
+    /// The kept findings in line order (ties in the order they were made), and per key the number left out.
+    func sorted() -> (findings: [WikiFinding], dropped: [(Key, Int)]) {
+        let all = byKey.values.joined().sorted { $0.isBefore < $1.isBefore }.map(\.finding)
+        return (all, keyOrder.compactMap { key in dropped[key].map { (key, $0) } })
+    }
+
+    private static func heapify(_ heap: inout [Entry]) {
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(&heap, from: index) }
+    }
+
+    private static func siftDown(_ heap: inout [Entry], from start: Int) {
+        var parent = start
+        while true {
+            var largest = parent
+            for child in [2 * parent + 1, 2 * parent + 2] where child < heap.count && heap[largest].isBefore < heap[child].isBefore {
+                largest = child
+            }
+            guard largest != parent else { return }
+            heap.swapAt(parent, largest)
+            parent = largest
+        }
+    }
+}

@@ -41,7 +41,7 @@ struct ListingExtractor {
     }
 
     /// The listings of `page` (titled `title`), in order; findings are appended to `findings`.
-    func listings(in page: WikiPage, title: String, findings: inout [WikiFinding]) -> [WikiListing] {
+    func listings(in page: WikiPage, title: String, findings: inout some WikiFindingSink) -> [WikiListing] {
         var listings: [WikiListing] = []
         var seen: [String: Int] = [:]
         var sectionCategories: [Int: String?] = [:]
@@ -71,7 +71,7 @@ struct ListingExtractor {
     }
 
     /// The raw fields of one element when it is a listing.
-    private func read(_ element: WikiPage.Element, in page: WikiPage, findings: inout [WikiFinding]) -> WikiListing? {
+    private func read(_ element: WikiPage.Element, in page: WikiPage, findings: inout some WikiFindingSink) -> WikiListing? {
         var listing = WikiListing(template: "", section: element.section, line: element.line, type: nil, category: nil,
                                   fields: [:], ordinal: 0, id: 0, unknownTemplates: [])
         switch element.kind {
@@ -148,7 +148,7 @@ struct ListingExtractor {
     }
 
     /// Empties coordinates, web and e-mail addresses that do not hold, and reports each with its raw value.
-    private func checkFields(_ listing: inout WikiListing, findings: inout [WikiFinding]) {
+    private func checkFields(_ listing: inout WikiListing, findings: inout some WikiFindingSink) {
         for (field, limit) in [("lat", 90.0), ("long", 180.0)] {
             guard let text = listing.fields[field] else { continue }
             switch ListingFieldCheck.coordinate(text, limit: limit) {

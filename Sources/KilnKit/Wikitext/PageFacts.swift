@@ -14,7 +14,7 @@ struct PageFacts: Equatable {
     }
 
     /// Reads `page`; findings (several parents, coordinates that do not hold) are appended to `findings`.
-    init(_ page: WikiPage, conventions: PageConventions, findings: inout [WikiFinding]) {
+    init(_ page: WikiPage, conventions: PageConventions, findings: inout some WikiFindingSink) {
         let plainText = WikiPlainText()
         var parents: [(String, Int)] = []
         var coordinates: (latitude: String, longitude: String, line: Int)?

@@ -49,10 +49,16 @@ struct WikiPageProcessor {
                  emit: (Record) throws -> Void) throws {
         let title = page.title
         tally.pagesRead += 1
-        var findings: [WikiFinding] = []
+        var findings = WikiFindings(kept: log.tally.examplesPerCode) { log.severity(of: $0.rawValue, $0.severity) }
         defer {
-            for finding in findings.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }).map(\.element) {
+            let (kept, dropped) = findings.sorted()
+            for finding in kept {
                 log.report(finding.code, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
+            }
+            // The log would store none of these (it keeps as many per code as were kept here): counted, as it counts.
+            for (key, count) in dropped {
+                let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
+                for _ in 0..<count { log.report(placeholder) }
             }
         }
         if let target = page.redirect ?? RedirectLine.target(in: page.text) {
@@ -140,13 +146,20 @@ struct WikiFileTally {
         /// By name compared ignoring case; the name as first written is kept for the message.
         var byKey: [String: (name: String, count: Int, line: Int, page: String, listing: String)] = [:]
 
-        mutating func note(_ name: String, page: String, listing: String, line: Int) {
+        /// Uses of names beyond `WikiFileTally.namesLimit` distinct ones: counted, the first kept for the message.
+        var otherUses = 0
+        var firstOther: (name: String, line: Int, page: String, listing: String)?
+
+        mutating func note(_ name: String, page: String, listing: String, line: Int, limit: Int = WikiFileTally.namesLimit) {
             let key = name.lowercased()
             if var use = byKey[key] {
                 use.count += 1
                 byKey[key] = use
-            } else {
+            } else if byKey.count < limit {
                 byKey[key] = (name, 1, line, page, listing)
+            } else {
+                otherUses += 1
+                if firstOther == nil { firstOther = (name, line, page, listing) }
             }
         }
 
@@ -169,6 +182,9 @@ struct WikiFileTally {
 
     /// The most distinct names `listingLike` keeps, so that a dump without listings stays in bounded memory.
     static let listingLikeLimit = 1000
+    /// The most distinct unknown templates and parameters a file's tally keeps, each reported with its count; the uses
+    /// of further names are counted together (a file of two million distinct names held them all).
+    static let namesLimit = 1000
 
     mutating func noteListingLike(_ page: WikiPage, conventions: ListingConventions, line: Int) {
         for element in page.elements {
@@ -214,6 +230,15 @@ struct WikiFileTally {
         for use in parameters.sorted {
             log.report(.wikitextUnknownParameter, "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
                        at: input.at(use.line))
+        }
+        for (uses, code, what) in [(templates, DiagnosticCode.wikitextUnknownTemplate, "templates"),
+                                   (parameters, DiagnosticCode.wikitextUnknownParameter, "listing parameters")] {
+            guard let first = uses.firstOther else { continue }
+            let name = code == .wikitextUnknownTemplate ? "{{\(first.name)}}" : "\(first.name)="
+            log.report(code,
+                       "\(uses.otherUses) more uses of \(what) not known were left out of listing values, beyond the first \(WikiFileTally.namesLimit) names "
+                           + "reported one by one (the first of the others: \(name) in \(first.page), \(first.listing))",
+                       at: input.at(first.line))
         }
     }
 
