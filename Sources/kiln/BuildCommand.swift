@@ -20,6 +20,12 @@ struct BuildCommand: KilnCommand {
         build stops (exit 74, "locked by another process"). On Ctrl-C, SIGTERM or SIGHUP the build removes its
         temporary files and exits 130, 143 or 129.
 
+        When nothing that decides the bundle changed since the last build (the inputs' SHA-256, the manifest, the
+        output paths, Kiln and its SQLite and ICU), and the bundle and report in place are the ones that build wrote,
+        both are kept as they are and the summary says "up to date". The record lives in .kiln-cache/<bundle file>/
+        beside the bundle; a record from another Kiln, or one damaged or edited, is an info finding (build.cache) and
+        the bundle is built in full. A build with a baseline is always built in full. --no-cache builds in full.
+
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
 
@@ -33,6 +39,7 @@ struct BuildCommand: KilnCommand {
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
+        CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again)."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
         CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
         CommandOption("--max-changed", value: "L", help: "The same for changed rows."),
@@ -46,6 +53,7 @@ struct BuildCommand: KilnCommand {
     let format: String
     let quiet: Bool
     let html: Bool
+    let noCache: Bool
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -63,12 +71,14 @@ struct BuildCommand: KilnCommand {
         format = try arguments.format(allowed: ["text", "json"])
         quiet = arguments.flags.contains("--quiet")
         html = arguments.flags.contains("--html")
+        noCache = arguments.flags.contains("--no-cache")
     }
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
         options.htmlReport = html
+        options.useCache = !noCache
         if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
             options.progress = { stage in printToStandardError(stage.line + "\n") }
         }

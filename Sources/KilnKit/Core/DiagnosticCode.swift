@@ -142,6 +142,7 @@ extension DiagnosticCode {
     // MARK: - Build and baseline
     public static let bundle = DiagnosticCode("bundle", .error, "The bundle could not be completed (a foreign-key or schema check SQLite made while writing it failed).")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
+    public static let buildCache = DiagnosticCode("build.cache", .info, "The build cache could not be used (written by another Kiln, damaged or edited, or the bundle or report changed since it was recorded): the bundle was built in full.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
     public static let diffUserVersion = DiagnosticCode("diff.user-version", .error, "The schema changed but PRAGMA user_version did not.")
@@ -198,7 +199,7 @@ extension DiagnosticCode {
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
+        bundle, buildCache, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffDerived, diffThreshold,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

@@ -12,6 +12,8 @@ public enum BuildStage: Sendable, Equatable {
     case checking(rules: Int)
     /// The bundle is being written.
     case writing(URL)
+    /// Nothing changed since the last build: the bundle in place is kept (`BuildCache`).
+    case reused(URL)
 }
 
 /// Receives the stages of a build as they happen (on the building thread).
@@ -31,6 +33,8 @@ extension BuildStage {
             return "checking \(rules) rule\(rules == 1 ? "" : "s")"
         case .writing(let url):
             return "writing \(url.relativePath)"
+        case .reused(let url):
+            return "nothing changed since the last build of \(url.relativePath): kept it"
         }
     }
 

@@ -18,6 +18,9 @@ public struct BuildOptions: Sendable {
     /// True when an HTML page will be written beside the report (`kiln build --html`): its path is checked with the
     /// other outputs before anything is written.
     public var htmlReport = false
+    /// False to build in full whatever the build cache holds (`kiln build --no-cache`); the build still records
+    /// itself for the next one.
+    public var useCache = true
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
@@ -50,6 +53,10 @@ public struct BuildOutcome: Sendable {
     public var notStored: [DiagnosticTally.Key: Int] = [:]
     /// The comparison of the new bundle with the baseline, when there was one to compare with.
     public var comparison: BundleDiff? = nil
+    /// The sources whose rows were not read again but taken from the build cache (`BuildCache`), in manifest order.
+    public var reusedSources: [String] = []
+    /// True when nothing changed since the last build: the bundle and report in place were left as they were.
+    public var reusedBundle = false
 }
 
 /// A table's name and row count.
@@ -95,6 +102,22 @@ public enum Builder {
         files.removeStale()
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
+        // Nothing that decides the bundle changed since the build the cache recorded: leave it and its report.
+        let cache = BuildCache(output: output)
+        let cacheApplies = BuildCache.applies(to: pipeline, options: options)
+        var cacheReason: String?
+        if cacheApplies, options.useCache {
+            switch cache.lookup(pipeline, output: output, report: reportURL) {
+            case .reuse(let record):
+                options.progress?(.reused(output))
+                return reusedOutcome(record, pipeline: pipeline, output: output, report: reportURL)
+            case .rebuild(let reason):
+                cacheReason = reason
+            }
+        }
+        // The record no longer describes what will be in place once this build replaces anything.
+        cache.forget()
+        let stamps = cacheApplies ? BuildCache.stamps(of: pipeline) : [:]
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
         defer {
@@ -103,6 +126,7 @@ public enum Builder {
         }
 
         let log = DiagnosticLog(overrides: manifest.severity)
+        if let cacheReason { log.report(.buildCache, .info, cacheReason) }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -230,7 +254,8 @@ public enum Builder {
         }
         // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
         // report in place still describes the bundle in place.
-        let report = try AtomicFile.Prepared(try BuildReport(outcome).json(), for: outcome.reportURL)
+        let reportData = try BuildReport(outcome).json()
+        let report = try AtomicFile.Prepared(reportData, for: outcome.reportURL)
         do {
             try pending.commit()
         } catch {
@@ -238,6 +263,21 @@ public enum Builder {
             throw error
         }
         try report.install()
+        // A build that found the cache unusable says so in its report: that report is not one to reuse.
+        if cacheApplies, cacheReason == nil {
+            try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
+        }
+        return outcome
+    }
+
+    /// The outcome the cache recorded, for a build that changed nothing.
+    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: Pipeline, output: URL, report: URL) -> BuildOutcome {
+        var outcome = BuildOutcome(bundle: pipeline.manifest.bundle, output: output, reportURL: report, built: true, tables: record.tables,
+                                   inputs: Dictionary(record.inputs.map { ($0.path, $0.sha256) }) { first, _ in first },
+                                   diagnostics: record.diagnostics)
+        outcome.notStored = Dictionary(record.notStored.map { (DiagnosticTally.Key(code: $0.code, severity: $0.severity), $0.count) }) { $0 + $1 }
+        outcome.reusedSources = pipeline.sources.map(\.spec.name)
+        outcome.reusedBundle = true
         return outcome
     }
 
