@@ -57,6 +57,18 @@ class CLITestCase: XCTestCase {
         try CLITestCase.run(CLITestCase.executable, arguments, in: folder)
     }
 
+    /// Starts `kiln arguments…` in the working folder without waiting, its output thrown away.
+    func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = CLITestCase.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Runs `kiln arguments…` in the working folder under `/bin/sh`, with `redirection` (e.g. `>/dev/full`,
     /// `>&-`, `ulimit -f 64;` before) applied by the shell: for what a test cannot set up with a `Pipe`.
     @discardableResult

@@ -34,19 +34,7 @@ final class FaultTests: CLITestCase {
 
     /// The hidden files in `folder` (temporary files, locks).
     private func hiddenFiles(in folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
-    }
-
-    /// Starts `kiln arguments…` in the working folder without waiting.
-    private func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = CLITestCase.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = workingDirectory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }.sorted()
     }
 
     /// Runs `kiln arguments…` under `bash` with the file-size limit `kilobytes` (`ulimit -f`) and SIGXFSZ ignored, so

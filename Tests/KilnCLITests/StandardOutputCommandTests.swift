@@ -69,7 +69,7 @@ final class StandardOutputCommandTests: CLITestCase {
         XCTAssertEqual(run.stderr.components(separatedBy: "\n").filter { !$0.isEmpty }.count, 1, run.stderr)
         XCTAssertEqual(try sha256("p.sqlite"), bundle, "the previous bundle is as it was")
         XCTAssertEqual(try sha256("p.report.json"), report)
-        let left = try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).filter { $0.hasPrefix(".") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }
         XCTAssertEqual(left, [], "no lock, staging or temporary file is left")
     }
 }

@@ -84,7 +84,7 @@ struct BuildCache {
     let folder: URL
 
     init(output: URL) {
-        folder = output.deletingLastPathComponent().appendingPathComponent(".kiln-cache").appendingPathComponent(output.lastPathComponent)
+        folder = KilnFileNames.cache(for: output)
     }
 
     /// The record of the last build.
@@ -148,6 +148,8 @@ struct BuildCache {
             }
         }
         guard BuildCache.key(pipeline, output: output, report: report, digests: digests) == record.key else { return .rebuild(reason: nil) }
+        // SQLite would apply a -wal or -journal left beside the bundle to what its readers see: a build settles them.
+        guard BundleSideFiles.present(beside: output).isEmpty else { return .rebuild(reason: nil) }
         for (file, expected, role) in [(output, record.bundleSHA256, "bundle"), (report, record.reportSHA256, "report")] {
             guard FileManager.default.fileExists(atPath: file.path) else { return .rebuild(reason: nil) }
             guard (try? FileDigest.sha256(of: file)) == expected else {
