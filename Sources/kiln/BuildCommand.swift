@@ -11,8 +11,9 @@ struct BuildCommand: KilnCommand {
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
         identical inputs. A failed build leaves the previous bundle untouched.
 
-        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, size and
-        records, the rules, the writing, and a wait for another build's lock.
+        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, bytes and
+        records with the rate and the time left, the rules as they run, the bundle's tables as they are written, and
+        a wait for another build's lock, redrawn twice a second. --progress json writes the same as JSON lines.
 
         --out and --report replace only regular files (or create them): a device, a symbolic link, a FIFO or a folder
         is refused, and so is an input, the manifest, the baseline (for --report) or each other. SQLite's -wal, -shm
@@ -39,6 +40,7 @@ struct BuildCommand: KilnCommand {
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
+        CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event at least once a second, a last done event), whatever stderr is; none: no progress. Default: progress on a terminal only, without --quiet or --format json."),
         CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again)."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
         CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
@@ -54,6 +56,8 @@ struct BuildCommand: KilnCommand {
     let quiet: Bool
     let html: Bool
     let noCache: Bool
+    /// `--progress`: `json`, `none`, or `nil` for progress on a terminal.
+    let progressStyle: String?
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -72,6 +76,10 @@ struct BuildCommand: KilnCommand {
         quiet = arguments.flags.contains("--quiet")
         html = arguments.flags.contains("--html")
         noCache = arguments.flags.contains("--no-cache")
+        progressStyle = arguments.values["--progress"]
+        if let progressStyle, !["json", "none"].contains(progressStyle) {
+            throw KilnError.usage("--progress must be json or none, not \"\(progressStyle)\"")
+        }
     }
 
     func run() throws -> Int32 {
@@ -79,10 +87,22 @@ struct BuildCommand: KilnCommand {
         var options = self.options
         options.htmlReport = html
         options.useCache = !noCache
-        if format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
-            options.progress = { stage in printToStandardError(stage.line + "\n") }
+        var display: BuildProgressDisplay?
+        if progressStyle == "json" {
+            display = BuildProgressDisplay(style: .json) { StandardError.write($0) }
+        } else if progressStyle == nil, format == "text", !quiet, isatty(STDERR_FILENO) == 1 {
+            display = BuildProgressDisplay(style: .terminal) { StandardError.write($0) }
         }
-        let outcome = try Builder.build(pipeline, options: options)
+        options.progress = display?.progress
+        display?.start()
+        let outcome: BuildOutcome
+        do {
+            outcome = try Builder.build(pipeline, options: options)
+        } catch {
+            display?.finish(built: false, reused: false)
+            throw error
+        }
+        display?.finish(built: outcome.built, reused: outcome.reusedBundle)
         if html {
             let page = ReportCommand.pageBeside(outcome.reportURL)
             try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,

@@ -63,7 +63,7 @@ final class BuildTests: KilnTestCase {
         XCTAssertTrue(outcome.inputs.values.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) })
         // No staging or temporary file is left in the output folder.
         let left = try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted()
-        XCTAssertEqual(left, ["patras.report.json", "patras.sqlite"])
+        XCTAssertEqual(left, [KilnFileNames.cacheFolder, "patras.report.json", "patras.sqlite"])
 
         let database = try open(outcome.output)
         XCTAssertEqual(try text(database, "PRAGMA integrity_check"), "ok")
@@ -297,7 +297,7 @@ final class BuildTests: KilnTestCase {
         XCTAssertFalse(bad.built)
         XCTAssertEqual(bad.output, good.output)
         XCTAssertEqual(try Data(contentsOf: good.output), before)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted(), ["patras.report.json", "patras.sqlite"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted(), [KilnFileNames.cacheFolder, "patras.report.json", "patras.sqlite"])
         // The report is that of the failed build.
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: bad.reportURL)) as? [String: Any]
         XCTAssertEqual(report?["built"] as? Bool, false)
