@@ -40,7 +40,7 @@ struct BuildCommand: KilnCommand {
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json", help: "text (default): summary on stderr; json: the report on stdout."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
-        CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event at least once a second, a last done event), whatever stderr is; none: no progress. Default: progress on a terminal only, without --quiet or --format json."),
+        CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event twice a second, a last done event), whatever stderr is, and no summary there; none: no progress. Default: progress on a terminal only, without --quiet or --format json."),
         CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again)."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
         CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
@@ -107,11 +107,13 @@ struct BuildCommand: KilnCommand {
             let page = ReportCommand.pageBeside(outcome.reportURL)
             try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,
                            bundle: outcome.built ? outcome.output : nil).write(to: page)
-            if !quiet && format != "json" { printToStandardError("html report: \(page.relativePath)\n") }
+            if !quiet && format != "json" && !jsonProgress { printToStandardError("html report: \(page.relativePath)\n") }
         }
         if format == "json" {
             try StandardOutput.write(BuildReport(outcome).json())
             try StandardOutput.write("\n")
+        } else if jsonProgress {
+            // stderr holds the JSON lines only; the report file has the findings.
         } else if !quiet {
             printToStandardError(BuildSummary(pathPrefix: pipelinePrefix(pipeline)).text(outcome))
             if let comparison = outcome.comparison { printToStandardError(comparison.summaryLine + "\n") }
@@ -123,6 +125,9 @@ struct BuildCommand: KilnCommand {
         }
         return outcome.built ? 0 : 1
     }
+
+    /// True for `--progress json`: stderr is the JSON-lines stream and nothing else.
+    private var jsonProgress: Bool { progressStyle == "json" }
 
     /// The pipeline folder as the user wrote it, so that printed paths open from the current folder.
     private func pipelinePrefix(_ pipeline: Pipeline) -> String {
