@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// The mushroom atlas end to end: `kiln build raw/atlas` and `kiln check`, the Czech order compared with ICU's own
 /// (PyICU), photo sizes with Pillow's, the legacy SQL compared with the pages, the empty `finds` table and its
@@ -22,7 +23,7 @@ final class AtlasCommandTests: CLITestCase {
 
     /// Runs an oracle of `scripts/oracles/` with the Python that `scripts/oracles/install` set up.
     private func oracle(_ script: String, _ arguments: [String], input: String = "") throws -> String {
-        let python = CLITestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        let python = try PythonOracle.interpreter()
         let process = Process()
         process.executableURL = python
         process.arguments = [CLITestCase.repositoryRoot.appendingPathComponent("scripts/oracles/\(script)").path] + arguments

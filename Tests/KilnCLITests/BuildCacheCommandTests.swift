@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// The build cache through `kiln build`: a build where nothing changed keeps the bundle and report in place (the
 /// same bytes a full build writes), any edit of an input, the manifest or a vocabulary builds again, and a cache that
@@ -126,6 +127,7 @@ final class BuildCacheCommandTests: CLITestCase {
     }
 
     func testKilledAndSimultaneousBuildsLeaveTheBundleAFullBuildWrites() throws {
+        try TestTier.requireFull("a loop of killed builds")
         try copy("raw/patras-web", to: "web")
         _ = try build("web", "reference/old.sqlite", "--no-cache")
         try replace("<name>Πλατεία Ρίου</name>", with: "<name>Ρίο</name>", in: "web/stops-2.xml")

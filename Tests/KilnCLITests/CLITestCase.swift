@@ -25,7 +25,7 @@ class CLITestCase: XCTestCase {
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: workingDirectory)
+        if let workingDirectory { try? FileManager.default.removeItem(at: workingDirectory) }
     }
 
     /// The `kiln` executable built beside the test bundle.

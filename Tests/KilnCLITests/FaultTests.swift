@@ -8,6 +8,11 @@ import KilnKit
 /// byte-for-byte as it was (or is replaced whole by the new one), temporary files do not pile up, and the next build
 /// succeeds.
 final class FaultTests: CLITestCase {
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try TestTier.requireFull("loops of faults (kills, full disks, lock races)")
+    }
+
     /// The hidden files in `folder` (temporary files, locks).
     private func hiddenFiles(in folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }.sorted()

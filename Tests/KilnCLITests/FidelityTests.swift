@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnKit
+import KilnTestSupport
 
 /// The fidelity table (docs/FIDELITY.md): each real input of `Tests/Fixtures/real/` is built by the `kiln` binary with
 /// the pipeline beside it, and every field of its bundle is compared with what an independent parser makes of the same
@@ -20,20 +21,14 @@ final class FidelityTests: CLITestCase {
     /// The conventions under which values compare (docs/FIDELITY.md, "Conventions").
     private static let derivedPointTolerance = 1.0000001e-7
 
-    private static var oraclePython: URL {
+    private static func oraclePython() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["KILN_ORACLE_PYTHON"] { return URL(fileURLWithPath: path) }
-        return repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        return try PythonOracle.interpreter()
     }
 
     /// The oracle's tables for input `name` whose files are in `folder`.
     private func oracle(_ name: String, folder: URL) throws -> [String: [[String: Any]]] {
-        let python = FidelityTests.oraclePython
-        guard FileManager.default.isExecutableFile(atPath: python.path) else {
-            struct OracleMissing: Error, CustomStringConvertible {
-                var description = "the oracle parsers are not installed: run scripts/oracles/install (scripts/test does)"
-            }
-            throw OracleMissing()
-        }
+        let python = try FidelityTests.oraclePython()
         let process = Process()
         process.executableURL = python
         process.arguments = [CLITestCase.repositoryRoot.appendingPathComponent("scripts/oracles/fidelity.py").path, name, folder.path]

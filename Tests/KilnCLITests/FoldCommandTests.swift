@@ -15,6 +15,7 @@ final class FoldCommandTests: CLITestCase {
     ]
 
     func testFoldAndNFCColumnsAsPython() throws {
+        try TestTier.requireFull("the Python oracles")
         let folder = workingDirectory.appendingPathComponent("fold")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let records = names.enumerated().map { "  <stop code=\"\($0.offset)\"><name>\($0.element)</name></stop>" }

@@ -52,6 +52,7 @@ final class GTFSExportCommandTests: CLITestCase {
     }
 
     func testTheFeedIsValidForGtfsGuru() throws {
+        try TestTier.requireFull("the Python oracles")
         _ = try exportFeed()
         // Validated as of the middle of the feed's period, not the clock's date: near either end of the period
         // gtfs-guru warns that the feed is about to expire, or that trips do not run in the next 7 days (1 January is
@@ -77,6 +78,7 @@ final class GTFSExportCommandTests: CLITestCase {
     }
 
     func testGtfsKitReadsBackTheBundlesStopsRoutesAndServiceHours() throws {
+        try TestTier.requireFull("the Python oracles")
         _ = try exportFeed()
         let feed = try XCTUnwrap(try PythonOracle.json("gtfs_summary.py", [file("build/patras-gtfs.zip").path]) as? [String: Any])
         let stops = try XCTUnwrap(feed["stops"] as? [[String: Any]])

@@ -41,7 +41,7 @@ final class WebPageLinkCommandTests: CLITestCase {
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file("wiki.report.json"))) as? [String: Any])
         let warnings = (report["diagnostics"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "warning" }
         XCTAssertEqual(warnings.map { "\($0["file"] ?? ""):\($0["line"] ?? "") \($0["code"] ?? ""): \($0["message"] ?? "")" }, [
-            "pages/Patras.html:6 html.sanitized: a link whose page cannot be told from its address (/w/index.php?action=history: "
+            "pages/Patras.html:6 html.content-removed: a link whose page cannot be told from its address (/w/index.php?action=history: "
                 + "a query without a title) removed; its text is kept"])
     }
 }

@@ -81,7 +81,7 @@ final class GTFSExportTests: KilnTestCase {
         let file = try write("a,b,c,d,e,f,g,h\n" + line + "\n", to: "fields.csv")
         let script = "import csv, json, sys; rows = list(csv.reader(open(sys.argv[1], encoding='utf-8', newline=''))); print(json.dumps(rows[1]))"
         let scriptFile = try write(script, to: "read_csv.py")
-        let python = KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
+        let python = try PythonOracle.interpreter()
         let process = Process()
         process.executableURL = python
         process.arguments = [scriptFile.path, file.path]
@@ -118,7 +118,7 @@ final class GTFSExportTests: KilnTestCase {
             print(json.dumps([[i.filename, i.compress_type, list(i.date_time), z.read(i).decode('utf-8')] for i in z.infolist()]))
             """
         let scriptFile = try write(script, to: "read_zip.py")
-        let data = try standardOutput(of: KilnTestCase.repositoryRoot.appendingPathComponent(".build/oracles/bin/python"),
+        let data = try standardOutput(of: try PythonOracle.interpreter(),
                                       [scriptFile.path, one.path])
         let entries = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[Any]])
         XCTAssertEqual(entries.map { $0[0] as? String }, ["stops.txt", "trips.txt"])

@@ -209,8 +209,8 @@ final class HostileEnvironmentTests: KilnTestCase {
 
     func testTheLogStoresTheFirstFindingsOfEachCodeAndSeverityAndCountsTheRest() {
         let log = DiagnosticLog()
-        for index in 0..<250 { log.report("value", .warning, "w\(index)") }
-        log.report("value", .error, "the error after 250 warnings of its code")
+        for index in 0..<250 { log.report(ruleCode: "value", .warning, "w\(index)") }
+        log.report(ruleCode: "value", .error, "the error after 250 warnings of its code")
         for index in 0..<3 { log.report(ruleCode: "other", .info, "i\(index)") }
         XCTAssertEqual(log.diagnostics.count, DiagnosticTally.defaultExamplesPerCode + 1 + 3)
         XCTAssertEqual(log.count(.warning), 250)

@@ -20,6 +20,7 @@ final class RoutingGuaranteeTests: KilnTestCase {
     }
 
     private func oraclePairs(_ folder: String) throws -> [[String: Any]] {
+        try TestTier.requireFull("the Python oracles")
         let routes = KilnTestCase.repositoryRoot.appendingPathComponent(folder).appendingPathComponent("Routes_UTF8.txt").path
         return try XCTUnwrap(try PythonOracle.json("transfers.py", [routes]) as? [[String: Any]])
     }

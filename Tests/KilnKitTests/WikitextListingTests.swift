@@ -162,7 +162,7 @@ final class WikitextListingTests: KilnTestCase {
         // The theatre's url is a phone number: emptied and reported with its raw value.
         XCTAssertNil(try named("Théâtre de Thouars", in: found).fields["url"])
         XCTAssertEqual(try named("Théâtre de Thouars", in: found).fields["email"], "silvousplait@theatre-thouars.com")
-        XCTAssertEqual(findings, [WikiFinding(code: "wikitext.url", severity: .warning,
+        XCTAssertEqual(findings, [WikiFinding(code: "wikitext.url",
                                               message: "listing \"Théâtre de Thouars\": url \"http://05 49 66 24 24\" is not a web address; the field is left empty",
                                               line: 143)])
         XCTAssertEqual(found.flatMap(\.unknownTemplates), ["Horaire", "Horaire", "Horaire", "Horaire", "Horaire"])
@@ -274,7 +274,7 @@ final class WikitextListingTests: KilnTestCase {
             "<eat> listing \"Café D\": attribute alt has no value; skipped",
         ])
         XCTAssertEqual(findings.map(\.line), [2, 3, 4, 5, 5])
-        XCTAssertTrue(findings.allSatisfy { $0.code == "wikitext.tag" && $0.severity == .warning })
+        XCTAssertTrue(findings.allSatisfy { $0.code == "wikitext.tag" && $0.code.severity == .warning })
     }
 
     func testStartTagNeverClosed() throws {
@@ -309,7 +309,7 @@ final class WikitextListingTests: KilnTestCase {
             ["name": "A", "lat": "47.5", "long": "11.25"], ["name": "B"], ["name": "C"],
             ["name": "D", "url": "example.org/path", "email": "a@b.org"], ["name": "E"],
         ])
-        XCTAssertEqual(findings.map { "\($0.line) \($0.severity.rawValue) \($0.code): \($0.message)" }, [
+        XCTAssertEqual(findings.map { "\($0.line) \($0.code.severity.rawValue) \($0.code): \($0.message)" }, [
             "3 info wikitext.coordinates: listing \"B\": lat \"{{#invoke:Coordinates|lat|Q1}}\" is not a number of degrees; left out of its coordinates",
             "3 info wikitext.coordinates: listing \"B\": long \"47°24′N\" is not a number of degrees; left out of its coordinates",
             "4 warning wikitext.coordinates-range: listing \"C\": lat 91 is outside -90…90; the field is left empty",

@@ -14,14 +14,22 @@ public enum PythonOracle {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `scripts/oracles/<script>` with `arguments`; returns its standard output.
-    /// - Throws: `Failure` when the oracles are not installed or the script fails.
-    public static func run(_ script: String, _ arguments: [String], input: String = "") throws -> Data {
-        let root = PythonOracle.repositoryRoot
-        let python = root.appendingPathComponent(".build/oracles/bin/python")
+    /// The Python of the oracles' virtual environment (`.build/oracles`), for a test that runs it itself.
+    /// - Throws: `XCTSkip` in the fast tier (`scripts/test --fast`); `Failure` when the oracles are not installed.
+    public static func interpreter() throws -> URL {
+        try TestTier.requireFull("the Python oracles")
+        let python = PythonOracle.repositoryRoot.appendingPathComponent(".build/oracles/bin/python")
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw Failure(description: "the Python oracles are not installed: run scripts/oracles/install (scripts/test does)")
         }
+        return python
+    }
+
+    /// Runs `scripts/oracles/<script>` with `arguments`; returns its standard output.
+    /// - Throws: `XCTSkip` in the fast tier; `Failure` when the oracles are not installed or the script fails.
+    public static func run(_ script: String, _ arguments: [String], input: String = "") throws -> Data {
+        let root = PythonOracle.repositoryRoot
+        let python = try interpreter()
         let process = Process()
         process.executableURL = python
         process.arguments = [root.appendingPathComponent("scripts/oracles/" + script).path] + arguments

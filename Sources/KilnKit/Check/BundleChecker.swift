@@ -61,8 +61,7 @@ public struct BundleChecker {
             results += try rules(database, present, url)
         } catch let error as SQLiteError where error.isInterrupted {
             results.append(CheckResult(category: .file, name: "reading the bundle", findings: [
-                Diagnostic(code: .sqlTimeLimit, severity: .error,
-                           message: "reading \(url.relativePath) took longer than \(sqlNumber(seconds)) s (limits.sqlSeconds) and was stopped; the checks after it did not run",
+                Diagnostic(code: .sqlTimeLimit, message: "reading \(url.relativePath) took longer than \(sqlNumber(seconds)) s (limits.sqlSeconds) and was stopped; the checks after it did not run",
                            provenance: Provenance(file: url.relativePath)),
             ]))
         } catch let error as SQLiteError {
@@ -74,13 +73,13 @@ public struct BundleChecker {
 
     /// The report of a file that cannot be checked at all: one sentence, one error.
     private static func unusable(_ url: URL, _ sentence: String, manifest: String?) -> CheckReport {
-        let finding = Diagnostic(code: .checkFile, severity: .error, message: sentence, provenance: Provenance(file: url.relativePath))
+        let finding = Diagnostic(code: .checkFile, message: sentence, provenance: Provenance(file: url.relativePath))
         return CheckReport(bundle: url.relativePath, manifest: manifest,
                            results: [CheckResult(category: .file, name: "SQLite file", findings: [finding])])
     }
 
     private func problem(_ url: URL, _ message: String) -> Diagnostic {
-        Diagnostic(code: .checkFile, severity: .error, message: message, provenance: Provenance(file: url.relativePath))
+        Diagnostic(code: .checkFile, message: message, provenance: Provenance(file: url.relativePath))
     }
 
     /// A result whose findings have the manifest's severity overrides applied, placed in the bundle, in a stable order.
@@ -100,7 +99,7 @@ public struct BundleChecker {
     }
 
     private func finding(_ code: DiagnosticCode, _ message: String) -> Diagnostic {
-        Diagnostic(code: code, severity: .error, message: message)
+        Diagnostic(code: code, message: message)
     }
 
     // MARK: - Integrity
@@ -248,7 +247,7 @@ public struct BundleChecker {
                 do {
                     try database.withTimeLimit(seconds) { try RuleEngine(pipeline: pipeline, database: database, log: log, hasProvenance: false).run(rule) }
                 } catch let error as SQLiteError where error.isInterrupted {
-                    log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
+                    log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
                 }
                 results.append(result(.rules, name, url, log.diagnostics, notStored: log.tally.notStored))
             } catch let error as SQLiteError {

@@ -208,7 +208,7 @@ public struct BundleDiff: Sendable {
     private func judge(oldBundle: String?, newBundle: String?) -> [Diagnostic] {
         var found: [Diagnostic] = []
         func error(_ code: DiagnosticCode, _ message: String) {
-            found.append(Diagnostic(code: code, severity: .error, message: message, provenance: Provenance(file: new)))
+            found.append(Diagnostic(code: code, message: message, provenance: Provenance(file: new)))
         }
         if let oldBundle, let newBundle, oldBundle != newBundle {
             error(.diffBundle, "\(old) is a bundle of \"\(oldBundle)\" but \(new) of \"\(newBundle)\": they are not versions of one bundle")
@@ -217,8 +217,7 @@ public struct BundleDiff: Sendable {
             error(.diffUserVersion, "the schema changed (\(schema.count) difference\(schema.count == 1 ? "" : "s")) but user_version is still \(newVersion): raise the manifest's schemaVersion so that apps notice")
         }
         for table in tables where !table.unknownDerived.isEmpty {
-            found.append(Diagnostic(code: .diffDerived, severity: .warning,
-                                    message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
+            found.append(Diagnostic(code: .diffDerived, message: "\(table.name) has no column \(table.unknownDerived.map { "\"\($0)\"" }.joined(separator: ", ")) for the thresholds' derived columns; changes in the others count",
                                     provenance: Provenance(file: new)))
         }
         for table in tables {

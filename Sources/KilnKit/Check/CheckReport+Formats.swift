@@ -118,8 +118,7 @@ extension CheckReport {
         var lines = diagnostics.map(githubAnnotation)
         let notRun = notRunSummary
         if !notRun.isEmpty {
-            lines.append(githubAnnotation(Diagnostic(code: .checkNotRun, severity: .info,
-                                                     message: "not run on a bundle: " + notRun.joined(separator: "; "),
+            lines.append(githubAnnotation(Diagnostic(code: .checkNotRun, message: "not run on a bundle: " + notRun.joined(separator: "; "),
                                                      provenance: Provenance(file: bundle))))
         }
         lines.append("kiln check \(bundle): " + (passed ? "passed" : "failed") + " (\(counts))")

@@ -47,9 +47,10 @@ public struct Diagnostic: Codable, Hashable, Sendable {
         self.provenance = provenance
     }
 
-    /// A finding of one of Kiln's own codes.
-    public init(code: DiagnosticCode, severity: Severity, message: String, provenance: Provenance? = nil) {
-        self.init(code: code.rawValue, severity: severity, message: message, provenance: provenance)
+    /// A finding of one of Kiln's own codes, at the severity the catalogue gives it (the manifest may override it
+    /// when the finding is reported).
+    public init(code: DiagnosticCode, message: String, provenance: Provenance? = nil) {
+        self.init(code: code.rawValue, severity: code.severity, message: message, provenance: provenance)
     }
 
     /// `file:line: severity: message [code]`.
@@ -97,9 +98,9 @@ public final class DiagnosticLog {
         if diagnostics.count > index { onceKeyOfStored[index] = key }
     }
 
-    /// Records a finding of one of Kiln's own codes.
-    public func report(_ code: DiagnosticCode, _ severity: Severity, _ message: String, at provenance: Provenance? = nil) {
-        report(Diagnostic(code: code, severity: severity, message: message, provenance: provenance))
+    /// Records a finding of one of Kiln's own codes, at its catalogue severity (or the manifest's override).
+    public func report(_ code: DiagnosticCode, _ message: String, at provenance: Provenance? = nil) {
+        report(Diagnostic(code: code, message: message, provenance: provenance))
     }
 
     /// Records a finding of a manifest rule, whose code the manifest chose.

@@ -36,7 +36,8 @@ extension DiagnosticCode {
     public static let inputCompression = DiagnosticCode("input.compression", .error, "A compressed input (gzip, bzip2, xz, zstd) is truncated or damaged, or inflates past a limit: what came before is kept, the rest is not read.")
     public static let lineTooLong = DiagnosticCode("line.too-long", .error, "A line longer than the reader keeps (16 MiB); it is skipped.")
     public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
-    public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL), or a column named twice (warning).")
+    public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL).")
+    public static let delimitedRepeatedHeader = DiagnosticCode("delimited.repeated-header", .warning, "A column name the header row of a delimited file holds more than once; each field reads the first.")
     public static let delimitedUnreadColumn = DiagnosticCode("delimited.unread-column", .info, "A column of a delimited file's header row that no field reads.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
@@ -90,6 +91,7 @@ extension DiagnosticCode {
     public static let icsDuplicate = DiagnosticCode("ics.duplicate", .error, "Two events with the same UID and SEQUENCE that differ.")
     public static let icsSuperseded = DiagnosticCode("ics.superseded", .info, "An older SEQUENCE of an event, replaced by the newer one.")
     public static let icsUnknownTZID = DiagnosticCode("ics.unknown-tzid", .error, "A TZID neither the feed's VTIMEZONE nor the system zone database knows.")
+    public static let icsUnknownCalendarZone = DiagnosticCode("ics.unknown-calendar-zone", .warning, "An X-WR-TIMEZONE the system zone database does not know; the calendar's floating times stay floating.")
     public static let icsFloatingTime = DiagnosticCode("ics.floating-time", .error, "A time without zone in a feed that names none and a source without a timezone option.")
     public static let icsNoStart = DiagnosticCode("ics.no-start", .error, "An event without DTSTART; it has no occurrences.")
     public static let icsBadEnd = DiagnosticCode("ics.bad-end", .error, "DTSTART and DTEND of different types (a date and a date-time).")
@@ -106,6 +108,7 @@ extension DiagnosticCode {
     public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
+    public static let htmlContentRemoved = DiagnosticCode("html.content-removed", .warning, "An image that is not a shipped file, or a link the app cannot open offline, removed from a shipped page (a link's text is kept).")
     public static let htmlUnwrapped = DiagnosticCode("html.unwrapped", .info, "Elements outside the shipped subset unwrapped, their text kept.")
 
     // MARK: - Wikitext
@@ -184,17 +187,17 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
-        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
+        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject,
         jsonLateContext, jsonNoMemberName,
-        htmlNoContent, htmlSanitized, htmlUnwrapped,
+        htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,
         wikitextCoordinates, wikitextCoordinatesRange, wikitextURL, wikitextEmail, wikitextParent, wikitextTag, wikitextTemplate,
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueUnknownTerm, valueTimeOrder, valueMonth,

@@ -174,7 +174,7 @@ final class InputBytes: ByteStream {
             isDamaged = true
             let message = problem.message
             guard let log else { throw KilnError.io("\(name): \(message)") }
-            log.report(.inputCompression, .error, message, at: Provenance(file: name, line: nil))
+            log.report(.inputCompression, message, at: Provenance(file: name, line: nil))
             return nil
         }
     }
@@ -190,7 +190,7 @@ final class InputBytes: ByteStream {
                 let message = "the \(format.rawValue)-compressed file inflates past \(limit) bytes, more than a reader that needs "
                     + "the whole file takes; it is not read (decompress it, or split it)"
                 guard let log else { throw KilnError.io("\(name): \(message)") }
-                log.report(.inputCompression, .error, message, at: Provenance(file: name, line: nil))
+                log.report(.inputCompression, message, at: Provenance(file: name, line: nil))
                 return nil
             }
         }

@@ -126,7 +126,7 @@ public enum Builder {
         }
 
         let log = DiagnosticLog(overrides: manifest.severity)
-        if let cacheReason { log.report(.buildCache, .info, cacheReason) }
+        if let cacheReason { log.report(.buildCache, cacheReason) }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -241,7 +241,7 @@ public enum Builder {
                                          userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
                 }
             } catch KilnError.validation(let message) {
-                log.report(.bundle, .error, message)
+                log.report(.bundle, message)
             }
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
@@ -319,7 +319,7 @@ public enum Builder {
         if let baseline = options.baseline { return baseline }
         guard let baseline = manifest.baselineURL else { return nil }
         if FileManager.default.fileExists(atPath: baseline.path) { return baseline }
-        log.report(.diffNoBaseline, .info, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
+        log.report(.diffNoBaseline, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
         return nil
     }
 
@@ -336,10 +336,10 @@ public enum Builder {
             return diff
         } catch let error as KilnError {
             if BundleSideFiles.isLocked(error) { throw error }
-            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error.description)")
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error.description)")
             return nil
         } catch {
-            log.report(.diffBaseline, .error, "the new bundle cannot be compared with the baseline: \(error)")
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error)")
             return nil
         }
     }

@@ -82,7 +82,7 @@ struct RuleEngine {
             do {
                 try database.withTimeLimit(seconds) { try run(rule) }
             } catch let error as SQLiteError where error.isInterrupted {
-                log.report(RuleEngine.timeLimitCode, .error, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
+                log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
             } catch let error as SQLiteError where !error.isStorageFailure {
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
             }

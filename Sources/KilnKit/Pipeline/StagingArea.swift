@@ -232,8 +232,7 @@ final class StagingArea {
             try body(target, record, input)
         }
         for (kind, use) in unmapped.sorted(by: { $0.key < $1.key }) {
-            log.report(.sourceUnmappedKind, .info,
-                       "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
+            log.report(.sourceUnmappedKind, "\(use.count) \(kind) record\(use.count == 1 ? "" : "s") of source \"\(sourceName)\" went into no table: "
                            + "the source's \"into\" does not map the kind \"\(kind)\"", at: input.at(use.line))
         }
         return try pending?.wait()
@@ -322,7 +321,7 @@ final class RowShaper {
             for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
             let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
-            log.report(problem.code, .error, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",
+            log.report(problem.code, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",
                        at: input.at(record.line))
             return .text(raw)
         }
@@ -337,7 +336,7 @@ final class RowShaper {
         case .success(let value): return value
         case .failure(let problem):
             let shown = raw == text ? "" : " (written \"\(excerpt(raw))\")"
-            log.report(.value, .error, "\(targets[target].table.name).\(plan.mapping.column.name): \(problem.message)\(shown)",
+            log.report(.value, "\(targets[target].table.name).\(plan.mapping.column.name): \(problem.message)\(shown)",
                        at: input.at(line))
             return .text(raw)
         }

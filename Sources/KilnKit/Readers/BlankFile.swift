@@ -13,7 +13,7 @@ enum BlankFile {
     /// Reports a blank markup file as `xml.malformed`; true when it did.
     static func reportIfBlank(_ input: InputFile, log: DiagnosticLog) -> Bool {
         guard isBlank(input) else { return false }
-        log.report(.xmlMalformed, .error, "malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark)",
+        log.report(.xmlMalformed, "malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark)",
                    at: input.at(nil))
         return true
     }

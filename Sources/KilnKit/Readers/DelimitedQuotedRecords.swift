@@ -175,19 +175,19 @@ extension DelimitedReader {
         try LineReader.forEachLineUTF8Ending(of: input, encoding: options.encoding, log: log) { number, line, endedWithCR in
             if stopped { return }
             if parser.isOpen, number != parser.lastLine + 1 {
-                log.report(.parse, .error, "line \(parser.lastLine + 1) inside the quoted field opened at line \(parser.quoteLine) "
+                log.report(.parse, "line \(parser.lastLine + 1) inside the quoted field opened at line \(parser.quoteLine) "
                                + "could not be read: the record of line \(parser.startLine) is left out", at: input.at(parser.startLine))
                 parser.discard()
             }
             if !parser.isOpen, line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             let step = parser.take(line.bytes, number: number, endedWithCR: endedWithCR) { message, column in
-                log.report(.delimitedQuote, .warning, message, at: input.at(number, column: column))
+                log.report(.delimitedQuote, message, at: input.at(number, column: column))
             }
             let parsed: DelimitedQuotedRecords.Parsed
             switch step {
             case .open: return
             case .tooLong:
-                log.report(.parse, .error, "the quoted field opened at line \(parser.quoteLine) is not closed within "
+                log.report(.parse, "the quoted field opened at line \(parser.quoteLine) is not closed within "
                                + "\(DelimitedQuotedRecords.maximumRecordLength >> 20) MiB: the rest of the file is not read",
                            at: input.at(parser.quoteLine, column: parser.quoteColumn))
                 stopped = true
@@ -210,7 +210,7 @@ extension DelimitedReader {
             if options.tail == nil ? fields.count != expected : fields.count < fixed {
                 let shown = parsed.spansLines ? "the record of lines \(parsed.line)–\(number)" : "\"\(excerpt(line.text))\""
                 let names = columns == nil ? describeFields() : "the header's \(expected) columns"
-                log.report(.parse, .error, "expected \(options.tail == nil ? "" : "at least ")\(expected) fields (\(names)), "
+                log.report(.parse, "expected \(options.tail == nil ? "" : "at least ")\(expected) fields (\(names)), "
                                + "found \(fields.count) in \(shown)", at: input.at(parsed.line))
                 return
             }
@@ -226,7 +226,7 @@ extension DelimitedReader {
             }
         }
         if parser.isOpen, !stopped {
-            log.report(.parse, .error, "the quoted field opened here is never closed: the record of line \(parser.startLine) "
+            log.report(.parse, "the quoted field opened here is never closed: the record of line \(parser.startLine) "
                            + "is left out", at: input.at(parser.quoteLine, column: parser.quoteColumn))
         }
     }
@@ -240,18 +240,18 @@ extension DelimitedReader {
             if positions[name] == nil { positions[name] = index } else { repeated.append(name) }
         }
         if !repeated.isEmpty {
-            log.report(.delimitedHeader, .warning, "the header names \(quotedList(repeated)) more than once; each field reads the first",
+            log.report(.delimitedRepeatedHeader, "the header names \(quotedList(repeated)) more than once; each field reads the first",
                        at: input.at(line))
         }
         let missing = options.fields.filter { positions[$0] == nil }
         if !missing.isEmpty {
-            log.report(.delimitedHeader, .error, "the header has no column for the field\(missing.count == 1 ? "" : "s") "
+            log.report(.delimitedHeader, "the header has no column for the field\(missing.count == 1 ? "" : "s") "
                            + "\(quotedList(missing)); its columns: \(quotedList(names))", at: input.at(line))
         }
         let read = Set(options.fields)
         let unread = names.filter { !read.contains($0) }
         if !unread.isEmpty {
-            log.report(.delimitedUnreadColumn, .info, "no field reads the column\(unread.count == 1 ? "" : "s") \(quotedList(unread)): "
+            log.report(.delimitedUnreadColumn, "no field reads the column\(unread.count == 1 ? "" : "s") \(quotedList(unread)): "
                            + "\(unread.count == 1 ? "its" : "their") values are not read", at: input.at(line))
         }
         return options.fields.map { positions[$0] }

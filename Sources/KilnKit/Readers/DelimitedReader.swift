@@ -110,8 +110,7 @@ public struct DelimitedReader: ConfigurableReader {
             var fields = split(line.bytes)
             if fields.count > 1, fields.last??.isEmpty == true { fields.removeLast() }
             if options.tail == nil ? fields.count != fixed : fields.count < fixed {
-                log.report(.parse, .error,
-                           "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
+                log.report(.parse, "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
                                + "found \(fields.count) in \"\(excerpt(line.text))\"",
                            at: input.at(number))
                 return

@@ -58,7 +58,6 @@ enum EncodingMismatch {
         guard isUTF8Text(prefix, cut: true), let encoding = override ?? declarations.declared(inMarkup: prefix), isLegacy(encoding) else { return }
         let origin = override == nil ? "the file declares" : "the source's \"encoding\" option says"
         let remedy = override == nil ? "correct the declaration, or set the source's \"encoding\" option to \"UTF-8\"" : "remove the \"encoding\" option"
-        log.report(.encodingMismatch, .warning,
-                   "the file is UTF-8, but \(origin) \"\(encoding)\": its text reads garbled; \(remedy)", at: input.at(nil))
+        log.report(.encodingMismatch, "the file is UTF-8, but \(origin) \"\(encoding)\": its text reads garbled; \(remedy)", at: input.at(nil))
     }
 }

@@ -99,22 +99,21 @@ public struct FilesReader: ConfigurableReader {
         case .unsupported(let message)?:
             guard let header = unsupportedHeader else { break }
             size = (header.width, header.height)
-            log.report(.imageUnsupported, .warning,
-                       "\(fileName) is a \(header.precision)-bit JPEG (\(header.process), \(header.components) "
+            log.report(.imageUnsupported, "\(fileName) is a \(header.precision)-bit JPEG (\(header.process), \(header.components) "
                            + "component\(header.components == 1 ? "" : "s")), which libjpeg-turbo cannot decode here (\"\(message)\"): "
                            + "its size, \(header.width)×\(header.height), is taken from its header; its image data is not checked",
                        at: input.at(nil))
         case .damaged(let message)?:
-            log.report(.imageCorrupt, .error, "\(fileName) is not a sound \(mediaType == "image/png" ? "PNG" : "JPEG") image: \(message)",
+            log.report(.imageCorrupt, "\(fileName) is not a sound \(mediaType == "image/png" ? "PNG" : "JPEG") image: \(message)",
                        at: input.at(nil))
         case .tooLarge(let width, let height)?:
-            log.report(.imageTooLarge, .error, "\(fileName) declares \(width)×\(height) pixels, more than the \(options.maxPixels) "
+            log.report(.imageTooLarge, "\(fileName) declares \(width)×\(height) pixels, more than the \(options.maxPixels) "
                            + "the source's maxPixels allows; it was not decoded", at: input.at(nil))
         case nil:
             break
         }
         if let claimed, claimed.hasPrefix("image/"), mediaType != claimed, inspection != nil {
-            log.report(.imageMediaType, .warning, "\(fileName) is named .\(fileExtension) but is a \(mediaType == "image/png" ? "PNG" : "JPEG") image",
+            log.report(.imageMediaType, "\(fileName) is named .\(fileExtension) but is a \(mediaType == "image/png" ? "PNG" : "JPEG") image",
                        at: input.at(nil))
         }
         var record = Record(kinds[0], line: 1)

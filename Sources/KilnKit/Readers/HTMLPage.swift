@@ -60,7 +60,7 @@ enum HTMLPage {
         let cannotRead = KilnError.io("cannot read the HTML page \(input.url.path)")
         func tooLarge(_ size: Int) -> Bool {
             guard size > maxPageBytes else { return false }
-            log.report(.htmlTooLarge, .error, "the page is \(size) bytes, over the limit of \(maxPageBytes) bytes per page "
+            log.report(.htmlTooLarge, "the page is \(size) bytes, over the limit of \(maxPageBytes) bytes per page "
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
             return true
         }
@@ -78,7 +78,7 @@ enum HTMLPage {
         while try source.read(into: &bytes, upTo: maxPageBytes + 1 - bytes.count) > 0, bytes.count <= maxPageBytes {}
         if source.format != nil, bytes.count > maxPageBytes {
             source.close()
-            log.report(.htmlTooLarge, .error, "the page inflates to more than \(maxPageBytes) bytes, over the limit per page "
+            log.report(.htmlTooLarge, "the page inflates to more than \(maxPageBytes) bytes, over the limit per page "
                            + "(the source's maxPageBytes option); it is not read", at: input.at(nil))
             return nil
         }
@@ -102,7 +102,7 @@ enum HTMLPage {
     }
 
     private static func unreadable(_ input: InputFile, consequence: String, log: DiagnosticLog) {
-        log.report(.htmlUnreadable, .error, "\(HTMLParseError(name: input.relativePath).description); \(consequence)", at: input.at(nil))
+        log.report(.htmlUnreadable, "\(HTMLParseError(name: input.relativePath).description); \(consequence)", at: input.at(nil))
     }
 
     /// Reports a declared encoding the bytes contradict, and where libxml2 stopped or read the page garbled.
@@ -113,9 +113,9 @@ enum HTMLPage {
             let place = input.at(problem.line, column: problem.column)
             switch problem.kind {
             case .stopped:
-                log.report(.htmlMalformed, .error, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
+                log.report(.htmlMalformed, "malformed HTML: \(problem.message); the rest of this page is not read", at: place)
             case .garbled:
-                log.report(.encoding, .error, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
+                log.report(.encoding, "the page is not valid UTF-8 here (\(problem.message)); the rest of it reads as ISO-8859-1, "
                                + "garbled: if the page is in a legacy code page, set the source's \"encoding\" option", at: place)
             }
         }

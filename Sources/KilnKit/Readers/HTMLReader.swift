@@ -164,7 +164,7 @@ public struct HTMLReader: ConfigurableReader {
                 found += records.count
                 guard !records.isEmpty else { continue }
                 for (index, name) in recordKind.fieldNames.enumerated() where records.allSatisfy({ $0.values[index] == nil }) {
-                    log.report(.sourceFieldUnmatched, .info, "the field \"\(name)\"\(label) matches nothing in any of the page's \(records.count) records",
+                    log.report(.sourceFieldUnmatched, "the field \"\(name)\"\(label) matches nothing in any of the page's \(records.count) records",
                                at: input.at(records[0].line))
                 }
                 for (index, record) in records.enumerated() {
@@ -173,7 +173,7 @@ public struct HTMLReader: ConfigurableReader {
             }
             if found == 0 {
                 let selectors = zip(kinds, recordKinds).filter { wanted?.contains($0.0.name) ?? true }.map { "\"\($0.1.selector)\"" }
-                log.report(.sourceEmpty, .warning, "the page gives no record: \(selectors.joined(separator: ", ")) \(selectors.count == 1 ? "matches" : "match") nothing here",
+                log.report(.sourceEmpty, "the page gives no record: \(selectors.joined(separator: ", ")) \(selectors.count == 1 ? "matches" : "match") nothing here",
                            at: input.at(nil))
             }
         }

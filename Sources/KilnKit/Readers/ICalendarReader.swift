@@ -92,13 +92,13 @@ public struct ICalendarReader: ConfigurableReader {
         checkText(bytes, input: input, log: log)
         let feed = Libical.parse(bytes)
         for problem in feed.problems {
-            log.report(.icsMalformed, .error, "\(problem.message)", at: input.at(problem.line))
+            log.report(.icsMalformed, "\(problem.message)", at: input.at(problem.line))
         }
         for skipped in feed.skipped {
-            log.report(.icsSkipped, .info, "\(skipped.name) is not an event; not read", at: input.at(skipped.line))
+            log.report(.icsSkipped, "\(skipped.name) is not an event; not read", at: input.at(skipped.line))
         }
         if feed.events.isEmpty, feed.problems.isEmpty {
-            log.report(.icsNoEvents, .warning, "the feed holds no VEVENT", at: input.at(nil))
+            log.report(.icsNoEvents, "the feed holds no VEVENT", at: input.at(nil))
         }
         var groups: [String: [ICalEvent]] = [:]
         var order: [String] = []
@@ -109,7 +109,7 @@ public struct ICalendarReader: ConfigurableReader {
                 if calendarZones[name] == nil {
                     calendarZones[name] = .some(ICalZone.named(name))
                     if ICalZone.named(name) == nil {
-                        log.report(.icsUnknownTZID, .warning, "X-WR-TIMEZONE \"\(name)\" is not a zone of the system zone database; ignored",
+                        log.report(.icsUnknownCalendarZone, "X-WR-TIMEZONE \"\(name)\" is not a zone of the system zone database; ignored",
                                    at: input.at(nil))
                     }
                 }
@@ -117,13 +117,13 @@ public struct ICalendarReader: ConfigurableReader {
             }
             for problem in event.problems {
                 if problem.message.hasPrefix("No value for") {
-                    log.report(.icsEmpty, .info, "\(label(event)): \(problem.message)", at: input.at(problem.line))
+                    log.report(.icsEmpty, "\(label(event)): \(problem.message)", at: input.at(problem.line))
                 } else {
-                    log.report(.icsMalformed, .error, "\(label(event)): \(problem.message)", at: input.at(problem.line))
+                    log.report(.icsMalformed, "\(label(event)): \(problem.message)", at: input.at(problem.line))
                 }
             }
             guard let uid = event.uid, !uid.isEmpty else {
-                log.report(.icsNoUID, .error, "\(label(event)) has no UID; it is not shipped", at: input.at(event.line))
+                log.report(.icsNoUID, "\(label(event)) has no UID; it is not shipped", at: input.at(event.line))
                 continue
             }
             if groups[uid] == nil { order.append(uid) }
@@ -138,8 +138,8 @@ public struct ICalendarReader: ConfigurableReader {
     private struct Context {
         let input: InputFile
         let log: DiagnosticLog
-        func report(_ code: DiagnosticCode, _ severity: Severity, _ message: String, line: Int?) {
-            log.report(code, severity, message, at: input.at(line))
+        func report(_ code: DiagnosticCode, _ message: String, line: Int?) {
+            log.report(code, message, at: input.at(line))
         }
     }
 
@@ -150,9 +150,9 @@ public struct ICalendarReader: ConfigurableReader {
         for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x0A {
             let slice = bytes[start..<index]
             if slice.contains(0) {
-                log.report(.encoding, .error, "line holds a NUL byte; is the file UTF-16, or not text at all?", at: input.at(line))
+                log.report(.encoding, "line holds a NUL byte; is the file UTF-16, or not text at all?", at: input.at(line))
             } else if String(validating: slice, as: UTF8.self) == nil {
-                log.report(.encoding, .error, "line is not valid UTF-8 (iCalendar feeds are UTF-8)", at: input.at(line))
+                log.report(.encoding, "line is not valid UTF-8 (iCalendar feeds are UTF-8)", at: input.at(line))
             }
             line += 1
             start = index + 1
@@ -204,8 +204,7 @@ public struct ICalendarReader: ConfigurableReader {
         var overrides = newestBySequence(components.filter { $0.recurrenceID != nil }, key: { self.instanceKey($0.recurrenceID!) ?? "" }, context: context)
         guard let master = masters.first ?? overrides.first else { return }
         if masters.isEmpty {
-            context.report(.icsOrphanOverride, .warning,
-                           "\(label(master)) only has instances with RECURRENCE-ID (the recurring event itself is missing); each is shipped as it is",
+            context.report(.icsOrphanOverride, "\(label(master)) only has instances with RECURRENCE-ID (the recurring event itself is missing); each is shipped as it is",
                            line: master.line)
         }
         var instances: [Instance] = []
@@ -218,8 +217,7 @@ public struct ICalendarReader: ConfigurableReader {
             for (index, instance) in instances.enumerated() { if let key = instance.recurrenceID { byKey[key] = index } }
             for override in overrides {
                 if override.thisAndFuture {
-                    context.report(.icsUnsupported, .warning,
-                                   "\(label(override)): RECURRENCE-ID with RANGE=THISANDFUTURE is not supported; only this instance is changed",
+                    context.report(.icsUnsupported, "\(label(override)): RECURRENCE-ID with RANGE=THISANDFUTURE is not supported; only this instance is changed",
                                    line: override.recurrenceID!.line)
                 }
                 guard let key = instanceKey(override.recurrenceID!), let times = span(override, context: context) else { continue }
@@ -228,8 +226,7 @@ public struct ICalendarReader: ConfigurableReader {
                 if let index = byKey[key] {
                     instances[index] = instance
                 } else if !masters.isEmpty {
-                    context.report(.icsOverrideUnmatched, .info,
-                                   "\(label(override)): RECURRENCE-ID \(override.recurrenceID!.time.iso) is not an instance of the rule; shipped as an extra instance",
+                    context.report(.icsOverrideUnmatched, "\(label(override)): RECURRENCE-ID \(override.recurrenceID!.time.iso) is not an instance of the rule; shipped as an extra instance",
                                    line: override.recurrenceID!.line)
                     instances.append(instance)
                 } else {
@@ -238,7 +235,7 @@ public struct ICalendarReader: ConfigurableReader {
             }
             let cancelled = instances.filter { $0.source.status?.uppercased() == "CANCELLED" && $0.overridden }
             for instance in cancelled {
-                context.report(.icsCancelled, .info, "\(label(instance.source)): the instance of \(instance.start.iso) is cancelled; not shipped",
+                context.report(.icsCancelled, "\(label(instance.source)): the instance of \(instance.start.iso) is cancelled; not shipped",
                                line: instance.source.line)
             }
             instances.removeAll { $0.source.status?.uppercased() == "CANCELLED" && $0.overridden }
@@ -267,12 +264,10 @@ public struct ICalendarReader: ConfigurableReader {
             }
             let (newer, older) = component.sequence > existing.sequence ? (component, existing) : (existing, component)
             if component.sequence == existing.sequence {
-                context.report(.icsDuplicate, .error,
-                               "\(label(component)) appears again with the same SEQUENCE \(component.sequence) (first at line \(existing.line)); the first is kept",
+                context.report(.icsDuplicate, "\(label(component)) appears again with the same SEQUENCE \(component.sequence) (first at line \(existing.line)); the first is kept",
                                line: component.line)
             } else {
-                context.report(.icsSuperseded, .info,
-                               "\(label(older)) at line \(older.line) (SEQUENCE \(older.sequence)) is replaced by the one at line \(newer.line) (SEQUENCE \(newer.sequence))",
+                context.report(.icsSuperseded, "\(label(older)) at line \(older.line) (SEQUENCE \(older.sequence)) is replaced by the one at line \(newer.line) (SEQUENCE \(newer.sequence))",
                                line: older.line)
             }
             kept[k] = newer
@@ -299,14 +294,12 @@ public struct ICalendarReader: ConfigurableReader {
         if value.time.isDate || value.isUTC { return (nil, true) }
         if let tzid = value.tzid {
             if let zone = value.zone { return (zone, true) }
-            context.report(.icsUnknownTZID, .error,
-                           "\(label(event)): unknown TZID \"\(tzid)\": neither a VTIMEZONE of the feed nor a zone of the system zone database; the event's times cannot be placed",
+            context.report(.icsUnknownTZID, "\(label(event)): unknown TZID \"\(tzid)\": neither a VTIMEZONE of the feed nor a zone of the system zone database; the event's times cannot be placed",
                            line: value.line)
             return (nil, false)
         }
         if let floatingZone { return (floatingZone, true) }
-        context.report(.icsFloatingTime, .error,
-                       "\(label(event)): \(value.time.iso) has no TZID and no Z (a floating time); set the source's \"timezone\" option",
+        context.report(.icsFloatingTime, "\(label(event)): \(value.time.iso) has no TZID and no Z (a floating time); set the source's \"timezone\" option",
                        line: value.line)
         return (nil, false)
     }
@@ -314,7 +307,7 @@ public struct ICalendarReader: ConfigurableReader {
     /// The start and end (wall clock, in the start's zone) of a single component; `nil` after reporting why not.
     private func span(_ event: ICalEvent, context: Context) -> (start: ICalTime, end: ICalTime)? {
         guard let start = event.start else {
-            context.report(.icsNoStart, .error, "\(label(event)) has no DTSTART; it has no occurrences", line: event.line)
+            context.report(.icsNoStart, "\(label(event)) has no DTSTART; it has no occurrences", line: event.line)
             return nil
         }
         let startZone = zone(of: start, event: event, context: context)
@@ -322,7 +315,7 @@ public struct ICalendarReader: ConfigurableReader {
         var end: ICalTime
         if let dtend = event.end {
             if dtend.time.isDate != start.time.isDate {
-                context.report(.icsBadEnd, .error, "\(label(event)): DTSTART and DTEND must both be dates or both date-times", line: dtend.line)
+                context.report(.icsBadEnd, "\(label(event)): DTSTART and DTEND must both be dates or both date-times", line: dtend.line)
                 return nil
             }
             let endZone = zone(of: dtend, event: event, context: context)
@@ -334,14 +327,13 @@ public struct ICalendarReader: ConfigurableReader {
                 end = startZone.zone.map { $0.local(fromUTC: utcEnd) } ?? utcEnd
             }
             if end < start.time {
-                context.report(.icsEndBeforeStart, .error,
-                               "\(label(event)): DTEND \(dtend.time.iso) is before DTSTART \(start.time.iso); the event has no occurrences",
+                context.report(.icsEndBeforeStart, "\(label(event)): DTEND \(dtend.time.iso) is before DTSTART \(start.time.iso); the event has no occurrences",
                                line: dtend.line)
                 return nil
             }
         } else if let duration = event.duration {
             guard duration.seconds >= 0 else {
-                context.report(.icsEndBeforeStart, .error, "\(label(event)): the DURATION is negative; the event has no occurrences", line: duration.line)
+                context.report(.icsEndBeforeStart, "\(label(event)): the DURATION is negative; the event has no occurrences", line: duration.line)
                 return nil
             }
             end = start.time.adding(seconds: duration.seconds)
@@ -360,8 +352,7 @@ public struct ICalendarReader: ConfigurableReader {
         let through = options.window.map { ICalTime(year: $0.until.year, month: $0.until.month, day: $0.until.day, hour: 23, minute: 59, second: 59) }
         for rule in event.rules {
             if !rule.isBounded, through == nil {
-                context.report(.icsUnbounded, .error,
-                               "\(label(event)) repeats forever (RRULE:\(rule.text)) and the source declares no window; "
+                context.report(.icsUnbounded, "\(label(event)) repeats forever (RRULE:\(rule.text)) and the source declares no window; "
                                    + "add options.window {from, until} to expand it. Its occurrences are not shipped",
                                line: rule.line)
                 return nil
@@ -369,12 +360,11 @@ public struct ICalendarReader: ConfigurableReader {
             let limit = options.maximumOccurrences
             let after = options.window.map { ICalTime(year: $0.from.year, month: $0.from.month, day: $0.from.day) }
             guard let result = rule.expand(from: start, zone: startZone, utc: value.isUTC, after: after, through: through, limit: limit) else {
-                context.report(.icsBadRRule, .error, "\(label(event)): libical cannot expand RRULE:\(rule.text); only DTSTART is shipped", line: rule.line)
+                context.report(.icsBadRRule, "\(label(event)): libical cannot expand RRULE:\(rule.text); only DTSTART is shipped", line: rule.line)
                 continue
             }
             if result.truncated {
-                context.report(.icsTooMany, .error,
-                               "\(label(event)): RRULE:\(rule.text) gives more than \(limit) occurrences in the window; only the first are shipped (raise maximumOccurrences or narrow the window)",
+                context.report(.icsTooMany, "\(label(event)): RRULE:\(rule.text) gives more than \(limit) occurrences in the window; only the first are shipped (raise maximumOccurrences or narrow the window)",
                                line: rule.line)
             }
             starts.formUnion(result.starts.map { start.isDate ? $0.date : $0 })
@@ -384,7 +374,7 @@ public struct ICalendarReader: ConfigurableReader {
             let date = rdate.start
             guard date.time.isDate == start.isDate else {
                 let kind = rdate.end != nil || rdate.duration != nil ? "the period starting " : ""
-                context.report(.icsBadRDate, .error, "\(label(event)): RDATE \(kind)\(date.time.iso) is not of the same type as DTSTART; ignored", line: date.line)
+                context.report(.icsBadRDate, "\(label(event)): RDATE \(kind)\(date.time.iso) is not of the same type as DTSTART; ignored", line: date.line)
                 continue
             }
             guard zone(of: date, event: event, context: context).ok else { continue }
@@ -393,15 +383,13 @@ public struct ICalendarReader: ConfigurableReader {
                 guard zone(of: end, event: event, context: context).ok else { continue }
                 let instanceEnd = wallClock(end, in: startZone, utc: value.isUTC)
                 guard instanceEnd >= instanceStart else {
-                    context.report(.icsBadRDate, .error,
-                                   "\(label(event)): RDATE period \(date.time.iso)/\(end.time.iso) ends before it starts; ignored", line: date.line)
+                    context.report(.icsBadRDate, "\(label(event)): RDATE period \(date.time.iso)/\(end.time.iso) ends before it starts; ignored", line: date.line)
                     continue
                 }
                 periodEnds[instanceStart] = instanceEnd
             } else if let duration = rdate.duration {
                 guard duration >= 0 else {
-                    context.report(.icsBadRDate, .error,
-                                   "\(label(event)): RDATE period from \(date.time.iso) has a negative duration; ignored", line: date.line)
+                    context.report(.icsBadRDate, "\(label(event)): RDATE period from \(date.time.iso) has a negative duration; ignored", line: date.line)
                     continue
                 }
                 // The length runs on the clock the period is written in (UTC's is exact), as for DTSTART and DURATION.

@@ -140,26 +140,25 @@ public struct JSONRecordReader: ConfigurableReader {
             // The first pass reported any damage of a compressed file; the second reads the same bytes again.
             _ = try stream(input, &replay, log: nil, emit: emit)
             let bound = pendingLimit >= 1 << 20 ? "\(pendingLimit >> 20) MiB" : "\(pendingLimit) bytes"
-            log.report(.jsonLateContext, .info,
-                       "more than \(bound) of records waited for a context member written after them: the records from line \(line) on "
+            log.report(.jsonLateContext, "more than \(bound) of records waited for a context member written after them: the records from line \(line) on "
                            + "(\(state.records - resume + 1) of \(state.records)) were read in a second pass over the file, with it", at: input.at(line))
         }
         if let error {
-            log.report(.jsonMalformed, .error, "malformed JSON: \(error.message); the rest of this file is not read", at: input.at(error.line))
+            log.report(.jsonMalformed, "malformed JSON: \(error.message); the rest of this file is not read", at: input.at(error.line))
         }
         if state.records == 0, error == nil {
-            log.report(.jsonNoRecords, .warning, "no value at \"\(options.records)\" in this file", at: input.at(nil))
+            log.report(.jsonNoRecords, "no value at \"\(options.records)\" in this file", at: input.at(nil))
         }
         reportUnread(state.unread, input: input, log: log)
         for (message, line) in state.notObjects.prefix(20) {
-            log.report(.jsonNotObject, .error, message, at: input.at(line))
+            log.report(.jsonNotObject, message, at: input.at(line))
         }
         if state.notObjects.count > 20 {
-            log.report(.jsonNotObject, .error, "\(state.notObjects.count - 20) more values at \"\(options.records)\" are not objects; none is read",
+            log.report(.jsonNotObject, "\(state.notObjects.count - 20) more values at \"\(options.records)\" are not objects; none is read",
                        at: input.at(state.notObjects[20].1))
         }
         for (what, use) in state.withoutName.sorted(by: { $0.value.line < $1.value.line }) {
-            log.report(.jsonNoMemberName, .error, "\(use.count) \(what) \(use.count == 1 ? "is an element" : "are elements") of an array (first at line \(use.line)), "
+            log.report(.jsonNoMemberName, "\(use.count) \(what) \(use.count == 1 ? "is an element" : "are elements") of an array (first at line \(use.line)), "
                            + "which has no member name: \"@key\" gives NULL there", at: input.at(use.line))
         }
     }
@@ -190,7 +189,7 @@ public struct JSONRecordReader: ConfigurableReader {
         for (member, line) in unread.sorted(by: { $0.value < $1.value }) {
             let message = "no field of \(source) reads the member \"\(member)\" of \(records); "
                 + "reported once for the source, at its first file and line"
-            log.report(Diagnostic(code: .jsonUnread, severity: .info, message: message, provenance: input.at(line)),
+            log.report(Diagnostic(code: .jsonUnread, message: message, provenance: input.at(line)),
                        once: [DiagnosticCode.jsonUnread.rawValue, log.readingSource ?? "", options.records, member].joined(separator: "\u{1F}"))
         }
     }

@@ -111,7 +111,7 @@ public struct KMLReader: ConfigurableReader {
                     record["altitude"] = shape.point.altitude
                 }
                 for problem in reading.problems {
-                    log.report(problem.code, problem.code.severity,
+                    log.report(problem.code,
                                "placemark \"\(label ?? "")\": \(problem.message)", at: problem.line.map { input.at($0) } ?? place)
                 }
                 try emit(record)
@@ -120,11 +120,10 @@ public struct KMLReader: ConfigurableReader {
             }
         }
         if ordinal == 0, reader.issues.isEmpty {
-            log.report(.sourceEmpty, .warning, "the file gives no record: it holds no Placemark", at: input.at(nil))
+            log.report(.sourceEmpty, "the file gives no record: it holds no Placemark", at: input.at(nil))
         }
         for (dataName, use) in undeclared.sorted(by: { ($0.value.line, $0.key) < ($1.value.line, $1.key) }) {
-            log.report(.kmlExtendedData, .info,
-                       "ExtendedData \"\(dataName)\" (on \(use.count == 1 ? "1 placemark" : "\(use.count) placemarks")) is not read: "
+            log.report(.kmlExtendedData, "ExtendedData \"\(dataName)\" (on \(use.count == 1 ? "1 placemark" : "\(use.count) placemarks")) is not read: "
                            + "name it in the source's \"extendedData\" option to keep it", at: input.at(use.line))
         }
         XMLIssueReport.report(reader.issues, in: input, log: log)

@@ -17,7 +17,7 @@ struct LineChecks {
     /// Reports a line over the reader's length limit; false for any other line.
     mutating func reportOverlong(_ line: TextLine, limit: Int, log: DiagnosticLog) -> Bool {
         guard let length = line.overlongLength else { return false }
-        log.report(.lineTooLong, .error, "line is \(length) bytes long, over the limit of \(limit) bytes for one line; it is skipped",
+        log.report(.lineTooLong, "line is \(length) bytes long, over the limit of \(limit) bytes for one line; it is skipped",
                    at: input.at(line.number))
         return true
     }
@@ -29,8 +29,7 @@ struct LineChecks {
         guard !checkedEncoding, line.bytes.contains(where: { $0 >= 0x80 }) else { return }
         checkedEncoding = true
         if EncodingMismatch.isUTF8Text(line.bytes) {
-            log.report(.encodingMismatch, .warning,
-                       "line is UTF-8, but the source declares \"\(encoding)\": its text reads garbled; if the file is UTF-8, remove the \"encoding\" option",
+            log.report(.encodingMismatch, "line is UTF-8, but the source declares \"\(encoding)\": its text reads garbled; if the file is UTF-8, remove the \"encoding\" option",
                        at: input.at(line.number))
         }
     }
@@ -43,7 +42,7 @@ struct LineChecks {
     /// At the end of the file: reports a file without data.
     func finish(log: DiagnosticLog) {
         guard !sawData else { return }
-        log.report(.inputEmpty, .warning, "the file holds no data (it is empty, or only white space or a byte-order mark)",
+        log.report(.inputEmpty, "the file holds no data (it is empty, or only white space or a byte-order mark)",
                    at: input.at(nil))
     }
 }

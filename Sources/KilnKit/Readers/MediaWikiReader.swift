@@ -85,8 +85,7 @@ public struct MediaWikiReader: ConfigurableReader {
         }
         if state.tally.pagesRead == 0, reader.issues.isEmpty {
             let namespaces = options.namespaces.map(String.init).joined(separator: ", ")
-            log.report(.sourceEmpty, .warning,
-                       "no page of namespace \(namespaces) in this file (\(state.pagesSeen) <page> element\(state.pagesSeen == 1 ? "" : "s") in all): nothing is read from it; check the source's path and its namespaces option",
+            log.report(.sourceEmpty, "no page of namespace \(namespaces) in this file (\(state.pagesSeen) <page> element\(state.pagesSeen == 1 ? "" : "s") in all): nothing is read from it; check the source's path and its namespaces option",
                        at: input.at(nil))
         }
         state.tally.report(in: input, log: log, listingsWanted: processor.wanted.contains("listing"),

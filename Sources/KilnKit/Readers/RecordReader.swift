@@ -244,8 +244,7 @@ extension LineReader {
             let valid = validUTF8Prefix(before)
             if !isUTF8(encoding) || valid.bytes == before.count {
                 let column = (isUTF8(encoding) ? valid.scalars : before.count) + 1
-                return Diagnostic(code: .encoding, severity: .error,
-                                  message: "line holds a NUL byte (at column \(column)); is the file UTF-16, or not text at all?",
+                return Diagnostic(code: .encoding, message: "line holds a NUL byte (at column \(column)); is the file UTF-16, or not text at all?",
                                   provenance: input.at(line.number, column: column))
             }
         }
@@ -253,13 +252,11 @@ extension LineReader {
             let (validBytes, validCharacters) = validUTF8Prefix(line.bytes)
             let bad = line.bytes.dropFirst(validBytes).first.map { String(format: "0x%02X", $0) } ?? "?"
             return Diagnostic(
-                code: .encoding, severity: .error,
-                message: "line is not valid UTF-8 (byte \(bad) at column \(validCharacters + 1)); "
+                code: .encoding, message: "line is not valid UTF-8 (byte \(bad) at column \(validCharacters + 1)); "
                     + "if the file is in a legacy code page, set the source's \"encoding\" option, e.g. \"windows-1253\" or \"iso-8859-7\"",
                 provenance: input.at(line.number, column: validCharacters + 1))
         }
-        return Diagnostic(code: .encoding, severity: .error,
-                          message: "line holds bytes that are not valid \(encoding)", provenance: input.at(line.number))
+        return Diagnostic(code: .encoding, message: "line holds bytes that are not valid \(encoding)", provenance: input.at(line.number))
     }
 }
 

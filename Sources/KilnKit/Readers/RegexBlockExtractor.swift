@@ -186,11 +186,11 @@ final class RegexBlockExtractor {
                 for pattern in extractor.skip where try pattern.matches(subject) { return }
                 if try extractor.candidate.matches(subject) {
                     unmatched += 1
-                    log.report(.extractUnmatched, .warning, "no row pattern captured this line that looks like data: \"\(excerpt(subject.lineText))\"",
+                    log.report(.extractUnmatched, "no row pattern captured this line that looks like data: \"\(excerpt(subject.lineText))\"",
                                at: input.at(line))
                 }
             } catch let error as RegexMatchError {
-                log.report(.extractMatchLimit, .error, "\(error.description) on the line \"\(excerpt(subject.lineText))\"; the line is passed over",
+                log.report(.extractMatchLimit, "\(error.description) on the line \"\(excerpt(subject.lineText))\"; the line is passed over",
                            at: input.at(line))
             }
         }
@@ -211,17 +211,16 @@ final class RegexBlockExtractor {
             guard let expect = extractor.expect else { return }
             let place = input.at(nil)
             if let minimum = expect.minRows, rowCount < minimum {
-                log.report(.extractExpectation, .error, "the page gave \(rowCount) rows; expected at least \(minimum)", at: place)
+                log.report(.extractExpectation, "the page gave \(rowCount) rows; expected at least \(minimum)", at: place)
             }
             if let maximum = expect.maxUnmatched, unmatched > maximum {
-                log.report(.extractExpectation, .error, "the page has \(unmatched) lines no pattern captured; at most \(maximum) allowed", at: place)
+                log.report(.extractExpectation, "the page has \(unmatched) lines no pattern captured; at most \(maximum) allowed", at: place)
             }
             for ((requirement, _), block) in zip(extractor.requirements, blocks) {
                 let order = block.order.isEmpty ? [""] : block.order
                 for key in order where block.found[key] != true {
                     let owner = requirement.per.map { " for \($0) \(key.isEmpty ? "(none)" : key)" } ?? ""
-                    log.report(.extractExpectation, .error,
-                               "no block whose \(requirement.field) matches /\(requirement.pattern)/\(owner)", at: place)
+                    log.report(.extractExpectation, "no block whose \(requirement.field) matches /\(requirement.pattern)/\(owner)", at: place)
                 }
             }
         }

@@ -41,8 +41,7 @@ public struct RoutesReader: ConfigurableReader {
             if trimmed.isEmpty { return }
             guard trimmed.contains(options.itemSeparator) else {
                 if let previous = pending {
-                    log.report(.parse, .error,
-                               "route \(previous.line) has no stop list; expected a line like \"0 CODE\(options.itemSeparator) 1 CODE\(options.itemSeparator)\" after its heading",
+                    log.report(.parse, "route \(previous.line) has no stop list; expected a line like \"0 CODE\(options.itemSeparator) 1 CODE\(options.itemSeparator)\" after its heading",
                                at: input.at(previous.number))
                 }
                 let parts = trimmed.splitOnFirstSpace()
@@ -50,23 +49,20 @@ public struct RoutesReader: ConfigurableReader {
                 return
             }
             guard let header = pending else {
-                log.report(.parse, .error,
-                           "stop list without a route heading before it; expected \"LINE NAME\" on the line above: \"\(excerpt(trimmed))\"",
+                log.report(.parse, "stop list without a route heading before it; expected \"LINE NAME\" on the line above: \"\(excerpt(trimmed))\"",
                            at: input.at(number))
                 return
             }
             pending = nil
             if !trimmed.hasSuffix(options.itemSeparator) {
-                log.report(.routesUnterminated, .warning,
-                           "route \(header.line): the stop list does not end with \"\(options.itemSeparator)\"; was the file cut short?",
+                log.report(.routesUnterminated, "route \(header.line): the stop list does not end with \"\(options.itemSeparator)\"; was the file cut short?",
                            at: input.at(number))
             }
             for item in trimmed.split(separator: Character(options.itemSeparator)) {
                 let parts = item.trimmingSpaces.splitOnFirstSpace()
                 guard !parts.head.isEmpty else { continue }
                 guard parts.head.allSatisfy(\.isASCIIDigitCharacter), !parts.rest.isEmpty, !parts.rest.contains(" ") else {
-                    log.report(.parse, .error,
-                               "route \(header.line): expected \"INDEX CODE\" (e.g. \"3 0123\"), found \"\(excerpt(item.trimmingSpaces))\"",
+                    log.report(.parse, "route \(header.line): expected \"INDEX CODE\" (e.g. \"3 0123\"), found \"\(excerpt(item.trimmingSpaces))\"",
                                at: input.at(number))
                     continue
                 }
@@ -79,7 +75,7 @@ public struct RoutesReader: ConfigurableReader {
             }
         }
         if let previous = pending {
-            log.report(.parse, .error, "route \(previous.line) has no stop list; the file ends after its heading",
+            log.report(.parse, "route \(previous.line) has no stop list; the file ends after its heading",
                        at: input.at(previous.number))
         }
     }

@@ -68,7 +68,7 @@ public struct SQLiteReader: ConfigurableReader {
                 guard try runScript(input, in: database, log: log, lines: &lines) else { return }
             }
         } catch let error as SQLiteError {
-            log.report(.sqlUnreadable, .error, "\(input.relativePath) cannot be loaded: \(error.message)", at: input.at(nil))
+            log.report(.sqlUnreadable, "\(input.relativePath) cannot be loaded: \(error.message)", at: input.at(nil))
             return
         }
         do {
@@ -77,7 +77,7 @@ public struct SQLiteReader: ConfigurableReader {
             let insert = try database.prepare("INSERT OR REPLACE INTO kiln_row_line VALUES (?, ?, ?)")
             for entry in lines { try insert.run([.text(entry.table), .integer(entry.rowid), .integer(Int64(entry.line))]) }
         } catch let error as SQLiteError {
-            log.report(.sqlUnreadable, .error, "\(input.relativePath): \(error.message)", at: input.at(nil))
+            log.report(.sqlUnreadable, "\(input.relativePath): \(error.message)", at: input.at(nil))
             return
         }
         database.setPolicy(.query)
@@ -86,7 +86,7 @@ public struct SQLiteReader: ConfigurableReader {
             let columns = statement.columnNames
             let missing = options.fields.filter { !columns.contains($0) }
             guard missing.isEmpty else {
-                log.report(.sqlQuery, .error, "the query gives no column \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); "
+                log.report(.sqlQuery, "the query gives no column \(missing.map { "\"\($0)\"" }.joined(separator: ", ")); "
                                + "it gives: \(columns.joined(separator: ", "))", at: input.at(nil))
                 return
             }
@@ -103,7 +103,7 @@ public struct SQLiteReader: ConfigurableReader {
                 : denied.isEmpty ? error.message
                 : denied[0].hasSuffix("()") ? "refused: it calls \(denied[0]), whose result is not decided by the input (a query may call only deterministic functions)"
                 : "refused: \(denied[0]) (a query may only read tables)"
-            log.report(database.timedOut ? .sqlTimeLimit : .sqlQuery, .error, "the source's query failed on \(input.relativePath): \(reason)",
+            log.report(database.timedOut ? .sqlTimeLimit : .sqlQuery, "the source's query failed on \(input.relativePath): \(reason)",
                        at: input.at(nil))
         }
     }
@@ -125,14 +125,14 @@ public struct SQLiteReader: ConfigurableReader {
                 let statement = excerpt(TextFolding.collapseSpaces(String(decoding: Array(chunk.utf8)[offset...], as: UTF8.self)), limit: 60)
                 let denied = database.takeDeniedActions()
                 if database.timedOut {
-                    log.report(.sqlTimeLimit, .error, "the script ran longer than \(options.seconds) s (the source's \"seconds\") "
+                    log.report(.sqlTimeLimit, "the script ran longer than \(options.seconds) s (the source's \"seconds\") "
                                    + "and was stopped here; nothing is read from it", at: input.at(line))
                     stopped = true
                 } else if !denied.isEmpty {
-                    log.report(.sqlDenied, .error, SQLiteReader.refusal(of: statement, denied: denied) + "; statement not run: \(statement)",
+                    log.report(.sqlDenied, SQLiteReader.refusal(of: statement, denied: denied) + "; statement not run: \(statement)",
                                at: input.at(line))
                 } else {
-                    log.report(.sqlStatement, .error, "statement failed: \(error.message): \(statement)", at: input.at(line))
+                    log.report(.sqlStatement, "statement failed: \(error.message): \(statement)", at: input.at(line))
                 }
             }
             for row in database.takeInsertedRows() { lines.append((row.table, row.rowid, startLine)) }

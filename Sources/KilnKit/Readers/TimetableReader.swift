@@ -84,8 +84,7 @@ public struct TimetableReader: ConfigurableReader {
                 if let match = try row.firstMatch(in: text) {
                     guard let days else {
                         if heading == nil {
-                            log.report(.timetableNoHeading, .error,
-                                       "row of line \(line) before any day heading; expected a heading such as \"\(self.days.names.first ?? "")\"",
+                            log.report(.timetableNoHeading, "row of line \(line) before any day heading; expected a heading such as \"\(self.days.names.first ?? "")\"",
                                        at: input.at(number))
                         }
                         return
@@ -98,22 +97,19 @@ public struct TimetableReader: ConfigurableReader {
                 }
                 if try columnHeading.matches(trimmed) { return }
                 if try candidate.matches(trimmed) {
-                    log.report(.timetableRow, .error,
-                               "line \(line): cannot read the row \"\(excerpt(trimmed))\"; expected FROM UNTIL EVERY, e.g. \"06:00  08:00  20\"",
+                    log.report(.timetableRow, "line \(line): cannot read the row \"\(excerpt(trimmed))\"; expected FROM UNTIL EVERY, e.g. \"06:00  08:00  20\"",
                                at: input.at(number))
                     return
                 }
                 let parsed = try self.days.parse(trimmed)
                 if parsed == nil {
-                    log.report(.timetableUnknownDay, .error,
-                               "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
+                    log.report(.timetableUnknownDay, "line \(line): unknown day heading \"\(excerpt(trimmed))\"; expected day names from: "
                                    + self.days.names.joined(separator: ", ") + " (the rows under it are skipped)",
                                at: input.at(number))
                 }
                 state = .inBlock(line: line, name: name, days: parsed, heading: trimmed)
             } catch let error as RegexMatchError {
-                log.report(.timetableMatchLimit, .error,
-                           "\(error.description) on the line \"\(excerpt(text))\"; the line is passed over", at: input.at(number))
+                log.report(.timetableMatchLimit, "\(error.description) on the line \"\(excerpt(text))\"; the line is passed over", at: input.at(number))
             }
         }
     }
@@ -133,7 +129,7 @@ public struct TimetableReader: ConfigurableReader {
             record["heading"] = heading
             return record
         case .failure(let problem):
-            log.report(problem.code == .valueTimeOrder ? .timetableTimeOrder : .timetableTime, .error,
+            log.report(problem.code == .valueTimeOrder ? .timetableTimeOrder : .timetableTime,
                        "line \(line): \(problem.message)", at: input.at(number))
             return nil
         }

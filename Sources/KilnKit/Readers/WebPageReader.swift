@@ -54,13 +54,13 @@ public struct WebPageReader: ConfigurableReader {
                                            consequence: "the page is not shipped", declarations: declarations, pages: pages, log: log) else { return }
         let slug = input.nameStem.lowercased()
         guard let root = document.select(content).first else {
-            log.report(.htmlNoContent, .error, "the page has no content element (\(try options.content.xpathText())); it is not shipped", at: input.at(nil))
+            log.report(.htmlNoContent, "the page has no content element (\(try options.content.xpathText())); it is not shipped", at: input.at(nil))
             return
         }
         let sanitizer = HTMLSanitizer(siteHosts: Set(options.siteHosts.map { $0.lowercased() }))
         let result = sanitizer.sanitize(root)
         for removal in result.removals {
-            let severity: Severity = [.image, .unsupportedLink, .unresolvedLink].contains(removal.kind) ? .warning : .info
+            let code: DiagnosticCode = [.image, .unsupportedLink, .unresolvedLink].contains(removal.kind) ? .htmlContentRemoved : .htmlSanitized
             let what: String
             switch removal.kind {
             case .image: what = "an image that is not a shipped file (\(removal.detail)) removed"
@@ -70,11 +70,11 @@ public struct WebPageReader: ConfigurableReader {
             case .emptyLink: what = "a link to \"#\" (a script's placeholder) removed; its text is kept"
             default: what = "\(removal.kind.rawValue) \(removal.detail) removed"
             }
-            log.report(.htmlSanitized, severity, what, at: input.at(removal.line))
+            log.report(code, what, at: input.at(removal.line))
         }
         if !result.unwrapped.isEmpty {
             let list = result.unwrapped.keys.sorted().map { "\($0)×\(result.unwrapped[$0]!)" }.joined(separator: ", ")
-            log.report(.htmlUnwrapped, .info, "markup outside the shipped subset unwrapped, text kept: \(list)", at: input.at(nil))
+            log.report(.htmlUnwrapped, "markup outside the shipped subset unwrapped, text kept: \(list)", at: input.at(nil))
         }
         let line: Int
         if case .element(_, _, let start, _) = root { line = start } else { line = 1 }

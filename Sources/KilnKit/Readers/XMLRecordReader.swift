@@ -122,7 +122,7 @@ public struct XMLRecordReader: ConfigurableReader {
     /// Reports what reading a file found: libxml2's issues, or that no element matched the record.
     private func finish(_ input: InputFile, records: Int, issues: [XMLIssue], log: DiagnosticLog) {
         if records == 0, issues.isEmpty {
-            log.report(.sourceEmpty, .warning, "the file gives no record: no element matches the record \"\(options.record)\"", at: input.at(nil))
+            log.report(.sourceEmpty, "the file gives no record: no element matches the record \"\(options.record)\"", at: input.at(nil))
         }
         XMLIssueReport.report(issues, in: input, log: log)
     }
@@ -315,13 +315,13 @@ enum XMLIssueReport {
             let place = input.at(issue.line, column: issue.column)
             switch issue.kind {
             case .malformed:
-                log.report(.xmlMalformed, .error, "malformed XML: \(issue.message); the rest of this file is not read", at: place)
+                log.report(.xmlMalformed, "malformed XML: \(issue.message); the rest of this file is not read", at: place)
             case .warning:
-                log.report(.xmlWarning, .warning, "libxml2: \(issue.message)", at: place)
+                log.report(.xmlWarning, "libxml2: \(issue.message)", at: place)
             case .entityDeclarations, .undefinedEntity:
-                log.report(.xmlEntity, .error, "\(issue.message); the rest of this file is not read", at: place)
+                log.report(.xmlEntity, "\(issue.message); the rest of this file is not read", at: place)
             case .externalDTD:
-                log.report(.xmlExternalDTD, .warning, issue.message, at: place)
+                log.report(.xmlExternalDTD, issue.message, at: place)
             }
         }
     }

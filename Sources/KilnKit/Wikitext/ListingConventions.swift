@@ -82,7 +82,6 @@ struct PageConventions {
 /// A finding of the wikitext readers, placed by its line in the page's text.
 struct WikiFinding: Equatable {
     var code: DiagnosticCode
-    var severity: Severity
     var message: String
     /// The 1-based line in the page's text.
     var line: Int

@@ -118,7 +118,7 @@ struct ListingExtractor {
     }
 
     private func tagFinding(_ tag: ListingTag, _ listing: WikiListing, _ problem: String) -> WikiFinding {
-        WikiFinding(code: .wikitextTag, severity: .warning, message: "<\(tag.name)> \(listing.label): \(problem)", line: listing.line)
+        WikiFinding(code: .wikitextTag, message: "<\(tag.name)> \(listing.label): \(problem)", line: listing.line)
     }
 
     /// The plain text of one value: web addresses keep the address of a `[http://… label]` link, e-mail addresses
@@ -155,26 +155,22 @@ struct ListingExtractor {
             case .degrees(let degrees): listing.fields[field] = degrees
             case .notANumber:
                 listing.fields[field] = nil
-                findings.append(WikiFinding(code: .wikitextCoordinates, severity: .info,
-                                            message: "\(listing.label): \(field) \"\(excerpt(text))\" is not a number of degrees; left out of its coordinates",
+                findings.append(WikiFinding(code: .wikitextCoordinates, message: "\(listing.label): \(field) \"\(excerpt(text))\" is not a number of degrees; left out of its coordinates",
                                             line: listing.line))
             case .outOfRange:
                 listing.fields[field] = nil
-                findings.append(WikiFinding(code: .wikitextCoordinatesRange, severity: .warning,
-                                            message: "\(listing.label): \(field) \(text) is outside -\(Int(limit))…\(Int(limit)); the field is left empty",
+                findings.append(WikiFinding(code: .wikitextCoordinatesRange, message: "\(listing.label): \(field) \(text) is outside -\(Int(limit))…\(Int(limit)); the field is left empty",
                                             line: listing.line))
             }
         }
         if let url = listing.fields["url"], !check.isURL(url) {
             listing.fields["url"] = nil
-            findings.append(WikiFinding(code: .wikitextURL, severity: .warning,
-                                        message: "\(listing.label): url \"\(excerpt(url))\" is not a web address; the field is left empty",
+            findings.append(WikiFinding(code: .wikitextURL, message: "\(listing.label): url \"\(excerpt(url))\" is not a web address; the field is left empty",
                                         line: listing.line))
         }
         if let email = listing.fields["email"], !check.isEmail(email) {
             listing.fields["email"] = nil
-            findings.append(WikiFinding(code: .wikitextEmail, severity: .warning,
-                                        message: "\(listing.label): email \"\(excerpt(email))\" is not an e-mail address; the field is left empty",
+            findings.append(WikiFinding(code: .wikitextEmail, message: "\(listing.label): email \"\(excerpt(email))\" is not an e-mail address; the field is left empty",
                                         line: listing.line))
         }
     }

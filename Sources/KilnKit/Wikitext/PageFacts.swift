@@ -38,8 +38,7 @@ struct PageFacts: Equatable {
         }
         parent = parents.first?.0
         if parents.count > 1, Set(parents.map(\.0)).count > 1 {
-            findings.append(WikiFinding(code: .wikitextParent, severity: .info,
-                                        message: "the page names \(parents.count) parents (\(parents.map { "\"\($0.0)\"" }.joined(separator: ", "))); the first is used",
+            findings.append(WikiFinding(code: .wikitextParent, message: "the page names \(parents.count) parents (\(parents.map { "\"\($0.0)\"" }.joined(separator: ", "))); the first is used",
                                         line: parents[1].1))
         }
         guard let coordinates else { return }
@@ -50,14 +49,12 @@ struct PageFacts: Equatable {
             case .notANumber:
                 value = nil
                 if !text.isEmpty {
-                    findings.append(WikiFinding(code: .wikitextCoordinates, severity: .info,
-                                                message: "the page's \(field) \"\(excerpt(text))\" is not a number of degrees; left out",
+                    findings.append(WikiFinding(code: .wikitextCoordinates, message: "the page's \(field) \"\(excerpt(text))\" is not a number of degrees; left out",
                                                 line: coordinates.line))
                 }
             case .outOfRange:
                 value = nil
-                findings.append(WikiFinding(code: .wikitextCoordinatesRange, severity: .warning,
-                                            message: "the page's \(field) \(text) is outside -\(Int(limit))…\(Int(limit)); left out",
+                findings.append(WikiFinding(code: .wikitextCoordinatesRange, message: "the page's \(field) \(text) is outside -\(Int(limit))…\(Int(limit)); left out",
                                             line: coordinates.line))
             }
             if field == "latitude" { latitude = value } else { longitude = value }

@@ -52,7 +52,7 @@ struct WikiPageProcessor {
         var findings: [WikiFinding] = []
         defer {
             for finding in findings.enumerated().sorted(by: { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }).map(\.element) {
-                log.report(finding.code, finding.severity, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
+                log.report(finding.code, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
             }
         }
         if let target = page.redirect ?? RedirectLine.target(in: page.text) {
@@ -93,8 +93,7 @@ struct WikiPageProcessor {
         }
         guard wanted.contains("listing") else { return }
         for unclosed in scanned.unclosedTemplates {
-            findings.append(WikiFinding(code: .wikitextTemplate, severity: .warning,
-                                        message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
+            findings.append(WikiFinding(code: .wikitextTemplate, message: "{{\(excerpt(unclosed.name, limit: 40))… is never closed with }}: MediaWiki shows it as text, so it is not read",
                                         line: unclosed.line))
         }
         let listings = extractor.listings(in: scanned, title: title, findings: &findings)
@@ -188,12 +187,10 @@ struct WikiFileTally {
         let more = repeated.count > 4 ? " and \(repeated.count - 4) more" : ""
         let them = repeated.count == 1 ? "it" : "them"
         if listings == 0 {
-            log.report(.sourceEmpty, .warning,
-                       "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+            log.report(.sourceEmpty, "no listing in this file, but \(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters): declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
                        at: input.at(first.line))
         } else {
-            log.report(.wikitextListingLike, .info,
-                       "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
+            log.report(.wikitextListingLike, "\(named)\(more) \(repeated.count == 1 ? "is" : "are") written like listings (named parameters) but \(repeated.count == 1 ? "is" : "are") no listing template: declare \(them) in listingTemplates, or in ignoreTemplates if \(repeated.count == 1 ? "it is" : "they are") no listing",
                        at: input.at(first.line))
         }
     }
@@ -203,18 +200,15 @@ struct WikiFileTally {
     func report(in input: InputFile, log: DiagnosticLog, listingsWanted: Bool, ignoredTemplates: Set<String> = []) {
         if listingsWanted { reportNoListings(in: input, log: log, ignored: ignoredTemplates) }
         for use in templates.sorted {
-            log.report(.wikitextUnknownTemplate, .info,
-                       "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
+            log.report(.wikitextUnknownTemplate, "template {{\(use.name)}} is not known: left out of listing values \(times(use.count)) (first in \(use.page), \(use.listing)); declare it in inlineTemplates or ignoreTemplates",
                        at: input.at(use.line))
         }
         if let use = trailing.sorted.first {
-            log.report(.wikitextTrailingText, .info,
-                       "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
+            log.report(.wikitextTrailingText, "the text after \(times(use.count, "listing")) on \(use.count == 1 ? "its line is" : "their lines is") not read as a description: under the source's conventions these templates hold theirs in content= (first in \(use.page), \(use.listing)); set the source's trailingDescription (or language) if this wiki writes them after the template",
                        at: input.at(use.line))
         }
         for use in parameters.sorted {
-            log.report(.wikitextUnknownParameter, .info,
-                       "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
+            log.report(.wikitextUnknownParameter, "listing parameter \(use.name)= is not a listing field: its value was left out \(times(use.count)) (first in \(use.page), \(use.listing)); map it in parameters or list it in ignoreParameters",
                        at: input.at(use.line))
         }
     }
