@@ -184,4 +184,23 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("built "), "the record was removed when the baseline build replaced the bundle")
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("up to date: "))
     }
+
+    func testACacheThatIsALinkOrAFIFOIsNeitherReadNorWritten() throws {
+        try copy("raw/patras", to: "patras")
+        try FileManager.default.createDirectory(at: file("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: file("out"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: file("out/\(KilnFileNames.cacheFolder)"), withDestinationURL: file("elsewhere"))
+        for _ in 0..<2 {
+            let run = try build("patras", "out/app.sqlite")
+            XCTAssertTrue(run.stderr.hasPrefix("built ") && run.stderr.contains("is not a folder holding a regular file: it is not used"), run.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("elsewhere").path), [], "nothing written through the link")
+
+        try FileManager.default.removeItem(at: file("out/\(KilnFileNames.cacheFolder)"))
+        try FileManager.default.createDirectory(at: file("out/\(KilnFileNames.cacheFolder)/app.sqlite"), withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(file("out/\(KilnFileNames.cacheFolder)/app.sqlite/build.json").path, 0o644), 0)
+        let fifo = try build("patras", "out/app.sqlite")
+        XCTAssertTrue(fifo.stderr.contains("is not a folder holding a regular file"), "the FIFO is not opened: \(fifo.stderr)")
+        XCTAssertEqual(OutputPathKind.of(file("out/\(KilnFileNames.cacheFolder)/app.sqlite/build.json")), S_IFIFO, "and not removed")
+    }
 }

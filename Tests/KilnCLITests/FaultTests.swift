@@ -98,7 +98,7 @@ final class FaultTests: CLITestCase {
         var messages: Set<String> = []
         // From too little for the staging database to too little for the finished bundle.
         for kilobytes in [4, 64, size / 2048, size * 3 / 4096, size / 1024 - 8] {
-            let run = try kilnWithFileSizeLimit(kilobytes, ["build", "gen", "--out", "out/app.sqlite", "--quiet"])
+            let run = try kilnWithFileSizeLimit(kilobytes, ["build", "gen", "--out", "out/app.sqlite", "--quiet", "--no-cache"])
             XCTAssertEqual(run.status, 74, "\(kilobytes) KB: \(run.stderr)")
             let message = run.stderr.components(separatedBy: "\n").first ?? ""
             XCTAssertTrue([

@@ -126,8 +126,18 @@ struct BuildCache {
         return digest.hexDigest()
     }
 
+    /// True unless the cache folders are something else than folders (a link, a file) or the record is something else
+    /// than a regular file (a FIFO would block the read): such a cache is neither read nor written.
+    var isUsable: Bool {
+        [folder.deletingLastPathComponent(), folder].allSatisfy { [nil, .folder].contains(OutputPath.entryKind($0)) }
+            && [nil, .regular].contains(OutputPath.entryKind(recordURL))
+    }
+
     /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
     func lookup(_ pipeline: Pipeline, output: URL, report: URL) -> Lookup {
+        guard isUsable else {
+            return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full")
+        }
         guard let data = FileManager.default.contents(atPath: recordURL.path) else { return .rebuild(reason: nil) }
         let shown = displayPath(recordURL)
         guard let record = try? JSONDecoder().decode(BuildCacheRecord.self, from: data), record.format == BuildCacheRecord.currentFormat,
@@ -161,7 +171,8 @@ struct BuildCache {
 
     /// Removes the record, before a build replaces the files it describes.
     func forget() {
-        try? FileManager.default.removeItem(at: recordURL)
+        guard isUsable, OutputPath.entryKind(recordURL) == .regular else { return }
+        unlink(recordURL.path)
     }
 
     /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken
@@ -169,6 +180,7 @@ struct BuildCache {
     /// reads it again).
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
     func store(_ outcome: BuildOutcome, of pipeline: Pipeline, report: Data, stamps: [String: FileStamp]) throws {
+        guard isUsable else { return }
         let reportDigest = SHA256Digest()
         reportDigest.update(report)
         var inputs: [BuildCacheRecord.Input] = []
