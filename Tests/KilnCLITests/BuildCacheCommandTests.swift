@@ -37,6 +37,7 @@ final class BuildCacheCommandTests: CLITestCase {
 
             let again = try build(sample, bundle)
             XCTAssertTrue(again.stderr.hasPrefix("up to date: \(bundle) (bundle "), again.stderr)
+            XCTAssertTrue(again.stderr.components(separatedBy: "\n")[0].contains("every source reused ("), again.stderr)
             XCTAssertEqual(again.stderr.components(separatedBy: "\n").dropFirst().joined(separator: "\n"),
                            first.stderr.components(separatedBy: "\n").dropFirst().joined(separator: "\n"), "\(sample): the same summary")
             XCTAssertEqual(try identity(bundle), inode, "\(sample): the bundle was not replaced")

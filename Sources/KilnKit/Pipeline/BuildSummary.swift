@@ -16,16 +16,14 @@ public struct BuildSummary {
         var lines: [String] = []
         if outcome.reusedBundle {
             lines.append("up to date: \(outcome.output.relativePath) (bundle \(outcome.bundle)); nothing changed since the last build, "
-                             + "the bundle and report in place were kept (--no-cache builds in full)")
+                             + "every source reused (\(outcome.reusedSources.joined(separator: ", "))): the bundle and report in place were kept "
+                             + "(--no-cache builds in full)")
         } else if outcome.built {
             lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
         } else {
             let previous = FileManager.default.fileExists(atPath: outcome.output.path)
                 ? "\(outcome.output.relativePath) was left as it was" : "no bundle was written (there was none at \(outcome.output.relativePath))"
             lines.append("not built: \(outcome.bundle) has errors; \(previous)")
-        }
-        if !outcome.reusedSources.isEmpty, !outcome.reusedBundle {
-            lines.append("reused from the build cache: " + outcome.reusedSources.joined(separator: ", "))
         }
         let width = outcome.tables.map(\.name.count).max() ?? 0
         for table in outcome.tables {
