@@ -11,14 +11,21 @@ struct BuildCommand: KilnCommand {
         SQLite, runs the rules, and writes the bundle only when no error remains: atomically, byte-identical for
         identical inputs. A failed build leaves the previous bundle untouched.
 
-        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, size and
-        records, the rules, the writing, and a wait for another build's lock.
+        On a terminal (and without --quiet or --format json), progress goes to stderr: each source's files, bytes and
+        records with the rate and the time left, the rules as they run, the bundle's tables as they are written, and
+        a wait for another build's lock, redrawn twice a second. --progress json writes the same as JSON lines.
 
         --out and --report replace only regular files (or create them): a device, a symbolic link, a FIFO or a folder
         is refused, and so is an input, the manifest, the baseline (for --report) or each other. SQLite's -wal, -shm
         and -journal beside the old bundle are settled before it is replaced; while another process holds it, the
         build stops (exit 74, "locked by another process"). On Ctrl-C, SIGTERM or SIGHUP the build removes its
         temporary files and exits 130, 143 or 129.
+
+        When nothing that decides the bundle changed since the last build (the inputs' SHA-256, the manifest, the
+        output paths, Kiln and its SQLite and ICU), and the bundle and report in place are the ones that build wrote,
+        both are kept as they are and the summary says "up to date". The record lives in .kiln-cache/<bundle file>/
+        beside the bundle; a record from another Kiln, or one damaged or edited, is an info finding (build.cache) and
+        the bundle is built in full. A build with a baseline is always built in full. --no-cache builds in full.
 
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
@@ -33,6 +40,8 @@ struct BuildCommand: KilnCommand {
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict."),
         CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
+        CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event twice a second, a last done event), whatever stderr is, and no summary there; none: no progress. Default: progress on a terminal only, without --quiet or --format json."),
+        CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again)."),
         CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
         CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
         CommandOption("--max-changed", value: "L", help: "The same for changed rows."),
@@ -46,6 +55,9 @@ struct BuildCommand: KilnCommand {
     let format: ReportFormat
     let quiet: Bool
     let html: Bool
+    let noCache: Bool
+    /// `--progress`: `json`, `none`, or `nil` for progress on a terminal.
+    let progressStyle: String?
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -63,21 +75,39 @@ struct BuildCommand: KilnCommand {
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
         quiet = arguments.flags.contains("--quiet")
         html = arguments.flags.contains("--html")
+        noCache = arguments.flags.contains("--no-cache")
+        progressStyle = arguments.values["--progress"]
+        if let progressStyle, !["json", "none"].contains(progressStyle) {
+            throw KilnError.usage("--progress must be json or none, not \"\(progressStyle)\"")
+        }
     }
 
     func run() throws -> Int32 {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
         options.htmlReport = html
-        if format == .text, !quiet, Terminal.isTerminal(STDERR_FILENO) {
-            options.progress = { stage in printToStandardError(stage.line + "\n") }
+        options.useCache = !noCache
+        var display: BuildProgressDisplay?
+        if progressStyle == "json" {
+            display = BuildProgressDisplay(style: .json) { StandardError.write($0) }
+        } else if progressStyle == nil, format == .text, !quiet, Terminal.isTerminal(STDERR_FILENO) {
+            display = BuildProgressDisplay(style: .terminal) { StandardError.write($0) }
         }
-        let outcome = try Builder.build(pipeline, options: options)
+        options.progress = display?.progress
+        display?.start()
+        let outcome: BuildOutcome
+        do {
+            outcome = try Builder.build(pipeline, options: options)
+        } catch {
+            display?.finish(built: false, reused: false)
+            throw error
+        }
+        display?.finish(built: outcome.built, reused: outcome.reusedBundle)
         if html {
             let page = ReportCommand.pageBeside(outcome.reportURL)
             try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: pipeline.manifest.directory,
                            bundle: outcome.built ? outcome.output : nil).write(to: page)
-            if !quiet && format == .text { printToStandardError("html report: \(page.relativePath)\n") }
+            if !quiet && format == .text && !jsonProgress { printToStandardError("html report: \(page.relativePath)\n") }
         }
         let summary = BuildSummary(pathPrefix: pipelinePrefix(pipeline))
         switch format {
@@ -86,10 +116,13 @@ struct BuildCommand: KilnCommand {
             try StandardOutput.write("\n")
         case .junit: try printOut(outcome.junit(pipeline, summary))
         case .github: try printOut(outcome.github(summary), workflowCommands: true)
-        case .text: printText(outcome, summary)
+        case .text: if !jsonProgress { printText(outcome, summary) }  // with --progress json, stderr holds the JSON lines only
         }
         return outcome.built ? 0 : 1
     }
+
+    /// True for `--progress json`: stderr is the JSON-lines stream and nothing else.
+    private var jsonProgress: Bool { progressStyle == "json" }
 
     /// The summary on stderr, or with `--quiet` only the errors of a failed build.
     private func printText(_ outcome: BuildOutcome, _ summary: BuildSummary) {

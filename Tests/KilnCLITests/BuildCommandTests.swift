@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnKit
 
 /// `kiln build` end to end through the binary.
 final class BuildCommandTests: CLITestCase {
@@ -15,7 +16,7 @@ final class BuildCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains("diagnostics: 0 errors, 1 warning, 0 info\n  route.transfers (warning) ×1\n"), run.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: file("build/patras.sqlite").path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: file("build/patras.report.json").path))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file("build").path).filter { $0.hasPrefix(".") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: file("build").path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }
         XCTAssertEqual(leftovers, [], "temporary files left in build/")
     }
 

@@ -57,6 +57,42 @@ class CLITestCase: XCTestCase {
         try CLITestCase.run(CLITestCase.executable, arguments, in: folder)
     }
 
+    /// A pipeline `name` of `rows` generated stops with a full-text table (so the bundle outgrows its staging
+    /// database); `variant` changes every name, so that two variants give different bundles.
+    @discardableResult
+    func generatedPipeline(_ name: String, rows: Int, variant: String = "") throws -> URL {
+        let folder = file(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            { bundle: "generated", schemaVersion: 1,
+              tables: [{ name: "stop",
+                         columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true },
+                                   { name: "search_name", type: "text" }, { name: "latitude", type: "real" }],
+                         primaryKey: ["code"], indexes: [{ columns: ["search_name"] }],
+                         fullText: { name: "stop_search", columns: ["name", "search_name"], unindexed: ["code"] } }],
+              sources: [{ name: "stops", format: "delimited", path: "stops.txt", options: { fields: ["name", "code", "latitude"] },
+                          into: "stop", columns: { code: "code", name: "name", search_name: { field: "name", normalize: ["fold"] },
+                                                   latitude: "latitude" } }] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        var lines = ""
+        lines.reserveCapacity(rows * 48)
+        for row in 0..<rows { lines += "Στάση Πανεπιστημίου\(variant) \(row); \(100_000 + row); 38.\(row % 1000)\n" }
+        try lines.write(to: folder.appendingPathComponent("stops.txt"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    /// Starts `kiln arguments…` in the working folder without waiting, its output thrown away.
+    func start(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = CLITestCase.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = workingDirectory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Runs `kiln arguments…` in the working folder under `/bin/sh`, with `redirection` (e.g. `>/dev/full`,
     /// `>&-`, `ulimit -f 64;` before) applied by the shell: for what a test cannot set up with a `Pipe`.
     @discardableResult

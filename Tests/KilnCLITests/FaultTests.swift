@@ -13,45 +13,9 @@ final class FaultTests: CLITestCase {
         try TestTier.requireFull("loops of faults (kills, full disks, lock races)")
     }
 
-    /// A pipeline `name` of `rows` generated stops with a full-text table (so the bundle outgrows its staging
-    /// database); `variant` changes every name, so that two variants give different bundles.
-    @discardableResult
-    private func generatedPipeline(_ name: String, rows: Int, variant: String = "") throws -> URL {
-        let folder = file(name)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try """
-            { bundle: "generated", schemaVersion: 1,
-              tables: [{ name: "stop",
-                         columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true },
-                                   { name: "search_name", type: "text" }, { name: "latitude", type: "real" }],
-                         primaryKey: ["code"], indexes: [{ columns: ["search_name"] }],
-                         fullText: { name: "stop_search", columns: ["name", "search_name"], unindexed: ["code"] } }],
-              sources: [{ name: "stops", format: "delimited", path: "stops.txt", options: { fields: ["name", "code", "latitude"] },
-                          into: "stop", columns: { code: "code", name: "name", search_name: { field: "name", normalize: ["fold"] },
-                                                   latitude: "latitude" } }] }
-            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
-        var lines = ""
-        lines.reserveCapacity(rows * 48)
-        for row in 0..<rows { lines += "Στάση Πανεπιστημίου\(variant) \(row); \(100_000 + row); 38.\(row % 1000)\n" }
-        try lines.write(to: folder.appendingPathComponent("stops.txt"), atomically: true, encoding: .utf8)
-        return folder
-    }
-
     /// The hidden files in `folder` (temporary files, locks).
     private func hiddenFiles(in folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
-    }
-
-    /// Starts `kiln arguments…` in the working folder without waiting.
-    private func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = CLITestCase.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = workingDirectory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }.sorted()
     }
 
     /// Runs `kiln arguments…` under `bash` with the file-size limit `kilobytes` (`ulimit -f`) and SIGXFSZ ignored, so
@@ -134,7 +98,7 @@ final class FaultTests: CLITestCase {
         var messages: Set<String> = []
         // From too little for the staging database to too little for the finished bundle.
         for kilobytes in [4, 64, size / 2048, size * 3 / 4096, size / 1024 - 8] {
-            let run = try kilnWithFileSizeLimit(kilobytes, ["build", "gen", "--out", "out/app.sqlite", "--quiet"])
+            let run = try kilnWithFileSizeLimit(kilobytes, ["build", "gen", "--out", "out/app.sqlite", "--quiet", "--no-cache"])
             XCTAssertEqual(run.status, 74, "\(kilobytes) KB: \(run.stderr)")
             let message = run.stderr.components(separatedBy: "\n").first ?? ""
             XCTAssertTrue([

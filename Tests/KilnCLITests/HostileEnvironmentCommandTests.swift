@@ -225,7 +225,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("build").path).filter { left.contains($0) }.sorted(), left.sorted())
             let run = try kiln("build", "p", "--quiet")
             XCTAssertEqual(run.status, 0, run.stderr)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("build").path).sorted(), ["env.report.json", "env.sqlite"], mode)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("build").path).sorted(), [KilnFileNames.cacheFolder, "env.report.json", "env.sqlite"], mode)
             XCTAssertEqual(try sha256("build/env.sqlite"), reference, "\(mode): the new bundle is exactly a fresh build's")
             let check = try kiln("check", "build/env.sqlite", "--manifest", "p")
             XCTAssertEqual(check.status, 0, check.stdout)
@@ -397,7 +397,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         ]
         var interrupted = 0
         for stage in stages {
-            guard let run = try interrupt(["build", "big", "--quiet"], when: "build", has: stage.ready, with: stage.signal) else { continue }
+            guard let run = try interrupt(["build", "big", "--quiet", "--no-cache"], when: "build", has: stage.ready, with: stage.signal) else { continue }
             interrupted += 1
             XCTAssertEqual(run.status, stage.status, run.stderr)
             XCTAssertTrue(run.stderr.hasPrefix("kiln: interrupted by \(stage.name): removed the temporary files .big.sqlite."), run.stderr)
@@ -426,7 +426,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         } else {
             XCTFail("the export ended before it could be interrupted")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).filter { $0.hasPrefix(".") }, [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }, [])
         XCTAssertEqual(try kiln("export", "text", "build/big.sqlite", "--out", "out", "--manifest", "big").status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), ["stops.txt"])
     }
@@ -553,7 +553,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "x/a.sqlite").status, 0)
         XCTAssertEqual(try kiln("build", "p", "--quiet", "--out", "x/a.db").status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("x").path).sorted(),
-                       ["a.db", "a.db.report.json", "a.report.json", "a.sqlite"])
+                       [KilnFileNames.cacheFolder, "a.db", "a.db.report.json", "a.report.json", "a.sqlite"])
     }
 
     // MARK: Progress
@@ -571,7 +571,9 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
+        // The live line, redrawn in place after "\r\u{1B}[K" until the next line clears it, is left out.
+        let parts = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\r\u{1B}[K")
+        return parts.enumerated().filter { $0.offset == parts.count - 1 || $0.element.hasSuffix("\n") }.map(\.element).joined()
     }
 
     func testProgressShowsOnATerminalOnlyAndNamesALockWait() throws {
@@ -592,7 +594,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
             unlink(lockPath)
             close(descriptor)
         }
-        let waited = try kilnOnATerminal(["build", "p"])
+        let waited = try kilnOnATerminal(["build", "p", "--no-cache"])
         XCTAssertTrue(waited.hasPrefix("waiting for another build of build/env.sqlite to finish (lock .env.sqlite.lock)\nreading s: "), waited)
         XCTAssertTrue(waited.contains("built build/env.sqlite (bundle env)\n"), waited)
     }
@@ -726,7 +728,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
     }
 
     private func hiddenFiles(_ folder: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") }.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: file(folder).path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }.sorted()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnKit
 
 /// `kiln build` stages on two threads (reader and SQLite writer); `KILN_STAGING_THREADS=1` keeps it on one. Every
 /// sample pipeline, and the broken fixture with its findings, must give the same bytes either way.
@@ -34,7 +35,7 @@ final class StagingThreadsCommandTests: CLITestCase {
         let folder = file("out")
         try? FileManager.default.removeItem(at: folder)
         let run = try kiln(pipeline, output: folder.appendingPathComponent("bundle.sqlite").path, single: single)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != KilnFileNames.cacheFolder }
         let files = try Dictionary(uniqueKeysWithValues: names.map { ($0, try Data(contentsOf: folder.appendingPathComponent($0))) })
         try? FileManager.default.removeItem(at: folder)
         return (run, files)

@@ -64,7 +64,7 @@ final class BuildTests: KilnTestCase {
         // No staging or temporary file is left in the output folder.
         let left = try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted()
         // The Android target's own bundle (raw/patras targets API 24, without FTS5) is beside it.
-        XCTAssertEqual(left, ["patras.android.sqlite", "patras.report.json", "patras.sqlite"])
+        XCTAssertEqual(left, [KilnFileNames.cacheFolder, "patras.android.sqlite", "patras.report.json", "patras.sqlite"])
 
         let database = try open(outcome.output)
         XCTAssertEqual(try text(database, "PRAGMA integrity_check"), "ok")
@@ -298,7 +298,7 @@ final class BuildTests: KilnTestCase {
         XCTAssertFalse(bad.built)
         XCTAssertEqual(bad.output, good.output)
         XCTAssertEqual(try Data(contentsOf: good.output), before)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted(), ["patras.android.sqlite", "patras.report.json", "patras.sqlite"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path).sorted(), [KilnFileNames.cacheFolder, "patras.android.sqlite", "patras.report.json", "patras.sqlite"])
         // The report is that of the failed build.
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: bad.reportURL)) as? [String: Any]
         XCTAssertEqual(report?["built"] as? Bool, false)

@@ -204,7 +204,7 @@ final class DiffTests: KilnTestCase {
         XCTAssertEqual(outcome.diagnostics.filter { $0.code != "route.transfers" }.map(\.message), ["timetable: 192 of 240 rows removed since \(displayPath(baseline)) (80%), more than the 10% allowed"])
         XCTAssertNil(outcome.diagnostics.first { $0.code != "route.transfers" }?.provenance)
         XCTAssertEqual(try Data(contentsOf: previous), before, "the previous bundle was replaced")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporaryDirectory.path).filter { $0.hasPrefix(".") }, [],
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporaryDirectory.path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }, [],
                        "a temporary file was left")
         XCTAssertEqual(outcome.comparison?.tables.first { $0.name == "timetable" }?.removed, 192)
 

@@ -198,3 +198,9 @@ enum ICUText {
         kiln_u_error_name(status).map { String(cString: $0) } ?? "error \(status)"
     }
 }
+
+/// The ICU library Kiln was built against.
+enum ICULibrary {
+    /// ICU's version, e.g. `72.1` (collation sort keys and text folding may change with it).
+    static let version: String = U_ICU_VERSION
+}

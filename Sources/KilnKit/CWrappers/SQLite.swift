@@ -988,3 +988,9 @@ enum KilnSQLFunctions {
         var capacity: Int
     }
 }
+
+/// The SQLite library Kiln runs.
+enum SQLiteLibrary {
+    /// SQLite's version and source id, e.g. `3.40.1 2022-12-28 …` (the bundle's file format may change with it).
+    static let version: String = String(cString: sqlite3_libversion()) + " " + String(cString: sqlite3_sourceid())
+}

@@ -152,6 +152,7 @@ extension DiagnosticCode {
     public static let targetUnsupported = DiagnosticCode("target.unsupported", .error, "A table, index, view or trigger of the bundle uses a module, tokenizer option, function or syntax a manifest target's SQLite lacks, and Kiln has nothing to write instead.")
     public static let targetFold = DiagnosticCode("target.fold", .warning, "A target's full-text tokenizer folds fewer characters than the manifest's (remove_diacritics 2 before SQLite 3.27.0).")
     public static let diffBaseline = DiagnosticCode("diff.baseline", .error, "The new bundle cannot be compared with the baseline.")
+    public static let buildCache = DiagnosticCode("build.cache", .info, "The build cache could not be used (written by another Kiln, damaged or edited, or the bundle or report changed since it was recorded): the bundle was built in full.")
     public static let diffNoBaseline = DiagnosticCode("diff.no-baseline", .info, "The baseline does not exist yet: the new bundle becomes the first one.")
     public static let diffUserFilledSchema = DiagnosticCode("diff.user-filled-schema", .error, "The schema of a table the app fills (userFilled) changed since the previous bundle without a new schemaVersion: the app could not carry its users' rows over.")
     public static let diffBundle = DiagnosticCode("diff.bundle", .error, "The two files are bundles of different pipelines.")
@@ -216,7 +217,7 @@ extension DiagnosticCode {
         wikitextUnknownParameter, wikitextTrailingText, wikitextListingLike, wikitextUnknownTemplate,
         value, valueBlob, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
-        bundle, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
+        bundle, buildCache, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
         exportServiceEnding, fixtureDiffers, fixtureMissing,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,

@@ -144,6 +144,7 @@ final class InputBytes: ByteStream {
     private func readPlain(_ handle: FileHandle, into buffer: inout [UInt8], upTo count: Int) throws -> Int {
         do {
             guard let data = try handle.read(upToCount: count), !data.isEmpty else { return 0 }
+            BuildMeter.shared.readBytes(data.count)
             buffer.append(contentsOf: data)
             return data.count
         } catch {
@@ -280,6 +281,7 @@ private struct DecodingPump {
                     if !bytes.isEmpty { return .bytes(bytes) }
                 case .needsInput:
                     let data = try handle.read(upToCount: InputBytes.inputChunk) ?? Data()
+                    BuildMeter.shared.readBytes(data.count)
                     if data.isEmpty { inputEnded = true } else { decoder.feed([UInt8](data)) }
                 case .finished:
                     done = true

@@ -6,6 +6,7 @@ import Foundation
 /// - `.<name>.staging.<pid>.sqlite`: a build's staging database; `.<name>.staging.<pid>.fts<n>.sqlite`: the scratch
 ///   database where the full-text index of the bundle's n-th full-text table is built;
 /// - `.<name>.lock`: the lock serializing builds of `<name>`;
+/// - `.kiln-cache/<name>/`: the build cache of the bundle `<name>` (`BuildCache`), kept between builds;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page
 ///   `<…>.report.html` beside the JSON report.
 public enum KilnFileNames {
@@ -28,6 +29,14 @@ public enum KilnFileNames {
     public static func targetBundle(for bundle: URL, platform: String) -> URL {
         let name = bundle.deletingPathExtension().lastPathComponent + ".\(platform)" + (bundle.pathExtension.isEmpty ? "" : ".\(bundle.pathExtension)")
         return bundle.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// The folder beside a bundle that holds the build caches of the bundles in that folder, one folder each.
+    public static let cacheFolder = ".kiln-cache"
+
+    /// The build cache folder of the bundle `destination`.
+    public static func cache(for destination: URL) -> URL {
+        destination.deletingLastPathComponent().appendingPathComponent(cacheFolder).appendingPathComponent(destination.lastPathComponent)
     }
 
     /// The lock file serializing builds of `destination`.

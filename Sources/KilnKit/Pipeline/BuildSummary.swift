@@ -14,7 +14,11 @@ public struct BuildSummary {
     /// The summary of `outcome` as lines of text.
     public func text(_ outcome: BuildOutcome) -> String {
         var lines: [String] = []
-        if outcome.built {
+        if outcome.reusedBundle {
+            lines.append("up to date: \(outcome.output.relativePath) (bundle \(outcome.bundle)); nothing changed since the last build, "
+                             + "every source reused (\(outcome.reusedSources.joined(separator: ", "))): the bundle and report in place were kept "
+                             + "(--no-cache builds in full)")
+        } else if outcome.built {
             lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
         } else {
             let previous = FileManager.default.fileExists(atPath: outcome.output.path)

@@ -18,6 +18,9 @@ public struct BuildOptions: Sendable {
     /// True when an HTML page will be written beside the report (`kiln build --html`): its path is checked with the
     /// other outputs before anything is written.
     public var htmlReport = false
+    /// False to build in full whatever the build cache holds (`kiln build --no-cache`); the build still records
+    /// itself for the next one.
+    public var useCache = true
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
@@ -64,6 +67,10 @@ public struct BuildOutcome: Sendable {
     public var bytes: BundleBytes? = nil
     /// Each manifest target with the bundle it opens (the main one, or its own), when the manifest names targets.
     public var targets: [TargetOutput] = []
+    /// The sources whose rows were not read again but taken from the build cache (`BuildCache`), in manifest order.
+    public var reusedSources: [String] = []
+    /// True when nothing changed since the last build: the bundle and report in place were left as they were.
+    public var reusedBundle = false
 }
 
 /// A manifest target and the bundle written for it.
@@ -155,6 +162,22 @@ public enum Builder {
         for target in manifest.targets {
             BuildFiles(destination: KilnFileNames.targetBundle(for: output, platform: target.platform)).removeStale()
         }
+        // Nothing that decides the bundle changed since the build the cache recorded: leave it and its report.
+        let cache = BuildCache(output: output)
+        let cacheApplies = BuildCache.applies(to: pipeline, options: options)
+        var cacheReason: String?
+        if cacheApplies, options.useCache {
+            switch cache.lookup(pipeline, output: output, report: reportURL) {
+            case .reuse(let record):
+                options.progress?(.reused(output))
+                return reusedOutcome(record, pipeline: pipeline, output: output, report: reportURL)
+            case .rebuild(let reason):
+                cacheReason = reason
+            }
+        }
+        // The record no longer describes what will be in place once this build replaces anything.
+        cache.forget()
+        let stamps = cacheApplies ? BuildCache.stamps(of: pipeline) : [:]
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
         defer {
@@ -163,6 +186,7 @@ public enum Builder {
         }
 
         let log = DiagnosticLog(overrides: manifest.severity)
+        if let cacheReason { log.report(.buildCache, cacheReason) }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -303,7 +327,8 @@ public enum Builder {
         }
         // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
         // report in place still describes the bundle in place.
-        let report = try AtomicFile.Prepared(try BuildReport(outcome).json(), for: outcome.reportURL)
+        let reportData = try BuildReport(outcome).json()
+        let report = try AtomicFile.Prepared(reportData, for: outcome.reportURL)
         do {
             try pending.commit()
             for bundle in targetBundles { try bundle.commit() }
@@ -312,6 +337,29 @@ public enum Builder {
             throw error
         }
         try report.install()
+        // A build that found the cache unusable says so in its report: that report is not one to reuse.
+        if cacheApplies, cacheReason == nil {
+            try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
+        }
+        return outcome
+    }
+
+    /// The outcome the cache recorded, for a build that changed nothing.
+    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: Pipeline, output: URL, report: URL) -> BuildOutcome {
+        var outcome = BuildOutcome(bundle: pipeline.manifest.bundle, output: output, reportURL: report, built: true, tables: record.tables,
+                                   inputs: Dictionary(record.inputs.map { ($0.path, $0.sha256) }) { first, _ in first },
+                                   diagnostics: record.diagnostics)
+        outcome.notStored = Dictionary(record.notStored.map { (DiagnosticTally.Key(code: $0.code, severity: $0.severity), $0.count) }) { $0 + $1 }
+        outcome.reusedSources = pipeline.sources.map(\.spec.name)
+        outcome.reusedBundle = true
+        // What a full build says besides: the bundle's bytes (measured again, as they are in place) and the bundle
+        // each target opens (its own, when the record has one for its platform).
+        outcome.bytes = try? BundleBytes.measure(output, tables: pipeline.manifest.tables.filter(\.ship))
+        outcome.targets = pipeline.manifest.targets.map { target in
+            let own = record.targetBundles.first { $0.platform == target.platform }
+            return TargetOutput(target: target, output: own.map { output.deletingLastPathComponent().appendingPathComponent($0.file) } ?? output)
+        }
+        outcome.describe(pipeline)
         return outcome
     }
 

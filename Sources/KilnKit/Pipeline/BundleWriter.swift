@@ -82,6 +82,8 @@ struct BundleWriter {
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for table in manifest.tables where table.ship {
             let inOrder = try tables.waitUntilStaged(table.name)
+            BuildMeter.shared.writing(table: table.name)
+            defer { BuildMeter.shared.wroteTable() }
             try database.stopping(when: tables.stop) {
                 try database.transaction {
                     try database.execute(SchemaSQL.createTable(table))

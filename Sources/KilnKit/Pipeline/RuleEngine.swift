@@ -77,6 +77,7 @@ struct RuleEngine {
         let rules = rules
         let nullFree = exhaustive ? [:] : columnsWithoutNulls(rules.map(\.rule))
         for (rule, keyPath) in rules {
+            defer { BuildMeter.shared.ranRule() }
             if case .notNull(let table, let columns) = rule.check, let free = nullFree[table], columns.allSatisfy(free.contains) { continue }
             do {
                 try database.withTimeLimit(seconds) { try run(rule) }

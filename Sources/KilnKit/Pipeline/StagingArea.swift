@@ -89,6 +89,7 @@ final class StagingArea {
         try writer.send(.begin)
         var gathered: [ShapedRow] = []
         func send(_ rows: [ShapedRow]) throws {
+            BuildMeter.shared.staged(rows.count)
             if gathered.isEmpty && rows.count >= ReadAhead.batchRecords {
                 try writer.send(.rows(rows))
                 return
@@ -110,6 +111,7 @@ final class StagingArea {
                         ShapedRow(target: staged.target, values: shaper.row(staged.record, target: staged.target, input: file.input, log: log))
                     })
                 case .finished(let fileLog, let digest):
+                    BuildMeter.shared.readFile(file.input)
                     if let digest { digestCache[file.input.relativePath] = digest }
                     fileLog.replay(into: log)
                     break reading
@@ -190,6 +192,7 @@ final class StagingArea {
                     try sink.add(record, target: target, input: input)
                 }
                 if let digest { digestCache[input.relativePath] = digest }
+                BuildMeter.shared.readFile(input)
             }
             try sink.commit()
         } catch {
@@ -385,6 +388,7 @@ private final class StagingSink {
     func add(_ record: Record, target: Int, input: InputFile) throws {
         let values = shaper.row(record, target: target, input: input, log: log)
         try inserts[target].run(values)
+        BuildMeter.shared.staged(1)
         recorder.record(values, target: target)
     }
 
