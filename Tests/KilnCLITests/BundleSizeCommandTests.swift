@@ -1,6 +1,7 @@
 import Foundation
 import KilnTestSupport
 import XCTest
+import KilnKit
 
 /// `kiln build`'s bytes per table (summary, JSON and HTML reports) and the manifest's size limits, through the binary.
 /// Expected bytes come from `scripts/oracles/bundle_bytes.py` (SQLite's dbstat and table_list read by Python).
@@ -77,7 +78,7 @@ final class BundleSizeCommandTests: CLITestCase {
         XCTAssertEqual(report["built"] as? Bool, false)
         XCTAssertEqual(report["bundleBytes"] as? Int, total, "the report says how big the refused bundle was")
         XCTAssertEqual((report["diagnostics"] as? [[String: Any]])?.compactMap { $0["code"] as? String }.filter { $0 == "bundle.too-large" }.count, 1)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).filter { $0.hasPrefix(".") }, [],
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workingDirectory.path).filter { $0.hasPrefix(".") && $0 != KilnFileNames.cacheFolder }, [],
                        "the refused bundle's temporary file was left")
 
         // At the limit, it is built.

@@ -38,8 +38,8 @@ final class CommandLineTests: CLITestCase {
     func testUnknownOptionIsAUsageError() throws {
         let run = try kiln("build", "raw/patras", "--fast")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(run.stderr, "Error: unknown option --fast; options: --out, --report, --html, --format, --quiet, --baseline, --max-removed, --max-changed, --allow-path\n"
-                       + "Usage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json|junit|github] [--quiet] [--baseline FILE] [--max-removed L] [--max-changed L] [--allow-path PATH]\n")
+        XCTAssertEqual(run.stderr, "Error: unknown option --fast; options: --out, --report, --html, --format, --quiet, --progress, --no-cache, --baseline, --max-removed, --max-changed, --allow-path\n"
+                       + "Usage: kiln build DIR|MANIFEST [--out FILE] [--report FILE] [--html] [--format text|json|junit|github] [--quiet] [--progress json|none] [--no-cache] [--baseline FILE] [--max-removed L] [--max-changed L] [--allow-path PATH]\n")
     }
 
     func testMissingArgumentIsAUsageError() throws {

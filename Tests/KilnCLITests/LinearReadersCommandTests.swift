@@ -226,8 +226,8 @@ open(sys.argv[1], 'wb').write(a[:a.rindex(b'\xff\xd9')] + tail + b'\xff\xd9')
         let messages = found.compactMap { $0["message"] as? String }
         XCTAssertTrue(messages.contains("row 2 holds short"), "\(messages.map { $0.prefix(40) })")
         let cut = try XCTUnwrap(messages.first { $0.hasPrefix("row 1 holds vvv") })
-        XCTAssertEqual(cut.count, 1920 + " … (message cut: 1920 of its 5000012 characters are shown)".count)
-        XCTAssertTrue(cut.hasSuffix("(message cut: 1920 of its 5000012 characters are shown)"))
+        XCTAssertEqual(cut.count, 1920 + " … (message cut: 1920 of its 5000012 characters are shown) … ".count)
+        XCTAssertTrue(cut.contains(" … (message cut: 1920 of its 5000012 characters are shown) … "))
         XCTAssertLessThan(try Data(contentsOf: file("q.report.json")).count, 20_000)
         // The value itself ships whole.
         XCTAssertEqual(try rows("q.sqlite", "SELECT id, length(v) FROM t ORDER BY id"), [["1", "5000000"], ["2", "5"]])

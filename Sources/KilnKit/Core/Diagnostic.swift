@@ -57,17 +57,22 @@ public struct Diagnostic: Codable, Hashable, Sendable {
     /// every report format.
     public static let maximumMessageLength = 2000
 
-    /// This finding with its message cut to at most `maximumMessageLength` characters, the cut said with the full length.
+    /// This finding with its message cut to at most `maximumMessageLength` characters: its start and its end (where
+    /// a sentence says what was expected, after the value it quotes), the cut between them said with the full length.
     public var capped: Diagnostic {
         guard message.utf8.count > Diagnostic.maximumMessageLength else { return self }
         let length = message.count
         guard length > Diagnostic.maximumMessageLength else { return self }
         var result = self
         // The note fits within the bound, so that a capped finding replayed into another log stays as it is.
-        let shown = Diagnostic.maximumMessageLength - 80
-        result.message = String(message.prefix(shown)) + " … (message cut: \(shown) of its \(length) characters are shown)"
+        let shown = Diagnostic.maximumMessageLength - 80, end = Diagnostic.keptMessageEnd
+        result.message = String(message.prefix(shown - end)) + " … (message cut: \(shown) of its \(length) characters are shown) … "
+            + String(message.suffix(end))
         return result
     }
+
+    /// The characters of a cut message's end that are kept.
+    public static let keptMessageEnd = 400
 
     /// `file:line: severity: message [code]`.
     public var formatted: String {

@@ -167,6 +167,9 @@ public enum Builder {
         let cacheApplies = BuildCache.applies(to: pipeline, options: options)
         var cacheReason: String?
         if cacheApplies, options.useCache {
+            // A bundle another process holds may be changing under the digest the cache compares: refused (74), as
+            // the rename of a full build would refuse it.
+            try BundleSideFiles.refuseIfHeld(output)
             switch cache.lookup(pipeline, output: output, report: reportURL) {
             case .reuse(let record):
                 options.progress?(.reused(output))
