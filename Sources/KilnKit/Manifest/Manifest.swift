@@ -34,7 +34,8 @@ public struct Manifest: Sendable {
     public var targets: [SQLiteTarget] = []
     /// The manifest file.
     public var file: URL
-    /// The lowercase hexadecimal SHA-256 of the manifest's bytes as they were read (the build report records it).
+    /// The lowercase hexadecimal SHA-256 of the manifest's bytes as they were read (vocabularies and normalizers
+    /// included): the build report records it, and it is part of what decides whether a build can reuse the last one.
     public var sha256 = ""
     /// The pipeline folder: source paths are relative to it and may not leave it.
     public var directory: URL { file.deletingLastPathComponent() }

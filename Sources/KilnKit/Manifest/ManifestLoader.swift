@@ -85,9 +85,6 @@ public struct Pipeline {
     public let manifest: Manifest
     public let sources: [CompiledSource]
     let locator: JSON5Locator
-    /// SHA-256 of the manifest's bytes as they were loaded (vocabularies and normalizers included): part of what
-    /// decides whether a build can reuse the last one (`BuildCache`).
-    let manifestSHA256: String
 
     /// The source and kind of record named `name`: `SOURCE`, or `SOURCE.KIND` for a source that fills several tables.
     /// - Throws: `KilnError.usage` naming the sources when there is no such source.
@@ -180,7 +177,7 @@ public enum ManifestLoader {
             ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
             InputIdentity.shared.record(file.url)
         }
-        return Pipeline(manifest: manifest, sources: sources, locator: locator, manifestSHA256: manifest.sha256)
+        return Pipeline(manifest: manifest, sources: sources, locator: locator)
     }
 
     /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:

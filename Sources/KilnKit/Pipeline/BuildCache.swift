@@ -123,7 +123,7 @@ struct BuildCache {
     /// The key of a build of `pipeline` to `output` and `report` whose inputs have the SHA-256 `digests`
     /// (by path relative to the pipeline folder).
     static func key(_ pipeline: Pipeline, output: URL, report: URL, digests: [String: String]) -> String {
-        var lines = ["kiln build cache \(BuildCacheRecord.currentFormat)", environment, "manifest \(pipeline.manifestSHA256)",
+        var lines = ["kiln build cache \(BuildCacheRecord.currentFormat)", environment, "manifest \(pipeline.manifest.sha256)",
                      "output \(output.relativePath) \(output.standardizedFileURL.path)",
                      "report \(report.relativePath) \(report.standardizedFileURL.path)"]
         for source in pipeline.sources {
