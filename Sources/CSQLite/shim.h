@@ -35,3 +35,7 @@ static inline int kiln_sqlite3_harden(sqlite3 *db) {
 static inline void kiln_sqlite3_result_text(sqlite3_context *context, const char *text, int length) {
     sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
 }
+
+static inline void kiln_sqlite3_result_blob(sqlite3_context *context, const void *bytes, int length) {
+    sqlite3_result_blob(context, bytes, length, SQLITE_TRANSIENT);
+}

@@ -54,7 +54,7 @@ final class BuildProgressDisplayTests: KilnTestCase {
         let display = BuildProgressDisplay(style: .json, meter: meter) { sink.write($0) }
         display.handle(.reading(source: "s\u{2028}\"x", files: 2, bytes: 10))
         meter.readBytes(4)
-        meter.readFile(InputFile(url: try write("0123456789", to: "a.txt"), relativePath: "a.txt"))
+        meter.readFile(at: try write("0123456789", to: "a.txt"))
         display.tick()
         display.handle(.checking(rules: 3))
         meter.ranRule()

@@ -69,7 +69,7 @@ final class HostileEnvironmentTests: KilnTestCase {
     // MARK: Manifest SQL
 
     private func database() throws -> Database {
-        let database = try Database(path: url("t.sqlite").path)
+        let database = try Database(path: url("t.sqlite").path, functions: KilnSQLFunctions.all)
         try database.execute("CREATE TABLE stop (code TEXT, name TEXT, lat REAL, lon REAL); INSERT INTO stop VALUES ('1', 'A', 38.2, 21.7), ('2', 'B', 38.3, 21.8)")
         return database
     }

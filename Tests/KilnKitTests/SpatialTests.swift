@@ -52,7 +52,7 @@ final class SpatialTests: KilnTestCase {
     // MARK: - SQL functions
 
     func testDistanceInKilometres() throws {
-        let database = try Database(path: ":memory:")
+        let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
         XCTAssertEqual(try texts(database, "SELECT round(kiln_distance_km(48.8566, 2.3522, 51.5074, -0.1278), 1)"), ["343.6"])
         XCTAssertEqual(try texts(database, "SELECT kiln_distance_km(40.7870, -73.9754, 40.7870, -73.9754)"), ["0.0"])
         XCTAssertEqual(try texts(database, "SELECT round(kiln_distance_km(0, 0, 0, 180))"), ["20015.0"])
@@ -62,7 +62,7 @@ final class SpatialTests: KilnTestCase {
     }
 
     func testMedianIgnoresNullsAndText() throws {
-        let database = try Database(path: ":memory:")
+        let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
         try database.execute("CREATE TABLE v (g TEXT, x); INSERT INTO v VALUES ('odd', 3), ('odd', 1), ('odd', 100), ('even', 4), ('even', 1), ('even', 2), ('even', 10), ('nulls', NULL), ('nulls', 'abc'), ('one', 7.5)")
         XCTAssertEqual(try texts(database, "SELECT g, kiln_median(x) FROM v GROUP BY g ORDER BY g"), ["even|3.0", "nulls|NULL", "odd|3.0", "one|7.5"])
         XCTAssertEqual(try texts(database, "SELECT kiln_median(x) FROM v WHERE 0"), ["NULL"])
@@ -72,7 +72,7 @@ final class SpatialTests: KilnTestCase {
     }
 
     func testFunctionsAreDeterministicSoIndexesMayUseThem() throws {
-        let database = try Database(path: ":memory:")
+        let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
         try database.execute("CREATE TABLE p (lat REAL, lon REAL); CREATE INDEX far ON p (kiln_distance_km(lat, lon, 0, 0))")
     }
 
@@ -80,7 +80,7 @@ final class SpatialTests: KilnTestCase {
 
     func testSpatialIndexIsBuiltAndQueried() throws {
         let (output, _) = try bundle()
-        let database = try Database(path: output.path, mode: .readOnly)
+        let database = try Database(path: output.path, mode: .readOnly, functions: KilnSQLFunctions.all)
         XCTAssertEqual(try texts(database, "SELECT sql FROM sqlite_schema WHERE name = 'place_rtree'"),
                        ["CREATE VIRTUAL TABLE \"place_rtree\" USING rtree(id, min_lat, max_lat, min_lon, max_lon)"])
         XCTAssertEqual(try texts(database, "SELECT count(*) FROM place_rtree"), ["4"])

@@ -6,7 +6,7 @@ import KilnTestSupport
 /// Ids from content: `StableID` and `kiln_stable_id()` in SQL, against Python's hashlib.
 final class StableIDTests: XCTestCase {
     func testSQLFunctionMatchesHashlib() throws {
-        let database = try Database(path: ":memory:", mode: .readWrite)
+        let database = try Database(path: ":memory:", mode: .readWrite, functions: KilnSQLFunctions.all)
         let row = try XCTUnwrap(database.rows("SELECT kiln_stable_id('weekdays', 390, 1290, 30), kiln_stable_id('Πάτρα'), kiln_stable_id(NULL, 'x')").first)
         let expected = try [["weekdays", "390", "1290", "30"], ["Πάτρα"], ["", "x"]].map {
             String(decoding: try PythonOracle.run("stable_id.py", $0), as: UTF8.self)

@@ -132,7 +132,7 @@ final class XMLEventParser {
     }
 
     /// Reads the document, handing its events to the handler.
-    /// - Throws: `KilnError.io` when the file cannot be read.
+    /// - Throws: `LibraryFailure` when libxml2 cannot start; the stream's error when its bytes cannot be read.
     func parse() throws -> Outcome {
         var chunk: [UInt8] = []
         chunk.reserveCapacity(Self.chunkSize)
@@ -143,7 +143,7 @@ final class XMLEventParser {
         let userData = Unmanaged.passUnretained(state).toOpaque()
         guard let context = chunk.withUnsafeBufferPointer({ buffer in
             buffer.withMemoryRebound(to: CChar.self) { xmlCreatePushParserCtxt(&sax, userData, $0.baseAddress, Int32(head), path) }
-        }) else { throw KilnError.io("cannot read \(path)") }
+        }) else { throw LibraryFailure("libxml2 could not start reading \(path)") }
         defer { xmlFreeParserCtxt(context) }
         state.context = context
         xmlCtxtUseOptions(context, LibXML2.xmlOptions)

@@ -407,17 +407,11 @@ public final class XMLStreamReader {
     /// The bytes as libxml2 gets them: cut before an element with too many attributes.
     private let guarded: AttributeGuardedStream
 
-    /// Opens `path` (decompressed when compressed); `encoding` overrides the document's declaration when given.
-    /// - Throws: `KilnError.io` when the file cannot be opened.
-    public convenience init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
-        try self.init(source: InputBytes(url: URL(fileURLWithPath: path), name: path, log: nil), path: path, encoding: encoding,
-                      namespaces: namespaces)
-    }
 
     /// Reads the document `source` gives (the bytes of the file at `path`, decompressed when it is compressed:
     /// libxml2 is fed those bytes and never opens the file, so it inflates nothing on its own); `encoding` overrides
     /// the document's declaration when given.
-    /// - Throws: `KilnError.io` when libxml2 cannot start.
+    /// - Throws: `LibraryFailure` when libxml2 cannot start.
     init(source: ByteStream, path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
         _ = LibXML2.setUp
         let guarded = AttributeGuardedStream(source)
@@ -431,7 +425,7 @@ public final class XMLStreamReader {
             if let context { Unmanaged<XMLFeed>.fromOpaque(context).release() }
             return 0
         }, feed, path, encoding, LibXML2.xmlOptions) else {
-            throw KilnError.io("cannot read \(path)")
+            throw LibraryFailure("libxml2 could not start reading \(path)")
         }
         self.reader = reader
         self.source = source
@@ -704,16 +698,9 @@ public final class HTMLDocument {
     private lazy var evaluator = shared?.evaluator ?? XPathEvaluator(document: document, namespaces: [:])
     private let shared: HTMLPages?
 
-    /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
-    /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
-    /// - Throws: `KilnError.io` when the file cannot be read or parsed at all.
-    public convenience init(path: String, encoding: String? = nil) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw KilnError.io("cannot read the HTML page \(path)") }
-        try self.init(bytes: [UInt8](data), encoding: encoding, name: path)
-    }
 
     /// Parses an HTML fragment (such as a KML description) given as text.
-    /// - Throws: `KilnError.io` when libxml2 gives up on it.
+    /// - Throws: `HTMLParseError` when libxml2 makes nothing of it.
     public convenience init(fragment: String) throws {
         try self.init(bytes: Array(fragment.utf8), encoding: "UTF-8", name: "fragment")
     }
@@ -784,7 +771,7 @@ public final class HTMLDocument {
         switch node.pointee.type {
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
             let text = LibXML2.string(node.pointee.content) ?? ""
-            return .text(text, line: MarkupText.textNode(Array(text.utf8), nodeLine: Int(xmlGetLineNo(node))).1)
+            return .text(text, line: LibXML2TextNode.located(Array(text.utf8), nodeLine: Int(xmlGetLineNo(node))).1)
         default:
             var attributes: [String: String] = [:]
             var attribute = node.pointee.properties
@@ -853,7 +840,7 @@ public struct HTMLNode {
             if let content = node.pointee.content {
                 bytes.append(contentsOf: UnsafeBufferPointer(start: content, count: Int(xmlStrlen(content))))
             }
-            let (text, line) = MarkupText.textNode(bytes, nodeLine: Int(xmlGetLineNo(node)))
+            let (text, line) = LibXML2TextNode.located(bytes, nodeLine: Int(xmlGetLineNo(node)))
             visitor.text(text, line: line)
         }
         /// The node itself or the first of its following siblings that the walk reports.

@@ -10,7 +10,7 @@ public enum ZipArchiveWriter {
 
     /// Writes `entries` (the name inside the archive, the file to read) into a new archive at `url`; messages name
     /// the archive as `name` (the file `url` will be renamed to, when `url` is a temporary file).
-    /// - Throws: `KilnError.io` when a file cannot be read or the archive cannot be written.
+    /// - Throws: `LibraryFailure` when a file cannot be read or the archive cannot be written.
     public static func write(_ entries: [(name: String, file: URL)], to url: URL, named name: URL? = nil) throws {
         let shown = (name ?? url).path
         var code: Int32 = 0
@@ -18,23 +18,23 @@ public enum ZipArchiveWriter {
             var error = zip_error_t()
             zip_error_init_with_code(&error, code)
             defer { zip_error_fini(&error) }
-            throw KilnError.io("cannot create \(shown): \(String(cString: zip_error_strerror(&error)))")
+            throw LibraryFailure("cannot create \(shown): \(String(cString: zip_error_strerror(&error)))")
         }
-        func failure(_ what: String) -> KilnError {
+        func failure(_ what: String) -> LibraryFailure {
             let message = String(cString: zip_strerror(archive))
             zip_discard(archive)
-            return KilnError.io("cannot write \(shown): \(what): \(message)")
+            return LibraryFailure("cannot write \(shown): \(what): \(message)")
         }
         let stamp = time_t(localStamp())
         for (name, file) in entries {
             let data: Data
             do { data = try Data(contentsOf: file) } catch {
                 zip_discard(archive)
-                throw KilnError.io("cannot read \(file.path): \(error.localizedDescription)")
+                throw LibraryFailure("cannot read \(file.path): \(error.localizedDescription)")
             }
             // libzip frees the copy (freep = 1) once the archive is written or discarded.
             let copy = malloc(max(data.count, 1))
-            guard let copy else { zip_discard(archive); throw KilnError.io("cannot write \(shown): out of memory") }
+            guard let copy else { zip_discard(archive); throw LibraryFailure("cannot write \(shown): out of memory") }
             data.withUnsafeBytes { bytes in
                 if let base = bytes.baseAddress { copy.copyMemory(from: base, byteCount: bytes.count) }
             }

@@ -110,9 +110,9 @@ public final class Database {
     /// How a database file is opened.
     public enum Mode { case readOnly, readWrite, create }
 
-    /// Opens (or creates) the database at `path`.
+    /// Opens (or creates) the database at `path`, offering `functions` to its SQL besides SQLite's own.
     /// - Throws: `SQLiteError` when the file cannot be opened.
-    public init(path: String, mode: Mode = .create) throws {
+    public init(path: String, mode: Mode = .create, functions: [SQLFunction] = []) throws {
         _ = Database.libraryConfigured
         self.path = path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
@@ -129,7 +129,7 @@ public final class Database {
             throw SQLiteError(code: result, message: message, sql: nil)
         }
         sqlite3_extended_result_codes(handle, 1)
-        let registered = KilnSQLFunctions.register(on: handle)
+        let registered = Database.register(functions, on: handle)
         if registered != SQLITE_OK {
             let failure = error(registered, sql: nil)
             sqlite3_close_v2(handle)
@@ -761,8 +761,8 @@ extension Database {
     /// and a progress handler that interrupts any statement once `seconds` have passed since opening. With `bytes`,
     /// the connection holds a copy of that SQLite database file (read by the caller; SQLite opens no file), read-only.
     /// - Throws: `SQLiteError` when SQLite refuses (e.g. the bytes are not a database: that shows at the first query).
-    public static func sandboxed(deserializing bytes: [UInt8]? = nil, seconds: Double) throws -> Database {
-        let database = try Database(path: ":memory:")
+    public static func sandboxed(deserializing bytes: [UInt8]? = nil, seconds: Double, functions: [SQLFunction] = []) throws -> Database {
+        let database = try Database(path: ":memory:", functions: functions)
         guard let handle = database.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "closed", sql: nil) }
         let hardened = kiln_sqlite3_harden(handle)
         guard hardened == SQLITE_OK else { throw database.error(hardened, sql: nil) }
@@ -894,98 +894,136 @@ extension Database {
     }
 }
 
-// MARK: - Kiln's SQL functions
+// MARK: - Functions written in Swift
 
-/// SQL functions every Kiln connection has, for manifest rules and query tables (and `kiln check`, which runs the
-/// same rules on a bundle). Both are deterministic:
-/// - `kiln_distance_km(lat1, lon1, lat2, lon2)`: the great-circle distance in kilometres between two points in
-///   decimal degrees (haversine formula, mean Earth radius 6371.0088 km); NULL when an argument is NULL or not a
-///   number.
-/// - `kiln_orthodox_easter(year)`: Orthodox Easter Sunday of an integer year as `YYYY-MM-DD` (see `OrthodoxEaster`);
-///   NULL for anything else.
-/// - `kiln_stable_id(x, …)`: an integer id from content (`StableID` of the arguments as text, NULL as empty text),
-///   so that ids of derived rows do not shift when unrelated rows come or go.
-/// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
-///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
-enum KilnSQLFunctions {
-    /// The mean Earth radius (IUGG), in kilometres.
-    static let earthRadius = 6371.0088
+/// A SQL function a connection offers besides SQLite's own, written in Swift. It is registered deterministic and
+/// innocuous (views, indexes and triggers may call it), so its result must depend on its arguments alone.
+public struct SQLFunction: Sendable {
+    /// What the function computes.
+    public enum Body: Sendable {
+        /// One value from one call's arguments.
+        case scalar(@Sendable (SQLArguments) -> SQLValue)
+        /// An aggregate: one value from the numbers among the first argument of a group's rows (an integer or a real,
+        /// or a text that reads as one; anything else is skipped), in the order SQLite gave them. It holds one
+        /// group's numbers in memory while the group is read.
+        case numbers(@Sendable ([Double]) -> SQLValue)
+    }
 
-    /// Registers the functions on a connection; returns SQLite's result code.
-    fileprivate static func register(on handle: OpaquePointer?) -> Int32 {
+    /// The name SQL calls it by.
+    public let name: String
+    /// How many arguments it takes; -1 for any number.
+    public let arity: Int32
+    /// What it computes.
+    public let body: Body
+
+    /// A function called `name` with `arity` arguments (-1: any number) computing `body`.
+    public init(name: String, arity: Int32, body: Body) {
+        self.name = name
+        self.arity = arity
+        self.body = body
+    }
+}
+
+/// The arguments of one call of a `SQLFunction`, read the way SQLite converts them. Valid only during the call.
+public struct SQLArguments {
+    private let values: UnsafeMutablePointer<OpaquePointer?>?
+    /// How many arguments the call has.
+    public let count: Int
+
+    fileprivate init(_ values: UnsafeMutablePointer<OpaquePointer?>?, count: Int32) {
+        self.values = values
+        self.count = values == nil ? 0 : Int(count)
+    }
+
+    /// Argument `index` as a number when it is an integer, a real or a text that reads as one; `nil` otherwise.
+    public func number(_ index: Int) -> Double? {
+        guard index < count, let value = values?[index] else { return nil }
+        let type = sqlite3_value_numeric_type(value)
+        return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_value_double(value) : nil
+    }
+
+    /// Argument `index` as an integer when it is one (or a text that reads as one); `nil` otherwise.
+    public func integer(_ index: Int) -> Int64? {
+        guard index < count, let value = values?[index], sqlite3_value_numeric_type(value) == SQLITE_INTEGER else { return nil }
+        return sqlite3_value_int64(value)
+    }
+
+    /// Argument `index` as text (a number in SQLite's text form); `nil` for NULL.
+    public func text(_ index: Int) -> String? {
+        guard index < count, let value = values?[index], let text = sqlite3_value_text(value) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    }
+}
+
+/// A registered function's body, kept alive for SQLite's callbacks until the connection drops the function.
+private final class SQLFunctionBox {
+    let body: SQLFunction.Body
+    init(_ body: SQLFunction.Body) { self.body = body }
+}
+
+/// The numbers one group of an aggregate `SQLFunction` gathered so far.
+private final class GatheredNumbers {
+    var values: [Double] = []
+}
+
+extension Database {
+    /// Registers `functions` on this connection; returns SQLite's result code (the first failure stops).
+    fileprivate static func register(_ functions: [SQLFunction], on handle: OpaquePointer?) -> Int32 {
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
-        let distance = sqlite3_create_function_v2(handle, "kiln_distance_km", 4, flags, nil, { context, count, arguments in
-            guard let arguments, count == 4 else { return sqlite3_result_null(context) }
-            var degrees: [Double] = []
-            for index in 0..<4 {
-                let type = sqlite3_value_numeric_type(arguments[index])
-                guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return sqlite3_result_null(context) }
-                degrees.append(sqlite3_value_double(arguments[index]))
+        for function in functions {
+            let box = Unmanaged.passRetained(SQLFunctionBox(function.body)).toOpaque()
+            let destroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { box in
+                if let box { Unmanaged<SQLFunctionBox>.fromOpaque(box).release() }
             }
-            sqlite3_result_double(context, KilnSQLFunctions.distance(degrees[0], degrees[1], degrees[2], degrees[3]))
-        }, nil, nil, nil)
-        guard distance == SQLITE_OK else { return distance }
-        let easter = sqlite3_create_function_v2(handle, "kiln_orthodox_easter", 1, flags, nil, { context, count, arguments in
-            guard let arguments, count == 1, sqlite3_value_numeric_type(arguments[0]) == SQLITE_INTEGER,
-                  let date = OrthodoxEaster.isoDate(year: Int(sqlite3_value_int64(arguments[0]))) else {
-                return sqlite3_result_null(context)
+            let result: Int32
+            switch function.body {
+            case .scalar:
+                result = sqlite3_create_function_v2(handle, function.name, function.arity, flags, box, { context, count, arguments in
+                    guard let data = sqlite3_user_data(context),
+                          case .scalar(let compute) = Unmanaged<SQLFunctionBox>.fromOpaque(data).takeUnretainedValue().body else {
+                        return sqlite3_result_null(context)
+                    }
+                    Database.setResult(compute(SQLArguments(arguments, count: count)), of: context)
+                }, nil, nil, destroy)
+            case .numbers:
+                result = sqlite3_create_function_v2(handle, function.name, function.arity, flags, box, nil, { context, count, arguments in
+                    guard let number = SQLArguments(arguments, count: count).number(0) else { return }
+                    guard let slot = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer?>.stride)) else {
+                        return sqlite3_result_error_nomem(context)
+                    }
+                    let pointer = slot.bindMemory(to: UnsafeMutableRawPointer?.self, capacity: 1)
+                    if pointer.pointee == nil { pointer.pointee = Unmanaged.passRetained(GatheredNumbers()).toOpaque() }
+                    Unmanaged<GatheredNumbers>.fromOpaque(pointer.pointee!).takeUnretainedValue().values.append(number)
+                }, { context in
+                    var numbers: [Double] = []
+                    if let slot = sqlite3_aggregate_context(context, 0) {
+                        let pointer = slot.bindMemory(to: UnsafeMutableRawPointer?.self, capacity: 1)
+                        if let gathered = pointer.pointee {
+                            numbers = Unmanaged<GatheredNumbers>.fromOpaque(gathered).takeRetainedValue().values
+                            pointer.pointee = nil
+                        }
+                    }
+                    guard let data = sqlite3_user_data(context),
+                          case .numbers(let compute) = Unmanaged<SQLFunctionBox>.fromOpaque(data).takeUnretainedValue().body else {
+                        return sqlite3_result_null(context)
+                    }
+                    Database.setResult(compute(numbers), of: context)
+                }, destroy)
             }
-            kiln_sqlite3_result_text(context, date, Int32(date.utf8.count))
-        }, nil, nil, nil)
-        guard easter == SQLITE_OK else { return easter }
-        let stableID = sqlite3_create_function_v2(handle, "kiln_stable_id", -1, flags, nil, { context, count, arguments in
-            guard let arguments, count > 0 else { return sqlite3_result_null(context) }
-            let parts = (0..<Int(count)).map { index -> String in
-                guard let text = sqlite3_value_text(arguments[index]) else { return "" }
-                return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(arguments[index]))), as: UTF8.self)
-            }
-            sqlite3_result_int64(context, StableID.make(parts))
-        }, nil, nil, nil)
-        guard stableID == SQLITE_OK else { return stableID }
-        return sqlite3_create_function_v2(handle, "kiln_median", 1, flags, nil, nil, { context, count, arguments in
-            guard let arguments, count == 1 else { return }
-            let type = sqlite3_value_numeric_type(arguments[0])
-            guard type == SQLITE_INTEGER || type == SQLITE_FLOAT else { return }
-            guard let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<MedianState>.stride)) else {
-                return sqlite3_result_error_nomem(context)
-            }
-            let state = raw.bindMemory(to: MedianState.self, capacity: 1)
-            if state.pointee.count == state.pointee.capacity {
-                let capacity = max(16, state.pointee.capacity * 2)
-                guard let grown = sqlite3_realloc64(state.pointee.values, UInt64(capacity * MemoryLayout<Double>.stride)) else {
-                    return sqlite3_result_error_nomem(context)
-                }
-                state.pointee.values = grown.bindMemory(to: Double.self, capacity: capacity)
-                state.pointee.capacity = capacity
-            }
-            state.pointee.values![state.pointee.count] = sqlite3_value_double(arguments[0])
-            state.pointee.count += 1
-        }, { context in
-            guard let raw = sqlite3_aggregate_context(context, 0) else { return sqlite3_result_null(context) }
-            let state = raw.bindMemory(to: MedianState.self, capacity: 1)
-            defer { sqlite3_free(state.pointee.values); state.pointee.values = nil }
-            guard let values = state.pointee.values, state.pointee.count > 0 else { return sqlite3_result_null(context) }
-            var numbers = UnsafeMutableBufferPointer(start: values, count: state.pointee.count)
-            numbers.sort()
-            let middle = numbers.count / 2
-            sqlite3_result_double(context, numbers.count % 2 == 1 ? numbers[middle] : (numbers[middle - 1] + numbers[middle]) / 2)
-        }, nil)
+            guard result == SQLITE_OK else { return result }
+        }
+        return SQLITE_OK
     }
 
-    /// The great-circle distance in kilometres between two points given in decimal degrees.
-    static func distance(_ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double) -> Double {
-        let radians = Double.pi / 180
-        let phi1 = latitude1 * radians, phi2 = latitude2 * radians
-        let halfDeltaPhi = (latitude2 - latitude1) * radians / 2, halfDeltaLambda = (longitude2 - longitude1) * radians / 2
-        let a = sin(halfDeltaPhi) * sin(halfDeltaPhi) + cos(phi1) * cos(phi2) * sin(halfDeltaLambda) * sin(halfDeltaLambda)
-        return 2 * earthRadius * asin(min(1, a.squareRoot()))
-    }
-
-    /// What `kiln_median` keeps for one group, in SQLite's zeroed aggregate memory (so it starts empty).
-    private struct MedianState {
-        var values: UnsafeMutablePointer<Double>?
-        var count: Int
-        var capacity: Int
+    /// Makes `value` the result of a function call.
+    private static func setResult(_ value: SQLValue, of context: OpaquePointer?) {
+        switch value {
+        case .null: sqlite3_result_null(context)
+        case .integer(let number): sqlite3_result_int64(context, number)
+        case .real(let number): sqlite3_result_double(context, number)
+        case .text(let text): kiln_sqlite3_result_text(context, text, Int32(text.utf8.count))
+        case .blob(let bytes): bytes.withUnsafeBytes { kiln_sqlite3_result_blob(context, $0.baseAddress, Int32(bytes.count)) }
+        }
     }
 }
 

@@ -64,3 +64,73 @@ struct PendingInput {
         return .output(output)
     }
 }
+
+/// A compressed file format Kiln reads transparently, recognised by its first bytes (never by the file's name).
+public enum CompressionFormat: String, Sendable, CaseIterable {
+    case gzip, bzip2, xz, zstd
+
+    /// The format whose magic number starts `bytes`, or `nil` for anything else (read as it is). A bzip2 file of
+    /// ten bytes or more must also show a block or end-of-stream marker after its `BZh1`…`BZh9` header, so that a
+    /// text that happens to start with those letters stays text.
+    public static func detect<Bytes: Collection>(_ bytes: Bytes) -> CompressionFormat? where Bytes.Element == UInt8 {
+        let head = Array(bytes.prefix(10))
+        if head.starts(with: [0x1F, 0x8B, 0x08]) { return .gzip }
+        if head.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
+        if head.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) { return .zstd }
+        if head.starts(with: [0x42, 0x5A, 0x68]), head.count >= 4, (0x31...0x39).contains(head[3]) {
+            guard head.count == 10 else { return .bzip2 }
+            let marker = Array(head[4...])
+            return marker == [0x31, 0x41, 0x59, 0x26, 0x53, 0x59] || marker == [0x17, 0x72, 0x45, 0x38, 0x50, 0x90] ? .bzip2 : nil
+        }
+        return nil
+    }
+
+    /// How many leading bytes `detect` looks at.
+    public static let magicLength = 10
+
+    /// The usual media type of a file in this format.
+    public var mediaType: String {
+        switch self {
+        case .gzip: return "application/gzip"
+        case .bzip2: return "application/x-bzip2"
+        case .xz: return "application/x-xz"
+        case .zstd: return "application/zstd"
+        }
+    }
+}
+
+/// What a streaming decompressor does with the compressed bytes it holds, one bounded step at a time.
+enum DecompressionStep {
+    /// Decompressed bytes (possibly none, when only headers were consumed): call `step` again.
+    case output([UInt8])
+    /// Everything fed has been decoded: feed the next compressed bytes.
+    case needsInput
+    /// The compressed input ended where a stream (member, frame) ended: the whole file is decoded.
+    case finished
+}
+
+/// Why decompression stopped: the archive is damaged or truncated. `offset` is the count of compressed bytes the
+/// library had consumed when it found the problem (for a truncated file, its length).
+protocol DecompressionFailure: Error, CustomStringConvertible {
+    var format: CompressionFormat { get }
+    var offset: Int { get }
+    /// The library's words for the problem.
+    var message: String { get }
+    /// True when the file ends inside a stream (as opposed to bytes that are not valid).
+    var truncated: Bool { get }
+}
+
+extension DecompressionFailure {
+    var description: String { "\(format.rawValue): \(message)\(truncated ? " (truncated)" : "") at compressed byte \(offset)" }
+}
+
+/// A streaming decoder of one compressed format that reads every stream of a file made of several concatenated
+/// ones (gzip members, bzip2 multistream, xz streams, zstd frames). Memory is bounded: each step produces at most
+/// `capacity` bytes, however much the fed bytes inflate to. Not `Sendable`: it owns a library's state.
+protocol StreamDecompressor: AnyObject {
+    /// Hands the decoder the next compressed bytes; only after `step` asked for them (`.needsInput`).
+    func feed(_ bytes: [UInt8])
+    /// Decodes at most `capacity` bytes; `inputEnded` says that the file has no more bytes to feed.
+    /// - Throws: the wrapper's `DecompressionFailure` for damaged data, or data that ends inside a stream.
+    func step(capacity: Int, inputEnded: Bool) throws -> DecompressionStep
+}

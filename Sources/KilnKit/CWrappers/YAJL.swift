@@ -33,15 +33,10 @@ public enum JSONStream {
     /// The longest string or number (in bytes, as written) a document may hold: 16 MiB, as a line of a text file.
     public static let maximumTokenBytes = 16 << 20
 
-    /// Calls `handle` with each event of the file at `url` (decompressed when compressed) and the 1-based line it
-    /// ends on; `handle` returns false to stop. Returns the error that stopped the parse, or `nil` when the document
-    /// was read to its end (or `handle` stopped it).
-    /// - Throws: `KilnError.io` when the file cannot be read.
-    public static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
-        try parse(InputBytes(url: url, name: url.path, log: nil), chunkSize: chunkSize, handle)
-    }
 
-    /// As `parse(_:chunkSize:_:)`, for the bytes `source` gives.
+    /// Calls `handle` with each event of the document `source` gives and the 1-based line it ends on; `handle`
+    /// returns false to stop. Returns the error that stopped the parse, or `nil` when the document was read to its
+    /// end (or `handle` stopped it).
     static func parse(_ source: ByteStream, chunkSize: Int = 65536, maximumTokenBytes: Int = JSONStream.maximumTokenBytes,
                       _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
         return try withoutActuallyEscaping(handle) { handle in
@@ -63,7 +58,7 @@ public enum JSONStream {
             callbacks.yajl_start_array = { context in Sink.from(context).deliver(.startArray) }
             callbacks.yajl_end_array = { context in Sink.from(context).deliver(.endArray) }
             guard let parser = withUnsafePointer(to: &callbacks, { yajl_alloc($0, nil, Unmanaged.passUnretained(sink).toOpaque()) }) else {
-                throw KilnError.io("yajl could not start")
+                throw LibraryFailure("yajl could not start")
             }
             defer { yajl_free(parser) }
             sink.parser = parser

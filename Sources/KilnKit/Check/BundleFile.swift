@@ -14,7 +14,7 @@ public enum BundleFile {
         try inspect(url)
         try BundleSideFiles.refuseIfHeld(url)
         do {
-            let database = try Database(path: url.path, mode: .readOnly)
+            let database = try Database(path: url.path, mode: .readOnly, functions: KilnSQLFunctions.all)
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
             return database
         } catch let error as SQLiteError {

@@ -81,7 +81,7 @@ struct SchemaSnapshot {
     /// it gets instead of the modules it lacks (`TargetSQL.convert`).
     /// - Throws: `SQLiteError` when SQLite refuses the DDL.
     static func declared(by manifest: Manifest, target: SQLiteTarget? = nil) throws -> SchemaSnapshot {
-        let database = try Database(path: ":memory:")
+        let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
         for table in manifest.tables where table.ship {
             try database.execute(SchemaSQL.createTable(table))
             for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
@@ -218,6 +218,23 @@ public struct SchemaDifference: Sendable, Equatable {
         case (nil, _?): return "\(subject) is in \(actualSide) but not in \(expectedSide)"
         case (let left?, let right?): return "\(subject) is \(right) in \(actualSide), \(left) in \(expectedSide)"
         case (nil, nil): return "\(subject) differs"
+        }
+    }
+}
+
+extension DiagnosticCode {
+    /// The code of a schema difference of `kind`.
+    static func schema(_ kind: SchemaDifference.Kind) -> DiagnosticCode {
+        switch kind {
+        case .table: return schemaTable
+        case .column: return schemaColumn
+        case .primaryKey: return schemaPrimaryKey
+        case .index: return schemaIndex
+        case .foreignKey: return schemaForeignKey
+        case .definition: return schemaDefinition
+        case .fullText: return schemaFullText
+        case .spatial: return schemaSpatial
+        case .userVersion: return schemaUserVersion
         }
     }
 }

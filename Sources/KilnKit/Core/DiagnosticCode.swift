@@ -185,21 +185,6 @@ extension DiagnosticCode {
     public static let schemaSpatial = DiagnosticCode("schema.spatial", .error, "An R*Tree is missing or declared differently.")
     public static let schemaUserVersion = DiagnosticCode("schema.user-version", .error, "PRAGMA user_version differs from the manifest's schemaVersion.")
 
-    /// The code of a schema difference of `kind`.
-    static func schema(_ kind: SchemaDifference.Kind) -> DiagnosticCode {
-        switch kind {
-        case .table: return schemaTable
-        case .column: return schemaColumn
-        case .primaryKey: return schemaPrimaryKey
-        case .index: return schemaIndex
-        case .foreignKey: return schemaForeignKey
-        case .definition: return schemaDefinition
-        case .fullText: return schemaFullText
-        case .spatial: return schemaSpatial
-        case .userVersion: return schemaUserVersion
-        }
-    }
-
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,

@@ -1,14 +1,5 @@
 import Foundation
 
-/// Bytes a parser reads one chunk after another: what the C parsers' wrappers (libxml2, yajl) are fed from.
-protocol ByteStream: AnyObject {
-    /// Appends at most `count` of the next bytes to `buffer` and returns how many; 0 at the end.
-    /// - Throws: `KilnError.io` when the file cannot be read.
-    func read(into buffer: inout [UInt8], upTo count: Int) throws -> Int
-    /// The first `count` bytes (fewer when there are fewer), read afresh: the stream's position does not move.
-    func leadingBytes(_ count: Int) -> [UInt8]
-}
-
 /// The bytes of one input file as every reader sees them: the file's own bytes, or, when its first bytes are the
 /// magic number of gzip, bzip2, xz or zstd (`CompressionFormat.detect`, never the file's name), the decompressed
 /// text of all its streams. Decompression streams in bounded memory: a bounded number of 256 KiB chunks wait at
@@ -91,11 +82,6 @@ final class InputBytes: ByteStream {
         }
         thread.name = "kiln decompress"
         thread.start()
-    }
-
-    /// Opens `input` as its reader sees it.
-    convenience init(_ input: InputFile, log: DiagnosticLog?) throws {
-        try self.init(url: input.url, name: input.relativePath, log: log)
     }
 
     /// Decompressed bytes looked through, at most, for damage after the place a reader stopped at: 256 MiB.
@@ -300,14 +286,5 @@ private struct DecodingPump {
         guard let failure = error as? DecompressionFailure else { return .unreadable(error.localizedDescription) }
         return .damaged(CompressionProblem(format: failure.format, offset: failure.offset, fileSize: fileSize,
                                            detail: failure.message, truncated: failure.truncated))
-    }
-}
-
-extension InputFile {
-    /// The file's bytes as its reader parses them (decompressed when compressed); a damaged archive is reported to
-    /// `log`.
-    /// - Throws: `KilnError.io` when the file cannot be opened.
-    func bytes(log: DiagnosticLog?) throws -> InputBytes {
-        try InputBytes(self, log: log)
     }
 }

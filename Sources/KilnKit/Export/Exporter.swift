@@ -159,8 +159,12 @@ public struct Exporter {
             BuildFiles(destination: archiveURL).removeStale()
             TemporaryFiles.shared.register(temporary)
             archiveTemporary = temporary
-            try ZipArchiveWriter.write(zip(export.files.map(\.path), complete.map(\.temporary)).map { (name: $0, file: $1) },
-                                       to: temporary, named: archiveURL)
+            do {
+                try ZipArchiveWriter.write(zip(export.files.map(\.path), complete.map(\.temporary)).map { (name: $0, file: $1) },
+                                           to: temporary, named: archiveURL)
+            } catch let failure as LibraryFailure {
+                throw KilnError.io(failure.description)
+            }
         }
         for sink in complete { try sink.install() }
         var written = complete.map(\.url)

@@ -138,7 +138,7 @@ public enum BundlePatch {
         do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
             throw KilnError.io("cannot copy \(old.path) to check the patches: \(error.localizedDescription)")
         }
-        let database = try Database(path: scratch.path, mode: .readWrite)
+        let database = try Database(path: scratch.path, mode: .readWrite, functions: KilnSQLFunctions.all)
         try database.execute("PRAGMA foreign_keys = ON")
         do {
             try apply(database)

@@ -58,7 +58,7 @@ public enum PatchApplier {
         do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
             throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
         }
-        let database = try Database(path: temporary.path, mode: .readWrite)
+        let database = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
         do {
             try kind.apply(bytes, to: database)
         } catch let error as KilnError {

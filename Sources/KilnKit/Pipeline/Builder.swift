@@ -372,7 +372,7 @@ public enum Builder {
     private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
         var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
         do {
-            let database = try Database(path: pending.temporary.path, mode: .readOnly)
+            let database = try Database(path: pending.temporary.path, mode: .readOnly, functions: KilnSQLFunctions.all)
             let entries = try TargetCompatibility.entries(of: database)
             try database.close()
             for target in manifest.targets {

@@ -23,7 +23,7 @@ enum BundleSideFiles {
         guard !present(beside: destination).isEmpty else { return }
         if OutputPath.entryKind(destination) == .regular {
             do {
-                let database = try Database(path: destination.path, mode: .readWrite)
+                let database = try Database(path: destination.path, mode: .readWrite, functions: KilnSQLFunctions.all)
                 // Reading rolls back a hot journal; leaving WAL mode checkpoints the log and needs every other
                 // connection closed; an exclusive transaction needs every other process's lock released.
                 _ = try database.rows("PRAGMA journal_mode = DELETE")
@@ -51,7 +51,7 @@ enum BundleSideFiles {
             throw KilnError.io("\(file.path) appeared beside the new bundle while it was put in place: another process has \(destination.path) open; close it and build again")
         }
         do {
-            let database = try Database(path: destination.path, mode: .readOnly)
+            let database = try Database(path: destination.path, mode: .readOnly, functions: KilnSQLFunctions.all)
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
             try database.close()
         } catch let error as SQLiteError {

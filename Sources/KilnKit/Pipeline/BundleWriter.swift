@@ -31,7 +31,7 @@ struct BundleWriter {
             }
             try? FileManager.default.removeItem(at: temporary)
             TemporaryFiles.shared.register(temporary)
-            let database = try Database(path: temporary.path)
+            let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all)
             let writer = BundleWriter(manifest: manifest)
             let counts = try writer.fillTables(database, staging: staging, as: tables)
             // What the tables' sorts and caches freed goes back to the system while the rules run.
@@ -384,7 +384,7 @@ enum SchemaSQL {
     /// in-memory table when the manifest loads; `nil` when it accepts it.
     static func fullTextProblem(_ fullText: FullTextSpec) -> String? {
         do {
-            let database = try Database(path: ":memory:")
+            let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
             try database.execute("CREATE VIRTUAL TABLE temp.kiln_tokenizer USING fts5(x, tokenize = \(quoteLiteral(fullText.tokenize)))")
             return nil
         } catch let error as SQLiteError {

@@ -71,7 +71,7 @@ final class FullTextBuild: @unchecked Sendable {
             var copied = false
             defer { if !copied { rowCopies.leave() } }
             do {
-                let database = try Database(path: index.scratch.path)
+                let database = try Database(path: index.scratch.path, functions: KilnSQLFunctions.all)
                 defer { try? database.close() }
                 try database.stopping(when: stop) {
                     try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)

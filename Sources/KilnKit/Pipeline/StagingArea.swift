@@ -15,7 +15,7 @@ final class StagingArea {
     /// - Throws: `SQLiteError` when the file cannot be created.
     init(url: URL, pipeline: Pipeline) throws {
         try? FileManager.default.removeItem(at: url)
-        database = try Database(path: url.path)
+        database = try Database(path: url.path, functions: KilnSQLFunctions.all)
         self.pipeline = pipeline
         try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
         // As the staging writer's: a full-text index may be reading rows of an earlier source (`FullTextBuild.start`).
@@ -111,7 +111,7 @@ final class StagingArea {
                         ShapedRow(target: staged.target, values: shaper.row(staged.record, target: staged.target, input: file.input, log: log))
                     })
                 case .finished(let fileLog, let digest):
-                    BuildMeter.shared.readFile(file.input)
+                    BuildMeter.shared.readFile(at: file.input.url)
                     if let digest { digestCache[file.input.relativePath] = digest }
                     fileLog.replay(into: log)
                     break reading
@@ -192,7 +192,7 @@ final class StagingArea {
                     try sink.add(record, target: target, input: input)
                 }
                 if let digest { digestCache[input.relativePath] = digest }
-                BuildMeter.shared.readFile(input)
+                BuildMeter.shared.readFile(at: input.url)
             }
             try sink.commit()
         } catch {

@@ -63,7 +63,7 @@ final class StagingWriter: Sendable {
 
     private static func drain(_ queue: BoundedQueue<StagingMessage>, path: String, insertSQL: [String],
                               recorder: inout StagedRowRecorder) throws {
-        let database = try Database(path: path, mode: .readWrite)
+        let database = try Database(path: path, mode: .readWrite, functions: KilnSQLFunctions.all)
         var open = false
         // The recorder as it was when the open transaction began: a rollback takes its rows back.
         var atBegin = recorder

@@ -146,10 +146,10 @@ struct PendingTargetBundle: Sendable {
         TemporaryFiles.shared.register(temporary)
         let pending = PendingTargetBundle(target: target, temporary: temporary, destination: destination)
         do {
-            let original = try Database(path: source.path, mode: .readOnly)
+            let original = try Database(path: source.path, mode: .readOnly, functions: KilnSQLFunctions.all)
             try original.execute("VACUUM INTO \(quoteLiteral(temporary.path))")
             try original.close()
-            let database = try Database(path: temporary.path, mode: .readWrite)
+            let database = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
             defer { try? database.close() }
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try database.execute("ATTACH DATABASE \(quoteLiteral(source.path)) AS kiln_source")

@@ -61,10 +61,10 @@ public struct SQLiteReader: ConfigurableReader {
             if header == SQLiteReader.databaseHeader {
                 guard let rest = try source.readAll() else { return }
                 let bytes = header + rest
-                database = try Database.sandboxed(deserializing: bytes, seconds: options.seconds)
+                database = try Database.sandboxed(deserializing: bytes, seconds: options.seconds, functions: KilnSQLFunctions.all)
             } else {
                 source.close()
-                database = try Database.sandboxed(seconds: options.seconds)
+                database = try Database.sandboxed(seconds: options.seconds, functions: KilnSQLFunctions.all)
                 guard try runScript(input, in: database, log: log, lines: &lines) else { return }
             }
         } catch let error as SQLiteError {
