@@ -51,10 +51,10 @@ struct ExportCommand: KilnCommand {
         output = out
         manifestPath = arguments.values["--manifest"]
         if let date = arguments.values["--date"] {
-            guard let day = ServicePeriod.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
+            guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
         } else if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
-            guard let day = ServicePeriod.day(epoch: epoch) else { throw KilnError.usage("SOURCE_DATE_EPOCH is seconds since 1970, not \"\(epoch)\"") }
+            guard let day = CalendarDay.day(epoch: epoch) else { throw KilnError.usage("SOURCE_DATE_EPOCH is seconds since 1970, not \"\(epoch)\"") }
             exportDate = day
         } else {
             exportDate = nil

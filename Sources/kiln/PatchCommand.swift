@@ -30,7 +30,7 @@ struct PatchCommand: KilnCommand {
     let old: URL
     let new: URL
     let output: URL
-    let limit: BundlePatch.SizeLimit?
+    let limit: PatchSizeLimit?
     let manifestPath: String?
 
     /// Takes the two bundles and the options.
@@ -41,7 +41,7 @@ struct PatchCommand: KilnCommand {
         try arguments.requireNoMore()
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        limit = try arguments.values["--max-size"].map { try BundlePatch.SizeLimit(parsing: $0, option: "--max-size") }
+        limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, option: "--max-size") }
         manifestPath = arguments.values["--manifest"]
     }
 

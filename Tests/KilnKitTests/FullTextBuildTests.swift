@@ -57,7 +57,7 @@ extension FullTextBuildTests {
         let tables = pipeline.manifest.tables
         let stagingURL = temporaryDirectory.appendingPathComponent("staging.sqlite")
         let staging = try Database(path: stagingURL.path)
-        try StagingArea.createTables(tables, in: staging)
+        try SchemaSQL.createStagingTables(tables, in: staging)
         let names = ["Άγιος Ανδρέας", "Ακτή Δυμαίων", "Αγίου Νικολάου"]
         for (number, name) in names.enumerated() {
             try staging.execute("INSERT INTO place (name, code) VALUES (\(quoteLiteral(name)), '\(number)')")

@@ -162,7 +162,7 @@ private extension DateFormatter {
 
 /// The export's service period (`servicePeriod`), its warning, and the content digest as `feed_version`.
 final class ServicePeriodTests: KilnTestCase {
-    private func day(_ text: String) throws -> Date { try XCTUnwrap(ServicePeriod.day(text)) }
+    private func day(_ text: String) throws -> Date { try XCTUnwrap(CalendarDay.day(text)) }
 
     func testMonthsCountFromTheStartOrTheExportDate() throws {
         let fixed = try ServicePeriod(ServicePeriodSpec(start: "2026-07-01", months: 12), exportDate: nil)
@@ -172,8 +172,8 @@ final class ServicePeriodTests: KilnTestCase {
         XCTAssertThrowsError(try ServicePeriod(ServicePeriodSpec(months: 12), exportDate: nil)) { error in
             XCTAssertTrue("\(error)".contains("give it with kiln export --date YYYY-MM-DD or SOURCE_DATE_EPOCH"), "\(error)")
         }
-        XCTAssertEqual(ServicePeriod.day(epoch: "1767225600"), try day("2026-01-01"))
-        XCTAssertNil(ServicePeriod.day("2026-02-30"))
+        XCTAssertEqual(CalendarDay.day(epoch: "1767225600"), try day("2026-01-01"))
+        XCTAssertNil(CalendarDay.day("2026-02-30"))
     }
 
     func testBadPeriodsAreManifestErrors() throws {
@@ -219,7 +219,7 @@ final class ServicePeriodTests: KilnTestCase {
         let added = try String(contentsOf: out.appendingPathComponent("calendar_dates.txt"), encoding: .utf8)
             .split(separator: "\n").map { $0.split(separator: ",").map(String.init) }.filter { $0[0] == "holidays" && $0[2] == "1" }.map { $0[1] }
         var expected: [String] = []
-        let calendar = ServicePeriod.calendar
+        let calendar = CalendarDay.calendar
         for year in [2026, 2027] {
             let easter = try day(String(decoding: try PythonOracle.run("easter.py", [String(year)]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
             expected += [-48, -2, 0, 1, 50].map { ServicePeriod.gtfs(calendar.date(byAdding: .day, value: $0, to: easter)!) }

@@ -21,7 +21,7 @@ final class InOrderDuplicatesTests: KilnTestCase {
         var inOrderTables = 0, inOrderWithDuplicates = 0
         for round in 0..<150 {
             let database = try Database(path: temporaryDirectory.appendingPathComponent("staging\(round).sqlite").path)
-            try StagingArea.createTables(pipeline.manifest.tables, in: database)
+            try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
             let count = Int.random(in: 1...25, using: &generator)
             var rows: [[SQLValue]] = (0..<count).map { _ in
                 let a: SQLValue = Int.random(in: 0..<10, using: &generator) == 0 ? .null : .text(["p", "q", "r"].randomElement(using: &generator)!)

@@ -26,7 +26,7 @@ final class LookupIndexesTests: KilnTestCase {
         let pipeline = try loadPipeline(manifest: manifest.replacingOccurrences(of: "%@", with: rules).replacingOccurrences(of: "%REF%", with: reference),
                                         rows: "a;b\n")
         let database = try Database(path: temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite").path)
-        try StagingArea.createTables(pipeline.manifest.tables, in: database)
+        try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
         let insert = try database.prepare("INSERT INTO stop (code, name, _file, _line) VALUES (?, ?, 'rows.txt', ?)")
         var recorder = StagedRowRecorder(targets: try XCTUnwrap(pipeline.sources.first?.targets), continuing: [:])
         for (line, code) in codes.enumerated() {

@@ -16,7 +16,7 @@ final class NotNullScanTests: KilnTestCase {
                           columns: { k: "k", x: "x", y: "y", z: "z" } }] }
             """, rows: "a;b;c;d\n")
         let database = try Database(path: temporaryDirectory.appendingPathComponent("staging.sqlite").path)
-        try StagingArea.createTables(pipeline.manifest.tables, in: database)
+        try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
         // Rows 1…50 from rows.txt; y is missing on lines 7 and 31, z on line 31; x and k are never missing.
         let insert = try database.prepare("INSERT INTO t (k, x, y, z, _file, _line) VALUES (?, ?, ?, ?, 'rows.txt', ?)")
         var missing: [(column: String, line: Int)] = []

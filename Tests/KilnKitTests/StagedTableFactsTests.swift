@@ -43,14 +43,14 @@ final class StagedTableFactsTests: KilnTestCase {
             let orderColumns = SchemaSQL.rowOrderColumns(table)
             for round in 0..<120 {
                 let database = try Database(path: temporaryDirectory.appendingPathComponent("staging-\(variant)-\(round).sqlite").path)
-                try StagingArea.createTables(pipeline.manifest.tables, in: database)
+                try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
                 var rows: [[SQLValue]] = (0..<Int.random(in: 1...20, using: &generator)).map { _ in
                     mapped.map { name in value(for: table.column(name)!.type, using: &generator) }
                 }
                 // Half the tables are staged sorted by SQLite (values as it stores them), as a source in key order.
                 if round % 2 == 0 {
                     let probe = try Database(path: ":memory:")
-                    try StagingArea.createTables(pipeline.manifest.tables, in: probe)
+                    try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: probe)
                     let insert = try probe.prepare("INSERT INTO t (\(mapped.joined(separator: ", "))) VALUES (\(mapped.map { _ in "?" }.joined(separator: ", ")))")
                     for row in rows { try insert.run(row) }
                     rows = try probe.rows("SELECT \(mapped.joined(separator: ", ")) FROM t ORDER BY \(SchemaSQL.rowOrder(table))").map(\.values)

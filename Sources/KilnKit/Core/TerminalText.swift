@@ -65,3 +65,9 @@ extension Diagnostic {
         return "\(place)\(severity.rawValue): \(TerminalText.escape(message)) [\(code)]"
     }
 }
+
+/// Shortens a line for a message.
+func excerpt(_ text: String, limit: Int = 80) -> String {
+    let head = text.prefix(limit)
+    return head.endIndex == text.endIndex ? text : String(head) + "…"
+}

@@ -7,7 +7,7 @@ final class SQLRuleCheck {
     /// The empty staging-shaped database, made on the first rule that needs it (or why it could not be made).
     private lazy var database: Result<Database, Error> = Result {
         let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all)
-        try StagingArea.createTables(manifest.tables, in: database)
+        try SchemaSQL.createStagingTables(manifest.tables, in: database)
         return database
     }
 

@@ -4,43 +4,6 @@ import Foundation
 /// SQLite changeset and the update manifest — each applied to a copy of OLD and compared with NEW before anything is
 /// written.
 public enum BundlePatch {
-    /// The largest patch allowed: a number of bytes, or a share of the new bundle's size.
-    public enum SizeLimit: Equatable, Sendable {
-        case bytes(Int)
-        case share(Double)
-
-        /// Half the new bundle.
-        public static let `default` = SizeLimit.share(0.5)
-
-        /// `50%`, `250000` or a `ByteSize` (`2 MB`).
-        /// - Throws: `KilnError.usage` for anything else.
-        public init(parsing text: String, option: String) throws {
-            if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 100 {
-                self = .share(percent / 100)
-            } else if let size = ByteSize(parsing: text) {
-                self = .bytes(size.bytes)
-            } else {
-                throw KilnError.usage("\(option) takes a size in bytes (250000, 2 MB) or a share of the new bundle (50%), not \"\(text)\"")
-            }
-        }
-
-        /// The limit in bytes for a new bundle of `bundleSize` bytes.
-        func bytes(of bundleSize: Int) -> Int {
-            switch self {
-            case .bytes(let bytes): return bytes
-            case .share(let share): return Int((Double(bundleSize) * share).rounded(.down))
-            }
-        }
-
-        /// "the limit" or "50% of the new bundle", for messages.
-        var phrase: String {
-            switch self {
-            case .bytes: return "the limit"
-            case .share(let share): return "\(sqlNumber(share * 100))% of the new bundle"
-            }
-        }
-    }
-
     /// Makes, verifies and writes the patches from `old` to `new` into the folder `out`.
     /// - Parameter userFilled: the tables the app fills (the manifest's `userFilled`), which no patch touches.
     /// - Returns: the update manifest written.
@@ -48,7 +11,7 @@ public enum BundlePatch {
     ///   answer (another bundle, a new schema version or schema, a patch over the limit: the app must download the
     ///   full bundle), or when a patch applied to a copy of OLD does not give NEW; `KilnError.usage` for an output
     ///   that may not be written; `KilnError.io` when a file cannot be read or written. Nothing is written then.
-    public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: SizeLimit = .default) throws -> UpdateManifest {
+    public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default) throws -> UpdateManifest {
         let files = [UpdateManifest.sqlFileName, UpdateManifest.changesetFileName, UpdateManifest.fileName].map { out.appendingPathComponent($0) }
         let protected = [OutputPath.Protected(old, "OLD"), OutputPath.Protected(new, "NEW")]
         try OutputPath.checkFolder(out, option: "--out", protected: protected)

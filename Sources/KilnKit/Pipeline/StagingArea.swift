@@ -20,17 +20,7 @@ final class StagingArea {
         try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
         // As the staging writer's: a full-text index may be reading rows of an earlier source (`FullTextBuild.start`).
         database.waitWhenBusy(seconds: StagingWriter.busySeconds)
-        try StagingArea.createTables(pipeline.manifest.tables, in: database)
-    }
-
-    /// Creates every declared table as staging holds it: the declared columns and types, no constraints, and the
-    /// provenance columns `_file` and `_line`.
-    /// - Throws: `SQLiteError` when SQLite refuses a table.
-    static func createTables(_ tables: [TableSpec], in database: Database) throws {
-        for table in tables {
-            let columns = table.columns.map { "\(quoteIdentifier($0.name)) \($0.type.sql)" } + ["_file TEXT", "_line INTEGER"]
-            try database.execute("CREATE TABLE \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))")
-        }
+        try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
     }
 
     /// What the staging writers learned of the rows of each table sources filled (`StagedTableFacts`).

@@ -1,0 +1,4 @@
+/// Kiln's version.
+public enum KilnVersion {
+    public static let current = "0.1.0"
+}
