@@ -896,6 +896,9 @@ public struct HTMLNode {
 public struct HTMLParseError: Error, CustomStringConvertible, Sendable {
     public let name: String
     public var description: String { "\(name) holds no HTML that can be parsed (is it empty?)" }
+
+    /// The page called `name` could not be parsed.
+    public init(name: String) { self.name = name }
 }
 
 /// Finds the line of a document's `<!DOCTYPE`: libxml2's reader knows only how far it has read ahead.

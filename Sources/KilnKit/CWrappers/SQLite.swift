@@ -42,6 +42,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The statement that failed, when there was one.
     public let sql: String?
 
+    /// SQLite's result `code` and `message` for the statement `sql` (when there was one).
+    public init(code: Int32, message: String, sql: String?) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
     public var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }

@@ -12,6 +12,12 @@ public struct DiagnosticTally: Sendable {
         public var code: String
         public var severity: Severity
 
+        /// The key of findings `code` at `severity`.
+        public init(code: String, severity: Severity) {
+            self.code = code
+            self.severity = severity
+        }
+
         public static func < (lhs: Key, rhs: Key) -> Bool {
             lhs.severity != rhs.severity ? lhs.severity > rhs.severity : lhs.code < rhs.code
         }

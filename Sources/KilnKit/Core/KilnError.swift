@@ -28,6 +28,14 @@ public struct ManifestIssue: Error, CustomStringConvertible, Sendable {
     /// What is wrong, as a sentence.
     public var message: String
 
+    /// The mistake `message` at `keyPath`, on `line` of `file` when it could be located.
+    public init(file: String, line: Int?, keyPath: String, message: String) {
+        self.file = file
+        self.line = line
+        self.keyPath = keyPath
+        self.message = message
+    }
+
     public var description: String {
         let place = line.map { "\(file):\($0)" } ?? file
         let path = keyPath.isEmpty ? "" : " at \(keyPath)"

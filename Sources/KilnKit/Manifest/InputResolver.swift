@@ -8,6 +8,12 @@ struct InputResolver {
     /// (`kiln build --allow-path`). Empty by default: inputs stay inside the pipeline folder.
     var allowedPaths: [URL] = []
 
+    /// A resolver of patterns relative to `directory`, which may also name files in `allowedPaths`.
+    init(directory: URL, allowedPaths: [URL] = []) {
+        self.directory = directory
+        self.allowedPaths = allowedPaths
+    }
+
     /// The files `pattern` names, sorted by path; a glob may use `*` and `?` in its last component.
     /// - Throws: what `issue` makes of the problem (no match, outside the folder).
     func resolve(_ pattern: String, issue: (String) -> KilnError) throws -> [InputFile] {

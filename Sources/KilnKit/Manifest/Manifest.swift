@@ -132,6 +132,13 @@ public struct ForeignKeySpec: Sendable, Hashable {
     public var columns: [String]
     public var table: String
     public var referencedColumns: [String]
+
+    /// `columns` of a table referring to `referencedColumns` of `table`.
+    public init(columns: [String], table: String, referencedColumns: [String]) {
+        self.columns = columns
+        self.table = table
+        self.referencedColumns = referencedColumns
+    }
 }
 
 /// An index of the bundle.
@@ -228,6 +235,14 @@ public struct RuleSpec: Sendable {
 
     /// The kind of the check.
     public var kind: RuleKind { check.kind }
+
+    /// A rule reported as `code` at `severity` when `check` finds rows.
+    public init(code: String, check: RuleCheck, severity: Severity, description: String? = nil) {
+        self.code = code
+        self.check = check
+        self.severity = severity
+        self.description = description
+    }
 }
 
 /// What a rule checks. Each kind carries exactly the fields it needs, so a rule can never be missing one when it runs.

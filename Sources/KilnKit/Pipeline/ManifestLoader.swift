@@ -134,42 +134,18 @@ public enum ManifestLoader {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
         }
-        if let issue = ManifestEncoding.issue([UInt8](data), file: file.path) { throw issue }
-        let text = String(decoding: data, as: UTF8.self)
-        let locator = JSON5Locator(text: text)
+        let (manifest, locator) = try ManifestParser.parse(data, file: file)
         let displayName = file.path
         func issue(_ keyPath: String, _ message: String) -> KilnError {
             .manifest(ManifestIssue(file: displayName, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
         }
-
-        if locator.syntaxError == nil, let duplicate = locator.duplicateKey {
-            throw KilnError.manifest(ManifestIssue(file: displayName, line: duplicate.line, keyPath: duplicate.keyPath,
-                                                   message: "this key is written twice in one object (first on line \(duplicate.firstLine)); "
-                                                       + "only one of the two values would be read: remove one"))
-        }
-        let decoder = JSONDecoder()
-        decoder.allowsJSON5 = true
-        let document: ManifestDocument
-        do {
-            document = try decoder.decode(ManifestDocument.self, from: data)
-        } catch let error as DecodingError {
-            throw translate(error, file: displayName, locator: locator)
-        }
-        var manifest = Manifest(bundle: document.bundle, schemaVersion: document.schemaVersion, tables: document.tables,
-                                sources: document.sources, rules: document.rules, severity: document.severity,
-                                exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, description: document.description, targets: document.targets, file: file)
-        manifest.exportsFrom = document.exportsFrom
-        let digest = SHA256Digest()
-        digest.update(data)
-        manifest.sha256 = digest.hexDigest()
-        try ManifestChecker(manifest: manifest, issue: issue).check()
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
             do {
                 sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths,
                                            resolvingInputs: resolvingInputs, issue: issue))
             } catch let error as DecodingError {
-                throw translate(error, file: displayName, locator: locator)
+                throw ManifestParser.translate(error, file: displayName, locator: locator)
             }
         }
         ProtectedFiles.shared.protect(file, as: "the manifest")
@@ -300,68 +276,5 @@ public enum ManifestLoader {
                                             normalizers: normalizers))
         }
         return mappings
-    }
-
-    private static func translate(_ error: DecodingError, file: String, locator: JSON5Locator) -> KilnError {
-        let context: DecodingError.Context
-        var message: String
-        switch error {
-        case .typeMismatch(let type, let c):
-            context = c
-            message = "wrong type: expected \(describe(type))"
-        case .valueNotFound(let type, let c):
-            context = c
-            message = "missing value: expected \(describe(type))"
-        case .keyNotFound(let key, let c):
-            context = DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
-            message = "missing required key \"\(key.stringValue)\""
-        case .dataCorrupted(let c):
-            context = c
-            message = acceptedValuesMessage(c.debugDescription) ?? c.debugDescription
-            if let underlying = c.underlyingError {
-                message = "not valid JSON5: \((underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(underlying)")"
-            }
-        @unknown default:
-            return .manifest(ManifestIssue(file: file, line: nil, keyPath: "", message: "\(error)"))
-        }
-        let keyPath = keyPathString(context.codingPath)
-        var line = locator.line(of: keyPath)
-        if context.codingPath.isEmpty, let syntax = locator.syntaxError {
-            line = syntax.line
-            message = "not valid JSON5: " + syntax.message
-        }
-        return .manifest(ManifestIssue(file: file, line: line, keyPath: keyPath, message: message))
-    }
-
-    /// The words a manifest may use for each kind of named value.
-    private static let acceptedValues: [String: [String]] = [
-        "ColumnType": ColumnType.allCases.map(\.rawValue),
-        "Severity": Severity.allCases.map(\.rawValue),
-        "RuleKind": RuleKind.allCases.map(\.rawValue),
-    ]
-
-    /// Foundation's "Cannot initialize ColumnType from invalid String value float" as a sentence naming the accepted
-    /// values; `nil` for any other message.
-    private static func acceptedValuesMessage(_ text: String) -> String? {
-        let prefix = "Cannot initialize "
-        guard text.hasPrefix(prefix), let from = text.range(of: " from invalid "), let value = text.range(of: " value ") else { return nil }
-        let typeName = String(text[text.index(text.startIndex, offsetBy: prefix.count)..<from.lowerBound])
-        guard let accepted = acceptedValues[typeName] else { return nil }
-        let found = String(text[value.upperBound...])
-        return "\"\(found)\" is not accepted here; expected one of: \(accepted.joined(separator: ", "))"
-    }
-
-    private static func describe(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Int.Type, is Double.Type: return "a number"
-        case is Bool.Type: return "true or false"
-        case is [Any].Type: return "an array"
-        default:
-            let name = "\(type)"
-            if name.hasPrefix("Array") { return "an array" }
-            if name.hasPrefix("Dictionary") { return "an object" }
-            return name.hasSuffix("Spec") || name.hasSuffix("Document") || name.hasSuffix("Mapping") ? "an object" : name
-        }
     }
 }
