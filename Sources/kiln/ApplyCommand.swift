@@ -31,7 +31,7 @@ struct ApplyCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
-        let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update)
+        let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update, names: OutputNames(output: "BUNDLE"))
         try printOut("applied \(patch.relativePath) (\(outcome.kind)) to \(bundle.relativePath): \(outcome.from.prefix(12)) → \(outcome.to.prefix(12))\n")
         return 0
     }

@@ -62,9 +62,11 @@ struct BuildCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        options = BuildOptions(output: try arguments.path("--out"), report: try arguments.path("--report"),
-                               baseline: try arguments.path("--baseline"),
-                               thresholds: try Thresholds(options: arguments.values))
+        var options = BuildOptions(output: try arguments.path("--out"), report: try arguments.path("--report"),
+                                   baseline: try arguments.path("--baseline"),
+                                   thresholds: try arguments.thresholds())
+        options.names = OutputNames(output: "--out", report: "--report")
+        self.options = options
         allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL
             guard FileManager.default.fileExists(atPath: url.path) else {

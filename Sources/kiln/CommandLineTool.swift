@@ -364,6 +364,17 @@ struct ParsedArguments {
         return URL(fileURLWithPath: value)
     }
 
+    /// The limits `--max-removed` and `--max-changed` set.
+    /// - Throws: `KilnError.usage` for a value that is not a list of limits.
+    func thresholds() throws -> Thresholds {
+        var thresholds = Thresholds()
+        for measure in Thresholds.Measure.allCases {
+            let option = "--max-\(measure.rawValue)"
+            if let text = values[option] { try thresholds.add(measure, from: text, named: option) }
+        }
+        return thresholds
+    }
+
     /// The value of `--format`, checked against the allowed ones.
     /// - Throws: `KilnError.usage` for another value.
     func format(allowed: [String]) throws -> String {

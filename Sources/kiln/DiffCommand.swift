@@ -37,7 +37,7 @@ struct DiffCommand: KilnCommand {
         new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
         try arguments.requireNoMore()
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
-        thresholds = try Thresholds(options: arguments.values)
+        thresholds = try arguments.thresholds()
         manifestPath = arguments.values["--manifest"]
         let examples = arguments.values["--examples"] ?? String(BundleDiff.defaultExamples)
         guard let count = Int(examples), count >= 0 else { throw KilnError.usage("--examples takes a number of rows, not \"\(examples)\"") }

@@ -66,12 +66,12 @@ struct ExportCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
-            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output)
+            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, names: OutputNames(output: "--out"))
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
             return 0
         }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
-        let written = try exporter.export(exportName, from: bundle, to: output)
+        let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }
         return 0

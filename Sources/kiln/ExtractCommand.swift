@@ -62,7 +62,7 @@ struct ExtractCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
         try ExtractionStream.write(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files,
-                                   fields: fields, width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
+                                   fields: fields, fieldsName: "--fields", width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
             TerminalText.sanitize($0)
         }
         return 0

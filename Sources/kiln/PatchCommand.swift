@@ -41,7 +41,7 @@ struct PatchCommand: KilnCommand {
         try arguments.requireNoMore()
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, option: "--max-size") }
+        limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
         manifestPath = arguments.values["--manifest"]
     }
 
@@ -53,7 +53,8 @@ struct PatchCommand: KilnCommand {
             userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
             limit = limit ?? pipeline.patch.maxSize
         }
-        let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default)
+        let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
+                                            names: OutputNames(output: "--out"))
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
             text += "  \(table.name): \(table.deleted) deleted, \(table.updated) updated, \(table.inserted) inserted\n"

@@ -46,7 +46,7 @@ struct ReportCommand: KilnCommand {
         let page = output ?? ReportCommand.pageBeside(report)
         var protected = [OutputPath.Protected(report, "the report it is made from")]
         if let bundle { protected.append(OutputPath.Protected(bundle, "the bundle (--bundle)")) }
-        try OutputPath.checkFile(page, option: "--out", protected: protected)
+        try OutputPath.checkFile(page, named: "--out", protected: protected)
         for file in protected { ProtectedFiles.shared.protect(file.url, as: file.role) }
         try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document)).write(to: page)
         printToStandardError("wrote \(page.relativePath)\n")

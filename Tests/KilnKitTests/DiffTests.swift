@@ -79,10 +79,10 @@ final class DiffTests: KilnTestCase {
     func testThresholdsFailTheDiffPerTable() throws {
         let (old, new) = try pair()
         var thresholds = Thresholds()
-        try thresholds.add(.removed, from: "20%,tag=50%")
+        try thresholds.add(.removed, from: "20%,tag=50%", named: "--max-removed")
         XCTAssertTrue(try BundleDiff.compare(old: old, new: new, thresholds: thresholds).passed, "exactly the limit is allowed")
-        try thresholds.add(.removed, from: "19%,tag=1")
-        try thresholds.add(.changed, from: "2")
+        try thresholds.add(.removed, from: "19%,tag=1", named: "--max-removed")
+        try thresholds.add(.changed, from: "2", named: "--max-removed")
         let diff = try BundleDiff.compare(old: old, new: new, oldName: "old", newName: "new", thresholds: thresholds)
         XCTAssertFalse(diff.passed)
         XCTAssertEqual(diff.findings.map(\.message), [
@@ -129,7 +129,7 @@ final class DiffTests: KilnTestCase {
     func testJSONHasCountsAndExamplesAsObjects() throws {
         let (old, new) = try pair()
         var thresholds = Thresholds()
-        try thresholds.add(.removed, from: "10%,tag=50%")
+        try thresholds.add(.removed, from: "10%,tag=50%", named: "--max-removed")
         let json = try BundleDiff.compare(old: old, new: new, thresholds: thresholds).json
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         XCTAssertEqual(document["passed"] as? Bool, false)
@@ -155,11 +155,14 @@ final class DiffTests: KilnTestCase {
         XCTAssertTrue(RowLimit.percent(10).isExceeded(by: 2, of: 10))
         XCTAssertFalse(RowLimit.percent(10).isExceeded(by: 1, of: 10))
         XCTAssertFalse(RowLimit.percent(0).isExceeded(by: 0, of: 0))
-        XCTAssertThrowsError(try Thresholds(options: ["--max-removed": "10%,=5%"])) { error in
+        var refused = Thresholds()
+        XCTAssertThrowsError(try refused.add(.removed, from: "10%,=5%", named: "--max-removed")) { error in
             XCTAssertEqual("\(error)", "--max-removed takes limits such as 10%, 25 or TABLE=5%, not \"=5%\"")
         }
         let manifest = Thresholds(defaults: .init(maxRemoved: .percent(10), maxChanged: .percent(20)), tables: ["t": .init(maxRemoved: .percent(5))])
-        let merged = manifest.overridden(by: try Thresholds(options: ["--max-changed": "50%,t=1"]))
+        var given = Thresholds()
+        try given.add(.changed, from: "50%,t=1", named: "--max-changed")
+        let merged = manifest.overridden(by: given)
         XCTAssertEqual(merged.limit(.removed, for: "t"), .percent(5))
         XCTAssertEqual(merged.limit(.changed, for: "t"), .rows(1))
         XCTAssertEqual(merged.limit(.changed, for: "u"), .percent(50))
@@ -198,7 +201,7 @@ final class DiffTests: KilnTestCase {
         let pipeline = try ManifestLoader.load(temporaryDirectory.appendingPathComponent("patras").path)
 
         var thresholds = Thresholds()
-        try thresholds.add(.removed, from: "10%")
+        try thresholds.add(.removed, from: "10%", named: "--max-removed")
         let outcome = try Builder.build(pipeline, options: BuildOptions(output: previous, baseline: baseline, thresholds: thresholds))
         XCTAssertFalse(outcome.built)
         XCTAssertEqual(outcome.diagnostics.filter { $0.code != "route.transfers" }.map(\.message), ["timetable: 192 of 240 rows removed since \(displayPath(baseline)) (80%), more than the 10% allowed"])

@@ -38,7 +38,7 @@ final class ExtractionTableTests: KilnTestCase {
         for (asked, message) in [(["stop"], "--fields: unknown field \"stop\"; the fields of t.record are: line, name, every"),
                                  (["line", "line"], "--fields: \"line\" is given twice; give it once"),
                                  ([], "--fields needs at least one field name; the fields of t.record are: line, name, every")] {
-            XCTAssertThrowsError(try Extraction.fieldIndices(asked, in: ["line", "name", "every"], of: "t.record")) { error in
+            XCTAssertThrowsError(try Extraction.fieldIndices(asked, in: ["line", "name", "every"], of: "t.record", listName: "--fields")) { error in
                 guard case KilnError.usage(let text) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(text, message)
             }

@@ -26,16 +26,16 @@ final class HostileEnvironmentTests: KilnTestCase {
         XCTAssertEqual(mkfifo(url("fifo").path, 0o644), 0)
         try FileManager.default.createDirectory(at: url("folder"), withIntermediateDirectories: true)
 
-        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("link.sqlite"), option: "--out") },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("link.sqlite"), named: "--out") },
                        "--out \(url("link.sqlite").path) is a symbolic link; Kiln replaces only regular files")
-        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("fifo"), option: "--report") },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("fifo"), named: "--report") },
                        "--report \(url("fifo").path) is a FIFO (named pipe); Kiln replaces only regular files")
-        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("folder"), option: "--out") },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url("folder"), named: "--out") },
                        "--out \(url("folder").path) is a folder; Kiln replaces only regular files")
-        XCTAssertEqual(usageMessage { try OutputPath.checkFile(URL(fileURLWithPath: "/dev/null"), option: "--out") },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFile(URL(fileURLWithPath: "/dev/null"), named: "--out") },
                        "--out /dev/null is a character device; Kiln replaces only regular files")
-        XCTAssertNil(usageMessage { try OutputPath.checkFile(target, option: "--out") }, "a regular file may be replaced")
-        XCTAssertNil(usageMessage { try OutputPath.checkFile(self.url("new/app.sqlite"), option: "--out") }, "so may a new one")
+        XCTAssertNil(usageMessage { try OutputPath.checkFile(target, named: "--out") }, "a regular file may be replaced")
+        XCTAssertNil(usageMessage { try OutputPath.checkFile(self.url("new/app.sqlite"), named: "--out") }, "so may a new one")
         XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep me\n")
     }
 
@@ -46,24 +46,24 @@ final class HostileEnvironmentTests: KilnTestCase {
         // The same file through "..", and through a hard link (another name, the same inode).
         XCTAssertEqual(link(input.path, url("hard.txt").path), 0)
         for name in ["p/sub/../in.txt", "hard.txt"] {
-            XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url(name), option: "--out", protected: protected) },
+            XCTAssertEqual(usageMessage { try OutputPath.checkFile(self.url(name), named: "--out", protected: protected) },
                            "--out \(url(name).path) is the input in.txt; it would be overwritten", name)
         }
         // Two outputs that do not exist yet, named differently.
         let report = [OutputPath.Protected(url("x/a.sqlite"), "the bundle (--out)")]
-        XCTAssertNotNil(usageMessage { try OutputPath.checkFile(self.url("x/../x/a.sqlite"), option: "--report", protected: report) })
-        XCTAssertNil(usageMessage { try OutputPath.checkFile(self.url("x/a.report.json"), option: "--report", protected: report) })
+        XCTAssertNotNil(usageMessage { try OutputPath.checkFile(self.url("x/../x/a.sqlite"), named: "--report", protected: report) })
+        XCTAssertNil(usageMessage { try OutputPath.checkFile(self.url("x/a.report.json"), named: "--report", protected: report) })
     }
 
     func testAFolderOutputMustBeAFolderAndNotThePipelineFolder() throws {
         let file = try write("x", to: "file.txt")
         try FileManager.default.createDirectory(at: url("p"), withIntermediateDirectories: true)
         let protected = [OutputPath.Protected(url("p"), "the pipeline folder")]
-        XCTAssertEqual(usageMessage { try OutputPath.checkFolder(file, option: "--out", protected: protected) },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFolder(file, named: "--out", protected: protected) },
                        "--out \(file.path) is a regular file, not a folder")
-        XCTAssertEqual(usageMessage { try OutputPath.checkFolder(self.url("p/."), option: "--out", protected: protected) },
+        XCTAssertEqual(usageMessage { try OutputPath.checkFolder(self.url("p/."), named: "--out", protected: protected) },
                        "--out \(url("p/.").path) is the pipeline folder; files written there would replace its files")
-        XCTAssertNil(usageMessage { try OutputPath.checkFolder(self.url("out"), option: "--out", protected: protected) })
+        XCTAssertNil(usageMessage { try OutputPath.checkFolder(self.url("out"), named: "--out", protected: protected) })
     }
 
     // MARK: Manifest SQL
@@ -191,12 +191,13 @@ final class HostileEnvironmentTests: KilnTestCase {
         let pipeline = try pipeline()
         let manifestBytes = try Data(contentsOf: url("env/kiln.json5"))
         let cases: [(BuildOptions, String)] = [
-            (BuildOptions(output: url("env/in.txt")), "--out \(url("env/in.txt").path) is the input in.txt; it would be overwritten"),
+            (BuildOptions(output: url("env/in.txt")), "the bundle file \(url("env/in.txt").path) is the input in.txt; it would be overwritten"),
             (BuildOptions(output: url("out/a.sqlite"), report: url("env/kiln.json5")),
-             "--report \(url("env/kiln.json5").path) is the manifest; it would be overwritten"),
+             "the report \(url("env/kiln.json5").path) is the manifest; it would be overwritten"),
             (BuildOptions(output: url("out/a.sqlite"), report: url("out/a.sqlite")),
-             "--report \(url("out/a.sqlite").path) is the bundle (--out); it would be overwritten"),
+             "the report \(url("out/a.sqlite").path) is the bundle; it would be overwritten"),
         ]
+        // The command line names its options instead (`HostileEnvironmentCommandTests`).
         for (options, message) in cases {
             XCTAssertEqual(usageMessage { _ = try Builder.build(pipeline, options: options) }, message)
         }

@@ -50,10 +50,10 @@ final class PatchTests: XCTestCase {
     }
 
     func testSizeLimits() throws {
-        XCTAssertEqual(try PatchSizeLimit(parsing: "50%", option: "--max-size").bytes(of: 1001), 500)
-        XCTAssertEqual(try PatchSizeLimit(parsing: "250000", option: "--max-size").bytes(of: 1001), 250000)
+        XCTAssertEqual(try PatchSizeLimit(parsing: "50%", named: "--max-size").bytes(of: 1001), 500)
+        XCTAssertEqual(try PatchSizeLimit(parsing: "250000", named: "--max-size").bytes(of: 1001), 250000)
         for bad in ["0", "-5", "150%", "half", ""] {
-            XCTAssertThrowsError(try PatchSizeLimit(parsing: bad, option: "--max-size"), bad)
+            XCTAssertThrowsError(try PatchSizeLimit(parsing: bad, named: "--max-size"), bad)
         }
     }
 

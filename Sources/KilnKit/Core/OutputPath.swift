@@ -16,10 +16,10 @@ public enum OutputPath {
         }
     }
 
-    /// Checks that `url` (named `option` in messages, e.g. "--out") may be replaced by a new regular file.
+    /// Checks that `url` (called `option` in messages: "the report", or the option the user gave it, "--report") may be replaced by a new regular file.
     /// - Throws: `KilnError.usage` with one sentence when the path is empty, exists and is not a regular file
     ///   (a symbolic link, a device, a FIFO, a socket or a folder), or names the same file as one of `protected`.
-    public static func checkFile(_ url: URL, option: String, protected: [Protected] = []) throws {
+    public static func checkFile(_ url: URL, named option: String, protected: [Protected] = []) throws {
         guard !url.path.isEmpty, !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {
             throw KilnError.usage("\(option) names no file")
         }
@@ -36,7 +36,7 @@ public enum OutputPath {
     /// (possibly through a symbolic link) or a path that does not exist yet, and none of `protected`.
     /// - Throws: `KilnError.usage` with one sentence when the path is empty, is something other than a folder, or
     ///   is one of `protected` (e.g. the pipeline folder, whose inputs the files would replace).
-    public static func checkFolder(_ url: URL, option: String, protected: [Protected] = []) throws {
+    public static func checkFolder(_ url: URL, named option: String, protected: [Protected] = []) throws {
         guard !url.path.isEmpty else { throw KilnError.usage("\(option) names no folder") }
         if let kind = entryKind(url, followingLinks: true), kind != .folder {
             throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase), not a folder")
@@ -123,4 +123,22 @@ public enum OutputPath {
         let absolute = url.standardizedFileURL
         return absolute.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(absolute.lastPathComponent).path
     }
+}
+
+/// What messages call the outputs of a command: the library's own words by default; the command-line tool passes the
+/// names of its options (`--out`, `--report`), so that a refusal names what the user typed.
+public struct OutputNames: Sendable, Equatable {
+    /// The main output: a build's bundle file, the folder an export or a patch is written into, the bundle `apply` updates.
+    public var output: String
+    /// A build's JSON report.
+    public var report: String
+
+    /// Outputs called `output` and `report`.
+    public init(output: String = "the output", report: String = "the report") {
+        self.output = output
+        self.report = report
+    }
+
+    /// What the bundle is called where another output would overwrite it: "the bundle (--out)" when the caller named it.
+    var bundleRole: String { output.hasPrefix("-") ? "the bundle (\(output))" : "the bundle" }
 }

@@ -109,8 +109,8 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
     /// Writes the export of `bundle` into `folder` (created if missing); returns the files written.
     /// - Throws: `KilnError.usage` for an output that may not be written, `KilnError.validation` for a bundle of
     ///   another pipeline, `KilnError.io` when a file cannot be written.
-    public func write(bundle: URL, manifest: Manifest, to folder: URL) throws -> [URL] {
-        try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
+    public func write(bundle: URL, manifest: Manifest, to folder: URL, names: OutputNames = OutputNames(output: "the export folder")) throws -> [URL] {
+        try OutputPath.checkFolder(folder, named: names.output, protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         let description = try BundleDescription(bundle: bundle, manifest: manifest)
         let stem = bundle.deletingPathExtension().lastPathComponent
         let files: [(String, String)]
@@ -122,7 +122,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             files = [("\(manifest.bundle).md", dictionary.markdown()), ("\(manifest.bundle).html", dictionary.html())]
         }
         let protected = [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")]
-        for (name, _) in files { try OutputPath.checkFile(folder.appendingPathComponent(name), option: "--out", protected: protected) }
+        for (name, _) in files { try OutputPath.checkFile(folder.appendingPathComponent(name), named: names.output, protected: protected) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

@@ -53,7 +53,7 @@ public struct Exporter {
     /// declares one) beside the folder. Returns the files written, the archive last.
     /// - Throws: `KilnError.usage` for an unknown export, `KilnError.manifest` for a query or option SQLite or the
     ///   writer refuses, `KilnError.io` when a file cannot be written.
-    public func export(_ name: String, from bundle: URL, to folder: URL) throws -> [URL] {
+    public func export(_ name: String, from bundle: URL, to folder: URL, names: OutputNames = OutputNames(output: "the export folder")) throws -> [URL] {
         guard let index = manifest.exports.firstIndex(where: { $0.name == name }) else {
             let known = manifest.exports.map(\.name) + BuiltInExport.allCases.map(\.rawValue)
             throw KilnError.usage("\(displayPath(manifest.file)) declares no export \"\(name)\"" + (known.isEmpty ? "" : "; exports: \(known.joined(separator: ", "))")
@@ -62,14 +62,14 @@ public struct Exporter {
         let origin = manifest.exports[index].declaredIn
         let exportPath = "exports[\(manifest.exports[index].declaredIndex ?? index)]"
         let period = try servicePeriod(of: name)
-        try OutputPath.checkFolder(folder, option: "--out", protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
+        try OutputPath.checkFolder(folder, named: names.output, protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
         for file in manifest.exports[index].files {
-            try OutputPath.checkFile(folder.appendingPathComponent(file.path), option: "the export file",
+            try OutputPath.checkFile(folder.appendingPathComponent(file.path), named: "the export file",
                                      protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
         }
         let archiveURL = manifest.exports[index].archive.map { folder.deletingLastPathComponent().appendingPathComponent($0) }
         if let archiveURL {
-            try OutputPath.checkFile(archiveURL, option: "the archive",
+            try OutputPath.checkFile(archiveURL, named: "the archive",
                                      protected: [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")])
         }
         let database = try BundleFile.open(bundle)

@@ -114,15 +114,17 @@ public struct Extraction: Sendable {
     /// The positions in `fieldNames` of the fields `requested` (`kiln extract --fields a,b`), in the order asked.
     /// - Throws: `KilnError.usage` for an empty list, a field given twice, or a name that is not one of `fieldNames`
     ///   (the message lists them).
-    public static func fieldIndices(_ requested: [String], in fieldNames: [String], of source: String) throws -> [Int] {
+    /// `listName` is what messages call the list (the command line: `--fields`).
+    public static func fieldIndices(_ requested: [String], in fieldNames: [String], of source: String,
+                                    listName: String = "the field list") throws -> [Int] {
         let known = "the fields of \(source) are: \(fieldNames.joined(separator: ", "))"
-        guard !requested.isEmpty else { throw KilnError.usage("--fields needs at least one field name; \(known)") }
+        guard !requested.isEmpty else { throw KilnError.usage("\(listName) needs at least one field name; \(known)") }
         var indices: [Int] = []
         for name in requested {
             guard let index = fieldNames.firstIndex(of: name) else {
-                throw KilnError.usage("--fields: unknown field \"\(name)\"; \(known)")
+                throw KilnError.usage("\(listName): unknown field \"\(name)\"; \(known)")
             }
-            guard !indices.contains(index) else { throw KilnError.usage("--fields: \"\(name)\" is given twice; give it once") }
+            guard !indices.contains(index) else { throw KilnError.usage("\(listName): \"\(name)\" is given twice; give it once") }
             indices.append(index)
         }
         return indices

@@ -9,15 +9,15 @@ public enum ExtractionStream {
     public enum Format: Sendable { case table, json }
 
     /// Runs `source`'s reader over `files` (as `Extraction.run`) and writes the result in `format` to `output`:
-    /// only the `fields` named (all when `nil`), and a table no wider than `width` (`Extraction.table(width:)`).
+    /// only the `fields` named (all when `nil`; called `fieldsName` in messages), and a table no wider than `width` (`Extraction.table(width:)`).
     /// `sanitize` is applied to each line of the table (the terminal-safety filter of the command line).
     /// - Throws: `KilnError.io` when a file cannot be read or the spool cannot be written, `KilnError.usage` for a
     ///   kind the source does not map or a field it does not have (`Extraction.fieldIndices`).
     public static func write(_ source: CompiledSource, kind: String? = nil, files: [URL], displayNames: [String]? = nil,
-                             fields: [String]? = nil, width: Int? = nil,
+                             fields: [String]? = nil, fieldsName: String = "the field list", width: Int? = nil,
                              format: Format, to output: FileHandle, sanitize: (String) -> String = { $0 }) throws {
         let kind = try source.extractedKind(kind)
-        let selection = try fields.map { try Extraction.fieldIndices($0, in: kind.fieldNames, of: source.spec.name + "." + kind.name) }
+        let selection = try fields.map { try Extraction.fieldIndices($0, in: kind.fieldNames, of: source.spec.name + "." + kind.name, listName: fieldsName) }
         let fieldNames = selection.map { $0.map { kind.fieldNames[$0] } } ?? kind.fieldNames
         let reader = source.reader.restricted(to: [kind.name])
         let log = DiagnosticLog()

@@ -67,7 +67,7 @@ public struct FixtureRunner {
                 throw pipeline.issue("fixtures[\(index)].expected", "\"\(fixture.expected)\" is in a folder that leads out of the pipeline folder (\(folder))")
             }
             do {
-                try OutputPath.checkFile(expected, option: "the expected file", protected: protected)
+                try OutputPath.checkFile(expected, named: "the expected file", protected: protected)
             } catch let error as KilnError {
                 throw pipeline.issue("fixtures[\(index)].expected", error.description)
             }

@@ -18,7 +18,7 @@ extension PatchSettings: Decodable {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         guard let text = try c.decodeIfPresent(String.self, forKey: .maxSize) else { return }
         do {
-            maxSize = try PatchSizeLimit(parsing: text, option: "maxSize")
+            maxSize = try PatchSizeLimit(parsing: text, named: "maxSize")
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.maxSize],
                                                     debugDescription: "expected a size in bytes (\"250000\") or a share of the new bundle (\"50%\"), not \"\(text)\""))
@@ -34,9 +34,9 @@ public enum PatchSizeLimit: Equatable, Sendable {
     /// Half the new bundle.
     public static let `default` = PatchSizeLimit.share(0.5)
 
-    /// `50%`, `250000` or a `ByteSize` (`2 MB`).
+    /// `50%`, `250000` or a `ByteSize` (`2 MB`); the text is called `option` in messages (`--max-size`, `patch.maxSize`).
     /// - Throws: `KilnError.usage` for anything else.
-    public init(parsing text: String, option: String) throws {
+    public init(parsing text: String, named option: String) throws {
         if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent > 0, percent <= 100 {
             self = .share(percent / 100)
         } else if let size = ByteSize(parsing: text) {

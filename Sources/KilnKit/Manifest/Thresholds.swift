@@ -43,9 +43,6 @@ public struct Thresholds: Equatable, Sendable {
     /// Which count a limit applies to.
     public enum Measure: String, Sendable, CaseIterable {
         case removed, changed
-
-        /// The command-line option that sets it.
-        public var option: String { "--max-\(rawValue)" }
     }
 
     /// The limits of one table, or the defaults for every table.
@@ -84,14 +81,6 @@ public struct Thresholds: Equatable, Sendable {
         self.tables = tables
     }
 
-    /// The limits set by command-line options: `--max-removed` and `--max-changed` in `values`, by option name.
-    /// - Throws: `KilnError.usage` for a value that is not a list of limits.
-    public init(options values: [String: String]) throws {
-        self.init()
-        for measure in Measure.allCases {
-            if let text = values[measure.option] { try add(measure, from: text) }
-        }
-    }
 
     /// True when no limit is set.
     public var isEmpty: Bool {
@@ -124,14 +113,14 @@ public struct Thresholds: Equatable, Sendable {
         return merged
     }
 
-    /// Adds the limits of one command-line option: a comma-separated list of `LIMIT` (every table) and
-    /// `TABLE=LIMIT`, e.g. `--max-removed 10%,timetable=5%`.
-    /// - Throws: `KilnError.usage` naming the option and the part that is not a limit.
-    public mutating func add(_ measure: Measure, from text: String) throws {
+    /// Adds the limits `text` sets on `measure`: a comma-separated list of `LIMIT` (every table) and `TABLE=LIMIT`,
+    /// e.g. `10%,timetable=5%`; the text is called `name` in messages (the command line: `--max-removed`).
+    /// - Throws: `KilnError.usage` naming `name` and the part that is not a limit.
+    public mutating func add(_ measure: Measure, from text: String, named name: String) throws {
         for part in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let limit = RowLimit(pieces.last ?? ""), pieces.count == 1 || !pieces[0].isEmpty else {
-                throw KilnError.usage("\(measure.option) takes limits such as 10%, 25 or TABLE=5%, not \"\(part)\"")
+                throw KilnError.usage("\(name) takes limits such as 10%, 25 or TABLE=5%, not \"\(part)\"")
             }
             if pieces.count == 2 {
                 tables[pieces[0], default: Limits()][measure] = limit

@@ -11,11 +11,12 @@ public enum BundlePatch {
     ///   answer (another bundle, a new schema version or schema, a patch over the limit: the app must download the
     ///   full bundle), or when a patch applied to a copy of OLD does not give NEW; `KilnError.usage` for an output
     ///   that may not be written; `KilnError.io` when a file cannot be read or written. Nothing is written then.
-    public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default) throws -> UpdateManifest {
+    public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default,
+                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> UpdateManifest {
         let files = [UpdateManifest.sqlFileName, UpdateManifest.changesetFileName, UpdateManifest.fileName].map { out.appendingPathComponent($0) }
         let protected = [OutputPath.Protected(old, "OLD"), OutputPath.Protected(new, "NEW")]
-        try OutputPath.checkFolder(out, option: "--out", protected: protected)
-        for file in files { try OutputPath.checkFile(file, option: "--out", protected: protected) }
+        try OutputPath.checkFolder(out, named: names.output, protected: protected)
+        for file in files { try OutputPath.checkFile(file, named: names.output, protected: protected) }
 
         let oldName = try BundleFile.name(of: old), newName = try BundleFile.name(of: new)
         let newSize = OutputPath.size(of: new) ?? 0, oldSize = OutputPath.size(of: old) ?? 0

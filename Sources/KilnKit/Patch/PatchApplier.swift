@@ -18,13 +18,14 @@ public enum PatchApplier {
     ///   digest is not the manifest's from-digest (another version, or the patch is already applied), or when the
     ///   patched copy is not the manifest's to-digest; `KilnError.io` when a file cannot be read or written. The
     ///   bundle is left as it was then.
-    public static func apply(bundle: URL, patch: URL, manifest manifestURL: URL? = nil) throws -> Outcome {
+    public static func apply(bundle: URL, patch: URL, manifest manifestURL: URL? = nil,
+                             names: OutputNames = OutputNames(output: "the bundle")) throws -> Outcome {
         let manifestURL = manifestURL ?? patch.deletingLastPathComponent().appendingPathComponent(UpdateManifest.fileName)
         let manifest = try UpdateManifest.read(manifestURL)
         guard let entry = manifest.patches.first(where: { $0.file == patch.lastPathComponent }), let kind = PatchKind(rawValue: entry.kind) else {
             throw KilnError.validation("\(manifestURL.relativePath) lists no patch named \(patch.lastPathComponent) (it lists \(manifest.patches.map(\.file).joined(separator: ", ")))")
         }
-        try OutputPath.checkFile(bundle, option: "BUNDLE", protected: [.init(patch, "the patch"), .init(manifestURL, "the update manifest")])
+        try OutputPath.checkFile(bundle, named: names.output, protected: [.init(patch, "the patch"), .init(manifestURL, "the update manifest")])
         let bytes: [UInt8]
         do { bytes = [UInt8](try Data(contentsOf: patch)) } catch { throw KilnError.io("cannot read \(patch.path): \(error.localizedDescription)") }
         let described = UpdateManifest.PatchFile.describe(entry.file, kind, bytes)

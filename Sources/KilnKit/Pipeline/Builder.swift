@@ -21,6 +21,8 @@ public struct BuildOptions: Sendable {
     /// False to build in full whatever the build cache holds (`kiln build --no-cache`); the build still records
     /// itself for the next one.
     public var useCache = true
+    /// What messages call the bundle and the report (the command line: `--out`, `--report`).
+    public var names = OutputNames(output: "the bundle file")
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
@@ -141,7 +143,7 @@ public enum Builder {
         }
         let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
         let reportURL = options.report ?? BuildOptions.defaultReport(for: output)
-        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL,
+        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL, names: options.names,
                          htmlReport: options.htmlReport)
         let folder = output.deletingLastPathComponent()
         do {
@@ -399,23 +401,23 @@ public enum Builder {
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
     /// the baseline (for the report), or each other.
     /// - Throws: `KilnError.usage` with one sentence.
-    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?, htmlReport: Bool) throws {
+    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?, names: OutputNames, htmlReport: Bool) throws {
         var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
         for file in pipeline.sources.flatMap(\.files) {
             protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
         }
-        try OutputPath.checkFile(output, option: "--out", protected: protected)
-        protected.append(OutputPath.Protected(output, "the bundle (--out)"))
+        try OutputPath.checkFile(output, named: names.output, protected: protected)
+        protected.append(OutputPath.Protected(output, names.bundleRole))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
         for target in pipeline.manifest.targets {
             let bundle = KilnFileNames.targetBundle(for: output, platform: target.platform)
-            try OutputPath.checkFile(bundle, option: "the \(target.platform) bundle", protected: protected)
+            try OutputPath.checkFile(bundle, named: "the \(target.platform) bundle", protected: protected)
             protected.append(OutputPath.Protected(bundle, "the \(target.platform) bundle"))
         }
-        try OutputPath.checkFile(report, option: "--report", protected: protected)
+        try OutputPath.checkFile(report, named: names.report, protected: protected)
         if htmlReport {
             protected.append(OutputPath.Protected(report, "the JSON report"))
-            try OutputPath.checkFile(KilnFileNames.htmlReport(for: report), option: "the HTML report", protected: protected)
+            try OutputPath.checkFile(KilnFileNames.htmlReport(for: report), named: "the HTML report", protected: protected)
         }
     }
 
