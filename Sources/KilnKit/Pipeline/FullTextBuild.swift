@@ -21,8 +21,6 @@ final class FullTextBuild: @unchecked Sendable {
 
     private let indexes: [Index]
     private let queue = DispatchQueue(label: "kiln full-text indexes")
-    /// The row copies from staging not yet done.
-    private let rowCopies = DispatchGroup()
     private let lock = NSLock()
     private var failures: [String: Error] = [:]
     private var started: Set<String> = []
@@ -55,29 +53,25 @@ final class FullTextBuild: @unchecked Sendable {
     }
 
     /// Starts indexing `table`, whose sources are all staged, on the indexing thread: first its staged rows are
-    /// copied from `staging` into its scratch database, in the order the bundle holds them (`StagedRowOrder.rows`;
-    /// `inOrder`: already in that order), then indexed there. Later sources may be staged meanwhile (the staging
-    /// writer waits for the copy's read, `StagingWriter.busySeconds`); nothing else may write to `staging` before
-    /// `waitForRowCopies()`. A failure is kept for `copy(_:into:)` to throw.
-    func start(_ table: String, staging: URL, inOrder: Bool) {
+    /// copied from `staging` into its scratch database, under a read lease (`StagingDatabase.lease`: the copy waits
+    /// for a write phase under way, and the next one waits for the copy), in the order the bundle holds them
+    /// (`StagedRowOrder.rows`; `inOrder`: already in that order), then indexed there with the lease returned. The
+    /// table's rows do not change once its sources are staged, so the copy reads the same rows whenever it runs. A
+    /// failure is kept for `copy(_:into:)` to throw.
+    func start(_ table: String, staging: StagingDatabase, inOrder: Bool) {
         guard let index = indexes.first(where: { $0.table.name == table }) else { return }
         lock.lock()
         let first = started.insert(table).inserted
         lock.unlock()
         guard first else { return }
         let stop = stop
-        rowCopies.enter()
         queue.async { [self] in
-            var copied = false
-            defer { if !copied { rowCopies.leave() } }
             do {
-                let database = try Database(path: index.scratch.path)
+                let database = try Database(path: index.scratch.path, readOnlyAttachments: true)
                 defer { try? database.close() }
                 try database.stopping(when: stop) {
                     try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
                 }
-                copied = true
-                rowCopies.leave()
                 try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, of: index.table, in: database) }
             } catch {
                 fail(index, error)
@@ -85,11 +79,6 @@ final class FullTextBuild: @unchecked Sendable {
             }
             index.done.signal()
         }
-    }
-
-    /// Waits until every started index has read its rows from staging, so that staging may be written again.
-    func waitForRowCopies() {
-        rowCopies.wait()
     }
 
     private func fail(_ index: Index, _ error: Error) {
@@ -102,19 +91,18 @@ final class FullTextBuild: @unchecked Sendable {
     /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
     /// the staging database into `rowsTable` of `database`: that order is the order the bundle's table is filled in,
     /// and so gives the rowids the index would get there.
-    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, into database: Database) throws {
+    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: StagingDatabase, inOrder: Bool, into database: Database) throws {
         // Small caches: the index is written while staging, the rules, then the bundle hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
-        // The next source's writer may hold staging while it writes pages out: wait for it (and it for this read).
-        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
-        try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
+        let lease = staging.lease()
+        try lease.attach(to: database, as: "staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
         var selected = indexedColumns(fullText)
         if let key = SchemaSQL.rowidColumn(of: table) { selected = "\(quoteIdentifier(key)) AS \(quoteIdentifier(rowidColumn)), " + selected }
         try database.transaction {
             try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: selected, inOrder: inOrder))")
         }
-        try database.execute("DETACH DATABASE staging")
+        try lease.release(detaching: "staging", from: database)
     }
 
     /// The FTS5 table's columns, indexed then unindexed, as an SQL list.
