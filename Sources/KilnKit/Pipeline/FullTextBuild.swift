@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Builds the FTS5 indexes of a bundle's full-text tables on a thread of their own, each in a scratch database
 /// beside the bundle; the bundle's connection then copies each index's shadow tables in (`copy(_:into:)`). FTS5
@@ -11,8 +12,8 @@ import Foundation
 /// shadow tables come from here. Their rows are the ones FTS5 writes when it indexes the bundle's table in place
 /// (`'rebuild'`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
 /// declares.
-final class FullTextBuild: @unchecked Sendable {
-    private struct Index {
+final class FullTextBuild: Sendable {
+    private struct Index: Sendable {
         let table: TableSpec
         let fullText: FullTextSpec
         let scratch: URL
@@ -21,9 +22,8 @@ final class FullTextBuild: @unchecked Sendable {
 
     private let indexes: [Index]
     private let queue = DispatchQueue(label: "kiln full-text indexes")
-    private let lock = NSLock()
-    private var failures: [String: Error] = [:]
-    private var started: Set<String> = []
+    /// The tables whose index was started, and the failure of each index that failed, by full-text table name.
+    private let state = Mutex<(started: Set<String>, failures: [String: any Error & Sendable])>(([], [:]))
 
     /// Stops the indexing (`discard()` raises it).
     private let stop = StopSignal()
@@ -47,9 +47,7 @@ final class FullTextBuild: @unchecked Sendable {
 
     /// True once `start` was called for `table`.
     func hasStarted(_ table: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return started.contains(table)
+        state.withLock { $0.started.contains(table) }
     }
 
     /// Starts indexing `table`, whose sources are all staged, on the indexing thread: first its staged rows are
@@ -60,9 +58,7 @@ final class FullTextBuild: @unchecked Sendable {
     /// failure is kept for `copy(_:into:)` to throw.
     func start(_ table: String, staging: StagingDatabase, inOrder: Bool) {
         guard let index = indexes.first(where: { $0.table.name == table }) else { return }
-        lock.lock()
-        let first = started.insert(table).inserted
-        lock.unlock()
+        let first = state.withLock { $0.started.insert(table).inserted }
         guard first else { return }
         let stop = stop
         queue.async { [self] in
@@ -73,18 +69,19 @@ final class FullTextBuild: @unchecked Sendable {
                     try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
                 }
                 try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, of: index.table, in: database) }
-            } catch {
+            } catch let error as SQLiteError {
                 fail(index, error)
+                return
+            } catch {
+                fail(index, KilnError.validation("the full-text index \(index.fullText.name) could not be built: \(error)"))
                 return
             }
             index.done.signal()
         }
     }
 
-    private func fail(_ index: Index, _ error: Error) {
-        lock.lock()
-        failures[index.fullText.name] = error
-        lock.unlock()
+    private func fail(_ index: Index, _ error: any Error & Sendable) {
+        state.withLock { $0.failures[index.fullText.name] = error }
         index.done.signal()
     }
 
@@ -132,10 +129,7 @@ final class FullTextBuild: @unchecked Sendable {
         }
         index.done.wait()
         index.done.signal()
-        lock.lock()
-        let failure = failures[name]
-        lock.unlock()
-        if let failure { throw failure }
+        if let failure = state.withLock({ $0.failures[name] }) { throw failure }
         try database.execute("ATTACH DATABASE \(quoteLiteral(index.scratch.path)) AS kiln_fulltext")
         let prefix = name + "_"
         let shadows = try database.rows("SELECT name FROM kiln_fulltext.sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",
