@@ -44,50 +44,52 @@ final class FullTextBuildTests: KilnTestCase {
 }
 
 extension FullTextBuildTests {
-    /// An index started while the next source's writer holds the staging file (it wrote pages out) waits for it,
-    /// instead of failing with "database is locked", and then indexes every row.
-    func testAnIndexStartedWhileStagingIsLockedWaitsForTheLock() throws {
+    /// An index started during a write phase of staging (the next source being staged) copies its rows once the
+    /// phase is over, under a read lease (`StagingDatabase.lease`), so it sees the rows the phase wrote, never a
+    /// lock; and then indexes every row.
+    func testAnIndexStartedDuringAWritePhaseCopiesItsRowsAfterIt() throws {
         let pipeline = try loadPipeline(manifest: """
-            { bundle: "locked", schemaVersion: 1,
+            { bundle: "phases", schemaVersion: 1,
               tables: [{ name: "place", columns: [{ name: "name", type: "text" }, { name: "code", type: "text" }], primaryKey: ["code"],
                          fullText: { name: "place_search", columns: ["name"], unindexed: ["code"] } }],
               sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["name", "code"] }, into: "place",
                           columns: { name: "name", code: "code" } }] }
             """, rows: "Άγιος Ανδρέας;1\n")
         let tables = pipeline.manifest.tables
-        let stagingURL = temporaryDirectory.appendingPathComponent("staging.sqlite")
-        let staging = try Database(path: stagingURL.path)
-        try SchemaSQL.createStagingTables(tables, in: staging)
+        let staging = try StagingDatabase(url: temporaryDirectory.appendingPathComponent("staging.sqlite"))
         let names = ["Άγιος Ανδρέας", "Ακτή Δυμαίων", "Αγίου Νικολάου"]
-        for (number, name) in names.enumerated() {
-            try staging.execute("INSERT INTO place (name, code) VALUES (\(quoteLiteral(name)), '\(number)')")
-        }
-        // Another connection takes the file as a writer writing pages out does, and lets go a little later.
-        let writer = try Database(path: stagingURL.path, mode: .readWrite)
-        try writer.execute("BEGIN EXCLUSIVE")
-        final class Holder: @unchecked Sendable { let writer: Database; init(_ writer: Database) { self.writer = writer } }
-        let holder = Holder(writer)
-        let released = DispatchSemaphore(value: 0)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
-            try? holder.writer.execute("COMMIT")
-            released.signal()
+        try staging.write { database in
+            try SchemaSQL.createStagingTables(tables, in: database)
+            for (number, name) in names.enumerated() {
+                try database.execute("INSERT INTO place (name, code) VALUES (\(quoteLiteral(name)), '\(number)')")
+            }
         }
         let build = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("out.sqlite"))
         defer { build.discard() }
-        build.start("place", staging: stagingURL, inOrder: false)
-        build.waitForRowCopies()
-        XCTAssertEqual(released.wait(timeout: .now() + 5), .success, "the copy waited for the writer")
+        var leasedDuringThePhase = -1
+        try staging.write { database in
+            build.start("place", staging: staging, inOrder: false)
+            // The copy has had time to ask for its lease: it waits for this phase, which writes one row more.
+            Thread.sleep(forTimeInterval: 0.3)
+            leasedDuringThePhase = staging.outstandingLeases
+            try database.execute("INSERT INTO place (name, code) VALUES ('Ρίο', '3')")
+        }
+        XCTAssertEqual(leasedDuringThePhase, 0, "no lease is handed out during a write phase")
         // The bundle's table and its FTS5 table reading it, as `BundleWriter` writes them, then the index.
-        let bundle = try Database(path: temporaryDirectory.appendingPathComponent("bundle.sqlite").path)
+        let bundle = try Database(path: temporaryDirectory.appendingPathComponent("bundle.sqlite").path, readOnlyAttachments: true)
         let table = try XCTUnwrap(tables.first)
         try bundle.execute(SchemaSQL.createTable(table))
-        try bundle.execute("ATTACH DATABASE \(quoteLiteral(stagingURL.path)) AS staging")
+        let lease = staging.lease()
+        try lease.attach(to: bundle, as: "staging")
         try bundle.execute("INSERT INTO place (name, code) \(StagedRowOrder.rows(of: table, selecting: "name, code", inOrder: false))")
-        try bundle.execute("DETACH DATABASE staging")
+        try lease.release(detaching: "staging", from: bundle)
         try bundle.execute(SchemaSQL.createFullText(try XCTUnwrap(table.fullText), content: table.name))
         try build.copy("place_search", into: bundle)
+        XCTAssertEqual(staging.outstandingLeases, 0, "the copy returned its lease")
         XCTAssertEqual(try bundle.rows("SELECT name FROM place_search ORDER BY rowid").compactMap { $0.values.first?.textValue },
-                       try staging.rows("SELECT name FROM place ORDER BY code").compactMap { $0.values.first?.textValue })
+                       try staging.database.rows("SELECT name FROM place ORDER BY code").compactMap { $0.values.first?.textValue })
+        XCTAssertEqual(try bundle.rows("SELECT code FROM place_search WHERE place_search MATCH 'Ρίο'").compactMap { $0.values.first?.textValue }, ["3"],
+                       "the row the phase wrote is indexed")
         try bundle.execute("INSERT INTO place_search (place_search, rank) VALUES ('integrity-check', 1)")
         XCTAssertEqual(try bundle.rows("SELECT code FROM place_search WHERE place_search MATCH 'Ακτή'").compactMap { $0.values.first?.textValue }, ["1"])
     }

@@ -48,17 +48,19 @@ final class StagingWriterTests: KilnTestCase {
     func testRowsAreInsertedInOrderAndOnlyCommittedFilesStay() throws {
         let (staging, source, input) = try stagingSetUp()
         XCTAssertEqual(source.targets.first?.mappings.map(\.column.name), ["code", "latitude", "longitude", "name"])
-        let writer = StagingWriter(path: staging.database.path, insertSQL: [insertSQL],
-                                   recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
-        try writer.send(.begin)
-        for start in stride(from: 1, to: 5_001, by: 500) {
-            try writer.send(.rows((start..<start + 500).map { row(source, "stop \($0)", latitude: "38.\($0)", line: $0, input: input) }))
-        }
-        try writer.send(.commit)
-        // A second file whose reading failed before its commit: its rows are rolled back.
-        try writer.send(.begin)
-        try writer.send(.rows([row(source, "lost", latitude: "1", line: 9, input: input)]))
-        let recorded = try XCTUnwrap(try writer.finish())
+        let recorded = try XCTUnwrap(try staging.file.lendForWriting { connection in
+            let writer = StagingWriter(lending: connection, insertSQL: [insertSQL],
+                                       recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
+            try writer.send(.begin)
+            for start in stride(from: 1, to: 5_001, by: 500) {
+                try writer.send(.rows((start..<start + 500).map { row(source, "stop \($0)", latitude: "38.\($0)", line: $0, input: input) }))
+            }
+            try writer.send(.commit)
+            // A second file whose reading failed before its commit: its rows are rolled back.
+            try writer.send(.begin)
+            try writer.send(.rows([row(source, "lost", latitude: "1", line: 9, input: input)]))
+            return try writer.finish()
+        })
         // The facts the writer recorded are those of the rows that stayed: 5 000, none without a name.
         XCTAssertEqual(recorded.facts["stop"]?.rows, 5_000)
         XCTAssertEqual(recorded.facts["stop"]?.mayHoldNull("name"), false)
@@ -85,18 +87,20 @@ final class StagingWriterTests: KilnTestCase {
 
     func testWriterErrorReachesTheReadingThread() throws {
         let (staging, source, input) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO stop (code) VALUES (?)"],
-                                   recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
         var thrown: Error?
-        do {
-            try writer.send(.begin)
-            for line in 1...2_000 { try writer.send(.rows([row(source, "stop", latitude: "1", line: line, input: input)])) }
-            try writer.send(.commit)
-        } catch {
-            thrown = error
-        }
-        XCTAssertThrowsError(try writer.finish()) { error in
-            XCTAssertTrue(error is SQLiteError, "\(error)")
+        try staging.file.lendForWriting { connection in
+            let writer = StagingWriter(lending: connection, insertSQL: ["INSERT INTO stop (code) VALUES (?)"],
+                                       recorder: StagedRowRecorder(targets: source.targets, continuing: [:]))
+            do {
+                try writer.send(.begin)
+                for line in 1...2_000 { try writer.send(.rows([row(source, "stop", latitude: "1", line: line, input: input)])) }
+                try writer.send(.commit)
+            } catch {
+                thrown = error
+            }
+            XCTAssertThrowsError(try writer.finish()) { error in
+                XCTAssertTrue(error is SQLiteError, "\(error)")
+            }
         }
         if let thrown { XCTAssertTrue(thrown is SQLiteError, "\(thrown)") }
         XCTAssertEqual(try staging.database.rows("SELECT count(*) FROM stop").first?.values.first?.number, 0)
@@ -104,12 +108,14 @@ final class StagingWriterTests: KilnTestCase {
 
     func testMissingTableIsReportedByFinish() throws {
         let (staging, _, _) = try stagingSetUp()
-        let writer = StagingWriter(path: staging.database.path, insertSQL: ["INSERT INTO missing (n) VALUES (?)"],
-                                   recorder: StagedRowRecorder(targets: [], continuing: [:]))
-        XCTAssertThrowsError(try writer.finish()) { error in
-            XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
+        try staging.file.lendForWriting { connection in
+            let writer = StagingWriter(lending: connection, insertSQL: ["INSERT INTO missing (n) VALUES (?)"],
+                                       recorder: StagedRowRecorder(targets: [], continuing: [:]))
+            XCTAssertThrowsError(try writer.finish()) { error in
+                XCTAssertTrue("\(error)".contains("no such table"), "\(error)")
+            }
+            // Again, as the load's error path does: it must not wait a second time.
+            XCTAssertThrowsError(try writer.finish())
         }
-        // Again, as the load's error path does: it must not wait a second time.
-        XCTAssertThrowsError(try writer.finish())
     }
 }

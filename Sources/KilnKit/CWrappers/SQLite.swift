@@ -117,12 +117,15 @@ public final class Database {
     /// How a database file is opened.
     public enum Mode { case readOnly, readWrite, create }
 
-    /// Opens (or creates) the database at `path`, offering `functions` to its SQL besides SQLite's own.
+    /// Opens (or creates) the database at `path`, offering `functions` to its SQL besides SQLite's own. With
+    /// `readOnlyAttachments`, the connection may attach files read-only (`attachReadOnly`: SQLite reads `ATTACH`'s
+    /// file name as a URI then; `path` itself is a URI only if it starts with `file:`, which an absolute path never does).
     /// - Throws: `SQLiteError` when the file cannot be opened.
-    public init(path: String, mode: Mode = .create, functions: [SQLFunction] = []) throws {
+    public init(path: String, mode: Mode = .create, functions: [SQLFunction] = [], readOnlyAttachments: Bool = false) throws {
         _ = Database.libraryConfigured
         self.path = path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
+        if readOnlyAttachments { flags |= SQLITE_OPEN_URI }
         switch mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
@@ -150,10 +153,13 @@ public final class Database {
     /// The process-wide SQLite settings, applied once before the first connection: no memory statistics.
     private static let libraryConfigured: Void = { _ = kiln_sqlite3_disable_memory_statistics() }()
 
-    /// Makes a statement that finds the file locked by another connection wait up to `seconds` for it (SQLite's busy
-    /// timeout) instead of failing at once with "database is locked".
-    public func waitWhenBusy(seconds: Double) {
-        sqlite3_busy_timeout(handle, Int32(min(seconds * 1000, Double(Int32.max))))
+    /// Attaches the database file at `path` as `schema`, read-only: SQLite refuses any write to it
+    /// (`SQLITE_READONLY`). The connection must have been opened with `readOnlyAttachments`.
+    /// - Throws: `SQLiteError` when SQLite refuses the attachment (no such file, or inside a transaction).
+    public func attachReadOnly(_ path: String, as schema: String) throws {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~".utf8)
+        let escaped = path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+        try execute("ATTACH DATABASE \(quoteLiteral("file:\(escaped)?mode=ro")) AS \(quoteIdentifier(schema))")
     }
 
     /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as

@@ -210,9 +210,9 @@ public enum Builder {
         // before it are written), the last ones while the rules run: staging is only read. Kept if the rules pass.
         var bundleTables: BundleTables?
         defer { bundleTables?.discard() }
-        func bundle() -> BundleTables {
+        func bundle(_ staging: StagingArea) -> BundleTables {
             if let bundleTables { return bundleTables }
-            let started = BundleWriter(manifest: manifest).startTables(from: stagingURL, to: output, fullTextBuild: fullTextBuild)
+            let started = BundleWriter(manifest: manifest).startTables(from: staging.file, to: output, fullTextBuild: fullTextBuild)
             bundleTables = started
             return started
         }
@@ -225,11 +225,11 @@ public enum Builder {
             let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
             if table.fullText != nil {
-                fullTextBuild.start(table.name, staging: stagingURL, inOrder: ordered)
+                fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
                 staging.readersStepBack()
             }
             handedOut.insert(table.name)
-            bundle().staged(table.name, inOrder: ordered)
+            bundle(staging).staged(table.name, inOrder: ordered)
         }
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
@@ -254,28 +254,23 @@ public enum Builder {
             }
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
-            // Staging is written again (query tables, the rules' lookup indexes) only once the full-text indexes and
-            // the bundle have read their rows from it.
-            let waitForStagingReaders = {
-                fullTextBuild.waitForRowCopies()
-                bundleTables?.waitForStagingReads()
-            }
-            if manifest.tables.contains(where: { $0.query != nil }) {
-                waitForStagingReaders()
-                try staging.fillQueryTables()
-            }
+            // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
+            // full-text copies and the bundle's thread have returned their read leases (`StagingDatabase`).
+            try staging.fillQueryTables()
             if !log.hasErrors {
                 for table in shipped where !handedOut.contains(table.name) {
                     try tableStaged(table, staging)
                 }
-                bundle().allStaged(inOrder: inOrder)
+                bundle(staging).allStaged(inOrder: inOrder)
             }
             var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             engine.inOrder = inOrder
             engine.facts = Dictionary(uniqueKeysWithValues: manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0) } })
             // Indexes are created as rules need them: a rule the staging writer's facts answer reads staging only,
             // while the bundle's thread writes the last tables.
-            engine.lookupIndexes = LookupIndexes(manifest: manifest, database: staging.database, beforeWriting: waitForStagingReaders)
+            engine.lookupIndexes = LookupIndexes(manifest: manifest, database: staging.database) { create in
+                try staging.file.write { _ in try create() }
+            }
             options.progress?(.checking(rules: engine.rules.count))
             try engine.run()
             counts = try manifest.tables.filter(\.ship).map { table in

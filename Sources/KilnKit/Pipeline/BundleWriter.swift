@@ -14,11 +14,12 @@ struct BundleWriter {
     /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, FTS5 tables)
     /// into a new temporary file beside `destination`, on a thread of their own: each table once it is staged
     /// (`BundleTables.staged`, `allStaged`) and those before it are written, so that a table filled by the first
-    /// sources is written while later ones are read, and the rest while the rules are checked; staging is only read.
+    /// sources is written while later ones are read, and the rest while the rules are checked; staging is only read,
+    /// each table under a read lease of its own (`StagingDatabase.lease`), so that staging's write phases come between.
     /// Tables are written in declaration order whatever the order they are staged in, so the bytes do not depend on
     /// timing. The full-text indexes (`fullTextBuild`, started for every full-text table) are copied in after the
     /// last table, as each is ready. `finish` completes the bundle; `BundleTables.discard` drops it.
-    func startTables(from staging: URL, to destination: URL, fullTextBuild: FullTextBuild) -> BundleTables {
+    func startTables(from staging: StagingDatabase, to destination: URL, fullTextBuild: FullTextBuild) -> BundleTables {
         let temporary = KilnFileNames.temporary(for: destination)
         let tables = BundleTables(temporary: temporary, destination: destination)
         let manifest = manifest
@@ -31,7 +32,7 @@ struct BundleWriter {
             }
             try? FileManager.default.removeItem(at: temporary)
             TemporaryFiles.shared.register(temporary)
-            let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all)
+            let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
             let writer = BundleWriter(manifest: manifest)
             let counts = try writer.fillTables(database, staging: staging, as: tables)
             // What the tables' sorts and caches freed goes back to the system while the rules run.
@@ -65,18 +66,13 @@ struct BundleWriter {
         }
     }
 
-    /// Writes every shipped table, in declaration order, each once `tables` says it is staged.
-    private func fillTables(_ database: Database, staging: URL, as tables: BundleTables) throws -> [(String, Int)] {
+    /// Writes every shipped table, in declaration order, each once `tables` says it is staged, reading it from
+    /// `staging` under a lease returned as soon as the table is written.
+    private func fillTables(_ database: Database, staging: StagingDatabase, as tables: BundleTables) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
-            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192; PRAGMA threads = 2
             """)
-        // A later source's writer may hold staging while it writes pages out: wait for it (and it for these reads).
-        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
-        try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
-        // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second core):
-        // a small page cache will do, while the rules hold theirs.
-        try database.execute("PRAGMA staging.cache_size = -4096; PRAGMA threads = 2")
         var counts: [(String, Int)] = []
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
@@ -84,6 +80,11 @@ struct BundleWriter {
             let inOrder = try tables.waitUntilStaged(table.name)
             BuildMeter.shared.writing(table: table.name)
             defer { BuildMeter.shared.wroteTable() }
+            let lease = staging.lease()
+            try lease.attach(to: database, as: "staging")
+            // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second
+            // core): a small page cache will do, while the rules hold theirs.
+            try database.execute("PRAGMA staging.cache_size = -4096")
             try database.stopping(when: tables.stop) {
                 try database.transaction {
                     try database.execute(SchemaSQL.createTable(table))
@@ -102,11 +103,10 @@ struct BundleWriter {
                     counts.append((table.name, Int(count)))
                 }
             }
+            try lease.release(detaching: "staging", from: database)
             // The next table may wait for later sources: its pages need not be cached meanwhile.
             try database.execute("PRAGMA shrink_memory")
         }
-        tables.finishedReadingStaging()
-        try database.execute("DETACH DATABASE staging")
         return counts
     }
 
@@ -164,10 +164,6 @@ final class BundleTables: @unchecked Sendable {
     private var stagedTables: [String: Bool] = [:]
     /// Once every table is staged: the tables already in the bundle's order.
     private var allStagedInOrder: Set<String>?
-    /// The table the writing thread waits for, while it waits.
-    private var waitingFor: String?
-    /// True once the writing thread reads staging no more (every table written, or it stopped).
-    private var doneWithStaging = false
     private var cancelled = false
 
     init(temporary: URL, destination: URL) {
@@ -178,7 +174,6 @@ final class BundleTables: @unchecked Sendable {
     fileprivate func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)])) {
         let thread = Thread { [self] in
             result = Result { try work() }
-            finishedReadingStaging()
             done.signal()
         }
         thread.name = "kiln bundle tables"
@@ -203,40 +198,17 @@ final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Waits until the writing thread reads staging no more until told more is staged: it waits for a table not
-    /// yet staged, or has written them all, or stopped. Staging may then be written again (query tables, indexes).
-    func waitForStagingReads() {
-        condition.lock()
-        defer { condition.unlock() }
-        while !doneWithStaging && !(waitingFor.map { stagedTables[$0] == nil && allStagedInOrder == nil } ?? false) {
-            condition.wait()
-        }
-    }
-
     /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order.
     /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
     fileprivate func waitUntilStaged(_ table: String) throws -> Bool {
         condition.lock()
-        defer {
-            waitingFor = nil
-            condition.unlock()
-        }
+        defer { condition.unlock() }
         while true {
             if cancelled { throw KilnError.validation("the bundle was discarded") }
             if let inOrder = stagedTables[table] { return inOrder }
             if let inOrder = allStagedInOrder { return inOrder.contains(table) }
-            waitingFor = table
-            condition.broadcast()
             condition.wait()
         }
-    }
-
-    /// On the writing thread: every table is written, staging is read no more.
-    fileprivate func finishedReadingStaging() {
-        condition.lock()
-        doneWithStaging = true
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// Waits for the tables; returns the database, still open, and the row counts.

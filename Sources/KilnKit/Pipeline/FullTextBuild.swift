@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Builds the FTS5 indexes of a bundle's full-text tables on a thread of their own, each in a scratch database
 /// beside the bundle; the bundle's connection then copies each index's shadow tables in (`copy(_:into:)`). FTS5
@@ -11,8 +12,8 @@ import Foundation
 /// shadow tables come from here. Their rows are the ones FTS5 writes when it indexes the bundle's table in place
 /// (`'rebuild'`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
 /// declares.
-final class FullTextBuild: @unchecked Sendable {
-    private struct Index {
+final class FullTextBuild: Sendable {
+    private struct Index: Sendable {
         let table: TableSpec
         let fullText: FullTextSpec
         let scratch: URL
@@ -21,11 +22,8 @@ final class FullTextBuild: @unchecked Sendable {
 
     private let indexes: [Index]
     private let queue = DispatchQueue(label: "kiln full-text indexes")
-    /// The row copies from staging not yet done.
-    private let rowCopies = DispatchGroup()
-    private let lock = NSLock()
-    private var failures: [String: Error] = [:]
-    private var started: Set<String> = []
+    /// The tables whose index was started, and the failure of each index that failed, by full-text table name.
+    private let state = Mutex<(started: Set<String>, failures: [String: any Error & Sendable])>(([], [:]))
 
     /// Stops the indexing (`discard()` raises it).
     private let stop = StopSignal()
@@ -49,72 +47,59 @@ final class FullTextBuild: @unchecked Sendable {
 
     /// True once `start` was called for `table`.
     func hasStarted(_ table: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return started.contains(table)
+        state.withLock { $0.started.contains(table) }
     }
 
     /// Starts indexing `table`, whose sources are all staged, on the indexing thread: first its staged rows are
-    /// copied from `staging` into its scratch database, in the order the bundle holds them (`StagedRowOrder.rows`;
-    /// `inOrder`: already in that order), then indexed there. Later sources may be staged meanwhile (the staging
-    /// writer waits for the copy's read, `StagingWriter.busySeconds`); nothing else may write to `staging` before
-    /// `waitForRowCopies()`. A failure is kept for `copy(_:into:)` to throw.
-    func start(_ table: String, staging: URL, inOrder: Bool) {
+    /// copied from `staging` into its scratch database, under a read lease (`StagingDatabase.lease`: the copy waits
+    /// for a write phase under way, and the next one waits for the copy), in the order the bundle holds them
+    /// (`StagedRowOrder.rows`; `inOrder`: already in that order), then indexed there with the lease returned. The
+    /// table's rows do not change once its sources are staged, so the copy reads the same rows whenever it runs. A
+    /// failure is kept for `copy(_:into:)` to throw.
+    func start(_ table: String, staging: StagingDatabase, inOrder: Bool) {
         guard let index = indexes.first(where: { $0.table.name == table }) else { return }
-        lock.lock()
-        let first = started.insert(table).inserted
-        lock.unlock()
+        let first = state.withLock { $0.started.insert(table).inserted }
         guard first else { return }
         let stop = stop
-        rowCopies.enter()
         queue.async { [self] in
-            var copied = false
-            defer { if !copied { rowCopies.leave() } }
             do {
-                let database = try Database(path: index.scratch.path, functions: KilnSQLFunctions.all)
+                let database = try Database(path: index.scratch.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
                 defer { try? database.close() }
                 try database.stopping(when: stop) {
                     try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
                 }
-                copied = true
-                rowCopies.leave()
                 try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, of: index.table, in: database) }
-            } catch {
+            } catch let error as SQLiteError {
                 fail(index, error)
+                return
+            } catch {
+                fail(index, KilnError.validation("the full-text index \(index.fullText.name) could not be built: \(error)"))
                 return
             }
             index.done.signal()
         }
     }
 
-    /// Waits until every started index has read its rows from staging, so that staging may be written again.
-    func waitForRowCopies() {
-        rowCopies.wait()
-    }
-
-    private func fail(_ index: Index, _ error: Error) {
-        lock.lock()
-        failures[index.fullText.name] = error
-        lock.unlock()
+    private func fail(_ index: Index, _ error: any Error & Sendable) {
+        state.withLock { $0.failures[index.fullText.name] = error }
         index.done.signal()
     }
 
     /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
     /// the staging database into `rowsTable` of `database`: that order is the order the bundle's table is filled in,
     /// and so gives the rowids the index would get there.
-    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: URL, inOrder: Bool, into database: Database) throws {
+    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: StagingDatabase, inOrder: Bool, into database: Database) throws {
         // Small caches: the index is written while staging, the rules, then the bundle hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
-        // The next source's writer may hold staging while it writes pages out: wait for it (and it for this read).
-        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
-        try database.execute("ATTACH DATABASE \(quoteLiteral(staging.path)) AS staging")
+        let lease = staging.lease()
+        try lease.attach(to: database, as: "staging")
         try database.execute("PRAGMA staging.cache_size = -4096")
         var selected = indexedColumns(fullText)
         if let key = SchemaSQL.rowidColumn(of: table) { selected = "\(quoteIdentifier(key)) AS \(quoteIdentifier(rowidColumn)), " + selected }
         try database.transaction {
             try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: selected, inOrder: inOrder))")
         }
-        try database.execute("DETACH DATABASE staging")
+        try lease.release(detaching: "staging", from: database)
     }
 
     /// The FTS5 table's columns, indexed then unindexed, as an SQL list.
@@ -144,10 +129,7 @@ final class FullTextBuild: @unchecked Sendable {
         }
         index.done.wait()
         index.done.signal()
-        lock.lock()
-        let failure = failures[name]
-        lock.unlock()
-        if let failure { throw failure }
+        if let failure = state.withLock({ $0.failures[name] }) { throw failure }
         try database.execute("ATTACH DATABASE \(quoteLiteral(index.scratch.path)) AS kiln_fulltext")
         let prefix = name + "_"
         let shadows = try database.rows("SELECT name FROM kiln_fulltext.sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",

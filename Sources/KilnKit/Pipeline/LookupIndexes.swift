@@ -3,19 +3,20 @@ import Foundation
 /// The staging indexes the rules look up through (keys, unique sets, the columns of foreign keys and those they
 /// refer to), each created the first time a rule needs it rather than all before the rules run. A rule that answers
 /// without one (a key whose rows the staging writer saw in order, `StagedTableFacts`) leaves staging unwritten, so the
-/// bundle's thread may still be reading it meanwhile; the first index waits for those reads to end (`beforeWriting`).
+/// bundle's thread may still be reading it meanwhile; each index is created in a write phase of its own
+/// (`inWritePhase`, `StagingDatabase.write`), which waits for those reads to end.
 /// Not `Sendable`: it uses the staging connection of the thread that runs the rules.
 final class LookupIndexes {
     private let database: Database
     /// Every column set worth an index, without repeats, in declaration order; an index is named after its position.
     private let sets: [(table: String, columns: [String])]
     private var created: Set<Int> = []
-    /// Called once, before the first index is written.
-    private var beforeWriting: (() -> Void)?
+    /// Runs its argument, which writes `database`, in a write phase of the staging file.
+    private let inWritePhase: (() throws -> Void) throws -> Void
 
-    /// The indexes `manifest`'s tables call for, in `database` (staging); `beforeWriting` runs before the first one
-    /// is created and waits until no other connection reads staging.
-    init(manifest: Manifest, database: Database, beforeWriting: @escaping () -> Void) {
+    /// The indexes `manifest`'s tables call for, in `database` (staging); `inWritePhase` runs each creation in a
+    /// write phase (waiting until no other connection reads staging).
+    init(manifest: Manifest, database: Database, inWritePhase: @escaping (() throws -> Void) throws -> Void) {
         var sets: [(table: String, columns: [String])] = []
         for table in manifest.tables {
             var wanted: [(String, [String])] = []
@@ -29,7 +30,7 @@ final class LookupIndexes {
         }
         self.database = database
         self.sets = sets
-        self.beforeWriting = beforeWriting
+        self.inWritePhase = inWritePhase
     }
 
     /// Makes sure `table` has its lookup index on `columns`, if the manifest calls for one.
@@ -49,12 +50,10 @@ final class LookupIndexes {
         guard !created.contains(position) else { return }
         // Building an index is the rule's setup, not its query: it does not count against `limits.sqlSeconds`.
         try database.pausingTimeLimit {
-            if let wait = beforeWriting {
-                beforeWriting = nil
-                wait()
-            }
             let set = sets[position]
-            try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(position + 1)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
+            try inWritePhase {
+                try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(position + 1)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
+            }
         }
         created.insert(position)
     }

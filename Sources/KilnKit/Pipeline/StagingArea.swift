@@ -1,10 +1,14 @@
 import Foundation
 
 /// The staging database: every declared table, without constraints so that every bad row can be reported, plus the
-/// provenance columns `_file` and `_line`. Records stream into it; rules are SQL over it.
-/// Not `Sendable`: it owns a connection.
+/// provenance columns `_file` and `_line`. Records stream into it; rules are SQL over it. The file and its
+/// connections belong to `file` (`StagingDatabase`): each load and each query table is written in a write phase.
+/// Not `Sendable`: its thread is the staging file's owner.
 final class StagingArea {
-    let database: Database
+    /// The staging file's owner, which hands out its write phases and read leases.
+    let file: StagingDatabase
+    /// The owner's connection, for reads between write phases (`StagingDatabase.database`).
+    var database: Database { file.database }
     private let pipeline: Pipeline
     /// Digests already computed: several sources may read the same file.
     private var digestCache: [String: String] = [:]
@@ -14,13 +18,9 @@ final class StagingArea {
     /// Creates the staging tables in a new database at `url`.
     /// - Throws: `SQLiteError` when the file cannot be created.
     init(url: URL, pipeline: Pipeline) throws {
-        try? FileManager.default.removeItem(at: url)
-        database = try Database(path: url.path, functions: KilnSQLFunctions.all)
+        file = try StagingDatabase(url: url)
         self.pipeline = pipeline
-        try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2")
-        // As the staging writer's: a full-text index may be reading rows of an earlier source (`FullTextBuild.start`).
-        database.waitWhenBusy(seconds: StagingWriter.busySeconds)
-        try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: database)
+        try file.write { try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: $0) }
     }
 
     /// What the staging writers learned of the rows of each table sources filled (`StagedTableFacts`).
@@ -46,22 +46,28 @@ final class StagingArea {
         let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts)
         if StagingArea.singleThreaded {
             let shaper = RowShaper(targets: source.targets)
-            let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
-            try load(source, log: log, into: sink)
-            recordedFacts.merge(sink.recorder.facts) { $1 }
+            let facts = try file.write { database in
+                let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
+                try load(source, log: log, into: sink)
+                return sink.recorder.facts
+            }
+            recordedFacts.merge(facts) { $1 }
             for input in source.files { digests[input.relativePath] = try digest(of: input) }
             return digests
         }
         let readAhead = try self.readAhead(examplesPerCode: log.tally.examplesPerCode)
-        let writer = StagingWriter(path: database.path, insertSQL: insertSQL, recorder: recorder)
-        do {
-            try load(source, from: readAhead, shaper: RowShaper(targets: source.targets), log: log, into: writer)
-            if let recorded = try writer.finish() { recordedFacts.merge(recorded.facts) { $1 } }
-        } catch {
-            readAhead.cancel()
-            // The writer's own failure explains the reader's.
-            try writer.finish()
-            throw error
+        // The write phase lends the owner's connection to the writer's thread until `finish()` has waited for it.
+        try file.lendForWriting { connection in
+            let writer = StagingWriter(lending: connection, insertSQL: insertSQL, recorder: recorder)
+            do {
+                try load(source, from: readAhead, shaper: RowShaper(targets: source.targets), log: log, into: writer)
+                if let recorded = try writer.finish() { recordedFacts.merge(recorded.facts) { $1 } }
+            } catch {
+                readAhead.cancel()
+                // The writer's own failure explains the reader's.
+                try writer.finish()
+                throw error
+            }
         }
         for input in source.files { digests[input.relativePath] = try digest(of: input) }
         return digests
@@ -233,7 +239,13 @@ final class StagingArea {
     /// Fills the tables declared with a `query`, in declaration order.
     /// - Throws: `KilnError.manifest` pointing at the query when SQLite refuses it.
     func fillQueryTables() throws {
-        for (index, table) in pipeline.manifest.tables.enumerated() {
+        let queried = pipeline.manifest.tables.enumerated().filter { $0.element.query != nil }
+        guard !queried.isEmpty else { return }
+        try file.write { database in try fillQueryTables(queried, in: database) }
+    }
+
+    private func fillQueryTables(_ queried: [(offset: Int, element: TableSpec)], in database: Database) throws {
+        for (index, table) in queried {
             guard let query = table.query else { continue }
             let keyPath = "tables[\(index)].query"
             do {
