@@ -72,6 +72,11 @@ public struct RoomSchema: Sendable {
     /// The tables Room cannot declare, each with why: `stop_search: FTS5, which Room has no entity for`.
     public var skipped: [String]
 
+    /// A schema given part by part (tests, a schema read from elsewhere).
+    init(bundle: String, fileName: String, version: Int, entities: [Entity], skipped: [String] = []) {
+        (self.bundle, self.fileName, self.version, self.entities, self.skipped) = (bundle, fileName, version, entities, skipped)
+    }
+
     /// Reads `url`, a Kiln bundle.
     /// - Throws: as `BundleFile.open`; `KilnError.validation` when SQLite cannot read the schema.
     public init(bundle url: URL) throws {
