@@ -75,6 +75,7 @@ struct ExportCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
+            if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
             return 0

@@ -127,6 +127,38 @@ final class PatchCommandTests: CLITestCase {
         }
     }
 
+    /// The Android bundles (an FTS4 table reading its text from listing, bounding-box tables instead of R*Trees) patch
+    /// like the main ones: OLD patched by either file, or by Python applying the SQL line by line, answers the search
+    /// and region queries as NEW does and holds NEW's rows.
+    func testTheAndroidBundlesPatchIntoTheNewOne() throws {
+        try TestTier.requireFull("the Python oracles")
+        try travelPair()
+        let run = try kiln("patch", "build/itravel.android.sqlite", "build/edited.android.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  listing: 1 deleted, 1 updated, 0 inserted\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  listing_search: 2 deleted, 0 updated, 1 inserted\n"), run.stdout)
+        let queries = [
+            "SELECT l.id, l.name FROM listing_search AS s JOIN listing AS l ON l.id = s.id WHERE listing_search MATCH 'ferry OR bridge OR liberty OR statue' ORDER BY l.id",
+            "SELECT s.docid, s.description FROM listing_search AS s WHERE listing_search MATCH 'island OR suspension' ORDER BY s.docid",
+            "SELECT l.id, l.name FROM listing_rtree AS r JOIN listing AS l ON l.id = r.id WHERE r.min_lat >= 40.6 AND r.max_lat <= 40.8 AND r.min_lon >= -74.1 AND r.max_lon <= -73.9 ORDER BY l.id",
+        ]
+        let expected = try PythonOracle.text(script, ["search", file("build/edited.android.sqlite").path] + queries)
+        XCTAssertNotEqual(try PythonOracle.text(script, ["search", file("build/itravel.android.sqlite").path] + queries), expected, "the edits change the answers")
+        try copyFile("build/itravel.android.sqlite", "python.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("python.sqlite").path, file("update/patch.sql").path])
+        for kind in ["sql", "changeset"] {
+            try copyFile("build/itravel.android.sqlite", kind + ".sqlite")
+            let applied = try kiln("apply", kind + ".sqlite", "update/patch." + kind)
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+        }
+        for bundle in ["python.sqlite", "sql.sqlite", "changeset.sqlite"] {
+            XCTAssertEqual(try PythonOracle.text(script, ["search", file(bundle).path] + queries), expected, bundle)
+            XCTAssertEqual(try rows(bundle), try rows("build/edited.android.sqlite"), bundle)
+            let integrity = try PythonOracle.lines(ofProgram: "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\ndb.execute(\"INSERT INTO listing_search (listing_search) VALUES ('integrity-check')\")\nprint('ok')", [file(bundle).path])
+            XCTAssertEqual(integrity, ["ok"], bundle)
+        }
+    }
+
     func testChainedPatchesGiveTheLastVersionAndAPatchAppliedTwiceIsRefused() throws {
         try TestTier.requireFull("the Python oracles")
         try semesterPair()

@@ -79,9 +79,9 @@ final class RoomExportTests: XCTestCase {
         let entity = RoomSchema.Entity(table: "price\"s", fields: fields, primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
         let export = try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 3, entities: [entity]), package: "a.b")
         let source = try XCTUnwrap(export.files().first { $0.path == "a/b/PriceS.kt" }).text
-        XCTAssertTrue(source.contains(#"tableName = "price\"s","#), source)
+        XCTAssertTrue(source.contains(#"tableName = "price\"s""#), source)
         XCTAssertTrue(source.contains(#"@androidx.room.ColumnInfo(name = "val", typeAffinity = androidx.room.ColumnInfo.TEXT, defaultValue = "'\$x'")"#), source)
-        XCTAssertTrue(source.contains("    val `val`: kotlin.String?,"), source)
+        XCTAssertTrue(source.contains("    val `val`: kotlin.String?\n)"), source)
         XCTAssertEqual(export.files().map(\.path), ["a/b/PriceS.kt", "a/b/XDatabase.kt", "schemas/a.b.XDatabase/3.json"])
     }
 

@@ -185,21 +185,22 @@ public struct RoomExport: Sendable {
         if !entity.primaryKey.isEmpty { arguments.append("primaryKeys = \(RoomExport.list(entity.primaryKey))") }
         if !entity.foreignKeys.isEmpty {
             let keys = entity.foreignKeys.map { key in
-                return "        androidx.room.ForeignKey(entity = \(className(ofTable: key.table) ?? key.table)::class, parentColumns = \(RoomExport.list(key.referencedColumns)), childColumns = \(RoomExport.list(key.columns)), onDelete = androidx.room.ForeignKey.\(RoomExport.actions[key.onDelete] ?? "NO_ACTION"), onUpdate = androidx.room.ForeignKey.\(RoomExport.actions[key.onUpdate] ?? "NO_ACTION")),"
+                return "        androidx.room.ForeignKey(entity = \(className(ofTable: key.table) ?? key.table)::class, parentColumns = \(RoomExport.list(key.referencedColumns)), childColumns = \(RoomExport.list(key.columns)), onDelete = androidx.room.ForeignKey.\(RoomExport.actions[key.onDelete] ?? "NO_ACTION"), onUpdate = androidx.room.ForeignKey.\(RoomExport.actions[key.onUpdate] ?? "NO_ACTION"))"
             }
-            arguments.append((["foreignKeys = ["] + keys + ["    ]"]).joined(separator: "\n"))
+            arguments.append("foreignKeys = [\n" + keys.joined(separator: ",\n") + "\n    ]")
         }
         if !entity.indexes.isEmpty {
             let indexes = entity.indexes.map { index in
                 var parts = ["value = \(RoomExport.list(index.columns))", "name = \(RoomExport.literal(index.name))"]
                 if index.unique { parts.append("unique = true") }
                 if index.orders.contains("DESC") { parts.append("orders = [\(index.orders.map { "androidx.room.Index.Order.\($0)" }.joined(separator: ", "))]") }
-                return "        androidx.room.Index(\(parts.joined(separator: ", "))),"
+                return "        androidx.room.Index(\(parts.joined(separator: ", ")))"
             }
-            arguments.append((["indices = ["] + indexes + ["    ]"]).joined(separator: "\n"))
+            arguments.append("indices = [\n" + indexes.joined(separator: ",\n") + "\n    ]")
         }
+        // No trailing commas: Kotlin before 1.4 rejects them.
         lines.append("@androidx.room.Entity(")
-        lines += arguments.map { "    \($0)," }
+        lines.append(arguments.map { "    " + $0 }.joined(separator: ",\n"))
         lines.append(")")
         if let fullText = entity.fullText {
             var parts: [String] = []
@@ -212,12 +213,12 @@ public struct RoomExport: Sendable {
             lines.append("@androidx.room.Fts4(\(parts.joined(separator: ", ")))")
         }
         lines.append("public data class \(type.name)(")
-        for (field, property) in zip(entity.fields, type.properties) {
+        let parameters = zip(entity.fields, type.properties).map { field, property in
             var info = ["name = \(RoomExport.literal(field.column))", "typeAffinity = androidx.room.ColumnInfo.\(field.affinity)"]
             if let value = field.defaultValue { info.append("defaultValue = \(RoomExport.literal(value))") }
-            lines.append("    @androidx.room.ColumnInfo(\(info.joined(separator: ", ")))")
-            lines.append("    val \(property): \(RoomExport.kotlinTypes[field.affinity] ?? "kotlin.ByteArray")\(field.notNull ? "" : "?"),")
+            return "    @androidx.room.ColumnInfo(\(info.joined(separator: ", ")))\n    val \(property): \(RoomExport.kotlinTypes[field.affinity] ?? "kotlin.ByteArray")\(field.notNull ? "" : "?")"
         }
+        lines.append(parameters.joined(separator: ",\n"))
         lines += [")", ""]
         return lines.joined(separator: "\n")
     }
@@ -231,10 +232,10 @@ public struct RoomExport: Sendable {
                  " */",
                  "@androidx.room.Database(",
                  "    entities = ["]
-            + classes.map { "        \($0.name)::class," }
+            + [classes.map { "        \($0.name)::class" }.joined(separator: ",\n")]
             + ["    ],",
                "    version = \(schema.version),",
-               "    exportSchema = true,",
+               "    exportSchema = true",
                ")",
                "public abstract class \(name) : androidx.room.RoomDatabase() {",
                "    public companion object {",
