@@ -132,26 +132,11 @@ public struct RoomExport: Sendable {
         return keywords.contains(name) ? "`\(name)`" : name
     }
 
-    /// A Kotlin string literal (`$` escaped: no templates).
+    /// A Kotlin string literal (`$` escaped: no templates; a control or a character a terminal obeys as `\\uXXXX`).
     static func literal(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "$": out += "\\$"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || TerminalText.isUnsafe(scalar) {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+        SourceLiteral.quoted(text, escapes: ["$": "\\$"], unsafe: { $0.value == 0x7F || TerminalText.isUnsafe($0) }) {
+            String(format: "\\u%04x", $0.value)
         }
-        return out + "\""
     }
 
     private static func list(_ items: [String]) -> String { "[" + items.map(literal).joined(separator: ", ") + "]" }
@@ -408,5 +393,31 @@ public struct RoomExport: Sendable {
             ])),
         ])
         return document.text() + "\n"
+    }
+}
+
+/// The string literals the exports write into Swift and Kotlin sources: quotes, backslashes and line breaks escaped,
+/// the language's own escapes added, controls (and what `unsafe` names) through the language's Unicode escape.
+enum SourceLiteral {
+    static func quoted(_ text: String, escapes: [Unicode.Scalar: String] = [:], unsafe: (Unicode.Scalar) -> Bool, unicode: (Unicode.Scalar) -> String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if let escape = escapes[scalar] {
+                    out += escape
+                } else if scalar.value < 0x20 || unsafe(scalar) {
+                    out += unicode(scalar)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 }

@@ -198,22 +198,26 @@ public struct RoomSchema: Sendable {
     /// The arguments of `USING module(...)`, split at the commas outside quotes as Room's `parseFtsOptions` splits them.
     static func moduleArguments(_ sql: String) -> [String] {
         guard let open = sql.firstIndex(of: "("), let close = sql.lastIndex(of: ")"), open < close else { return [] }
-        let inner = sql[sql.index(after: open)..<close]
-        var arguments: [String] = [], current = "", quote: Character?
-        for character in inner {
+        return split(sql[sql.index(after: open)..<close], at: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// `text` split at each `separator` outside quotes (`'`, `"`, `` ` ``, `[…]`).
+    static func split(_ text: Substring, at separator: Character) -> [String] {
+        var parts: [String] = [], current = "", quote: Character?
+        for character in text {
             if let open = quote {
                 if character == (open == "[" ? "]" : open) { quote = nil }
             } else if character == "'" || character == "\"" || character == "`" || character == "[" {
                 quote = character
-            } else if character == "," {
-                arguments.append(current.trimmingCharacters(in: .whitespaces))
+            } else if character == separator {
+                parts.append(current)
                 current = ""
                 continue
             }
             current.append(character)
         }
-        arguments.append(current.trimmingCharacters(in: .whitespaces))
-        return arguments
+        parts.append(current)
+        return parts
     }
 
     /// `name` without its quotes (`"a""b"`, `` `a` ``, `'a'`, `[a]`).
@@ -269,21 +273,7 @@ public struct RoomSchema: Sendable {
 
     /// The words of a `tokenize=` value, split at spaces outside quotes.
     static func moduleWords(_ value: String) -> [String] {
-        var words: [String] = [], current = "", quote: Character?
-        for character in value {
-            if let open = quote {
-                if character == (open == "[" ? "]" : open) { quote = nil }
-            } else if character == "'" || character == "\"" || character == "`" || character == "[" {
-                quote = character
-            } else if character == " " {
-                if !current.isEmpty { words.append(current) }
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        if !current.isEmpty { words.append(current) }
-        return words
+        split(value[...], at: " ").filter { !$0.isEmpty }
     }
 
     /// The FTS options as Room's compiler writes them for an `@Fts4` entity (`FtsOptions.databaseDefinition`).
