@@ -20,7 +20,8 @@ struct ExportCommand: KilnCommand {
         Datasette's metadata file (descriptions, sources, the full-text table of each table, SQLite's shadow tables
         hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
         self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules;
-        `kiln export room BUNDLE --out DIR` writes, for the Android bundle beside BUNDLE (<bundle>.android.sqlite;
+        `kiln export room BUNDLE --out DIR` (BUNDLE may be the pipeline folder: then build/<bundle>.sqlite) writes,
+        for the Android bundle beside BUNDLE (<bundle>.android.sqlite;
         the main bundle when the manifest has no android target, which it says), Kotlin sources for Room in
         DIR/<package path>/ (an @Entity data class per table, @Fts4 for the FTS4 tables, a @Database class without
         DAOs that opens the bundle with createFromAsset) and Room's schema file
@@ -71,9 +72,13 @@ struct ExportCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
-        let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
+        // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
+        var isFolder: ObjCBool = false
+        let pipelineGiven = exportName == BuiltInExport.room.rawValue && FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isFolder) && isFolder.boolValue
+        let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
+        let bundle = pipelineGiven ? URL(fileURLWithPath: "build").appendingPathComponent("\(pipeline.manifest.bundle).sqlite") : self.bundle
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
             if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package) { printToStandardError($0 + "\n") }

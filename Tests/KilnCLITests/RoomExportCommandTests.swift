@@ -142,6 +142,11 @@ final class RoomExportCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let search = try String(contentsOf: file("room/patras/StopSearch.kt"), encoding: .utf8)
         XCTAssertTrue(search.contains(#"@androidx.room.Fts4(contentEntity = Stop::class, tokenizer = "unicode61", tokenizerArgs = ["remove_diacritics=1"], notIndexed = ["code"])"#), search)
+        // The pipeline folder instead of the bundle: kiln build's default bundle, the same files.
+        let folder = try kiln("export", "room", "patras", "--out", "from-folder")
+        XCTAssertEqual(folder.status, 0, folder.stderr)
+        XCTAssertTrue(folder.stderr.hasPrefix("reading build/patras.android.sqlite, the bundle of the android target\n"), folder.stderr)
+        XCTAssertEqual(try files(under: "from-folder"), try files(under: "room"))
         let database = try String(contentsOf: file("room/patras/PatrasDatabase.kt"), encoding: .utf8)
         XCTAssertTrue(database.contains(#"public const val ASSET: kotlin.String = "patras.android.sqlite""#), database)
         XCTAssertTrue(database.contains("    version = 1,\n    exportSchema = true\n"), database)
