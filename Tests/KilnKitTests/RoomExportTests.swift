@@ -69,6 +69,18 @@ final class RoomExportTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("tables \"route_stop\" and \"route-stop\" would both be the Kotlin class RouteStop"), "\(error)")
         }
         XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 0, entities: [one]), package: nil))
+        var child = RoomSchema.Entity(table: "child", fields: [field("id"), field("name")], primaryKey: ["id"], indexes: [], foreignKeys: [
+            RoomSchema.ForeignKey(table: "route_stop", columns: ["name"], referencedColumns: ["name"], onDelete: "NO ACTION", onUpdate: "NO ACTION"),
+        ], fullText: nil)
+        var parent = one
+        parent.fields.append(field("name"))
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil)) { error in
+            XCTAssertTrue("\(error)".contains("table child's foreign key to route_stop (name) names neither its primary key nor a unique index, which Room requires"), "\(error)")
+        }
+        parent.indexes = [RoomSchema.Index(name: "route_stop_name", unique: true, columns: ["name"], orders: ["ASC"])]
+        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil))
+        child.foreignKeys[0].referencedColumns = ["id"]
+        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one, child]), package: nil))
         XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one]), package: "a.fun"))
     }
 

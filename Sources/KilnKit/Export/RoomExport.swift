@@ -41,6 +41,15 @@ public struct RoomExport: Sendable {
                 let why = schema.skipped.first { $0.hasPrefix(missing + ": ") } ?? "\(missing): not a table of the bundle"
                 throw KilnError.validation("table \(entity.table) refers to \(missing), which Room cannot declare (\(why))")
             }
+            // Room's compiler wants a foreign key's parent columns to be the parent's key or a unique index (Entity.isUnique).
+            for key in entity.foreignKeys {
+                guard let parent = schema.entities.first(where: { $0.table == key.table }) else { continue }
+                let columns = Set(key.referencedColumns)
+                let unique = [parent.primaryKey] + parent.indexes.filter(\.unique).map(\.columns)
+                if !unique.contains(where: { $0.count == columns.count && Set($0) == columns }) {
+                    throw KilnError.validation("table \(entity.table)'s foreign key to \(key.table) (\(key.referencedColumns.joined(separator: ", "))) names neither its primary key nor a unique index, which Room requires")
+                }
+            }
         }
         databaseName = RoomExport.typeName(schema.bundle) + "Database"
         var classes: [Class] = []
