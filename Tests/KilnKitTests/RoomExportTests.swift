@@ -5,9 +5,9 @@ import XCTest
 /// `kiln export room`'s generator: Room's identity hash and create statements against a schema file Room's compiler
 /// wrote (Tests/Fixtures/real/room-schema-warmongr), Kotlin names, the package, FTS4 options as Room spells them.
 final class RoomExportTests: XCTestCase {
-    private func fixture() throws -> [String: Any] {
+    private func fixture(_ path: String = "room-schema-warmongr/1.json") throws -> [String: Any] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/real/room-schema-warmongr/1.json")
+            .appendingPathComponent("Fixtures/real/" + path)
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         return try XCTUnwrap(document["database"] as? [String: Any])
     }
@@ -43,6 +43,19 @@ final class RoomExportTests: XCTestCase {
         XCTAssertEqual(export.identityHash, try XCTUnwrap(database["identityHash"] as? String))
         let setup = try XCTUnwrap(database["setupQueries"] as? [String])
         XCTAssertTrue(export.schemaJSON().contains(JSONText.string(setup[1])), "the room_master_table insert as Room writes it")
+    }
+
+    /// An FTS4 entity reading its text from a table, as Room's own integration tests export it (androidx
+    /// FtsMigrationDb version 6): its create statement and the content-sync triggers. (That file's other FTS
+    /// entities use matchinfo=fts3 and languageid, which Kiln does not write.)
+    func testExternalContentFTS4EntityIsRoomCompilers() throws {
+        let database = try fixture("room-schema-androidx-fts/6.json")
+        let entities = try entities(database).filter { ["User", "AddressFts"].contains($0.0.table) }
+        XCTAssertEqual(entities.count, 2)
+        for (entity, createSql) in entities { XCTAssertEqual(RoomExport.createSQL(entity), createSql, entity.table) }
+        let raw = try XCTUnwrap((database["entities"] as? [[String: Any]])?.first { $0["tableName"] as? String == "AddressFts" })
+        let fts = try XCTUnwrap(entities.first { $0.0.table == "AddressFts" }).0
+        XCTAssertEqual(RoomExport.contentSyncTriggers(fts), try XCTUnwrap(raw["contentSyncTriggers"] as? [String]))
     }
 
     func testNamesKeywordsAndCollisions() throws {
