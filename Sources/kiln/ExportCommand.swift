@@ -13,13 +13,19 @@ struct ExportCommand: KilnCommand {
         a GTFS feed (the folder, and build/patras-gtfs.zip beside it: an export that declares an archive writes it
         into DIR's parent).
 
-        Three exports need no declaration (a manifest export of the same name wins):
+        Four exports need no declaration (a manifest export of the same name wins):
         `kiln export swift BUNDLE --out DIR` writes DIR/<Bundle>Bundle.swift, a struct per table with read-only
         queries (key, foreign keys, full-text search, region) over SQLite's C API, and GRDB conformances under
         #if canImport(GRDB); `kiln export datasette BUNDLE --out DIR` writes DIR/<bundle file>.metadata.json,
         Datasette's metadata file (descriptions, sources, the full-text table of each table, SQLite's shadow tables
         hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
-        self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules.
+        self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules;
+        `kiln export room BUNDLE --out DIR` (BUNDLE may be the pipeline folder: then build/<bundle>.sqlite) writes,
+        for the Android bundle beside BUNDLE (<bundle>.android.sqlite;
+        the main bundle when the manifest has no android target, which it says), Kotlin sources for Room in
+        DIR/<package path>/ (an @Entity data class per table, @Fts4 for the FTS4 tables, a @Database class without
+        DAOs that opens the bundle with createFromAsset) and Room's schema file
+        DIR/schemas/<package>.<Bundle>Database/<user_version>.json; the tables Room cannot declare are named.
 
         Every file is written to a temporary file first, and they are renamed into place only when all are complete:
         a failure leaves DIR as it was. DIR may already hold other files, which are left as they are; it may not be an
@@ -33,6 +39,7 @@ struct ExportCommand: KilnCommand {
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
+        CommandOption("--package", value: "PACKAGE", help: "The Kotlin package of `room` (default: the bundle's name, e.g. patras)."),
         CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending warning counts from (without either, the warning counts from today; the files never depend on the clock)."),
     ]
 
@@ -40,6 +47,8 @@ struct ExportCommand: KilnCommand {
     let bundle: URL
     let output: URL
     let manifestPath: String?
+    /// `--package`, for `room`.
+    let package: String?
     /// `--date`, else the day of `SOURCE_DATE_EPOCH`.
     let exportDate: Date?
 
@@ -50,6 +59,7 @@ struct ExportCommand: KilnCommand {
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
         manifestPath = arguments.values["--manifest"]
+        package = arguments.values["--package"]
         if let date = arguments.values["--date"] {
             guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
@@ -62,14 +72,20 @@ struct ExportCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
-        let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
+        // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
+        var isFolder: ObjCBool = false
+        let pipelineGiven = exportName == BuiltInExport.room.rawValue && FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isFolder) && isFolder.boolValue
+        let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
+        let bundle = pipelineGiven ? URL(fileURLWithPath: "build").appendingPathComponent("\(pipeline.manifest.bundle).sqlite") : self.bundle
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
-            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, names: OutputNames(output: "--out"))
+            if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
+            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: "--out")) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
             return 0
         }
+        if package != nil { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }

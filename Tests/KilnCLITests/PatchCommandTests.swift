@@ -113,17 +113,50 @@ final class PatchCommandTests: CLITestCase {
             "SELECT r.* FROM listing_rtree AS r WHERE r.min_lat >= 40.689 AND r.max_lat <= 40.6895",
             "SELECT p.title FROM page_rtree AS r JOIN page AS p ON p.id = r.id WHERE r.min_lat >= 40 AND r.max_lat <= 41",
         ]
-        let expected = try PythonOracle.text(script, ["search", file("build/edited.sqlite").path] + queries)
-        XCTAssertNotEqual(try PythonOracle.text(script, ["search", file("build/itravel.sqlite").path] + queries), expected, "the edits change the answers")
-        try copyFile("build/itravel.sqlite", "android.sqlite")
-        _ = try PythonOracle.text(script, ["apply-sql", file("android.sqlite").path, file("update/patch.sql").path])
-        try copyFile("build/itravel.sqlite", "changeset.sqlite")
-        XCTAssertEqual(try kiln("apply", "changeset.sqlite", "update/patch.changeset").status, 0)
-        for bundle in ["android.sqlite", "changeset.sqlite"] {
+        try checkPatchedCopies(of: "build/itravel.sqlite", new: "build/edited.sqlite", queries: queries)
+    }
+
+    /// Patches copies of `old` with update/ (Python applying the SQL line by line, kiln apply with either file) and
+    /// checks each against `new`: the answers to `queries`, the rows, and kiln check; returns the copies' names.
+    @discardableResult
+    private func checkPatchedCopies(of old: String, new: String, queries: [String]) throws -> [String] {
+        let expected = try PythonOracle.text(script, ["search", file(new).path] + queries)
+        XCTAssertNotEqual(try PythonOracle.text(script, ["search", file(old).path] + queries), expected, "the edits change the answers")
+        try copyFile(old, "python.sqlite")
+        _ = try PythonOracle.text(script, ["apply-sql", file("python.sqlite").path, file("update/patch.sql").path])
+        for kind in ["sql", "changeset"] {
+            try copyFile(old, kind + ".sqlite")
+            let applied = try kiln("apply", kind + ".sqlite", "update/patch." + kind)
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+        }
+        let copies = ["python.sqlite", "sql.sqlite", "changeset.sqlite"]
+        for bundle in copies {
             XCTAssertEqual(try PythonOracle.text(script, ["search", file(bundle).path] + queries), expected, bundle)
-            XCTAssertEqual(try rows(bundle), try rows("build/edited.sqlite"), bundle)
+            XCTAssertEqual(try rows(bundle), try rows(new), bundle)
             let check = try kiln("check", bundle, "--manifest", "edited")
             XCTAssertEqual(check.status, 0, check.stdout)
+        }
+        return copies
+    }
+
+    /// The Android bundles (an FTS4 table reading its text from listing, bounding-box tables instead of R*Trees) patch
+    /// like the main ones: OLD patched by either file, or by Python applying the SQL line by line, answers the search
+    /// and region queries as NEW does and holds NEW's rows.
+    func testTheAndroidBundlesPatchIntoTheNewOne() throws {
+        try TestTier.requireFull("the Python oracles")
+        try travelPair()
+        let run = try kiln("patch", "build/itravel.android.sqlite", "build/edited.android.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  listing: 1 deleted, 1 updated, 0 inserted\n"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("  listing_search: 2 deleted, 0 updated, 1 inserted\n"), run.stdout)
+        let queries = [
+            "SELECT l.id, l.name FROM listing_search AS s JOIN listing AS l ON l.id = s.id WHERE listing_search MATCH 'ferry OR bridge OR liberty OR statue' ORDER BY l.id",
+            "SELECT s.docid, s.description FROM listing_search AS s WHERE listing_search MATCH 'island OR suspension' ORDER BY s.docid",
+            "SELECT l.id, l.name FROM listing_rtree AS r JOIN listing AS l ON l.id = r.id WHERE r.min_lat >= 40.6 AND r.max_lat <= 40.8 AND r.min_lon >= -74.1 AND r.max_lon <= -73.9 ORDER BY l.id",
+        ]
+        for bundle in try checkPatchedCopies(of: "build/itravel.android.sqlite", new: "build/edited.android.sqlite", queries: queries) {
+            let integrity = try PythonOracle.lines(ofProgram: "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\ndb.execute(\"INSERT INTO listing_search (listing_search) VALUES ('integrity-check')\")\nprint('ok')", [file(bundle).path])
+            XCTAssertEqual(integrity, ["ok"], bundle)
         }
     }
 

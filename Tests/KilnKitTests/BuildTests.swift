@@ -360,7 +360,7 @@ final class BuildTests: KilnTestCase {
         let outcome = try build(pipeline)
         XCTAssertThrowsError(try Exporter(manifest: pipeline.manifest).export("modern", from: outcome.output, to: temporaryDirectory)) { error in
             guard case KilnError.usage(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(message, "\(displayPath(pipeline.manifest.file)) declares no export \"modern\"; exports: legacy-text, gtfs, swift, datasette, docs; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"")
+            XCTAssertEqual(message, "\(displayPath(pipeline.manifest.file)) declares no export \"modern\"; exports: legacy-text, gtfs, swift, datasette, docs, room; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"")
         }
         XCTAssertEqual(try Exporter.bundleName(of: outcome.output), "patras")
     }

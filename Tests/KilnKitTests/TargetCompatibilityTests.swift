@@ -58,11 +58,11 @@ final class TargetCompatibilityTests: XCTestCase {
 
     func testFTS4TokenizerForEachFTS5Declaration() {
         let android30 = SQLiteTarget(platform: "android", release: "30", sqlite: SQLiteVersion(3, 28), options: [.fts3, .fts4])
-        XCTAssertEqual(TargetSQL.fts4Tokenizer("unicode61 remove_diacritics 2", target: android30).tokenizer, #"unicode61 "remove_diacritics=2""#)
+        XCTAssertEqual(TargetSQL.fts4Tokenizer("unicode61 remove_diacritics 2", target: android30).tokenizer, "unicode61 `remove_diacritics=2`")
         let older = TargetSQL.fts4Tokenizer("unicode61 remove_diacritics 2", target: android24)
-        XCTAssertEqual(older.tokenizer, #"unicode61 "remove_diacritics=1""#)
+        XCTAssertEqual(older.tokenizer, "unicode61 `remove_diacritics=1`")
         XCTAssertTrue(older.folded)
-        XCTAssertEqual(TargetSQL.fts4Tokenizer("unicode61 tokenchars '-_'", target: android24).tokenizer, #"unicode61 "tokenchars=-_""#)
+        XCTAssertEqual(TargetSQL.fts4Tokenizer("unicode61 tokenchars '-_'", target: android24).tokenizer, "unicode61 `tokenchars=-_`")
         XCTAssertEqual(TargetSQL.fts4Tokenizer("porter", target: android24).tokenizer, "porter")
         XCTAssertNotNil(TargetSQL.fts4Tokenizer("trigram", target: android24).problem)
         XCTAssertNotNil(TargetSQL.fts4Tokenizer("porter unicode61", target: android24).problem)
@@ -80,7 +80,7 @@ final class TargetCompatibilityTests: XCTestCase {
         let table = TableSpec(name: "stop", columns: [], primaryKey: ["code"], unique: [], foreignKeys: [], indexes: [], fullText: fullText, spatial: nil, query: nil, ship: true)
         try database.execute(SchemaSQL.createFullText(fullText, content: "stop").replacingOccurrences(of: "stop_search", with: "five"))
         try database.execute("INSERT INTO five (rowid, name, code) SELECT rowid, name, code FROM stop")
-        try database.execute(TargetSQL.createFullText4(fullText, of: table, tokenizer: #"unicode61 "remove_diacritics=2""#))
+        try database.execute(TargetSQL.createFullText4(fullText, of: table, tokenizer: "unicode61 `remove_diacritics=2`"))
         try database.execute("INSERT INTO stop_search (stop_search) VALUES ('rebuild')")
         // unicode61 folds Latin diacritics only: Greek accents stay (Patras indexes a folded column for them).
         for word in ["Ζαΐμη", "Πανεπιστήμιο", "eglise", "EGLISE", "médard", "medard"] {

@@ -37,3 +37,19 @@ public final class SHA256Digest {
         Hexadecimal.text(of: bytes())
     }
 }
+
+/// MD5 (OpenSSL's EVP interface), only where a format defines itself by it: Room's schema identity hash.
+public enum MD5Digest {
+    /// The MD5 of `text`'s UTF-8 bytes, as lowercase hexadecimal.
+    public static func hex(_ text: String) -> String {
+        let context = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(context) }
+        EVP_DigestInit_ex(context, EVP_md5(), nil)
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+    }
+}

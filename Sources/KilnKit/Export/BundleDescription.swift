@@ -97,7 +97,7 @@ public struct BundleDescription: Sendable {
     }
 }
 
-/// The exports Kiln writes for any bundle, besides those a manifest declares: `kiln export swift|datasette|docs`.
+/// The exports Kiln writes for any bundle, besides those a manifest declares: `kiln export swift|datasette|docs|room`.
 public enum BuiltInExport: String, CaseIterable, Sendable {
     /// One Swift file: a struct per table and read-only queries (`SwiftExport`).
     case swift
@@ -105,28 +105,47 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
     case datasette
     /// A data dictionary, Markdown and HTML (`DataDictionary`).
     case docs
+    /// Kotlin entities, a `@Database` class and Room's schema file for the Android bundle (`RoomExport`).
+    case room
 
     /// Writes the export of `bundle` into `folder` (created if missing); returns the files written.
     /// - Throws: `KilnError.usage` for an output that may not be written, `KilnError.validation` for a bundle of
     ///   another pipeline, `KilnError.io` when a file cannot be written.
-    public func write(bundle: URL, manifest: Manifest, to folder: URL, names: OutputNames = OutputNames(output: "the export folder")) throws -> [URL] {
+    /// `package`: the Kotlin package of `room` (default from the bundle's name); `note` hears what `room` says
+    /// besides the files (which bundle it read, the tables Room cannot declare); `names` is what messages call the folder.
+    public func write(bundle: URL, manifest: Manifest, to folder: URL, package: String? = nil,
+                      names: OutputNames = OutputNames(output: "the export folder"), note: (String) -> Void = { _ in }) throws -> [URL] {
         try OutputPath.checkFolder(folder, named: names.output, protected: [OutputPath.Protected(manifest.directory, "the pipeline folder")])
-        let description = try BundleDescription(bundle: bundle, manifest: manifest)
         let stem = bundle.deletingPathExtension().lastPathComponent
+        var read = bundle
         let files: [(String, String)]
         switch self {
-        case .swift: files = [(SwiftExport.fileName(for: description), SwiftExport(description).source())]
-        case .datasette: files = [("\(stem).metadata.json", try DatasetteMetadata(description, databaseName: stem).json())]
-        case .docs:
-            let dictionary = DataDictionary(description)
-            files = [("\(manifest.bundle).md", dictionary.markdown()), ("\(manifest.bundle).html", dictionary.html())]
+        case .room:
+            read = try RoomExport.androidBundle(for: bundle, manifest: manifest, note: note)
+            let schema = try RoomSchema(bundle: read)
+            guard schema.bundle == manifest.bundle else {
+                throw KilnError.validation("\(read.relativePath) is a bundle of pipeline \"\(schema.bundle)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+            }
+            for table in schema.skipped { note("not an entity: \(table)") }
+            files = try RoomExport(schema, package: package).files().map { ($0.path, $0.text) }
+        default:
+            let description = try BundleDescription(bundle: bundle, manifest: manifest)
+            switch self {
+            case .swift: files = [(SwiftExport.fileName(for: description), SwiftExport(description).source())]
+            case .datasette: files = [("\(stem).metadata.json", try DatasetteMetadata(description, databaseName: stem).json())]
+            default:
+                let dictionary = DataDictionary(description)
+                files = [("\(manifest.bundle).md", dictionary.markdown()), ("\(manifest.bundle).html", dictionary.html())]
+            }
         }
-        let protected = [OutputPath.Protected(bundle, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")]
+        let protected = [OutputPath.Protected(read, "the bundle"), OutputPath.Protected(manifest.file, "the manifest")]
         for (name, _) in files { try OutputPath.checkFile(folder.appendingPathComponent(name), named: names.output, protected: protected) }
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+        for folder in Set(files.map { folder.appendingPathComponent($0.0).deletingLastPathComponent() }).sorted(by: { $0.path < $1.path }) {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+            }
         }
         return try files.map { name, text in
             let url = folder.appendingPathComponent(name)

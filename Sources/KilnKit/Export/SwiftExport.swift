@@ -70,19 +70,7 @@ struct SwiftExport {
 
     /// A Swift string literal of `text`.
     private static func literal(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        SourceLiteral.quoted(text, unsafe: { $0.value == 0x7F }) { "\\u{\(String($0.value, radix: 16))}" }
     }
 
     /// The Swift file.

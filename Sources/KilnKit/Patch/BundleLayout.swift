@@ -28,7 +28,7 @@ struct BundleLayout {
 
     /// The tables a patch changes and the content digest covers, sorted by name (`kiln_metadata` among them).
     let tables: [Table]
-    /// The FTS5 tables, sorted by name.
+    /// The FTS5 tables and the FTS4 tables (a target's bundle has those instead), sorted by name.
     let fullText: [Virtual]
     /// The R*Tree tables, sorted by name.
     let spatial: [Virtual]
@@ -42,6 +42,7 @@ struct BundleLayout {
 
     /// The suffixes of each module's shadow tables.
     private static let shadowSuffixes = ["fts5": ["_data", "_idx", "_content", "_docsize", "_config"],
+                                         "fts4": ["_content", "_segments", "_segdir", "_docsize", "_stat"],
                                          "rtree": ["_node", "_rowid", "_parent"]]
 
     /// Reads the layout of schema `schema` of `database`, leaving `userFilled` tables out of `tables`.
@@ -61,7 +62,7 @@ struct BundleLayout {
         for entry in entries where entry.type == "table" && entry.sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE") {
             let module = BundleLayout.module(of: entry.sql)
             let virtual = Virtual(name: entry.name, columns: try columns(entry.name).map(\.name), sql: entry.sql)
-            if module == "fts5" { fullText.append(virtual) }
+            if module == "fts5" || module == "fts4" { fullText.append(virtual) }
             if module == "rtree" { spatial.append(virtual) }
             for suffix in BundleLayout.shadowSuffixes[module] ?? [] { shadows.insert(entry.name + suffix) }
         }
@@ -87,7 +88,7 @@ struct BundleLayout {
     }
 
     /// The module a `CREATE VIRTUAL TABLE … USING module(…)` statement names, lowercased.
-    private static func module(of sql: String) -> String {
+    static func module(of sql: String) -> String {
         guard let using = sql.range(of: " USING ", options: .caseInsensitive) else { return "" }
         return String(sql[using.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }).lowercased()
     }

@@ -173,7 +173,9 @@ enum PatchCheck {
         for fullText in layout.fullText {
             try compare(fullText.name, fullText.columns, fullText.columns)
             do {
-                try database.execute("INSERT INTO \(quoteIdentifier(schema)).\(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name)), rank) VALUES ('integrity-check', 1)")
+                // FTS5's command takes a rank; FTS4's has none.
+                let rank = BundleLayout.module(of: fullText.sql) == "fts5"
+                try database.execute("INSERT INTO \(quoteIdentifier(schema)).\(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name))\(rank ? ", rank" : "")) VALUES ('integrity-check'\(rank ? ", 1" : ""))")
             } catch let error as SQLiteError {
                 found.append("the full-text index \(fullText.name) does not match its rows (\(error.message))")
             }

@@ -38,6 +38,14 @@ struct SQLPatchWriter {
         text += "INSERT INTO temp.kiln_patch_check SELECT (SELECT count(*) FROM \(metadata)) = (SELECT count(*) FROM temp.kiln_patch_old) AND NOT EXISTS (SELECT key, value FROM \(metadata) EXCEPT SELECT key, value FROM temp.kiln_patch_old);\n"
         text += "DROP TABLE temp.kiln_patch_check;\n"
         text += "DROP TABLE temp.kiln_patch_old;\n"
+        // An FTS4 table reading its text from its table forgets a row while the table still holds OLD's text (as
+        // Room's BEFORE triggers do); its new rows are added after the table's changes.
+        var fullText4: [(BundleLayout.Virtual, added: String)] = []
+        for fullText in layout.fullText where BundleLayout.module(of: fullText.sql) == "fts4" && BundleLayout.readsItsTable(fullText.sql) {
+            let (deletes, inserts) = try fullText4Statements(fullText)
+            text += deletes
+            fullText4.append((fullText, inserts))
+        }
         for table in layout.tables {
             let (statements, change) = try rowStatements(table, columns: table.columns, key: table.identity)
             text += statements
@@ -48,8 +56,31 @@ struct SQLPatchWriter {
             text += statements
             indexChanges.append(change)
         }
-        for fullText in layout.fullText { text += try fullTextStatements(fullText) }
+        for fullText in layout.fullText {
+            if let (_, added) = fullText4.first(where: { $0.0 == fullText }) { text += added } else { text += try fullTextStatements(fullText) }
+        }
         return text + "COMMIT;\n"
+    }
+
+    /// The statements that keep an FTS4 table with external content NEW's: for each row whose docid or text changed,
+    /// `DELETE … WHERE docid = ?` (FTS4 reads the text to forget from its table, which must still be OLD's), and
+    /// an insert under NEW's rowid once the table holds NEW's rows.
+    private mutating func fullText4Statements(_ fullText: BundleLayout.Virtual) throws -> (deletes: String, inserts: String) {
+        let name = quoteIdentifier(fullText.name)
+        let list = (["rowid"] + fullText.columns).map(quoteIdentifier).joined(separator: ", ")
+        var change = UpdateManifest.TableChange(name: fullText.name, oldRows: try count(fullText.name, in: "main"), newRows: try count(fullText.name, in: "new"),
+                                                deleted: 0, updated: 0, inserted: 0)
+        var deletes = "", inserts = ""
+        try database.forEachRow("SELECT \(list) FROM main.\(name) EXCEPT SELECT \(list) FROM new.\(name) ORDER BY 1") { row in
+            deletes += SQLPatchStatements.delete(fullText.name, key: ["docid"], values: [row.values[0]])
+            change.deleted += 1
+        }
+        try database.forEachRow("SELECT \(list) FROM new.\(name) EXCEPT SELECT \(list) FROM main.\(name) ORDER BY 1") { row in
+            inserts += SQLPatchStatements.insert(fullText.name, columns: ["docid"] + fullText.columns, values: row.values)
+            change.inserted += 1
+        }
+        if !deletes.isEmpty || !inserts.isEmpty { indexChanges.append(change) }
+        return (deletes, inserts)
     }
 
     /// The statements that give an FTS5 table NEW's rows: none when it holds the same rows (under other rowids

@@ -21,10 +21,10 @@ enum TargetSQL {
                 let (option, value) = (words[index], words[index + 1])
                 switch option {
                 case "remove_diacritics" where value == "2" && !target.has(SQLiteVersion(3, 27)):
-                    options.append("\"remove_diacritics=1\"")
+                    options.append(backtick("remove_diacritics=1"))
                     folded = true
                 case "remove_diacritics", "tokenchars", "separators":
-                    options.append("\"\(option)=\(value.replacingOccurrences(of: "\"", with: "\"\""))\"")
+                    options.append(backtick("\(option)=\(value)"))
                 default:
                     return (nil, false, "the unicode61 option \(option)")
                 }
@@ -37,11 +37,20 @@ enum TargetSQL {
         }
     }
 
+    /// `name` in backticks (a backtick doubled): how Room's compiler quotes FTS option values.
+    static func backtick(_ name: String) -> String {
+        "`" + name.replacingOccurrences(of: "`", with: "``") + "`"
+    }
+
     /// The FTS4 table of a `fullText` declaration, its text read from `table` (external content: stored once): the
-    /// unindexed columns are `notindexed`; its docids are the table's rowids.
+    /// unindexed columns are `notindexed`; its docids are the table's rowids. The options are spelled as Room's
+    /// compiler spells an `@Fts4` entity's (`tokenize=unicode61 `remove_diacritics=1``, `content=`stop``,
+    /// `notindexed=`code``, no `tokenize=simple`), because Room compares them as text when it validates a
+    /// pre-packaged database (docs/guide/app.md, Android and Room).
     static func createFullText4(_ fullText: FullTextSpec, of table: TableSpec, tokenizer: String) -> String {
         let columns = (fullText.columns + fullText.unindexed).map(quoteIdentifier)
-        let options = fullText.unindexed.map { "notindexed=\(quoteIdentifier($0))" } + ["content=\(quoteIdentifier(table.name))", "tokenize=\(tokenizer)"]
+        let tokenize = tokenizer == "simple" ? [] : ["tokenize=\(tokenizer)"]
+        let options = tokenize + ["content=\(backtick(table.name))"] + fullText.unindexed.map { "notindexed=\(backtick($0))" }
         return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts4(\((columns + options).joined(separator: ", ")))"
     }
 
