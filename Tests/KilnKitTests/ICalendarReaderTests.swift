@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// `ICalendarReader`: events and their occurrences through libical, checked against `icalendar` +
@@ -28,11 +29,7 @@ final class ICalendarReaderTests: KilnTestCase {
 
     /// What `icalendar` + `recurring-ical-events` expand from `url` in the window.
     private func oracle(_ url: URL, from: String = "2026-01-01", until: String = "2027-12-31") throws -> [String] {
-        let root = KilnTestCase.repositoryRoot
-        let python = String(decoding: try standardOutput(of: root.appendingPathComponent("scripts/oracles/install"), []), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let output = String(decoding: try standardOutput(of: URL(fileURLWithPath: python), [root.appendingPathComponent("scripts/oracles/ics-occurrences.py").path, url.path, from, until]), as: UTF8.self)
-        return output.split(separator: "\n").map(String.init).sorted()
+        try PythonOracle.text("ics-occurrences.py", [url.path, from, until]).split(separator: "\n").map(String.init).sorted()
     }
 
     /// Fails with only the rows one side has and the other lacks.
@@ -46,8 +43,8 @@ final class ICalendarReaderTests: KilnTestCase {
 
     func testSampleFeedsMatchTheOracle() throws {
         for name in ["events.ics", "activities.ics"] {
-            let (records, log) = try read(reader(), url: sample(name))
             let expected = try oracle(sample(name))
+            let (records, log) = try read(reader(), url: sample(name))
             XCTAssertGreaterThan(expected.count, 10)
             assertSameRows(rows(records), expected, name)
             XCTAssertFalse(log.hasErrors, describe(log))
@@ -60,9 +57,9 @@ final class ICalendarReaderTests: KilnTestCase {
         XCTAssertGreaterThanOrEqual(files.count, 3)
         for name in files {
             let url = folder.appendingPathComponent(name)
+            let expected = try oracle(url, from: "2000-01-01", until: "2030-12-31")
             let (records, log) = try read(reader(["window": .object(["from": .string("2000-01-01"), "until": .string("2030-12-31")]),
                                                   "timezone": .string("UTC")]), url: url)
-            let expected = try oracle(url, from: "2000-01-01", until: "2030-12-31")
             XCTAssertFalse(expected.isEmpty, name)
             let floating = Set(records.filter { $0.kind.name == "event" && fields($0)["tzid"] == "UTC" && fields($0)["start"]?.hasSuffix("Z") == false }
                 .compactMap { fields($0)["uid"] })

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnKit
 
 /// The museum pipeline (`raw/museum`): sanitized pages checked by parsing them back with libxml2, links rewritten,
@@ -31,27 +32,7 @@ final class MuseumBuildTests: KilnTestCase {
     private func describe(_ outcome: BuildOutcome) -> String { outcome.diagnostics.map(\.formatted).joined(separator: "\n") }
 
     private func oracle(_ script: String, _ arguments: [String], input: String = "") throws -> [String] {
-        let root = KilnTestCase.repositoryRoot
-        let install = Process()
-        install.executableURL = root.appendingPathComponent("scripts/oracles/install")
-        let pythonPipe = Pipe()
-        install.standardOutput = pythonPipe
-        try install.run()
-        let python = String(decoding: pythonPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        install.waitUntilExit()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [root.appendingPathComponent("scripts/oracles/\(script)").path] + arguments
-        let out = Pipe(), inPipe = Pipe()
-        process.standardOutput = out
-        process.standardInput = inPipe
-        try process.run()
-        inPipe.fileHandleForWriting.write(Data(input.utf8))
-        try inPipe.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        try PythonOracle.text(script, arguments, input: input).split(separator: "\n").map(String.init)
     }
 
     func testTheSampleBuildsWithoutErrorsOrWarnings() throws {
