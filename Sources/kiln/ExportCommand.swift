@@ -34,6 +34,7 @@ struct ExportCommand: KilnCommand {
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
         CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending warning counts from (without either, the warning counts from today; the files never depend on the clock)."),
+        BundleReadLimitOption.option,
     ]
 
     let exportName: String
@@ -42,6 +43,7 @@ struct ExportCommand: KilnCommand {
     let manifestPath: String?
     /// `--date`, else the day of `SOURCE_DATE_EPOCH`.
     let exportDate: Date?
+    let sqlSeconds: Double?
 
     init(_ arguments: inout ParsedArguments) throws {
         exportName = try arguments.positional("the export name")
@@ -50,6 +52,7 @@ struct ExportCommand: KilnCommand {
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
         manifestPath = arguments.values["--manifest"]
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
         if let date = arguments.values["--date"] {
             guard let day = ServicePeriod.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
@@ -62,8 +65,10 @@ struct ExportCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
+        BundleReadLimitOption.apply(sqlSeconds)
         let manifestPath = try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
+        BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output)

@@ -249,6 +249,16 @@ public final class Database {
         return try body()
     }
 
+    /// Limits every statement from now until the connection closes to `seconds` in all: one still running then, and
+    /// every later one, fails with an `SQLiteError` whose `isInterrupted` is true. For a connection on a file the
+    /// caller did not write, whose tables may be views or triggers that never end. `withTimeLimit` inside it can
+    /// only shorten it; `pausingTimeLimit` stops its clock. A limit of 0 or less means none.
+    public func limitLifetime(toSeconds seconds: Double) {
+        guard seconds > 0 else { return }
+        guards.deadline = min(guards.deadline, DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9))
+        installProgressHandler()
+    }
+
     /// Runs `body` with the clock of the current time limit (`withTimeLimit`) stopped: no limit applies inside, and
     /// the time `body` takes is added to the limit's deadline. For work a limited task needs but does not own, such
     /// as an index built for it once.
