@@ -68,7 +68,7 @@ final class DoctoredBundleCommandTests: CLITestCase {
         try FileManager.default.contentsOfDirectory(atPath: file("").path).sorted()
     }
 
-    func testDiffPatchAndExportOfABundleWhoseMetadataNeverEndsStopAtTheLimit() throws {
+    func testDiffPatchExportAndCheckOfABundleWhoseMetadataNeverEndsStopAtTheLimit() throws {
         try buildPair()
         try endlessMetadata("n.sqlite", "evil.sqlite")
         let before = try listing()
@@ -87,6 +87,13 @@ final class DoctoredBundleCommandTests: CLITestCase {
         try assertStopped(["diff", "b.sqlite", "evil.sqlite", "--manifest", "p"], reading: "b.sqlite and evil.sqlite", origin: "limits.sqlSeconds of p/kiln.json5")
         let run = try kiln("diff", "b.sqlite", "evil.sqlite", "--manifest", "p")
         XCTAssertTrue(run.stderr.hasSuffix("raise limits.sqlSeconds in p/kiln.json5 or give --sql-seconds\n"), run.stderr)
+
+        // kiln check reads the metadata under the manifest's limit too: a finding, not a hang.
+        let started = Date()
+        let check = try kiln("check", "evil.sqlite", "--manifest", "p")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        XCTAssertEqual(check.status, 1)
+        XCTAssertTrue(check.stdout.contains("evil.sqlite: error: reading evil.sqlite took longer than 1 s (limits.sqlSeconds, per 100 MB of the bundle) and was stopped; the checks after it did not run [sql.time-limit]"), check.stdout)
 
         // The sound pair is compared and patched under the same limit.
         XCTAssertEqual(try kiln("diff", "b.sqlite", "n.sqlite", "--sql-seconds", "1").status, 0)
