@@ -17,20 +17,24 @@ struct ApplyCommand: KilnCommand {
         """
     static let commandOptions: [CommandOption] = [
         CommandOption("--update", value: "FILE", help: "The update manifest (default: update.json beside PATCH)."),
+        BundleReadLimitOption.option,
     ]
 
     let bundle: URL
     let patch: URL
     let update: URL?
+    let sqlSeconds: Double?
 
     init(_ arguments: inout ParsedArguments) throws {
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         patch = URL(fileURLWithPath: try arguments.positional("the patch"))
         try arguments.requireNoMore()
         update = try arguments.path("--update")
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
     func run() throws -> Int32 {
+        BundleReadLimitOption.apply(sqlSeconds)
         let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update, names: OutputNames(output: "BUNDLE"))
         try printOut("applied \(patch.relativePath) (\(outcome.kind)) to \(bundle.relativePath): \(outcome.from.prefix(12)) → \(outcome.to.prefix(12))\n")
         return 0

@@ -21,6 +21,7 @@ struct DiffCommand: KilnCommand {
         CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows."),
         CommandOption("--manifest", value: "M", help: "Read thresholds, severity overrides and the tables the app fills (userFilled: counted, not compared) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
         CommandOption("--examples", value: "N", help: "Examples per table and kind (default 3)."),
+        BundleReadLimitOption.option,
     ]
 
     let old: URL
@@ -29,6 +30,7 @@ struct DiffCommand: KilnCommand {
     let thresholds: Thresholds
     let manifestPath: String?
     let examples: Int
+    let sqlSeconds: Double?
 
     /// Takes the two bundles and the options.
     /// - Throws: `KilnError.usage` for a missing bundle, an extra argument, a bad limit or format.
@@ -42,6 +44,7 @@ struct DiffCommand: KilnCommand {
         let examples = arguments.values["--examples"] ?? String(BundleDiff.defaultExamples)
         guard let count = Int(examples), count >= 0 else { throw KilnError.usage("--examples takes a number of rows, not \"\(examples)\"") }
         self.examples = count
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
     /// Compares the bundles and prints the report: 0 within the thresholds, 1 otherwise.
@@ -50,8 +53,10 @@ struct DiffCommand: KilnCommand {
         var limits = thresholds
         var severity: [String: Severity] = [:]
         var userFilled: Set<String> = []
+        BundleReadLimitOption.apply(sqlSeconds)
         if let path = try manifestPath ?? conventionalManifest() {
             let manifest = try ManifestLoader.load(path, resolvingInputs: false).manifest
+            BundleReadLimitOption.apply(sqlSeconds, manifest: manifest)
             limits = manifest.thresholds.overridden(by: thresholds)
             severity = manifest.severity
             userFilled = Set(manifest.tables.filter(\.userFilled).map(\.name))
@@ -64,6 +69,6 @@ struct DiffCommand: KilnCommand {
 
     /// The manifest `ManifestLocation` finds for NEW, when there is one (a diff needs none).
     private func conventionalManifest() throws -> String? {
-        try? ManifestLocation.resolve(explicit: nil, bundle: new)
+        try BundleReadLimitOption.optionalManifest(of: new)
     }
 }

@@ -41,6 +41,7 @@ struct ExportCommand: KilnCommand {
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
         CommandOption("--package", value: "PACKAGE", help: "The Kotlin package of `room` (default: the bundle's name, e.g. patras)."),
         CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending warning counts from (without either, the warning counts from today; the files never depend on the clock)."),
+        BundleReadLimitOption.option,
     ]
 
     let exportName: String
@@ -51,6 +52,7 @@ struct ExportCommand: KilnCommand {
     let package: String?
     /// `--date`, else the day of `SOURCE_DATE_EPOCH`.
     let exportDate: Date?
+    let sqlSeconds: Double?
 
     init(_ arguments: inout ParsedArguments) throws {
         exportName = try arguments.positional("the export name")
@@ -60,6 +62,7 @@ struct ExportCommand: KilnCommand {
         output = out
         manifestPath = arguments.values["--manifest"]
         package = arguments.values["--package"]
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
         if let date = arguments.values["--date"] {
             guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
@@ -72,11 +75,13 @@ struct ExportCommand: KilnCommand {
     }
 
     func run() throws -> Int32 {
+        BundleReadLimitOption.apply(sqlSeconds)
         // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
         var isFolder: ObjCBool = false
         let pipelineGiven = exportName == BuiltInExport.room.rawValue && FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isFolder) && isFolder.boolValue
         let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
+        BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
         let bundle = pipelineGiven ? URL(fileURLWithPath: "build").appendingPathComponent("\(pipeline.manifest.bundle).sqlite") : self.bundle
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {

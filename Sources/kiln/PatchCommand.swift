@@ -25,6 +25,7 @@ struct PatchCommand: KilnCommand {
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write patch.sql, patch.changeset and update.json into (created if missing)."),
         CommandOption("--max-size", value: "SIZE", help: "The largest patch: bytes (250000) or a share of NEW's size (default: the manifest's patch.maxSize, else 50%)."),
         CommandOption("--manifest", value: "M", help: "Read the tables the app fills (userFilled) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 when it exists; none otherwise)."),
+        BundleReadLimitOption.option,
     ]
 
     let old: URL
@@ -32,6 +33,7 @@ struct PatchCommand: KilnCommand {
     let output: URL
     let limit: PatchSizeLimit?
     let manifestPath: String?
+    let sqlSeconds: Double?
 
     /// Takes the two bundles and the options.
     /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or a bad size.
@@ -43,13 +45,16 @@ struct PatchCommand: KilnCommand {
         output = out
         limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
         manifestPath = arguments.values["--manifest"]
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
     func run() throws -> Int32 {
         var userFilled: Set<String> = []
         var limit = self.limit
-        if let path = manifestPath ?? (try? ManifestLocation.resolve(explicit: nil, bundle: new)) {
+        BundleReadLimitOption.apply(sqlSeconds)
+        if let path = try manifestPath ?? BundleReadLimitOption.optionalManifest(of: new) {
             let pipeline = try ManifestLoader.load(path, resolvingInputs: false).manifest
+            BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline)
             userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
             limit = limit ?? pipeline.patch.maxSize
         }

@@ -23,12 +23,14 @@ struct ReportCommand: KilnCommand {
         CommandOption("--out", value: "FILE", help: "The page to write (default: the report's path with .html for .json)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest the findings' files are relative to (default: kiln.json5 in the current folder, else raw/<bundle>/ when it exists; otherwise files are not linked)."),
         CommandOption("--bundle", value: "FILE", help: "The bundle to draw the maps from (default: the report's output, when it exists)."),
+        BundleReadLimitOption.option,
     ]
 
     let report: URL
     let output: URL?
     let manifestPath: String?
     let bundle: URL?
+    let sqlSeconds: Double?
 
     init(_ arguments: inout ParsedArguments) throws {
         report = URL(fileURLWithPath: try arguments.positional("the JSON report"))
@@ -36,9 +38,11 @@ struct ReportCommand: KilnCommand {
         output = arguments.values["--out"].map { URL(fileURLWithPath: $0) }
         manifestPath = arguments.values["--manifest"]
         bundle = arguments.values["--bundle"].map { URL(fileURLWithPath: $0) }
+        sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
     func run() throws -> Int32 {
+        BundleReadLimitOption.apply(sqlSeconds)
         let document = try ReportDocument.read(report)
         if let bundle, !FileManager.default.fileExists(atPath: bundle.path) {
             throw KilnError.validation("the bundle \(bundle.relativePath) given with --bundle does not exist; the maps are drawn from it")

@@ -24,6 +24,6 @@ final class CheckTimeLimitCommandTests: CLITestCase {
         let run = try kiln("check", "b.sqlite", "--manifest", "p")
         XCTAssertLessThan(Date().timeIntervalSince(started), 60, "stopped at the limit, not run forever")
         XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stdout.contains("b.sqlite: error: reading b.sqlite took longer than 1 s (limits.sqlSeconds) and was stopped; the checks after it did not run [sql.time-limit]"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("b.sqlite: error: reading b.sqlite took longer than 1 s (limits.sqlSeconds, per 100 MB of the bundle) and was stopped; the checks after it did not run [sql.time-limit]"), run.stdout)
     }
 }

@@ -33,7 +33,7 @@ final class ExportCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
         let run = try kiln("export", "netex", "build/patras.sqlite", "--out", "x")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(run.stderr, "Error: raw/patras/kiln.json5 declares no export \"netex\"; exports: legacy-text, gtfs, swift, datasette, docs, room; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--package PACKAGE] [--date YYYY-MM-DD]\n")
+        XCTAssertEqual(run.stderr, "Error: raw/patras/kiln.json5 declares no export \"netex\"; exports: legacy-text, gtfs, swift, datasette, docs, room; declare it under exports, or take another manifest's exports with exportsFrom: \"../other/kiln.json5\"\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--package PACKAGE] [--date YYYY-MM-DD] [--sql-seconds S]\n")
     }
 
     func testTheWebPipelineTakesTheExportsOfPatras() throws {
@@ -97,7 +97,7 @@ final class ExportCommandTests: CLITestCase {
         for name in legacyFiles { XCTAssertEqual(try Data(contentsOf: file("legacy/" + name)), try Data(contentsOf: file("raw/patras/" + name)), name) }
         let empty = try kiln("export", "legacy-text", "build/patras.sqlite", "--out", "")
         XCTAssertEqual(empty.status, 64)
-        XCTAssertEqual(empty.stderr, "Error: --out needs a path, not an empty string\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--package PACKAGE] [--date YYYY-MM-DD]\n")
+        XCTAssertEqual(empty.stderr, "Error: --out needs a path, not an empty string\nUsage: kiln export NAME BUNDLE --out DIR [--manifest M] [--package PACKAGE] [--date YYYY-MM-DD] [--sql-seconds S]\n")
         XCTAssertTrue(try kiln("export", "--help").stdout.contains("DIR may already hold other files, which are left as they are; it may not be an\nempty string (--out \"\"), the pipeline folder or a file."))
     }
 }

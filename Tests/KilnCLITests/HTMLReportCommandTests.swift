@@ -342,7 +342,7 @@ final class HTMLReportCommandTests: CLITestCase {
     func testHelpListsTheCommand() throws {
         let run = try kiln("--help")
         XCTAssertTrue(run.stdout.contains("report    Writes a build's JSON report as one self-contained HTML page"), run.stdout)
-        XCTAssertTrue(try kiln("report", "--help").stdout.contains("Usage: kiln report REPORT.json [--out FILE] [--manifest M] [--bundle FILE]"))
+        XCTAssertTrue(try kiln("report", "--help").stdout.contains("Usage: kiln report REPORT.json [--out FILE] [--manifest M] [--bundle FILE] [--sql-seconds S]"))
     }
 
     func testNotAReportAndMissingFile() throws {

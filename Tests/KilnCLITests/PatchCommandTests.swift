@@ -348,7 +348,7 @@ final class PatchCommandTests: CLITestCase {
         XCTAssertTrue(try kiln("--help").stdout.contains("  patch     Writes verified patches from the bundle an app ships (OLD) to a new one (NEW).\n"))
         let missing = try kiln("apply", "only-a-bundle.sqlite")
         XCTAssertEqual(missing.status, 64)
-        XCTAssertEqual(missing.stderr, "Error: missing the patch\nUsage: kiln apply BUNDLE PATCH [--update FILE]\n")
+        XCTAssertEqual(missing.stderr, "Error: missing the patch\nUsage: kiln apply BUNDLE PATCH [--update FILE] [--sql-seconds S]\n")
     }
 
     private func size(_ path: String) throws -> Int {

@@ -41,6 +41,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let message: String
     /// The statement that failed, when there was one.
     public let sql: String?
+    /// True when `Database.prepareQuery` refused the statement because its result would not be decided by the data
+    /// (`random()`, the clock).
+    public var isNotDeterministic = false
 
     /// SQLite's result `code` and `message` for the statement `sql` (when there was one).
     public init(code: Int32, message: String, sql: String?) {
@@ -182,7 +185,14 @@ public final class Database {
     /// anything after the first statement but white space, `;` and comments is refused.
     /// - Throws: `SQLiteError` (code `SQLITE_AUTH` for SQL that is not one read-only statement) with a sentence
     ///   saying what was refused.
+    ///
+    /// It must also give the same result in every build: a call to `random()`, `randomblob()`, `changes()`,
+    /// `total_changes()` or `CURRENT_DATE`/`CURRENT_TIME`/`CURRENT_TIMESTAMP`, and a date and time function in SQL
+    /// holding the text `'now'`, `'localtime'` or `'utc'`, are refused here; from the first query on, the date and
+    /// time functions of this connection refuse the clock and the time zone as they run too (a `'now'` that reaches
+    /// them from a table, or `date()` without arguments): `ClockFreeDates`.
     public func prepareQuery(_ sql: String) throws -> Statement {
+        try refuseTheClockInQueries()
         guards.readOnly = true
         guards.resetRefusal()
         installAuthorizer()
@@ -190,15 +200,31 @@ public final class Database {
         let statement: Statement
         do {
             statement = try compileOne(sql)
+        } catch is SQLiteError where guards.refusedFunction != nil {
+            var refusal = SQLiteError(code: SQLITE_AUTH, message: ClockFreeDates.refusal("\(guards.refusedFunction ?? "")()", in: .manifest), sql: sql)
+            refusal.isNotDeterministic = true
+            throw refusal
         } catch let error as SQLiteError where guards.refused != nil || error.code & 0xff == SQLITE_AUTH {
             let what = guards.refused ?? "a statement that does not only read"
             throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this one holds \(what)", sql: sql)
+        }
+        if let function = guards.calledDates.sorted().first, let word = ClockFreeDates.clockWord(inLiteralsOf: sql) {
+            var refusal = SQLiteError(code: SQLITE_AUTH, message: ClockFreeDates.refusal("\(function)(…'\(word)'…)", in: .manifest), sql: sql)
+            refusal.isNotDeterministic = true
+            throw refusal
         }
         guard sqlite3_stmt_readonly(statement.handle) != 0 else {
             let keyword = sql.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0.isLetter }.uppercased()
             throw SQLiteError(code: SQLITE_AUTH, message: "manifest SQL may only read, but this statement (\(keyword)) writes", sql: sql)
         }
         return statement
+    }
+
+    /// Replaces this connection's date and time functions with `ClockFreeDates`'s, once: for SQL a manifest wrote.
+    private func refuseTheClockInQueries() throws {
+        guard !guards.clockRefused, let handle else { return }
+        try ClockFreeDates.register(on: handle, for: .manifest)
+        guards.clockRefused = true
     }
 
     /// Compiles exactly one statement; text after it other than white space, `;` and comments is an error.
@@ -260,6 +286,16 @@ public final class Database {
             installProgressHandler()
         }
         return try body()
+    }
+
+    /// Limits every statement from now until the connection closes to `seconds` in all: one still running then, and
+    /// every later one, fails with an `SQLiteError` whose `isInterrupted` is true. For a connection on a file the
+    /// caller did not write, whose tables may be views or triggers that never end. `withTimeLimit` inside it can
+    /// only shorten it; `pausingTimeLimit` stops its clock. A limit of 0 or less means none.
+    public func limitLifetime(toSeconds seconds: Double) {
+        guard seconds > 0 else { return }
+        guards.deadline = min(guards.deadline, DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9))
+        installProgressHandler()
     }
 
     /// Runs `body` with the clock of the current time limit (`withTimeLimit`) stopped: no limit applies inside, and
@@ -389,7 +425,18 @@ private final class SQLGuards {
         (deadline != .max && DispatchTime.now().uptimeNanoseconds > deadline) || stop?.isRaised == true
     }
 
-    func resetRefusal() { refused = nil }
+    /// The function whose result is not decided by its arguments that the query being compiled calls, if any.
+    var refusedFunction: String?
+    /// The date and time functions the query being compiled calls.
+    var calledDates: Set<String> = []
+    /// True once the connection's date and time functions refuse the clock (`Database.prepareQuery`).
+    var clockRefused = false
+
+    func resetRefusal() {
+        refused = nil
+        refusedFunction = nil
+        calledDates = []
+    }
 
     /// Actions that read and nothing else.
     private static let reads: Set<Int32> = [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE]
@@ -399,7 +446,13 @@ private final class SQLGuards {
     func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
         guard readOnly else { return refusesOtherFiles && action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }
         if SQLGuards.reads.contains(action) {
-            guard action == SQLITE_FUNCTION, let name = second?.lowercased(), SQLGuards.refusedFunctions.contains(name) else { return SQLITE_OK }
+            guard action == SQLITE_FUNCTION, let name = second?.lowercased() else { return SQLITE_OK }
+            if SandboxState.nonDeterministicFunctions.contains(name) {
+                refusedFunction = refusedFunction ?? name
+                return SQLITE_DENY
+            }
+            if ClockFreeDates.names.contains(name) { calledDates.insert(name) }
+            guard SQLGuards.refusedFunctions.contains(name) else { return SQLITE_OK }
             refused = "a call to \(name)()"
             return SQLITE_DENY
         }
@@ -688,7 +741,13 @@ private final class ClockFreeDates {
     /// A prepared `SELECT name(?, …)` by function name and number of arguments.
     private var statements: [String: OpaquePointer] = [:]
 
-    private init() throws { helper = try Database(path: ":memory:") }
+    /// Whose SQL the functions serve.
+    let reader: Reader
+
+    private init(_ reader: Reader) throws {
+        self.reader = reader
+        helper = try Database(path: ":memory:")
+    }
 
     deinit { for statement in statements.values { sqlite3_finalize(statement) } }
 
@@ -699,10 +758,66 @@ private final class ClockFreeDates {
         init(_ name: String, _ dates: ClockFreeDates) { self.name = name; self.dates = dates }
     }
 
-    /// Replaces the date and time functions on the connection `handle`.
+    /// Whose SQL the functions serve, for their messages.
+    enum Reader {
+        /// SQL an input file holds (the `sqlite` reader's sandbox).
+        case file
+        /// SQL a manifest wrote (query tables, rules, export queries).
+        case manifest
+    }
+
+    /// The message refusing `call` in SQL of `reader`.
+    static func refusal(_ call: String, in reader: Reader) -> String {
+        switch reader {
+        case .file:
+            return "\(call) is not allowed in data read from a file: its result is decided by the clock or the machine's time zone, not by the input"
+        case .manifest:
+            return "\(call) is not allowed in manifest SQL: its result is decided by chance, the clock or the machine's time zone, not by the data, "
+                + "so two builds of the same input would differ (compare with a date the data holds, or a parameter)"
+        }
+    }
+
+    /// The first of `now`, `localtime` and `utc` that a string literal of `sql` holds (as SQLite would read the
+    /// literal, around white space and in any case), else `nil`; comments and quoted identifiers are passed over.
+    static func clockWord(inLiteralsOf sql: String) -> String? {
+        let bytes = Array(sql.utf8)
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "'"):
+                var literal: [UInt8] = []
+                index += 1
+                while index < bytes.count {
+                    if bytes[index] == UInt8(ascii: "'") {
+                        if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "'") { literal.append(bytes[index]); index += 2; continue }
+                        break
+                    }
+                    literal.append(bytes[index])
+                    index += 1
+                }
+                let word = String(decoding: literal, as: UTF8.self).trimmingCharacters(in: .whitespaces).lowercased()
+                if ["now", "localtime", "utc"].contains(word) { return word }
+            case UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+                let close = bytes[index] == UInt8(ascii: "[") ? UInt8(ascii: "]") : bytes[index]
+                index += 1
+                while index < bytes.count, bytes[index] != close { index += 1 }
+            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"):
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+                index += 2
+                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
+                index += 1
+            default: break
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Replaces the date and time functions on the connection `handle`, for SQL of `reader`.
     /// - Throws: `SQLiteError` when SQLite refuses.
-    static func register(on handle: OpaquePointer) throws {
-        let dates = try ClockFreeDates()
+    static func register(on handle: OpaquePointer, for reader: Reader = .file) throws {
+        let dates = try ClockFreeDates(reader)
         for name in names {
             let function = Unmanaged.passRetained(Function(name, dates)).toOpaque()
             let result = sqlite3_create_function_v2(handle, name, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, function, { context, count, values in
@@ -717,8 +832,7 @@ private final class ClockFreeDates {
                     return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
                 }
                 if let call = ClockFreeDates.clockCall(function.name, texts) {
-                    sqlite3_result_error(context, "\(call) is not allowed in data read from a file: its result is decided by the clock "
-                                             + "or the machine's time zone, not by the input", -1)
+                    sqlite3_result_error(context, ClockFreeDates.refusal(call, in: function.dates.reader), -1)
                     return
                 }
                 function.dates.compute(function.name, arguments, into: context)

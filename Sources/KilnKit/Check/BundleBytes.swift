@@ -100,6 +100,7 @@ public struct BundleBytes: Sendable, Equatable {
         do {
             return try measure(database, tables: tables.map(\.name), owners: owners(of: tables))
         } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [url]) { throw stopped }
             throw KilnError.validation("cannot measure \(url.relativePath): \(error.message)")
         }
     }

@@ -41,33 +41,41 @@ public struct BundleChecker {
         } catch KilnError.validation(let sentence) {
             return BundleChecker.unusable(url, sentence, manifest: manifestPath)
         }
-        let metadata = BundleFile.metadata(of: database)
-        if let name = metadata?["bundle.name"], name != manifest.bundle {
-            return BundleChecker.unusable(url, "\(url.relativePath) is a bundle of \"\(name)\", not of \"\(manifest.bundle)\" which \(manifestPath) builds", manifest: manifestPath)
-        }
         var results = [CheckResult(category: .file, name: "SQLite file of bundle \(manifest.bundle)")]
         // A bundle is data Kiln did not necessarily write (a doctored file can hold a table replaced by an endless
-        // view): every statement of the integrity, schema and metadata steps runs under the manifest's time limit,
-        // as the rules do (each rule has its own).
-        let seconds = manifest.limits.sqlSeconds
+        // view): every statement of the metadata, integrity and schema steps runs under the manifest's time limit,
+        // per 100 MB of the bundle as any bundle a command reads (`BundleReadLimit`), in place of the default one
+        // `BundleFile.open` gave; the rules have their own, each.
+        let seconds = BundleReadLimit(seconds: manifest.limits.sqlSeconds, origin: "limits.sqlSeconds", remedy: "").budget(for: [url])
+        var foreign: String?
         do {
-            let present = try database.withTimeLimit(seconds) { () throws -> SchemaSnapshot in
-                results += try integrity(database, url)
-                let present = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
-                let target = metadata?["bundle.target"].flatMap { platform in manifest.targets.first { $0.platform == platform } }
-                results += try schema(present, url, target: target)
-                results.append(metadataCheck(metadata, database, present, url))
-                return present
+            try database.pausingTimeLimit {
+                let present = try database.withTimeLimit(seconds) { () throws -> SchemaSnapshot? in
+                    let metadata = try BundleFile.metadata(of: database)
+                    if let name = metadata?["bundle.name"], name != manifest.bundle {
+                        foreign = name
+                        return nil
+                    }
+                    results += try integrity(database, url)
+                    let present = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
+                    let target = metadata?["bundle.target"].flatMap { platform in manifest.targets.first { $0.platform == platform } }
+                    results += try schema(present, url, target: target)
+                    results.append(metadataCheck(metadata, database, present, url))
+                    return present
+                }
+                if let present { results += try rules(database, present, url) }
             }
-            results += try rules(database, present, url)
         } catch let error as SQLiteError where error.isInterrupted {
             results.append(CheckResult(category: .file, name: "reading the bundle", findings: [
-                Diagnostic(code: .sqlTimeLimit, message: "reading \(url.relativePath) took longer than \(sqlNumber(seconds)) s (limits.sqlSeconds) and was stopped; the checks after it did not run",
+                Diagnostic(code: .sqlTimeLimit, message: "reading \(url.relativePath) took longer than \(sqlNumber((seconds * 10).rounded() / 10)) s (limits.sqlSeconds, per 100 MB of the bundle) and was stopped; the checks after it did not run",
                            provenance: Provenance(file: url.relativePath)),
             ]))
         } catch let error as SQLiteError {
             results.append(CheckResult(category: .file, name: "reading the bundle",
                                        findings: [problem(url, "\(url.relativePath) is damaged: SQLite cannot read it (\(error.message))")]))
+        }
+        if let foreign {
+            return BundleChecker.unusable(url, "\(url.relativePath) is a bundle of \"\(foreign)\", not of \"\(manifest.bundle)\" which \(manifestPath) builds", manifest: manifestPath)
         }
         return CheckReport(bundle: url.relativePath, manifest: manifestPath, results: results)
     }
@@ -204,8 +212,9 @@ public struct BundleChecker {
         let before: SchemaSnapshot
         do {
             before = try SchemaSnapshot(try BundleFile.open(baseline), excluding: [BundleWriter.metadataTable])
-        } catch let error as KilnError {
-            return result(.schema, name, url, [finding(.diffBaseline, "the bundle cannot be compared with the baseline: \(error.description)")])
+        } catch {
+            guard let problem = error as? KilnError ?? BundleReadLimit.current.stopped(error, reading: [baseline]) else { throw error }
+            return result(.schema, name, url, [finding(.diffBaseline, "the bundle cannot be compared with the baseline: \(problem.description)")])
         }
         let change = BundleDiff.userFilledSchemaChange(before.differences(to: present), userFilled: userFilled, oldVersion: before.userVersion,
                                                        newVersion: present.userVersion, old: displayPath(baseline))

@@ -98,10 +98,8 @@ public struct BundleDiff: Sendable {
                                thresholds: Thresholds = Thresholds(), examples: Int = defaultExamples,
                                severity: [String: Severity] = [:], userFilled: Set<String> = []) throws -> BundleDiff {
         let oldLabel = oldName ?? old.relativePath, newLabel = newName ?? new.relativePath
-        let database = try BundleFile.open(old)
-        _ = try BundleFile.open(new)
+        let database = try BundleFile.open(old, attaching: new, as: "new")
         do {
-            try database.execute("ATTACH DATABASE \(quoteLiteral(new.path)) AS new")
             let before = try SchemaSnapshot(database, schema: "main", excluding: [BundleWriter.metadataTable])
             let after = try SchemaSnapshot(database, schema: "new", excluding: [BundleWriter.metadataTable])
             var tables: [Table] = []
@@ -124,8 +122,8 @@ public struct BundleDiff: Sendable {
             var diff = BundleDiff(old: oldLabel, new: newLabel, tables: tables, schema: before.differences(to: after),
                                   oldVersion: before.userVersion, newVersion: after.userVersion, thresholds: thresholds, findings: [])
             let log = DiagnosticLog(overrides: severity)
-            for (table, finding) in diff.judge(oldBundle: BundleFile.metadata(of: database)?["bundle.name"],
-                                               newBundle: BundleFile.metadata(of: database, schema: "new")?["bundle.name"]) {
+            for (table, finding) in diff.judge(oldBundle: try BundleFile.metadata(of: database)?["bundle.name"],
+                                               newBundle: try BundleFile.metadata(of: database, schema: "new")?["bundle.name"]) {
                 let stored = log.diagnostics.count
                 log.report(finding)
                 if let table, log.diagnostics.count > stored, let index = diff.tables.firstIndex(where: { $0.name == table }) {
@@ -135,6 +133,7 @@ public struct BundleDiff: Sendable {
             diff.findings = log.diagnostics
             return diff
         } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
             throw KilnError.validation("\(oldLabel) and \(newLabel) cannot be compared: SQLite cannot read them (\(error.message))")
         }
     }

@@ -6,19 +6,45 @@ public enum BundleFile {
     /// The 16 bytes every SQLite 3 database starts with.
     private static let header = Array("SQLite format 3\0".utf8)
 
-    /// Opens the bundle at `url` read-only.
+    /// Opens the bundle at `url` read-only, with `other` attached as schema `schema` when given (checked as `url`
+    /// is). The connection's statements stop once they have run as long as `BundleReadLimit.current` gives the files
+    /// it reads: a statement stopped then fails with an `SQLiteError` whose `isInterrupted` is true, which
+    /// `BundleReadLimit.stopped` makes one sentence.
     /// - Throws: `KilnError.io` when the file does not exist or cannot be read, or another process holds it
     ///   (`BundleSideFiles.refuseIfHeld`); `KilnError.validation` with one
     ///   sentence naming the file when it is empty, not an SQLite database, truncated or damaged.
-    public static func open(_ url: URL) throws -> Database {
+    public static func open(_ url: URL, attaching other: URL? = nil, as schema: String = "new") throws -> Database {
+        let database = try open(url, mode: .readOnly, limitedFor: [url] + (other.map { [$0] } ?? []))
+        if let other {
+            _ = try open(other, mode: .readOnly, limitedFor: [other])
+            do {
+                try database.execute("ATTACH DATABASE \(quoteLiteral(other.path)) AS \(quoteIdentifier(schema))")
+            } catch let error as SQLiteError {
+                throw KilnError.validation("\(other.relativePath) cannot be read beside \(url.relativePath) (\(error.message))")
+            }
+        }
+        return database
+    }
+
+    /// Opens for writing `copy`, a copy this process made of bundles it did not build (`originals`: the scratch copy
+    /// `kiln patch` and `kiln apply` change): its triggers run as the copy changes, so it has the time limit of
+    /// reading `originals` (`open`).
+    /// - Throws: as `open`.
+    static func openCopy(_ copy: URL, of originals: [URL]) throws -> Database {
+        try open(copy, mode: .readWrite, limitedFor: originals)
+    }
+
+    private static func open(_ url: URL, mode: Database.Mode, limitedFor files: [URL]) throws -> Database {
         try inspect(url)
         try BundleSideFiles.refuseIfHeld(url)
         do {
-            let database = try Database(path: url.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+            let database = try Database(path: url.path, mode: mode, functions: KilnSQLFunctions.all)
+            database.limitLifetime(toSeconds: BundleReadLimit.current.budget(for: files))
             _ = try database.rows("SELECT count(*) FROM sqlite_schema")
             return database
         } catch let error as SQLiteError {
             if error.isLocked { throw BundleSideFiles.lockedError(url) }
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [url]) { throw stopped }
             throw KilnError.validation("\(url.relativePath) is not an SQLite database (\(error.message))")
         }
     }
@@ -27,7 +53,9 @@ public enum BundleFile {
     /// - Throws: as `open`, and `KilnError.validation` when the file is not a Kiln bundle.
     public static func name(of url: URL) throws -> String {
         let database = try open(url)
-        guard let entries = metadata(of: database) else {
+        let read: [String: String]?
+        do { read = try metadata(of: database) } catch { throw BundleReadLimit.current.stopped(error, reading: [url]) ?? error }
+        guard let entries = read else {
             throw KilnError.validation("\(url.relativePath) is not a Kiln bundle: it has no \(BundleWriter.metadataTable) table naming its bundle")
         }
         guard let name = entries["bundle.name"] else {
@@ -42,8 +70,14 @@ public enum BundleFile {
     }
 
     /// The `kiln_metadata` entries by key, or `nil` when the database has no readable metadata table.
-    static func metadata(of database: Database, schema: String = "main") -> [String: String]? {
-        guard let rows = try? database.rows("SELECT key, value FROM \(quoteIdentifier(schema)).\(BundleWriter.metadataTable)") else { return nil }
+    /// - Throws: the `SQLiteError` of a statement the time limit stopped (`open`): a metadata view that never ends.
+    static func metadata(of database: Database, schema: String = "main") throws -> [String: String]? {
+        let rows: [Row]
+        do {
+            rows = try database.rows("SELECT key, value FROM \(quoteIdentifier(schema)).\(BundleWriter.metadataTable)")
+        } catch let error as SQLiteError where !error.isInterrupted {
+            return nil
+        }
         var entries: [String: String] = [:]
         for row in rows {
             if let key = row.values[0].textValue { entries[key] = row.values[1].textValue ?? "" }

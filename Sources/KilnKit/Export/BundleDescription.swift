@@ -83,6 +83,7 @@ public struct BundleDescription: Sendable {
             }
             self.machinery = machinery.sorted()
         } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [url]) { throw stopped }
             throw KilnError.validation("\(url.relativePath) cannot be read: \(error.message)")
         }
         bundle = manifest.bundle

@@ -113,6 +113,9 @@ public struct Exporter {
             let writer = try makeWriter(file, keyPath: keyPath, origin: origin)
             let url = folder.appendingPathComponent(file.path)
             let sink = try TextFileSink(url: url)
+            // The query has its own limit (limits.sqlSeconds); the bundle's reading limit (`BundleFile.open`) holds
+            // for what Kiln reads around it.
+            var queryRunning = false
             do {
                 let statement = try database.prepareQuery(file.query)
                 for name in statement.parameterNames where parameters[name] == nil {
@@ -124,11 +127,18 @@ public struct Exporter {
                 }
                 try statement.bind(named: parameters)
                 try writer.check(columns: statement.columnNames)
-                try database.withTimeLimit(manifest.limits.sqlSeconds) {
-                    while let row = try statement.step() { try writer.add(row, to: sink) }
+                queryRunning = true
+                try database.pausingTimeLimit {
+                    try database.withTimeLimit(manifest.limits.sqlSeconds) {
+                        while let row = try statement.step() { try writer.add(row, to: sink) }
+                    }
                 }
+                queryRunning = false
                 try writer.finish(sink)
                 try sink.close()
+            } catch let error as SQLiteError where error.isInterrupted && !queryRunning {
+                sink.abandon()
+                throw BundleReadLimit.current.stopped(error, reading: [bundle]) ?? error
             } catch let error as SQLiteError where error.isInterrupted {
                 sink.abandon()
                 throw issue(keyPath + ".query", "the export query ran longer than \(sqlNumber(manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds", in: origin)

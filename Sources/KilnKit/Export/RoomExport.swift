@@ -83,7 +83,7 @@ public struct RoomExport: Sendable {
             return bundle
         }
         let database = try BundleFile.open(bundle)
-        if BundleFile.metadata(of: database)?["bundle.target"] == "android" { return bundle }
+        if try BundleFile.metadata(of: database)?["bundle.target"] == "android" { return bundle }
         let android = KilnFileNames.targetBundle(for: bundle, platform: "android")
         guard FileManager.default.fileExists(atPath: android.path) else {
             throw KilnError.usage("the manifest has an android target but \(android.relativePath), its bundle, is not there: build the pipeline first (kiln build writes it beside \(bundle.lastPathComponent))")

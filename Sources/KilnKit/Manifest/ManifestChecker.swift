@@ -43,6 +43,16 @@ struct ManifestChecker {
         }
         let sqlRules = SQLRuleCheck(manifest: manifest)
         for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]", sqlRules: sqlRules) }
+        // Query tables and export queries run later (the build, the export), but SQL whose result chance or the clock
+        // decides is refused now, naming the line.
+        for (index, table) in manifest.tables.enumerated() {
+            if let query = table.query, let problem = sqlRules.nondeterminism(in: query) { throw issue("tables[\(index)].query", problem) }
+        }
+        for (index, export) in manifest.exports.enumerated() {
+            for (fileIndex, file) in export.files.enumerated() {
+                if let problem = sqlRules.nondeterminism(in: file.query) { throw issue("exports[\(index)].files[\(fileIndex)].query", problem) }
+            }
+        }
         for (index, fixture) in manifest.fixtures.enumerated() {
             let sourceName = fixture.source.split(separator: ".", maxSplits: 1).first.map(String.init) ?? fixture.source
             try require(manifest.sources.contains { $0.name == sourceName }, "fixtures[\(index)].source",

@@ -31,6 +31,19 @@ final class SQLRuleCheck {
         return nil
     }
 
+    /// Why `query` (a query table's, an export's) would give another result in another build — it calls `random()`
+    /// or reads the clock (`Database.prepareQuery`) — else `nil`; any other problem is left to the query's own run,
+    /// which reports it as before.
+    func nondeterminism(in query: String) -> String? {
+        guard case .success(let database) = database else { return nil }
+        do {
+            _ = try database.prepareQuery(query)
+        } catch let error as SQLiteError where error.isNotDeterministic {
+            return "SQLite refuses the query: \(error.message)"
+        } catch {}
+        return nil
+    }
+
     /// The names between braces in `message`, in order.
     static func placeholders(in message: String) -> [String] {
         var names: [String] = []

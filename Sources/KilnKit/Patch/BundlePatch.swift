@@ -26,9 +26,8 @@ public enum BundlePatch {
         guard oldName == newName else {
             throw refuse("\(old.relativePath) is a bundle of \"\(oldName)\" but \(new.relativePath) of \"\(newName)\"")
         }
-        let database = try BundleFile.open(old)
+        let database = try BundleFile.open(old, attaching: new, as: "new")
         do {
-            try database.execute("ATTACH DATABASE \(quoteLiteral(new.path)) AS new")
             let before = try BundleLayout(database, schema: "main", userFilled: userFilled)
             let after = try BundleLayout(database, schema: "new", userFilled: userFilled)
             guard before.userVersion == after.userVersion else {
@@ -38,7 +37,7 @@ public enum BundlePatch {
                 let changed = Set(before.schema).symmetricDifference(after.schema).map { $0.split(separator: "\t").dropFirst().first.map(String.init) ?? "" }
                 throw refuse("the schema changed (\(Set(changed).sorted().joined(separator: ", "))) although the schema version is still \(after.userVersion)")
             }
-            var sql = try SQLPatchWriter(database: database, layout: after, oldMetadata: BundleFile.metadata(of: database) ?? [:])
+            var sql = try SQLPatchWriter(database: database, layout: after, oldMetadata: try BundleFile.metadata(of: database) ?? [:])
             let text = Data(try sql.write().utf8)
             let changeset = try self.changeset(new: new, old: old, layout: after)
             let allowed = limit.bytes(of: newSize)
@@ -76,6 +75,7 @@ public enum BundlePatch {
             try AtomicFile.write(json, to: files[2])
             return manifest
         } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
             throw KilnError.validation("no patch from \(old.relativePath) to \(new.relativePath): SQLite cannot read them (\(error.message))")
         }
     }
@@ -83,8 +83,7 @@ public enum BundlePatch {
     /// The changeset of every covered table and every shadow table of the FTS5 and R*Tree tables: applied, it leaves
     /// their rows, and so the indexes, exactly as in NEW; `nil` when a covered table has no primary key.
     private static func changeset(new: URL, old: URL, layout: BundleLayout) throws -> [UInt8]? {
-        let database = try BundleFile.open(new)
-        try database.execute("ATTACH DATABASE \(quoteLiteral(old.path)) AS old")
+        let database = try BundleFile.open(new, attaching: old, as: "old")
         // The session extension leaves out tables without a primary key: no changeset then.
         guard layout.tables.allSatisfy({ !$0.key.isEmpty }) else { return nil }
         return try SQLiteChangeset.diff(database, from: "old", tables: layout.tables.map(\.name) + layout.shadows)
@@ -102,11 +101,12 @@ public enum BundlePatch {
         do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
             throw KilnError.io("cannot copy \(old.path) to check the patches: \(error.localizedDescription)")
         }
-        let database = try Database(path: scratch.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+        let database = try BundleFile.openCopy(scratch, of: [old, new])
         try database.execute("PRAGMA foreign_keys = ON")
         do {
             try apply(database)
         } catch {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
             throw KilnError.validation("no patch: \(label) does not apply to a copy of \(old.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was written")
         }
         let differences = try PatchCheck.differences(database, schema: "main", from: new, layout: layout)

@@ -20,6 +20,14 @@ public enum PatchApplier {
     ///   bundle is left as it was then.
     public static func apply(bundle: URL, patch: URL, manifest manifestURL: URL? = nil,
                              names: OutputNames = OutputNames(output: "the bundle")) throws -> Outcome {
+        do {
+            return try applying(bundle: bundle, patch: patch, manifest: manifestURL, names: names)
+        } catch {
+            throw BundleReadLimit.current.stopped(error, reading: [bundle]) ?? error
+        }
+    }
+
+    private static func applying(bundle: URL, patch: URL, manifest manifestURL: URL?, names: OutputNames) throws -> Outcome {
         let manifestURL = manifestURL ?? patch.deletingLastPathComponent().appendingPathComponent(UpdateManifest.fileName)
         let manifest = try UpdateManifest.read(manifestURL)
         guard let entry = manifest.patches.first(where: { $0.file == patch.lastPathComponent }), let kind = PatchKind(rawValue: entry.kind) else {
@@ -59,10 +67,12 @@ public enum PatchApplier {
         do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
             throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
         }
-        let database = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+        let database = try BundleFile.openCopy(temporary, of: [bundle])
         do {
             try kind.apply(bytes, to: database)
         } catch let error as KilnError {
+            throw error
+        } catch let error as SQLiteError where error.isInterrupted {
             throw error
         } catch {
             throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")

@@ -173,6 +173,7 @@ public struct HTMLReport {
         do {
             maps = try CoordinateMap.maps(in: database, tables: report.tables.map(\.name), rules: report.boundsRules ?? [])
         } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [bundle]) { throw stopped }
             throw KilnError.validation("cannot read the maps' coordinates from \(bundle.relativePath): \(error.message)")
         }
         guard !maps.isEmpty else { return "" }
