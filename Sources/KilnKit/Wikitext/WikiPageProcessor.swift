@@ -54,21 +54,26 @@ struct WikiPageProcessor {
     /// (`WikiPagePool`); `kept` is the log's examples per code. Findings are grouped by code alone: the log's
     /// overrides give each code one severity, so grouping by code and severity keeps the same ones.
     func analyze(_ page: WikiPageText, kept: Int) -> WikiPageOutcome {
-        let title = page.title
-        var outcome = WikiPageOutcome(title: title, textLine: page.textLine)
+        var outcome = WikiPageOutcome(title: page.title, textLine: page.textLine)
         var findings = WikiFindings(kept: kept)
-        defer { (outcome.findings, outcome.dropped) = findings.sorted() }
+        analyze(page, into: &outcome, findings: &findings)
+        (outcome.findings, outcome.dropped) = findings.sorted()
+        return outcome
+    }
+
+    private func analyze(_ page: WikiPageText, into outcome: inout WikiPageOutcome, findings: inout WikiFindings) {
+        let title = page.title
         if let target = page.redirect ?? RedirectLine.target(in: page.text) {
-            guard wanted.contains("alias") else { return outcome }
+            guard wanted.contains("alias") else { return }
             var alias = Record(WikiPageProcessor.aliasKind, line: page.line)
             alias["pageid"] = page.id
             alias["title"] = title
             alias["namespace"] = page.namespace
             alias["target"] = target
             outcome.records.append(alias)
-            return outcome
+            return
         }
-        guard wanted.contains("page") || wanted.contains("section") || wanted.contains("listing") else { return outcome }
+        guard wanted.contains("page") || wanted.contains("section") || wanted.contains("listing") else { return }
         let scanned = WikiPageScanner.scan(page.text, readTags: wanted.contains("listing"))
         if wanted.contains("page") {
             let facts = PageFacts(scanned, conventions: conventions.pages, findings: &findings)
@@ -94,7 +99,7 @@ struct WikiPageProcessor {
                 outcome.records.append(record)
             }
         }
-        guard wanted.contains("listing") else { return outcome }
+        guard wanted.contains("listing") else { return }
         for unclosed in scanned.unclosedTemplates {
             findings.append(WikiFinding(code: .wikitextTemplate,
                                         message: unclosed.tooDeep
@@ -131,7 +136,6 @@ struct WikiPageProcessor {
             record["pagecenterlong"] = summary.medianLongitude
             outcome.records.append(record)
         }
-        return outcome
     }
 }
 
