@@ -93,6 +93,9 @@ final class TargetCompatibilityTests: XCTestCase {
         // remove_diacritics=1 (SQLite before 3.27.0) keeps ΐ's two marks: the word is not found by its folded form.
         XCTAssertEqual(TargetSQL.wordWithSeveralDiacritics("Οδός Ζαΐμη 3"), "Ζαΐμη")
         XCTAssertNil(TargetSQL.wordWithSeveralDiacritics("Πανεπιστήμιο Église"))
+        // ASCII text is skipped at once; an ASCII letter followed by two combining marks (decomposed ΐ) is not ASCII.
+        XCTAssertNil(TargetSQL.wordWithSeveralDiacritics("Odos Zaimi 3, plain ASCII"))
+        XCTAssertEqual(TargetSQL.wordWithSeveralDiacritics("Odos Zai\u{0308}\u{0301}mi 3"), "Zai\u{0308}\u{0301}mi")
     }
 
     /// Before SQLite 3.27.0 the FTS4 table folds with remove_diacritics=1: «Nguyễn» (ễ: e with circumflex and tilde)

@@ -60,6 +60,9 @@ public struct MediaWikiReader: ConfigurableReader {
         var state = FileState()
         var page: MediaWikiPage?
         var revisionDepth: Int?
+        let workers = WikiPagePool.workerCount
+        let pool = workers > 0 ? try WikiPagePool(like: processor, workers: workers, kept: log.tally.examplesPerCode) : nil
+        defer { pool?.close() }
         while let event = reader.next() {
             switch event {
             case .start("namespace", _, _) where page == nil:
@@ -77,12 +80,13 @@ public struct MediaWikiReader: ConfigurableReader {
             case .start(let name, _, let depth) where page != nil:
                 read(name, depth: depth, revisionDepth: revisionDepth, into: &page!, reader: reader, state: state)
             case .end("page", _, _):
-                if let finished = page { try process(finished, input: input, state: &state, log: log, emit: emit) }
+                if let finished = page { try process(finished, input: input, pool: pool, state: &state, log: log, emit: emit) }
                 page = nil
             default:
                 break
             }
         }
+        try pool?.drain { try $0.apply(input: input, tally: &state.tally, log: log, emit: emit) }
         if state.tally.pagesRead == 0, reader.issues.isEmpty {
             let namespaces = options.namespaces.map(String.init).joined(separator: ", ")
             log.report(.sourceEmpty, "no page of namespace \(namespaces) in this file (\(state.pagesSeen) <page> element\(state.pagesSeen == 1 ? "" : "s") in all): nothing is read from it; check the source's path and its namespaces option",
@@ -128,12 +132,15 @@ public struct MediaWikiReader: ConfigurableReader {
         return processor.wantsText(redirect: page.redirect)
     }
 
-    private func process(_ page: MediaWikiPage, input: InputFile, state: inout FileState, log: DiagnosticLog,
+    /// Processes one finished page: on the pool's workers when there is a pool (outcomes are applied in page order
+    /// as they come), else here.
+    private func process(_ page: MediaWikiPage, input: InputFile, pool: WikiPagePool?, state: inout FileState, log: DiagnosticLog,
                          emit: (Record) throws -> Void) throws {
         guard let title = page.title, options.namespaces.contains(state.namespace(of: page)) else { return }
         let text = WikiPageText(title: title, id: page.id, namespace: String(state.namespace(of: page)), timestamp: page.timestamp,
                                 text: page.text ?? "", line: page.line, textLine: page.textLine, redirect: page.redirect)
-        try processor.process(text, input: input, tally: &state.tally, log: log, emit: emit)
+        guard let pool else { return try processor.process(text, input: input, tally: &state.tally, log: log, emit: emit) }
+        try pool.submit(text) { try $0.apply(input: input, tally: &state.tally, log: log, emit: emit) }
     }
 }
 

@@ -80,7 +80,7 @@ struct PageConventions {
 }
 
 /// A finding of the wikitext readers, placed by its line in the page's text.
-struct WikiFinding: Equatable {
+struct WikiFinding: Equatable, Sendable {
     var code: DiagnosticCode
     var message: String
     /// The 1-based line in the page's text.
@@ -98,7 +98,7 @@ extension Array: WikiFindingSink where Element == WikiFinding {}
 /// stores no more of them) and a count of the others. A page of two million findings held them all before they were
 /// reported (812 MB); now memory is bounded by the codes, whatever the page.
 struct WikiFindings: WikiFindingSink {
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         var code: String
         var severity: Severity
     }

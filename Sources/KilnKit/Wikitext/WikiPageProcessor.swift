@@ -1,5 +1,5 @@
 /// One page as a wikitext reader found it: from a MediaWiki export's `<page>`, or a bare wikitext file.
-struct WikiPageText {
+struct WikiPageText: Sendable {
     var title: String
     var id: String?
     var namespace: String
@@ -47,20 +47,22 @@ struct WikiPageProcessor {
     /// parameters it left out to `tally`, reported once per file.
     func process(_ page: WikiPageText, input: InputFile, tally: inout WikiFileTally, log: DiagnosticLog,
                  emit: (Record) throws -> Void) throws {
+        try analyze(page, kept: log.tally.examplesPerCode).apply(input: input, tally: &tally, log: log, emit: emit)
+    }
+
+    /// What `page` gives, computed without the log or the file's tally, so that any thread may compute it
+    /// (`WikiPagePool`); `kept` is the log's examples per code. Findings are grouped by code alone: the log's
+    /// overrides give each code one severity, so grouping by code and severity keeps the same ones.
+    func analyze(_ page: WikiPageText, kept: Int) -> WikiPageOutcome {
+        var outcome = WikiPageOutcome(title: page.title, textLine: page.textLine)
+        var findings = WikiFindings(kept: kept)
+        analyze(page, into: &outcome, findings: &findings)
+        (outcome.findings, outcome.dropped) = findings.sorted()
+        return outcome
+    }
+
+    private func analyze(_ page: WikiPageText, into outcome: inout WikiPageOutcome, findings: inout WikiFindings) {
         let title = page.title
-        tally.pagesRead += 1
-        var findings = WikiFindings(kept: log.tally.examplesPerCode) { log.severity(of: $0.rawValue, $0.severity) }
-        defer {
-            let (kept, dropped) = findings.sorted()
-            for finding in kept {
-                log.report(finding.code, "\(title): \(finding.message)", at: input.at(page.textLine + finding.line - 1))
-            }
-            // The log would store none of these (it keeps as many per code as were kept here): counted, as it counts.
-            for (key, count) in dropped {
-                let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
-                for _ in 0..<count { log.report(placeholder) }
-            }
-        }
         if let target = page.redirect ?? RedirectLine.target(in: page.text) {
             guard wanted.contains("alias") else { return }
             var alias = Record(WikiPageProcessor.aliasKind, line: page.line)
@@ -68,7 +70,7 @@ struct WikiPageProcessor {
             alias["title"] = title
             alias["namespace"] = page.namespace
             alias["target"] = target
-            try emit(alias)
+            outcome.records.append(alias)
             return
         }
         guard wanted.contains("page") || wanted.contains("section") || wanted.contains("listing") else { return }
@@ -83,7 +85,7 @@ struct WikiPageProcessor {
             record["lat"] = facts.latitude
             record["long"] = facts.longitude
             record["timestamp"] = page.timestamp
-            try emit(record)
+            outcome.records.append(record)
         }
         if wanted.contains("section") {
             for section in scanned.outline.sections {
@@ -94,7 +96,7 @@ struct WikiPageProcessor {
                 record["level"] = String(section.level)
                 record["title"] = section.title
                 record["parent"] = section.parent.map(String.init)
-                try emit(record)
+                outcome.records.append(record)
             }
         }
         guard wanted.contains("listing") else { return }
@@ -107,15 +109,15 @@ struct WikiPageProcessor {
                                         line: unclosed.line))
         }
         let listings = extractor.listings(in: scanned, title: title, findings: &findings)
-        tally.listings += listings.count
-        tally.noteListingLike(scanned, conventions: conventions.listings, line: page.textLine)
+        outcome.listings = listings.count
+        outcome.listingLike = WikiFileTally.listingLikeCandidates(scanned, conventions: conventions.listings, line: page.textLine)
         let summary = ListingSummary(listings)
         for (position, listing) in listings.enumerated() {
             let line = page.textLine + listing.line - 1
-            for name in listing.unknownTemplates { tally.templates.note(name, page: title, listing: listing.label, line: line) }
-            for name in listing.unknownParameters { tally.parameters.note(name, page: title, listing: listing.label, line: line) }
+            for name in listing.unknownTemplates { outcome.notes.append(.init(.templates, name, page: title, listing: listing.label, line: line)) }
+            for name in listing.unknownParameters { outcome.notes.append(.init(.parameters, name, page: title, listing: listing.label, line: line)) }
             if let text = listing.untakenTrailingText {
-                tally.trailing.note("", page: title, listing: listing.label + ": \"" + excerpt(text, limit: 50) + "\"", line: line)
+                outcome.notes.append(.init(.trailing, "", page: title, listing: listing.label + ": \"" + excerpt(text, limit: 50) + "\"", line: line))
             }
             var record = Record(WikiPageProcessor.listingKind, line: line)
             record["pageid"] = page.id
@@ -132,8 +134,63 @@ struct WikiPageProcessor {
             record["pageplaced"] = String(summary.placed)
             record["pagecenterlat"] = summary.medianLatitude
             record["pagecenterlong"] = summary.medianLongitude
-            try emit(record)
+            outcome.records.append(record)
         }
+    }
+}
+
+/// What one page gives, made by `WikiPageProcessor.analyze` on any thread and applied by the file's reading thread
+/// in page order: its records, its findings as the log will keep them, and what it adds to the file's tally.
+struct WikiPageOutcome: Sendable {
+    /// One use of a name left out, for the file's tally (`WikiFileTally`).
+    struct Note: Sendable {
+        enum Tally: Sendable { case templates, parameters, trailing }
+        var tally: Tally
+        var name: String
+        var page: String
+        var listing: String
+        var line: Int
+
+        init(_ tally: Tally, _ name: String, page: String, listing: String, line: Int) {
+            (self.tally, self.name, self.page, self.listing, self.line) = (tally, name, page, listing, line)
+        }
+    }
+
+    var title: String
+    var textLine: Int
+    var records: [Record] = []
+    /// The kept findings in line order, and per code and severity how many were left out (`WikiFindings.sorted`).
+    var findings: [WikiFinding] = []
+    var dropped: [(WikiFindings.Key, Int)] = []
+    var notes: [Note] = []
+    /// Listings found, and the templates written like listings (`WikiFileTally.listingLikeCandidates`).
+    var listings = 0
+    var listingLike: [(name: String, line: Int)] = []
+
+    /// Emits the records, then reports the findings to `log` (placed by line in `input`) and adds the rest to `tally`:
+    /// what `WikiPageProcessor.process` did in one go.
+    func apply(input: InputFile, tally: inout WikiFileTally, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
+        tally.pagesRead += 1
+        defer {
+            for finding in findings {
+                log.report(finding.code, "\(title): \(finding.message)", at: input.at(textLine + finding.line - 1))
+            }
+            // The log would store none of these (it keeps as many per code as were kept here): counted, as it counts.
+            for (key, count) in dropped {
+                let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
+                for _ in 0..<count { log.report(placeholder) }
+            }
+        }
+        tally.listings += listings
+        tally.noteListingLike(listingLike)
+        for note in notes {
+            switch note.tally {
+            case .templates: tally.templates.note(note.name, page: note.page, listing: note.listing, line: note.line)
+            case .parameters: tally.parameters.note(note.name, page: note.page, listing: note.listing, line: note.line)
+            case .trailing: tally.trailing.note(note.name, page: note.page, listing: note.listing, line: note.line)
+            }
+        }
+        for record in records { try emit(record) }
     }
 }
 
@@ -186,13 +243,20 @@ struct WikiFileTally {
     /// of further names are counted together (a file of two million distinct names held them all).
     static let namesLimit = 1000
 
-    mutating func noteListingLike(_ page: WikiPage, conventions: ListingConventions, line: Int) {
-        for element in page.elements {
+    /// The page's top-level templates that are no listing template but are written like one (three named parameters
+    /// or more), with their lines in the file, for `noteListingLike`.
+    static func listingLikeCandidates(_ page: WikiPage, conventions: ListingConventions, line: Int) -> [(name: String, line: Int)] {
+        page.elements.compactMap { element in
             guard case .template(let template) = element.kind, conventions.templates[template.key] == nil,
-                  template.arguments.filter({ $0.key != nil }).count >= 3,
-                  listingLike.byKey.count < WikiFileTally.listingLikeLimit || listingLike.byKey[template.name.lowercased()] != nil
-            else { continue }
-            listingLike.note(template.name, page: "", listing: "", line: line + element.line - 1)
+                  template.arguments.filter({ $0.key != nil }).count >= 3 else { return nil }
+            return (template.name, line + element.line - 1)
+        }
+    }
+
+    mutating func noteListingLike(_ candidates: [(name: String, line: Int)]) {
+        for (name, line) in candidates
+        where listingLike.byKey.count < WikiFileTally.listingLikeLimit || listingLike.byKey[name.lowercased()] != nil {
+            listingLike.note(name, page: "", listing: "", line: line)
         }
     }
 
