@@ -351,6 +351,8 @@ public enum Builder {
         outcome.describe(pipeline)
         guard outcome.built, let pending else {
             try writeReport(outcome)
+            // What was read stays reusable: the next build, after a fix, reads only what the fix changed.
+            sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
             return outcome
         }
         // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
