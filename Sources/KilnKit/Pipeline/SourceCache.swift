@@ -78,8 +78,12 @@ final class SourceCache {
         var findings: [Finding] = []
     }
 
+    /// False when the cache folders are not folders (a link, a file): then nothing is read or written there.
+    private let usable: Bool
+
     init(cache: BuildCache, pipeline: Pipeline, examplesPerCode: Int) {
         folder = cache.folder.appendingPathComponent("sources")
+        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
         self.pipeline = pipeline
         self.examplesPerCode = examplesPerCode
     }
@@ -135,7 +139,7 @@ final class SourceCache {
     /// Plans each source from its entry, telling `staging` which files it need not read. `digests` gives the inputs'
     /// SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a `build.cache` info.
     func prepare(_ staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
-        guard OutputPath.entryKind(folder) == .folder else { return }
+        guard usable, OutputPath.entryKind(folder) == .folder else { return }
         var known: [String: String]?
         for (position, source) in pipeline.sources.enumerated() {
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
@@ -308,6 +312,7 @@ final class SourceCache {
     /// file `stagingURL` (rows) and `inputs` (each file's SHA-256). A source that cannot be stored is left without an
     /// entry (its next build reads it).
     func store(stagingURL: URL, inputs: [String: String]) {
+        guard usable else { return }
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
             let (recordURL, databaseURL) = entryFiles(source.spec.name)
