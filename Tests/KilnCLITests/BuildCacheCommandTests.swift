@@ -15,18 +15,6 @@ final class BuildCacheCommandTests: CLITestCase {
         return [(attributes[.systemNumber] as? NSNumber)?.uint64Value ?? 0, (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0]
     }
 
-    private func build(_ pipeline: String, _ output: String, _ extra: String...) throws -> Run {
-        let run = try kiln(["build", pipeline, "--out", output] + extra)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return run
-    }
-
-    private func replace(_ old: String, with new: String, in path: String) throws {
-        let text = try String(contentsOf: file(path), encoding: .utf8)
-        XCTAssertTrue(text.contains(old), "\(path) holds \(old)")
-        try text.replacingOccurrences(of: old, with: new).write(to: file(path), atomically: false, encoding: .utf8)
-    }
-
     func testNothingChangedKeepsEverySampleBundleAndReportAsAFullBuildWritesThem() throws {
         for sample in BuildCacheCommandTests.samples {
             try copy("raw/\(sample)", to: sample)

@@ -8,18 +8,6 @@ import KilnTestSupport
 /// of the same inputs writes (the report but for its `reusedSources`); a damaged, foreign, half-written or contended
 /// cache is read again and the bytes stay those of a full build.
 final class SourceCacheCommandTests: CLITestCase {
-    private func build(_ pipeline: String, _ output: String, _ extra: String...) throws -> Run {
-        let run = try kiln(["build", pipeline, "--out", output] + extra)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return run
-    }
-
-    private func replace(_ old: String, with new: String, in path: String) throws {
-        let text = try String(contentsOf: file(path), encoding: .utf8)
-        XCTAssertTrue(text.contains(old), "\(path) holds \(old)")
-        try text.replacingOccurrences(of: old, with: new).write(to: file(path), atomically: false, encoding: .utf8)
-    }
-
     /// The report at `path` as a JSON object.
     private func report(_ path: String) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
