@@ -57,6 +57,10 @@ struct BuildCacheRecord: ChecksummedRecord {
     var key: String
     var bundleSHA256: String
     var reportSHA256: String
+    /// The stamps of the bundle and the report once in place: a file whose stamp is still that one is not hashed
+    /// again to be known unchanged (any write moves its status-change time).
+    var bundleStamp: FileStamp?
+    var reportStamp: FileStamp?
     /// The bundles written for manifest targets beside the main one (`<bundle>.<platform>.sqlite`).
     var targetBundles: [TargetBundle] = []
     var inputs: [Input]
@@ -66,7 +70,7 @@ struct BuildCacheRecord: ChecksummedRecord {
     /// SHA-256 of the record written with an empty checksum: a record edited by hand, or cut short, is not trusted.
     var checksum = ""
 
-    static let currentFormat = 2
+    static let currentFormat = 3
 }
 
 /// A record of the build cache that carries its own checksum: the SHA-256 of the record written with an empty
@@ -198,8 +202,10 @@ struct BuildCache {
         // SQLite would apply a -wal or -journal left beside the bundle to what its readers see: a build settles them.
         guard BundleSideFiles.present(beside: output).isEmpty else { return .rebuild(reason: nil, inputs: inputs) }
         let targets = record.targetBundles.map { (output.deletingLastPathComponent().appendingPathComponent($0.file), $0.sha256, "\($0.platform) bundle") }
-        for (file, expected, role) in [(output, record.bundleSHA256, "bundle"), (report, record.reportSHA256, "report")] + targets {
+        let stamped = [(output, record.bundleSHA256, "bundle", record.bundleStamp), (report, record.reportSHA256, "report", record.reportStamp)]
+        for (file, expected, role, stamp) in stamped + targets.map({ ($0.0, $0.1, $0.2, nil) }) {
             guard FileManager.default.fileExists(atPath: file.path) else { return .rebuild(reason: nil, inputs: inputs) }
+            if let stamp, FileStamp(file) == stamp { continue }
             guard (try? FileDigest.sha256(of: file)) == expected else {
                 return .rebuild(reason: "the \(role) \(displayPath(file)) is not the one the build cache \(shown) recorded (it changed since): the bundle was built in full", inputs: inputs)
             }
@@ -227,10 +233,13 @@ struct BuildCache {
             let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
             inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
         }
+        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build.
+        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
             bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: reportDigest.hexDigest(),
+            bundleStamp: bundleStamp, reportStamp: reportStamp,
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
             },
