@@ -15,18 +15,6 @@ final class BuildCacheCommandTests: CLITestCase {
         return [(attributes[.systemNumber] as? NSNumber)?.uint64Value ?? 0, (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0]
     }
 
-    private func build(_ pipeline: String, _ output: String, _ extra: String...) throws -> Run {
-        let run = try kiln(["build", pipeline, "--out", output] + extra)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        return run
-    }
-
-    private func replace(_ old: String, with new: String, in path: String) throws {
-        let text = try String(contentsOf: file(path), encoding: .utf8)
-        XCTAssertTrue(text.contains(old), "\(path) holds \(old)")
-        try text.replacingOccurrences(of: old, with: new).write(to: file(path), atomically: false, encoding: .utf8)
-    }
-
     func testNothingChangedKeepsEverySampleBundleAndReportAsAFullBuildWritesThem() throws {
         for sample in BuildCacheCommandTests.samples {
             try copy("raw/\(sample)", to: sample)
@@ -104,9 +92,17 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertEqual(try sha256("out/app.sqlite"), built)
         let findings = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/app.report.json"))) as? [String: Any])?["diagnostics"] as? [[String: Any]])
         XCTAssertEqual(findings.filter { $0["code"] as? String == "build.cache" }.map { $0["severity"] as? String }, ["info"])
-        // That report is not reused: the next build is a full one, and the one after it reuses that one's.
+        // That report is not reused: the next build is built (its sources' rows taken from their cache entries, which
+        // its report lists besides what a full build says), and the one after it reuses that one's.
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("built "))
-        XCTAssertEqual(try sha256("out/app.report.json"), report)
+        var rebuiltReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/app.report.json"))) as? [String: Any])
+        XCTAssertNotNil(rebuiltReport.removeValue(forKey: "reusedSources"))
+        _ = try build("patras", "fresh/app.sqlite", "--no-cache")
+        // The same report but for the paths of its bundles.
+        let freshText = try String(contentsOf: file("fresh/app.report.json"), encoding: .utf8).replacingOccurrences(of: "\"fresh/", with: "\"out/")
+        let fresh = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(freshText.utf8)) as? [String: Any])
+        XCTAssertEqual(NSDictionary(dictionary: rebuiltReport), NSDictionary(dictionary: fresh))
+        _ = report
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("up to date: "))
 
         // A bundle changed since it was written (one byte appended) is not kept.
@@ -160,7 +156,9 @@ final class BuildCacheCommandTests: CLITestCase {
         }
         XCTAssertGreaterThan(killed, 0, "no build was killed before it ended")
         let cache = file("out/\(KilnFileNames.cacheFolder)/web.sqlite").path
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache), ["build.json"], "no temporary file left in the cache")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "sources"])
+        let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/sources")
+        XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")
 
         // Two builds at once, after an edit: both succeed and leave the full build's bytes.
         try replace("<name>Πλατεία Ρίου</name>", with: "<name>Ρίο</name>", in: "web/stops-2.xml")

@@ -99,10 +99,18 @@ public final class DiagnosticLog {
     public func severity(of code: String, _ severity: Severity) -> Severity { overrides[code] ?? severity }
 
     /// Records a finding, with its severity replaced when the manifest overrides its code.
-    public func report(_ diagnostic: Diagnostic) {
+    public func report(_ diagnostic: Diagnostic) { take(diagnostic, once: nil) }
+
+    /// Told of every finding this log takes in that is not `off` (its severity overridden, before the cap), with the
+    /// key of `report(_:once:)` when it came that way: the build cache keeps a source's findings to replay them.
+    var observer: ((Diagnostic, String?) -> Void)?
+
+    private func take(_ diagnostic: Diagnostic, once key: String?) {
         var finding = diagnostic
         if let severity = overrides[diagnostic.code] { finding.severity = severity }
-        guard finding.severity != .off, tally.admit(finding) else { return }
+        guard finding.severity != .off else { return }
+        observer?(finding, key)
+        guard tally.admit(finding) else { return }
         diagnostics.append(finding.capped)
     }
 
@@ -116,9 +124,13 @@ public final class DiagnosticLog {
     /// Records `diagnostic` unless a finding with the same `key` was reported to (or replayed into) this log before:
     /// for findings made once per source over all its files, the first file's in file order.
     public func report(_ diagnostic: Diagnostic, once key: String) {
-        guard onceKeys.insert(key).inserted else { return }
+        guard onceKeys.insert(key).inserted else {
+            // Kept for a replay: the finding this one repeats may not be replayed before it.
+            if let observer, severity(of: diagnostic.code, diagnostic.severity) != .off { observer(diagnostic, key) }
+            return
+        }
         let index = diagnostics.count
-        report(diagnostic)
+        take(diagnostic, once: key)
         if diagnostics.count > index { onceKeyOfStored[index] = key }
     }
 

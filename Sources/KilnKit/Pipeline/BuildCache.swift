@@ -26,7 +26,7 @@ struct FileStamp: Codable, Equatable, Sendable {
 /// The record of the last build of one bundle file, in `<bundle folder>/.kiln-cache/<bundle file>/build.json`: the
 /// key of everything that decided the bundle, the SHA-256 of the bundle and report it wrote, and what the build said
 /// (tables, inputs, findings), so that a build with the same key can leave both files as they are and say the same.
-struct BuildCacheRecord: Codable {
+struct BuildCacheRecord: ChecksummedRecord {
     /// One input: its path relative to the pipeline folder, its SHA-256, and its stamp when the file did not change
     /// while the build read it.
     struct Input: Codable {
@@ -57,6 +57,10 @@ struct BuildCacheRecord: Codable {
     var key: String
     var bundleSHA256: String
     var reportSHA256: String
+    /// The stamps of the bundle and the report once in place: a file whose stamp is still that one is not hashed
+    /// again to be known unchanged (any write moves its status-change time).
+    var bundleStamp: FileStamp?
+    var reportStamp: FileStamp?
     /// The bundles written for manifest targets beside the main one (`<bundle>.<platform>.sqlite`).
     var targetBundles: [TargetBundle] = []
     var inputs: [Input]
@@ -66,8 +70,16 @@ struct BuildCacheRecord: Codable {
     /// SHA-256 of the record written with an empty checksum: a record edited by hand, or cut short, is not trusted.
     var checksum = ""
 
-    static let currentFormat = 2
+    static let currentFormat = 3
+}
 
+/// A record of the build cache that carries its own checksum: the SHA-256 of the record written with an empty
+/// checksum, so that one edited by hand, or cut short, is not trusted.
+protocol ChecksummedRecord: Codable {
+    var checksum: String { get set }
+}
+
+extension ChecksummedRecord {
     /// The SHA-256 the record's `checksum` must hold.
     func computedChecksum() throws -> String {
         var copy = self
@@ -75,6 +87,13 @@ struct BuildCacheRecord: Codable {
         let digest = SHA256Digest()
         digest.update(try KilnJSON.encode(copy))
         return digest.hexDigest()
+    }
+
+    /// The record `data` holds, when it decodes and its checksum is right.
+    static func verified(_ data: Data) -> Self? {
+        guard let record = try? JSONDecoder().decode(Self.self, from: data), let checksum = try? record.computedChecksum(),
+              checksum == record.checksum else { return nil }
+        return record
     }
 }
 
@@ -110,9 +129,32 @@ struct BuildCache {
     enum Lookup {
         /// Nothing changed: the bundle and report in place are the ones the recorded build wrote.
         case reuse(BuildCacheRecord)
-        /// Build in full; `reason`, when there is one, says why the cache could not be used although it was there
-        /// (another Kiln, a damaged record, a bundle changed since), for an info finding.
-        case rebuild(reason: String?)
+        /// Build (each source's cache entry may still be reused, `SourceCache`); `reason`, when there is one, says why
+        /// the cache could not be used although it was there (another Kiln, a damaged record, a bundle changed since),
+        /// for an info finding; `inputs`, the inputs' digests and stamps when the lookup took them.
+        case rebuild(reason: String?, inputs: Inputs?)
+    }
+
+    /// The SHA-256 and the stamp of every input now, by path relative to the pipeline folder.
+    struct Inputs {
+        var digests: [String: String] = [:]
+        var stamps: [String: FileStamp] = [:]
+
+        /// The inputs of `pipeline`, each digest taken from `record` when the file's stamp is the one recorded with
+        /// it, else computed; `nil` when a file cannot be read (the build will say so).
+        init?(of pipeline: Pipeline, record: BuildCacheRecord?) {
+            let recorded = Dictionary((record?.inputs ?? []).map { ($0.path, $0) }) { first, _ in first }
+            for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
+                let stamp = FileStamp(file.url)
+                stamps[file.relativePath] = stamp
+                if let known = recorded[file.relativePath], let recordedStamp = known.stamp, stamp == recordedStamp {
+                    digests[file.relativePath] = known.sha256
+                } else {
+                    guard let digest = try? FileDigest.sha256(of: file.url) else { return nil }
+                    digests[file.relativePath] = digest
+                }
+            }
+        }
     }
 
     /// True when the build's outcome depends on nothing but the key: no baseline to compare with.
@@ -145,35 +187,27 @@ struct BuildCache {
     /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
     func lookup(_ pipeline: Pipeline, output: URL, report: URL) -> Lookup {
         guard isUsable else {
-            return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full")
+            return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full", inputs: nil)
         }
-        guard let data = FileManager.default.contents(atPath: recordURL.path) else { return .rebuild(reason: nil) }
+        guard let data = FileManager.default.contents(atPath: recordURL.path) else { return .rebuild(reason: nil, inputs: nil) }
         let shown = displayPath(recordURL)
-        guard let record = try? JSONDecoder().decode(BuildCacheRecord.self, from: data), record.format == BuildCacheRecord.currentFormat,
-              let checksum = try? record.computedChecksum(), checksum == record.checksum else {
-            return .rebuild(reason: "the build cache \(shown) is damaged or was edited (its checksum does not match): the bundle was built in full")
+        guard let record = BuildCacheRecord.verified(data), record.format == BuildCacheRecord.currentFormat else {
+            return .rebuild(reason: "the build cache \(shown) is damaged or was edited (its checksum does not match): the bundle was built in full", inputs: nil)
         }
         guard record.environment == BuildCache.environment else {
-            return .rebuild(reason: "the build cache \(shown) was written by another Kiln or other libraries (\(record.environment)): the bundle was built in full")
+            return .rebuild(reason: "the build cache \(shown) was written by another Kiln or other libraries (\(record.environment)): the bundle was built in full", inputs: nil)
         }
-        let recorded = Dictionary(record.inputs.map { ($0.path, $0) }) { first, _ in first }
-        var digests: [String: String] = [:]
-        for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
-            if let known = recorded[file.relativePath], let stamp = known.stamp, FileStamp(file.url) == stamp {
-                digests[file.relativePath] = known.sha256
-            } else {
-                guard let digest = try? FileDigest.sha256(of: file.url) else { return .rebuild(reason: nil) }
-                digests[file.relativePath] = digest
-            }
-        }
-        guard BuildCache.key(pipeline, output: output, report: report, digests: digests) == record.key else { return .rebuild(reason: nil) }
+        guard let inputs = Inputs(of: pipeline, record: record) else { return .rebuild(reason: nil, inputs: nil) }
+        guard BuildCache.key(pipeline, output: output, report: report, digests: inputs.digests) == record.key else { return .rebuild(reason: nil, inputs: inputs) }
         // SQLite would apply a -wal or -journal left beside the bundle to what its readers see: a build settles them.
-        guard BundleSideFiles.present(beside: output).isEmpty else { return .rebuild(reason: nil) }
+        guard BundleSideFiles.present(beside: output).isEmpty else { return .rebuild(reason: nil, inputs: inputs) }
         let targets = record.targetBundles.map { (output.deletingLastPathComponent().appendingPathComponent($0.file), $0.sha256, "\($0.platform) bundle") }
-        for (file, expected, role) in [(output, record.bundleSHA256, "bundle"), (report, record.reportSHA256, "report")] + targets {
-            guard FileManager.default.fileExists(atPath: file.path) else { return .rebuild(reason: nil) }
+        let stamped = [(output, record.bundleSHA256, "bundle", record.bundleStamp), (report, record.reportSHA256, "report", record.reportStamp)]
+        for (file, expected, role, stamp) in stamped + targets.map({ ($0.0, $0.1, $0.2, nil) }) {
+            guard FileManager.default.fileExists(atPath: file.path) else { return .rebuild(reason: nil, inputs: inputs) }
+            if let stamp, FileStamp(file) == stamp { continue }
             guard (try? FileDigest.sha256(of: file)) == expected else {
-                return .rebuild(reason: "the \(role) \(displayPath(file)) is not the one the build cache \(shown) recorded (it changed since): the bundle was built in full")
+                return .rebuild(reason: "the \(role) \(displayPath(file)) is not the one the build cache \(shown) recorded (it changed since): the bundle was built in full", inputs: inputs)
             }
         }
         return .reuse(record)
@@ -199,10 +233,13 @@ struct BuildCache {
             let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
             inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
         }
+        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build.
+        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
             bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: reportDigest.hexDigest(),
+            bundleStamp: bundleStamp, reportStamp: reportStamp,
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
             },

@@ -7,6 +7,9 @@ public enum BuildStage: Sendable, Equatable {
     case waitingForLock(URL)
     /// A source starts: its files and their total size.
     case reading(source: String, files: Int, bytes: Int)
+    /// A source's key is unchanged: the rows and findings of `files` of its `of` files come from the build cache
+    /// (`SourceCache`); the `reading` that follows counts only the files read.
+    case cached(source: String, files: Int, of: Int)
     /// A source is staged: the records it added, and how long it took.
     case read(source: String, records: Int, seconds: Double)
     /// The rules start.
@@ -28,6 +31,8 @@ extension BuildStage {
             return "waiting for another build of \(url.relativePath) to finish (lock \(BuildFiles(destination: url).lock.lastPathComponent))"
         case .reading(let source, let files, let bytes):
             return "reading \(source): \(files) file\(files == 1 ? "" : "s"), \(BuildStage.size(bytes))"
+        case .cached(let source, let files, let total):
+            return "\(source): \(files) of \(total) file\(total == 1 ? "" : "s") unchanged, rows and findings taken from the build cache"
         case .read(let source, let records, let seconds):
             return "  \(source): \(records) record\(records == 1 ? "" : "s") in \(String(format: "%.1f", seconds)) s"
         case .checking(let rules):

@@ -98,7 +98,7 @@ public final class BuildProgressDisplay: Sendable {
             switch stage {
             case .waitingForLock: state.phase = .waiting
             case .reading(let source, let files, let bytes): state.phase = .reading(source: source, files: files, bytes: bytes, since: now, at: snapshot)
-            case .read: break
+            case .read, .cached: break
             case .checking(let rules): state.phase = .checking(rules: rules, since: now, at: snapshot)
             case .writing: state.phase = .writing(since: now)
             case .reused: state.phase = .reused
@@ -212,6 +212,8 @@ public final class BuildProgressDisplay: Sendable {
         var seconds: Double
         var source: String?
         var files: Int?
+        /// The files of the source, when `files` counts those taken from the build cache.
+        var of: Int?
         var bytes: Int?
         var records: Int?
         var rules: Int?
@@ -237,6 +239,11 @@ public final class BuildProgressDisplay: Sendable {
                 self.source = source
                 self.files = files
                 self.bytes = bytes
+            case .cached(let source, let files, let total):
+                self.init(event: "cached", seconds: seconds)
+                self.source = source
+                self.files = files
+                self.of = total
             case .read(let source, let records, _):
                 self.init(event: "read", seconds: seconds)
                 self.source = source

@@ -64,6 +64,16 @@ public struct BuildReport: Encodable {
         var output: String
     }
 
+    /// The sources whose unchanged files' rows and findings came from the build cache, and how many of their files
+    /// (absent when none did: then this report is byte for byte the one `--no-cache` writes).
+    var reusedSources: [ReusedSource]?
+
+    struct ReusedSource: Encodable {
+        var source: String
+        var files: Int
+        var of: Int
+    }
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     var baseline: [TableChange]?
 
@@ -98,6 +108,10 @@ public struct BuildReport: Encodable {
         targets = outcome.targets.isEmpty ? nil : outcome.targets.map {
             Target(target: $0.target.platform, sqlite: $0.target.sqlite.description, output: $0.output.relativePath)
         }
+        let reused = outcome.reusedBundle ? [] : outcome.reusedSources.compactMap { source in
+            outcome.reusedFiles[source].map { ReusedSource(source: source, files: $0.files, of: $0.of) }
+        }
+        reusedSources = reused.isEmpty ? nil : reused
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }

@@ -21,10 +21,12 @@ public struct BuildSummary {
         } else if outcome.built {
             lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
         } else {
+            lines.append(contentsOf: reuseLines(outcome))
             let previous = FileManager.default.fileExists(atPath: outcome.output.path)
                 ? "\(outcome.output.relativePath) was left as it was" : "no bundle was written (there was none at \(outcome.output.relativePath))"
             lines.append("not built: \(outcome.bundle) has errors; \(previous)")
         }
+        if outcome.built, !outcome.reusedBundle { lines.append(contentsOf: reuseLines(outcome)) }
         let width = outcome.tables.map(\.name.count).max() ?? 0
         for table in outcome.tables {
             lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(table.rows) + " rows")
@@ -78,6 +80,16 @@ public struct BuildSummary {
         guard var place = diagnostic.provenance else { return TerminalText.escape(diagnostic.message) }
         place.file = pathPrefix + place.file
         return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message)
+    }
+
+    /// One line per source whose rows came (in part) from the build cache: `reused from the build cache: stops (1 of
+    /// 1 file)`.
+    private func reuseLines(_ outcome: BuildOutcome) -> [String] {
+        guard !outcome.reusedSources.isEmpty else { return [] }
+        return ["reused from the build cache (unchanged files, not read again): " + outcome.reusedSources.map { source in
+            guard let reuse = outcome.reusedFiles[source] else { return source }
+            return "\(source) (\(reuse.files) of \(reuse.of) file\(reuse.of == 1 ? "" : "s"))"
+        }.joined(separator: ", ")]
     }
 
     private func severity(of code: String, in outcome: BuildOutcome) -> Severity {

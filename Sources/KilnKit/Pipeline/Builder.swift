@@ -69,10 +69,20 @@ public struct BuildOutcome: Sendable {
     public var bytes: BundleBytes? = nil
     /// Each manifest target with the bundle it opens (the main one, or its own), when the manifest names targets.
     public var targets: [TargetOutput] = []
-    /// The sources whose rows were not read again but taken from the build cache (`BuildCache`), in manifest order.
+    /// The sources whose rows were not read again but taken from the build cache (`BuildCache`, `SourceCache`), in
+    /// manifest order: every source when the whole bundle was kept, else those with at least one file reused.
     public var reusedSources: [String] = []
+    /// For each source in `reusedSources` of a build that did not keep the whole bundle, how many of its files' rows
+    /// came from the cache, of how many.
+    public var reusedFiles: [String: ReusedFiles] = [:]
     /// True when nothing changed since the last build: the bundle and report in place were left as they were.
     public var reusedBundle = false
+}
+
+/// How many of a source's files had their rows and findings taken from the build cache, of how many files.
+public struct ReusedFiles: Sendable, Equatable, Encodable {
+    public var files: Int
+    public var of: Int
 }
 
 /// A manifest target and the bundle written for it.
@@ -168,6 +178,7 @@ public enum Builder {
         let cache = BuildCache(output: output)
         let cacheApplies = BuildCache.applies(to: pipeline, options: options)
         var cacheReason: String?
+        var cachedInputs: BuildCache.Inputs?
         if cacheApplies, options.useCache {
             // A bundle another process holds may be changing under the digest the cache compares: refused (74), as
             // the rename of a full build would refuse it.
@@ -176,13 +187,14 @@ public enum Builder {
             case .reuse(let record):
                 options.progress?(.reused(output))
                 return reusedOutcome(record, pipeline: pipeline, output: output, report: reportURL)
-            case .rebuild(let reason):
+            case .rebuild(let reason, let inputs):
                 cacheReason = reason
+                cachedInputs = inputs
             }
         }
         // The record no longer describes what will be in place once this build replaces anything.
         cache.forget()
-        let stamps = cacheApplies ? BuildCache.stamps(of: pipeline) : [:]
+        let stamps = cacheApplies ? cachedInputs?.stamps ?? BuildCache.stamps(of: pipeline) : [:]
         let stagingURL = files.staging
         TemporaryFiles.shared.register(stagingURL)
         defer {
@@ -192,6 +204,8 @@ public enum Builder {
 
         let log = DiagnosticLog(overrides: manifest.severity)
         if let cacheReason { log.report(.buildCache, cacheReason) }
+        // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
+        let sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -234,14 +248,23 @@ public enum Builder {
         do {
             let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             staging.database.refuseOtherFiles()
+            if options.useCache {
+                sourceCache?.prepare(staging, digests: { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            }
             for (position, source) in pipeline.sources.enumerated() {
                 let started = Date()
+                let cached = sourceCache?.plans[position]?.digests
                 let records = try options.progress.map { progress in
-                    let bytes = source.files.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }
-                    progress(.reading(source: source.spec.name, files: source.files.count, bytes: bytes))
+                    let toRead = source.files.filter { cached?[$0.relativePath] == nil }
+                    if let cached { progress(.cached(source: source.spec.name, files: cached.count, of: source.files.count)) }
+                    progress(.reading(source: source.spec.name, files: toRead.count, bytes: toRead.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }))
                     return try rowCount(of: source, in: staging.database)
                 }
-                inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                if let sourceCache {
+                    inputs.merge(try sourceCache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)) { first, _ in first }
+                } else {
+                    inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                }
                 if let progress = options.progress, let before = records {
                     let added = try rowCount(of: source, in: staging.database) - before
                     progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
@@ -320,9 +343,13 @@ public enum Builder {
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
         outcome.targets = targetOutputs
+        outcome.reusedSources = sourceCache?.reused.map(\.source) ?? []
+        outcome.reusedFiles = Dictionary(uniqueKeysWithValues: sourceCache?.reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) } ?? [])
         outcome.describe(pipeline)
         guard outcome.built, let pending else {
             try writeReport(outcome)
+            // What was read stays reusable: the next build, after a fix, reads only what the fix changed.
+            sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
             return outcome
         }
         // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
@@ -338,7 +365,8 @@ public enum Builder {
         }
         try report.install()
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
-        if cacheApplies, cacheReason == nil {
+        sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
+        if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true {
             try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
         }
         return outcome

@@ -28,6 +28,15 @@ struct StagedTableFacts: Sendable {
         nullableColumns = Array(repeating: false, count: columns.count)
     }
 
+    /// The facts of a table some of whose rows were copied without being seen (from the build cache, `SourceCache`):
+    /// any column may hold NULL and the order is for SQL to tell.
+    static func unknown(columns: [String]) -> StagedTableFacts {
+        var facts = StagedTableFacts(columns: columns)
+        facts.nullableColumns = Array(repeating: true, count: columns.count)
+        facts.inOrder = nil
+        return facts
+    }
+
     /// True when some row may hold NULL in `column` (or the table has no such column).
     func mayHoldNull(_ column: String) -> Bool {
         guard let position = columns.firstIndex(of: column) else { return true }

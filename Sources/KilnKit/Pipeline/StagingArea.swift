@@ -33,10 +33,40 @@ final class StagingArea {
         return recordedFacts[table.name] ?? StagedTableFacts(columns: table.columns.map(\.name))
     }
 
-    /// Streams every file of `source` once, each record into the table of its kind. Returns each file's SHA-256 by
-    /// relative path.
+    /// The files of each source (by position) whose rows the build cache copies in instead (`SourceCache`): they are
+    /// neither read nor read ahead.
+    private var cachedFiles: [Int: Set<String>] = [:]
+    /// How many of each source's files to read have been loaded, by position (`load(_:log:next:)`).
+    private var filesLoaded: [Int: Int] = [:]
+    /// Told of each file as its records start coming in, on the calling thread (the build cache files its findings).
+    var fileStarted: ((InputFile) -> Void)?
+
+    /// Makes the files `digests` names (with their SHA-256) of the source at `position` come from the build cache:
+    /// they are skipped by `load`. Called before the first load.
+    func takeFromCache(_ digests: [String: String], source position: Int) {
+        cachedFiles[position, default: []].formUnion(digests.keys)
+        digestCache.merge(digests) { first, _ in first }
+    }
+
+    /// Notes that rows of `tables` were copied in without the staging writer seeing them.
+    func rowsCopied(into tables: [TableSpec]) {
+        for table in tables { recordedFacts[table.name] = StagedTableFacts.unknown(columns: table.columns.map(\.name)) }
+    }
+
+    /// The files of `source` `load` reads, in order: those the build cache does not supply.
+    private func filesToRead(_ source: CompiledSource) -> [InputFile] {
+        guard let cached = cachedFiles[sourceIndex(source)] else { return source.files }
+        return source.files.filter { !cached.contains($0.relativePath) }
+    }
+
+    /// Streams the next `count` files of `source` to read (all the rest when `nil`) once, each record into the table
+    /// of its kind. Returns each file's SHA-256 by relative path.
     /// - Throws: `KilnError.io` when a file cannot be read, `SQLiteError` when staging fails.
-    func load(_ source: CompiledSource, log: DiagnosticLog) throws -> [String: String] {
+    func load(_ source: CompiledSource, log: DiagnosticLog, next count: Int? = nil) throws -> [String: String] {
+        let all = filesToRead(source), position = sourceIndex(source)
+        let start = filesLoaded[position] ?? 0, end = min(all.count, count.map { start + $0 } ?? all.count)
+        filesLoaded[position] = end
+        let files = Array(all[start..<end])
         let insertSQL = source.targets.map { target in
             let columnNames = target.mappings.map { quoteIdentifier($0.column.name) } + ["_file", "_line"]
             let placeholders = Array(repeating: "?", count: columnNames.count).joined(separator: ", ")
@@ -48,11 +78,11 @@ final class StagingArea {
             let shaper = RowShaper(targets: source.targets)
             let facts = try file.write { database in
                 let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
-                try load(source, log: log, into: sink)
+                try load(source, files: files, log: log, into: sink)
                 return sink.recorder.facts
             }
             recordedFacts.merge(facts) { $1 }
-            for input in source.files { digests[input.relativePath] = try digest(of: input) }
+            for input in files { digests[input.relativePath] = try digest(of: input) }
             return digests
         }
         let readAhead = try self.readAhead(examplesPerCode: log.tally.examplesPerCode)
@@ -60,7 +90,7 @@ final class StagingArea {
         try file.lendForWriting { connection in
             let writer = StagingWriter(lending: connection, insertSQL: insertSQL, recorder: recorder)
             do {
-                try load(source, from: readAhead, shaper: RowShaper(targets: source.targets), log: log, into: writer)
+                try load(source, from: readAhead, items: start..<end, shaper: RowShaper(targets: source.targets), log: log, into: writer)
                 if let recorded = try writer.finish() { recordedFacts.merge(recorded.facts) { $1 } }
             } catch {
                 readAhead.cancel()
@@ -69,7 +99,7 @@ final class StagingArea {
                 throw error
             }
         }
-        for input in source.files { digests[input.relativePath] = try digest(of: input) }
+        for input in files { digests[input.relativePath] = try digest(of: input) }
         return digests
     }
 
@@ -79,7 +109,7 @@ final class StagingArea {
     /// with `shaper` when its worker left them as read, its findings replayed into `log` when it is done. The rows of
     /// small files are gathered into batches of `ReadAhead.batchRecords` before they are handed on: one hand-over
     /// (and one wake-up of the writer) per batch, not per file.
-    private func load(_ source: CompiledSource, from readAhead: ReadAhead, shaper: RowShaper, log: DiagnosticLog,
+    private func load(_ source: CompiledSource, from readAhead: ReadAhead, items: Range<Int>, shaper: RowShaper, log: DiagnosticLog,
                       into writer: StagingWriter) throws {
         let position = sourceIndex(source)
         try writer.send(.begin)
@@ -96,8 +126,9 @@ final class StagingArea {
                 gathered = []
             }
         }
-        for index in readAhead.items(of: position) {
+        for index in readAhead.items(of: position)[items] {
             let file = readAhead.items[index]
+            fileStarted?(file.input)
             reading: while true {
                 switch readAhead.next(index) {
                 case .batch(.shaped(let rows)):
@@ -128,7 +159,7 @@ final class StagingArea {
         var listed = Set<String>()
         var items: [ReadAhead.Item] = []
         for (index, source) in pipeline.sources.enumerated() {
-            for input in source.files {
+            for input in source.files where cachedFiles[index]?.contains(input.relativePath) != true {
                 items.append(ReadAhead.Item(source: index, input: input, digest: listed.insert(input.relativePath).inserted))
             }
         }
@@ -178,11 +209,12 @@ final class StagingArea {
 
     /// Reads, shapes and inserts every file of `source` on the calling thread, the whole source inside one
     /// transaction, as the threaded load does.
-    private func load(_ source: CompiledSource, log: DiagnosticLog, into sink: StagingSink) throws {
+    private func load(_ source: CompiledSource, files: [InputFile], log: DiagnosticLog, into sink: StagingSink) throws {
         let targetIndex = StagingArea.targetIndex(of: source)
         try sink.begin()
         do {
-            for input in source.files {
+            for input in files {
+                fileStarted?(input)
                 let digest = try StagingArea.readFile(input, digest: digestCache[input.relativePath] == nil, reader: source.reader,
                                                       targetIndex: targetIndex, sourceName: source.spec.name, log: log) { target, record, input in
                     try sink.add(record, target: target, input: input)

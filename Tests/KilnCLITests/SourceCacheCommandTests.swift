@@ -1,0 +1,260 @@
+import Foundation
+import XCTest
+import KilnKit
+import KilnTestSupport
+
+/// Per-source and per-file reuse through `kiln build` (`SourceCache`): after one file, one listing, the manifest or a
+/// vocabulary changed, the build reads only what changed and writes the bundle and report a full `--no-cache` build
+/// of the same inputs writes (the report but for its `reusedSources`); a damaged, foreign, half-written or contended
+/// cache is read again and the bytes stay those of a full build.
+final class SourceCacheCommandTests: CLITestCase {
+    /// The report at `path` as a JSON object.
+    private func report(_ path: String) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
+    }
+
+    /// The report's bytes without its `reusedSources` member, which only a build that reused sources writes: Kiln's
+    /// reports are JSON with sorted keys, two spaces and " : ", so the member is one block of lines.
+    private func reportBytesWithoutReuse(_ path: String) throws -> String {
+        let text = try String(contentsOf: file(path), encoding: .utf8)
+        guard let start = text.range(of: "\n  \"reusedSources\" : [\n") else { return text }
+        let end = try XCTUnwrap(text.range(of: "\n  ],\n", range: start.upperBound..<text.endIndex))
+        return String(text[..<start.lowerBound]) + "\n" + String(text[end.upperBound...])
+    }
+
+    /// `reusedSources` of the report at `path`: files reused and files in all, by source.
+    private func reused(_ path: String) throws -> [String: [Int]] {
+        let entries = try report(path)["reusedSources"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: entries.map { ($0["source"] as? String ?? "", [$0["files"] as? Int ?? -1, $0["of"] as? Int ?? -1]) })
+    }
+
+    /// Builds `pipeline` into `bundle` with the cache, then in full (`--no-cache`) into the same file, and checks that
+    /// both wrote the same bundle and (but for `reusedSources`) the same report. Returns the cached build's run and
+    /// its `reusedSources`.
+    @discardableResult
+    private func buildAndCompare(_ pipeline: String, _ bundle: String, _ what: String) throws -> (run: Run, reused: [String: [Int]]) {
+        let report = KilnFileNames.report(for: URL(fileURLWithPath: bundle)).relativePath
+        let cached = try kiln(["build", pipeline, "--out", bundle])
+        let cachedBundle = try? sha256(bundle), cachedReport = try reportBytesWithoutReuse(report), reuse = try reused(report)
+        let full = try kiln(["build", pipeline, "--out", bundle, "--no-cache"])
+        XCTAssertEqual(cached.status, full.status, "\(what): \(cached.stderr)")
+        XCTAssertEqual(try? sha256(bundle), cachedBundle, "\(what): the bundle a full build writes")
+        XCTAssertEqual(try String(contentsOf: file(report), encoding: .utf8), cachedReport, "\(what): the report a full build writes")
+        XCTAssertEqual(Array(cached.stderr.components(separatedBy: "\n").drop { !$0.hasPrefix("  ") }),
+                       Array(full.stderr.components(separatedBy: "\n").drop { !$0.hasPrefix("  ") }), "\(what): the same summary")
+        return (cached, reuse)
+    }
+
+    /// Builds `pipeline` in full into `fresh/` and checks that it writes the bytes of `bundle`.
+    private func compareWithFullBuild(_ pipeline: String, _ bundle: String, _ what: String) throws {
+        let fresh = "fresh/" + URL(fileURLWithPath: bundle).lastPathComponent
+        _ = try build(pipeline, fresh, "--no-cache")
+        XCTAssertEqual(try sha256(fresh), try sha256(bundle), what)
+    }
+
+    /// One input of each sample, edited so that its records change (a digit in its second half), and the others kept.
+    func testOneEditedFileOfEverySampleIsReadAloneAndGivesAFullBuildsBytes() throws {
+        let edited = ["patras": "StopsUTF8.txt", "patras-web": "timetables/line-2.1.html", "museum": "pages/history.html",
+                      "atlas": "pages/boletus-edulis.html", "itravel": "itravel-export.xml"]
+        for (sample, path) in edited.sorted(by: { $0.key < $1.key }) {
+            try copy("raw/\(sample)", to: sample)
+            let bundle = "out/\(sample).sqlite"
+            let first = try build(sample, bundle, "--no-cache")
+            XCTAssertFalse(first.stderr.contains("reused from the build cache"), first.stderr)
+            let inputs = try XCTUnwrap(try report("out/\(sample).report.json")["inputs"] as? [String: String])
+
+            var bytes = [UInt8](try Data(contentsOf: file("\(sample)/\(path)")))
+            let digit = try XCTUnwrap(bytes.indices.dropFirst(bytes.count / 2).first { (48...57).contains(bytes[$0]) }, "\(path) has a digit")
+            bytes[digit] = bytes[digit] == 57 ? 48 : bytes[digit] + 1
+            try Data(bytes).write(to: file("\(sample)/\(path)"))
+
+            // (The edit may make the build fail, a foreign key broken: the failed builds must agree too.)
+            let (run, reuse) = try buildAndCompare(sample, bundle, "\(sample), \(path) edited")
+            // Files came from the cache, and every source listing the edited file read it again: the source's reused
+            // files are one fewer than its files, or it is not among the reused.
+            let pipeline = try ManifestLoader.load(file(sample).path)
+            if inputs.count > 1 {
+                XCTAssertTrue(run.stderr.contains("reused from the build cache (unchanged files, not read again): "), "\(sample): \(run.stderr)")
+                XCTAssertGreaterThan(reuse.values.map { $0[0] }.reduce(0, +), 0, sample)
+            }
+            for source in pipeline.sources where source.files.contains(where: { $0.relativePath == path }) {
+                XCTAssertEqual(reuse[source.spec.name].map { $0[1] - $0[0] } ?? 1, 1, "\(sample) \(source.spec.name)")
+            }
+            for (source, counts) in reuse { XCTAssertLessThanOrEqual(counts[0], counts[1], "\(sample) \(source)") }
+        }
+    }
+
+    func testAListingTheManifestOrAVocabularyChangedRereadsOnlyTheSourcesItDecides() throws {
+        try copy("raw/patras-web", to: "web")
+        _ = try build("web", "out/web.sqlite")
+
+        // One file of a glob removed: its sources keep their other files' rows.
+        try FileManager.default.removeItem(at: file("web/stops-3.xml"))
+        var (_, reuse) = try buildAndCompare("web", "out/web.sqlite", "a file removed from a listing")
+        XCTAssertEqual(reuse["stops"], [2, 2])
+        XCTAssertEqual(reuse["stop-lines"], [2, 2])
+        XCTAssertEqual(reuse["timetables"], [21, 21])
+
+        // A file added to a listing (a copy of a page under another name): read alone, in its place in file order.
+        try FileManager.default.copyItem(at: file("web/timetables/line-2.1.html"), to: file("web/timetables/line-2.0.html"))
+        (_, reuse) = try buildAndCompare("web", "out/web.sqlite", "a file added to a listing")
+        XCTAssertEqual(reuse["timetables"], [21, 22])
+        XCTAssertEqual(reuse["stops"], [2, 2])
+
+        // One source's mapping edited: that source is read again, the others are not.
+        try replace(#"sort_key: { field: "id", normalize: ["naturalSortKey"] },"#, with: #"sort_key: { field: "name", normalize: ["naturalSortKey"] },"#,
+                    in: "web/kiln.json5")
+        (_, reuse) = try buildAndCompare("web", "out/web.sqlite", "a source's mapping edited")
+        XCTAssertNil(reuse["lines"], "the edited source was read again")
+        XCTAssertEqual(reuse["starting-points"], [1, 1])
+        XCTAssertEqual(reuse["timetables"], [22, 22])
+
+        // A vocabulary edited: the sources whose normalizers name it are read again.
+        try replace(#"code: "weekdays""#, with: #"code: "weekday""#, in: "web/kiln.json5")
+        (_, reuse) = try buildAndCompare("web", "out/web.sqlite", "a vocabulary edited")
+        XCTAssertNil(reuse["timetables"], "the source using the vocabulary was read again")
+        XCTAssertEqual(reuse["stops"], [2, 2])
+
+        // A severity changed for a code the reading reports: every source is read again (findings depend on it).
+        try replace(#"  sources: ["#, with: "  severity: { \"value\": \"warning\" },\n  sources: [", in: "web/kiln.json5")
+        (_, reuse) = try buildAndCompare("web", "out/web.sqlite", "a severity override added")
+        XCTAssertEqual(reuse, [:])
+    }
+
+    func testFindingsOfReusedFilesAreReplayedAsAFullReadReportsThem() throws {
+        // 120 files, each with two values that are not numbers: more findings of one code than the report keeps (100),
+        // so which are stored and how many are only counted depends on the order they are replayed in.
+        _ = try writePipeline("findings", manifest: """
+            { bundle: "findings", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "file", type: "text" }, { name: "n", type: "integer" }] }],
+              sources: [{ name: "rows", format: "delimited", path: "rows/*.txt", options: { fields: ["n"] }, into: "t",
+                          columns: { file: "_file", n: "n" } }],
+              severity: { value: "warning" } }
+            """)
+        try FileManager.default.createDirectory(at: file("findings/rows"), withIntermediateDirectories: true)
+        for index in 0..<120 {
+            try "1\nx\(index)\n2\ny\n".write(to: file(String(format: "findings/rows/%03d.txt", index)), atomically: true, encoding: .utf8)
+        }
+        _ = try build("findings", "out/f.sqlite")
+        // The first file loses its findings: a full read stores the next file's in their place.
+        try "1\n2\n".write(to: file("findings/rows/000.txt"), atomically: true, encoding: .utf8)
+        let (run, reuse) = try buildAndCompare("findings", "out/f.sqlite", "findings replayed")
+        XCTAssertEqual(reuse["rows"], [119, 120])
+        let report = try report("out/f.report.json")
+        let findings = try XCTUnwrap(report["diagnostics"] as? [[String: Any]])
+        XCTAssertEqual(findings.count, 100)
+        XCTAssertEqual(findings.first?["file"] as? String, "rows/001.txt")
+        XCTAssertEqual(findings.first?["line"] as? Int, 2)
+        XCTAssertEqual((report["notStored"] as? [[String: Any]])?.first?["count"] as? Int, 238 - 100)
+        XCTAssertTrue(run.stderr.contains("  value (warning) ×238\n"), run.stderr)
+    }
+
+    func testATamperedForeignOrHalfWrittenEntryIsReadAgainAndTheBytesStayAFullBuilds() throws {
+        try copy("raw/patras-web", to: "web")
+        _ = try build("web", "out/web.sqlite")
+        let sources = file("out/\(KilnFileNames.cacheFolder)/web.sqlite/sources")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted()
+        XCTAssertEqual(entries.filter { $0.hasSuffix(".json") }.count, 7, "one entry per source: \(entries)")
+        XCTAssertEqual(entries.filter { $0.hasSuffix(".sqlite") }.count, 7, "\(entries)")
+        XCTAssertFalse(entries.contains { $0.contains("tmp") }, "\(entries)")
+        try replace("<name>Νοσοκομείο Ρίου</name>", with: "<name>Νοσοκομείο Ρίου Α</name>", in: "web/stops-2.xml")
+
+        // The rows of one entry changed behind Kiln's back (sqlite3 edits a copied stop name): its digest no longer
+        // matches, so the source is read again and the build says so.
+        let timetables = try entryDatabase(of: "timetables", in: sources)
+        let edit = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('UPDATE timetable_row SET frequency = 999'); d.commit()", timetables.path])
+        XCTAssertEqual(edit.status, 0, edit.stderr)
+        let tampered = try build("web", "out/web.sqlite")
+        XCTAssertTrue(tampered.stderr.contains("  build.cache (info) ×1\n"), tampered.stderr)
+        XCTAssertTrue(tampered.stderr.contains("of source \"timetables\" is damaged or was edited (its SHA-256 is not the one recorded): the source's files were read again"),
+                      tampered.stderr)
+        XCTAssertFalse(try reused("out/web.report.json").keys.contains("timetables"))
+        try compareWithFullBuild("web", "out/web.sqlite", "no tampered row reached the bundle")
+
+        // An entry whose record was edited (its key): its checksum does not match, so it is read again, and said so.
+        try replace("<name>Νοσοκομείο Ρίου Α</name>", with: "<name>Νοσοκομείο Ρίου Β</name>", in: "web/stops-2.xml")
+        let record = try entryRecord(of: "lines", in: sources)
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: record)) as? [String: Any])
+        object["key"] = String(repeating: "0", count: 64)
+        try JSONSerialization.data(withJSONObject: object).write(to: record)
+        var run = try build("web", "out/web.sqlite")
+        try compareWithFullBuild("web", "out/web.sqlite", "an edited entry record")
+        XCTAssertNil(try reused("out/web.report.json")["lines"])
+        XCTAssertTrue(run.stderr.contains("damaged or was edited (its record's checksum does not match)"), "an edited record is not trusted: \(run.stderr)")
+
+        // A build killed while it wrote an entry: a temporary database of a process that is gone, and an entry
+        // database cut short beside its old record.
+        try replace("<name>Νοσοκομείο Ρίου Β</name>", with: "<name>Νοσοκομείο Ρίου Γ</name>", in: "web/stops-2.xml")
+        let routes = try entryDatabase(of: "routes", in: sources)
+        let leftover = sources.appendingPathComponent("." + routes.lastPathComponent + ".999999.tmp")
+        try Data(try Data(contentsOf: routes).prefix(4096)).write(to: leftover)
+        let cut = try Data(contentsOf: routes)
+        try cut.prefix(cut.count / 2).write(to: routes)
+        run = try build("web", "out/web.sqlite")
+        try compareWithFullBuild("web", "out/web.sqlite", "a half-written entry")
+        XCTAssertNil(try reused("out/web.report.json")["routes"])
+        XCTAssertTrue(run.stderr.contains("of source \"routes\" is damaged or was edited"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "the dead build's temporary file was removed")
+        // A build that found an entry damaged says so in its report, which is therefore not kept whole by the next.
+        let next = try build("web", "out/web.sqlite")
+        XCTAssertTrue(next.stderr.hasPrefix("built ") && next.stderr.contains("0 info"), next.stderr)
+        XCTAssertTrue(try build("web", "out/web.sqlite").stderr.hasPrefix("up to date: "))
+
+        // A real kill -9 during the build that rewrites the entries, at points spread over it; the next build writes
+        // what a full build does, and the one after it is up to date.
+        let started = Date()
+        _ = try build("web", "timing/web.sqlite", "--no-cache")
+        let duration = Date().timeIntervalSince(started)
+        for round in 0..<4 {
+            try replace(round % 2 == 0 ? "Γ</name>" : "Δ</name>", with: round % 2 == 0 ? "Δ</name>" : "Γ</name>", in: "web/stops-2.xml")
+            let process = try start(["build", "web", "--out", "out/web.sqlite", "--quiet"])
+            usleep(useconds_t(duration * (0.5 + Double(round) / 4) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try buildAndCompare("web", "out/web.sqlite", "after a kill, round \(round)")
+        }
+    }
+
+    func testTwoBuildsAtOnceBothWriteAFullBuildsBytes() throws {
+        try copy("raw/patras-web", to: "web")
+        _ = try build("web", "out/web.sqlite")
+        try replace("<name>Νοσοκομείο Ρίου</name>", with: "<name>Νοσοκομείο Ρίου Α</name>", in: "web/stops-2.xml")
+        let first = try start(["build", "web", "--out", "out/web.sqlite", "--quiet"])
+        let second = try start(["build", "web", "--out", "out/web.sqlite", "--quiet"])
+        first.waitUntilExit()
+        second.waitUntilExit()
+        XCTAssertEqual([first.terminationStatus, second.terminationStatus], [0, 0])
+        let together = try sha256("out/web.sqlite")
+        _ = try build("web", "fresh/web.sqlite", "--no-cache")
+        XCTAssertEqual(try sha256("fresh/web.sqlite"), together)
+        XCTAssertTrue(try build("web", "out/web.sqlite").stderr.hasPrefix("up to date: "))
+    }
+
+    func testProgressSaysWhichFilesCameFromTheCache() throws {
+        try copy("raw/patras-web", to: "web")
+        _ = try build("web", "out/web.sqlite")
+        try replace("<name>Νοσοκομείο Ρίου</name>", with: "<name>Νοσοκομείο Ρίου Α</name>", in: "web/stops-2.xml")
+        let run = try build("web", "out/web.sqlite", "--progress", "json", "--quiet")
+        let events = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            + run.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let cached = events.filter { $0["event"] as? String == "cached" }
+        XCTAssertEqual(cached.first { $0["source"] as? String == "stops" }?["files"] as? Int, 2, "\(events)")
+        XCTAssertEqual(cached.first { $0["source"] as? String == "stops" }?["of"] as? Int, 3)
+        XCTAssertEqual(events.first { $0["event"] as? String == "reading" && $0["source"] as? String == "stops" }?["files"] as? Int, 1,
+                       "only the edited file is read")
+    }
+
+    /// The entry files of the source named `name` (`SourceCache`: the first 16 hex digits of the SHA-256 of its name).
+    private func entryDatabase(of name: String, in folder: URL) throws -> URL {
+        folder.appendingPathComponent(try entryID(name) + ".sqlite")
+    }
+
+    private func entryRecord(of name: String, in folder: URL) throws -> URL {
+        folder.appendingPathComponent(try entryID(name) + ".json")
+    }
+
+    private func entryID(_ name: String) throws -> String {
+        let run = try program("/usr/bin/env", ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])", name])
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
