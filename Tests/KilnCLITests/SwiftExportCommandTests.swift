@@ -115,6 +115,10 @@ final class SwiftExportCommandTests: CLITestCase {
             let digest = try PythonOracle.text("bundle_patch.py", ["digest", bundle.path] + tables.filter { !userFilled.contains($0) } + ["kiln_metadata"])
             XCTAssertTrue(source.contains("public static let contentDigest: Swift.String = \"\(digest.trimmingCharacters(in: .newlines))\"\n"), name)
             XCTAssertTrue(source.contains("#if canImport(GRDB)\nextension "), name)
+            // GRDB's throwing decode, never its subscript, which traps on a value of another type (scripts/grdb-check
+            // compiles and runs these against GRDB).
+            XCTAssertTrue(source.contains(" = try row.decode(forColumn: "), name)
+            XCTAssertFalse(source.contains("row[\""), name)
         }
     }
 

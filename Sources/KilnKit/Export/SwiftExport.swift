@@ -215,6 +215,8 @@ struct SwiftExport {
         return lines
     }
 
+    /// The GRDB conformances: GRDB 7's throwing `Row.decode(_:forColumn:)`, so that a value of another type is an
+    /// error the app catches (GRDB's subscript `row["name"]` traps on it).
     private func grdbLines(_ table: BundleDescription.Table, space: String) -> [String] {
         let type = "\(space).\(SwiftExport.typeName(table.name))"
         var lines = ["extension \(type): FetchableRecord, TableRecord {",
@@ -223,10 +225,10 @@ struct SwiftExport {
         for (column, name) in properties(table) {
             let key = SwiftExport.literal(column.name)
             switch SwiftExport.swiftType(column).type {
-            case "[Swift.UInt8]": lines.append("        \(name) = [Swift.UInt8](row[\(key)] as Foundation.Data)")
-            case "[Swift.UInt8]?": lines.append("        \(name) = (row[\(key)] as Foundation.Data?).map { [Swift.UInt8]($0) }")
-            case "Value": lines.append("        \(name) = \(space).Value(row[\(key)] as GRDB.DatabaseValue)")
-            default: lines.append("        \(name) = row[\(key)]")
+            case "[Swift.UInt8]": lines.append("        \(name) = [Swift.UInt8](try row.decode(Foundation.Data.self, forColumn: \(key)))")
+            case "[Swift.UInt8]?": lines.append("        \(name) = try row.decode(Foundation.Data?.self, forColumn: \(key)).map { [Swift.UInt8]($0) }")
+            case "Value": lines.append("        \(name) = \(space).Value(try row.decode(GRDB.DatabaseValue.self, forColumn: \(key)))")
+            default: lines.append("        \(name) = try row.decode(forColumn: \(key))")
             }
         }
         lines += ["    }", "}"]
