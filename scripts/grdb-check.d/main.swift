@@ -1,0 +1,64 @@
+// scripts/grdb-check's program: opens each bundle read-only with GRDB, fetches every table through the records
+// `kiln export swift` wrote, and compares them with what the file's own reader reads. Prints `bundle table count`.
+import Bundles
+import GRDB
+
+/// Every row of `T` through GRDB (in the reader's order) and through the generated reader; a mismatch throws.
+func compare<T: FetchableRecord & TableRecord & Equatable & Sendable>(
+    _ type: T.Type, order: String, queue: DatabaseQueue, own: [T]) throws -> Int {
+    let viaGRDB = try queue.read { db in try T.all().order(sql: order).fetchAll(db) }
+    let first = try queue.read { db in try T.all().order(sql: order).limit(3).fetchAll(db) }
+    guard viaGRDB == own, first == Array(own.prefix(3)) else {
+        throw CheckError(message: "\(T.databaseTableName): GRDB read other rows than the generated reader")
+    }
+    return viaGRDB.count
+}
+
+struct CheckError: Error { var message: String }
+
+func readOnly(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.readonly = true
+    return try DatabaseQueue(path: path, configuration: configuration)
+}
+
+func patras(_ path: String) throws {
+    let queue = try readOnly(path), reader = try PatrasBundle.Reader(path: path)
+    func one<T: PatrasBundle.Row & FetchableRecord & TableRecord & Equatable>(_ type: T.Type) throws {
+        print("patras", T.tableName, try compare(type, order: T.order, queue: queue, own: try reader.all(type)))
+    }
+    for type in PatrasBundle.rowTypes {
+        guard let type = type as? any (PatrasBundle.Row & FetchableRecord & TableRecord & Equatable).Type else {
+            throw CheckError(message: "\(type.tableName) is no GRDB record")
+        }
+        try one(type)
+    }
+}
+
+func itravel(_ path: String) throws {
+    let queue = try readOnly(path), reader = try ItravelBundle.Reader(path: path)
+    func one<T: ItravelBundle.Row & FetchableRecord & TableRecord & Equatable>(_ type: T.Type) throws {
+        print("itravel", T.tableName, try compare(type, order: T.order, queue: queue, own: try reader.all(type)))
+    }
+    for type in ItravelBundle.rowTypes {
+        guard let type = type as? any (ItravelBundle.Row & FetchableRecord & TableRecord & Equatable).Type else {
+            throw CheckError(message: "\(type.tableName) is no GRDB record")
+        }
+        try one(type)
+    }
+}
+
+/// A bundle whose stop 0102 has the text 'north' as latitude: the record must throw, neither trap nor read 0.0.
+func wrongType(_ path: String) throws {
+    do {
+        _ = try readOnly(path).read { db in try PatrasBundle.Stop.fetchAll(db) }
+        throw CheckError(message: "a text latitude decoded as a Double")
+    } catch let error as PatrasBundle.ReaderError {
+        print("wrong type: the record threw:", error)
+    }
+}
+
+let arguments = CommandLine.arguments
+try patras(arguments[1])
+try itravel(arguments[2])
+try wrongType(arguments[3])
