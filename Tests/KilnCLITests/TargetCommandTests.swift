@@ -90,7 +90,7 @@ final class TargetCommandTests: CLITestCase {
         XCTAssertEqual(targets?.map { $0["target"] }, ["android", "ios"])
         XCTAssertEqual(targets?.first?["output"].map { URL(fileURLWithPath: $0).lastPathComponent }, "itravel.android.sqlite")
         XCTAssertEqual(targets?.last?["output"].map { URL(fileURLWithPath: $0).lastPathComponent }, "itravel.sqlite")
-        XCTAssertEqual(targets?.map { $0["sqlite"] }, ["3.9.0", "3.28.0"])
+        XCTAssertEqual(targets?.map { $0["sqlite"] }, ["3.9.0", "3.35.0"])
         let android = try Database(path: file("a/itravel.android.sqlite").path, mode: .readOnly)
         XCTAssertEqual(try android.rows("SELECT value FROM kiln_metadata WHERE key = 'bundle.target'").first?.values.first, .text("android"))
         let modules = try android.rows("SELECT sql FROM sqlite_schema WHERE sql LIKE 'CREATE VIRTUAL TABLE%'").compactMap { $0.values.first?.textValue }
