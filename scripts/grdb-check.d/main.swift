@@ -3,9 +3,10 @@
 import Bundles
 import GRDB
 
-/// Every row of `T` through GRDB (in the reader's order) and through the generated reader; a mismatch throws.
-func compare<T: FetchableRecord & TableRecord & Equatable & Sendable>(
-    _ type: T.Type, order: String, queue: DatabaseQueue, own: [T]) throws -> Int {
+/// Every row of `T` through GRDB (in the reader's order, and the first three) against the generated reader's rows;
+/// a mismatch throws.
+func compare<T: FetchableRecord & TableRecord & Equatable & Sendable>(_ type: T.Type, order: String, path: String, own: [T]) throws -> Int {
+    let queue = try readOnly(path)
     let viaGRDB = try queue.read { db in try T.all().order(sql: order).fetchAll(db) }
     let first = try queue.read { db in try T.all().order(sql: order).limit(3).fetchAll(db) }
     guard viaGRDB == own, first == Array(own.prefix(3)) else {
@@ -22,30 +23,27 @@ func readOnly(_ path: String) throws -> DatabaseQueue {
     return try DatabaseQueue(path: path, configuration: configuration)
 }
 
+/// A generated row type as a GRDB record (the conformances under `#if canImport(GRDB)`).
+func record<Record>(_ type: Any.Type, as record: Record.Type) throws -> Record {
+    guard let type = type as? Record else { throw CheckError(message: "\(type) is no GRDB record") }
+    return type
+}
+
+typealias PatrasRecord = PatrasBundle.Row & FetchableRecord & TableRecord & Equatable
+typealias PatrasRecordType = any PatrasRecord.Type
+typealias ItravelRecord = ItravelBundle.Row & FetchableRecord & TableRecord & Equatable
+typealias ItravelRecordType = any ItravelRecord.Type
+
 func patras(_ path: String) throws {
-    let queue = try readOnly(path), reader = try PatrasBundle.Reader(path: path)
-    func one<T: PatrasBundle.Row & FetchableRecord & TableRecord & Equatable>(_ type: T.Type) throws {
-        print("patras", T.tableName, try compare(type, order: T.order, queue: queue, own: try reader.all(type)))
-    }
-    for type in PatrasBundle.rowTypes {
-        guard let type = type as? any (PatrasBundle.Row & FetchableRecord & TableRecord & Equatable).Type else {
-            throw CheckError(message: "\(type.tableName) is no GRDB record")
-        }
-        try one(type)
-    }
+    let reader = try PatrasBundle.Reader(path: path)
+    func one<T: PatrasRecord>(_ type: T.Type) throws -> Int { try compare(type, order: T.order, path: path, own: reader.all(type)) }
+    for type in PatrasBundle.rowTypes { print("patras", type.tableName, try one(record(type, as: PatrasRecordType.self))) }
 }
 
 func itravel(_ path: String) throws {
-    let queue = try readOnly(path), reader = try ItravelBundle.Reader(path: path)
-    func one<T: ItravelBundle.Row & FetchableRecord & TableRecord & Equatable>(_ type: T.Type) throws {
-        print("itravel", T.tableName, try compare(type, order: T.order, queue: queue, own: try reader.all(type)))
-    }
-    for type in ItravelBundle.rowTypes {
-        guard let type = type as? any (ItravelBundle.Row & FetchableRecord & TableRecord & Equatable).Type else {
-            throw CheckError(message: "\(type.tableName) is no GRDB record")
-        }
-        try one(type)
-    }
+    let reader = try ItravelBundle.Reader(path: path)
+    func one<T: ItravelRecord>(_ type: T.Type) throws -> Int { try compare(type, order: T.order, path: path, own: reader.all(type)) }
+    for type in ItravelBundle.rowTypes { print("itravel", type.tableName, try one(record(type, as: ItravelRecordType.self))) }
 }
 
 /// A bundle whose stop 0102 has the text 'north' as latitude: the record must throw, neither trap nor read 0.0.
