@@ -23,7 +23,7 @@ final class ItravelCommandTests: CLITestCase {
             """), run.stderr)
         XCTAssertTrue(run.stderr.contains("""
             target android 24 (SQLite 3.9.0): build/itravel.android.sqlite
-            target ios 15 (SQLite 3.28.0): build/itravel.sqlite
+            target ios 15 (SQLite 3.35.0): build/itravel.sqlite
             diagnostics: 0 errors, 10 warnings, 3 info
 
             """), run.stderr)

@@ -115,6 +115,12 @@ final class SwiftExportCommandTests: CLITestCase {
             let digest = try PythonOracle.text("bundle_patch.py", ["digest", bundle.path] + tables.filter { !userFilled.contains($0) } + ["kiln_metadata"])
             XCTAssertTrue(source.contains("public static let contentDigest: Swift.String = \"\(digest.trimmingCharacters(in: .newlines))\"\n"), name)
             XCTAssertTrue(source.contains("#if canImport(GRDB)\nextension "), name)
+            // GRDB's DatabaseValue through its throwing decode, checked as the reader checks it: never GRDB's subscript
+            // (it traps) nor its typed decoding (SQLite's conversion: a text latitude reads as 0.0). scripts/grdb-check
+            // compiles and runs these against GRDB.
+            XCTAssertTrue(source.contains(".Value(try row.decode(GRDB.DatabaseValue.self, forColumn: "), name)
+            XCTAssertFalse(source.contains("row[\""), name)
+            XCTAssertFalse(source.contains("try row.decode(forColumn: "), name)
         }
     }
 

@@ -82,7 +82,7 @@ final class TargetCommandTests: CLITestCase {
         let folder = try copy("raw/itravel", to: "itravel")
         let first = try kiln("build", folder.path, "--out", file("a/itravel.sqlite").path)
         XCTAssertEqual(first.status, 0)
-        XCTAssertTrue(first.stderr.contains("target android 24 (SQLite 3.9.0): \(file("a/itravel.android.sqlite").path)\ntarget ios 15 (SQLite 3.28.0): \(file("a/itravel.sqlite").path)\n"), first.stderr)
+        XCTAssertTrue(first.stderr.contains("target android 24 (SQLite 3.9.0): \(file("a/itravel.android.sqlite").path)\ntarget ios 15 (SQLite 3.35.0): \(file("a/itravel.sqlite").path)\n"), first.stderr)
         XCTAssertEqual(try kiln("build", folder.path, "--out", file("b/itravel.sqlite").path).status, 0)
         XCTAssertEqual(try sha256("a/itravel.android.sqlite"), try sha256("b/itravel.android.sqlite"))
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: file("a/itravel.report.json"))) as? [String: Any]
@@ -90,7 +90,7 @@ final class TargetCommandTests: CLITestCase {
         XCTAssertEqual(targets?.map { $0["target"] }, ["android", "ios"])
         XCTAssertEqual(targets?.first?["output"].map { URL(fileURLWithPath: $0).lastPathComponent }, "itravel.android.sqlite")
         XCTAssertEqual(targets?.last?["output"].map { URL(fileURLWithPath: $0).lastPathComponent }, "itravel.sqlite")
-        XCTAssertEqual(targets?.map { $0["sqlite"] }, ["3.9.0", "3.28.0"])
+        XCTAssertEqual(targets?.map { $0["sqlite"] }, ["3.9.0", "3.35.0"])
         let android = try Database(path: file("a/itravel.android.sqlite").path, mode: .readOnly)
         XCTAssertEqual(try android.rows("SELECT value FROM kiln_metadata WHERE key = 'bundle.target'").first?.values.first, .text("android"))
         let modules = try android.rows("SELECT sql FROM sqlite_schema WHERE sql LIKE 'CREATE VIRTUAL TABLE%'").compactMap { $0.values.first?.textValue }

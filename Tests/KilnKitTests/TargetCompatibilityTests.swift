@@ -128,6 +128,12 @@ final class TargetCompatibilityTests: XCTestCase {
         XCTAssertEqual(SQLiteTargetTable.row(platform: "android", release: 29)?.sqlite, SQLiteVersion(3, 22))
         XCTAssertEqual(SQLiteTargetTable.row(platform: "android", release: 33)?.sqlite, SQLiteVersion(3, 32))
         XCTAssertNil(SQLiteTargetTable.row(platform: "android", release: 19))
+        // iOS: the cited rows (docs/guide/app.md), and a release without one takes the newest row before it.
+        XCTAssertEqual(SQLiteTargetTable.row(platform: "ios", release: 14)?.sqlite, SQLiteVersion(3, 30))
+        XCTAssertEqual(SQLiteTargetTable.row(platform: "ios", release: 15)?.sqlite, SQLiteVersion(3, 35))
+        XCTAssertEqual(SQLiteTargetTable.row(platform: "ios", release: 18)?.sqlite, SQLiteVersion(3, 39))
+        XCTAssertEqual(SQLiteTargetTable.row(platform: "ios", release: 26)?.sqlite, SQLiteVersion(3, 51))
+        XCTAssertTrue(SQLiteTargetTable.rows.filter { $0.platform == "ios" }.allSatisfy { $0.options.isSuperset(of: [.fts5, .rtree]) })
         XCTAssertFalse(SQLiteTargetTable.rows.filter { $0.platform == "android" }.contains { $0.options.contains(.fts5) || $0.options.contains(.rtree) })
         XCTAssertEqual(SQLiteVersion("3.8.10.2"), SQLiteVersion(3, 8, 10))
         XCTAssertNil(SQLiteVersion("3.x"))

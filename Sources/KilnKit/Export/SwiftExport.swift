@@ -215,19 +215,19 @@ struct SwiftExport {
         return lines
     }
 
+    /// The GRDB conformances: each column read as GRDB's `DatabaseValue` (GRDB 7's throwing `Row.decode`, never the
+    /// subscript that traps on a missing column) and checked as the reader checks it, since GRDB's own `Double` or
+    /// `String` decoding takes SQLite's conversion (a text `'north'` would be latitude 0.0).
     private func grdbLines(_ table: BundleDescription.Table, space: String) -> [String] {
         let type = "\(space).\(SwiftExport.typeName(table.name))"
         var lines = ["extension \(type): FetchableRecord, TableRecord {",
                      "    public static var databaseTableName: Swift.String { tableName }",
                      "    public init(row: GRDB.Row) throws {"]
         for (column, name) in properties(table) {
-            let key = SwiftExport.literal(column.name)
-            switch SwiftExport.swiftType(column).type {
-            case "[Swift.UInt8]": lines.append("        \(name) = [Swift.UInt8](row[\(key)] as Foundation.Data)")
-            case "[Swift.UInt8]?": lines.append("        \(name) = (row[\(key)] as Foundation.Data?).map { [Swift.UInt8]($0) }")
-            case "Value": lines.append("        \(name) = \(space).Value(row[\(key)] as GRDB.DatabaseValue)")
-            default: lines.append("        \(name) = row[\(key)]")
-            }
+            let value = "\(space).Value(try row.decode(GRDB.DatabaseValue.self, forColumn: \(SwiftExport.literal(column.name))))"
+            let getter = SwiftExport.swiftType(column).getter
+            let context = SwiftExport.literal(table.name + "." + column.name)
+            lines.append(getter == "value" ? "        \(name) = \(value)" : "        \(name) = try \(value).\(getter)Value(\(context))")
         }
         lines += ["    }", "}"]
         return lines
@@ -244,6 +244,51 @@ struct SwiftExport {
         public init(_ value: Swift.String?) { self = value.map { .text($0) } ?? .null }
         public init(_ value: [Swift.UInt8]?) { self = value.map { .blob($0) } ?? .null }
         public init(_ value: Value) { self = value }
+
+        /// The value as a column of type INTEGER, REAL (an integer is taken as a double), TEXT or BLOB; a value of
+        /// another type, or NULL where the column does not allow it, is a `ReaderError` naming the `column`.
+        public func optionalIntegerValue(_ column: Swift.String) throws -> Swift.Int64? {
+            switch self {
+            case .null: return nil
+            case .integer(let number): return number
+            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not an integer")
+            }
+        }
+
+        public func optionalRealValue(_ column: Swift.String) throws -> Swift.Double? {
+            switch self {
+            case .null: return nil
+            case .real(let number): return number
+            case .integer(let number): return Swift.Double(number)
+            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not a number")
+            }
+        }
+
+        public func optionalTextValue(_ column: Swift.String) throws -> Swift.String? {
+            switch self {
+            case .null: return nil
+            case .text(let text): return text
+            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not text")
+            }
+        }
+
+        public func optionalBlobValue(_ column: Swift.String) throws -> [Swift.UInt8]? {
+            switch self {
+            case .null: return nil
+            case .blob(let bytes): return bytes
+            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not a blob")
+            }
+        }
+
+        private func required<T>(_ value: T?, _ column: Swift.String) throws -> T {
+            guard let value else { throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) is NULL, which its declaration does not allow") }
+            return value
+        }
+
+        public func integerValue(_ column: Swift.String) throws -> Swift.Int64 { try required(optionalIntegerValue(column), column) }
+        public func realValue(_ column: Swift.String) throws -> Swift.Double { try required(optionalRealValue(column), column) }
+        public func textValue(_ column: Swift.String) throws -> Swift.String { try required(optionalTextValue(column), column) }
+        public func blobValue(_ column: Swift.String) throws -> [Swift.UInt8] { try required(optionalBlobValue(column), column) }
         #if canImport(GRDB)
         public init(_ value: GRDB.DatabaseValue) {
             switch value.storage {
@@ -297,48 +342,14 @@ struct SwiftExport {
             }
         }
 
-        public func optionalInteger(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Int64? {
-            switch try value(index, column) {
-            case .null: return nil
-            case .integer(let number): return number
-            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not an integer")
-            }
-        }
-
-        public func optionalReal(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Double? {
-            switch try value(index, column) {
-            case .null: return nil
-            case .real(let number): return number
-            case .integer(let number): return Swift.Double(number)
-            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not a number")
-            }
-        }
-
-        public func optionalText(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.String? {
-            switch try value(index, column) {
-            case .null: return nil
-            case .text(let text): return text
-            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not text")
-            }
-        }
-
-        public func optionalBlob(_ index: Swift.Int32, _ column: Swift.String) throws -> [Swift.UInt8]? {
-            switch try value(index, column) {
-            case .null: return nil
-            case .blob(let bytes): return bytes
-            default: throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) holds a value that is not a blob")
-            }
-        }
-
-        private func required<T>(_ value: T?, _ column: Swift.String) throws -> T {
-            guard let value else { throw ReaderError(code: SQLITE_MISMATCH, message: "\(column) is NULL, which its declaration does not allow") }
-            return value
-        }
-
-        public func integer(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Int64 { try required(optionalInteger(index, column), column) }
-        public func real(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Double { try required(optionalReal(index, column), column) }
-        public func text(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.String { try required(optionalText(index, column), column) }
-        public func blob(_ index: Swift.Int32, _ column: Swift.String) throws -> [Swift.UInt8] { try required(optionalBlob(index, column), column) }
+        public func optionalInteger(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Int64? { try value(index, column).optionalIntegerValue(column) }
+        public func optionalReal(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Double? { try value(index, column).optionalRealValue(column) }
+        public func optionalText(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.String? { try value(index, column).optionalTextValue(column) }
+        public func optionalBlob(_ index: Swift.Int32, _ column: Swift.String) throws -> [Swift.UInt8]? { try value(index, column).optionalBlobValue(column) }
+        public func integer(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Int64 { try value(index, column).integerValue(column) }
+        public func real(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.Double { try value(index, column).realValue(column) }
+        public func text(_ index: Swift.Int32, _ column: Swift.String) throws -> Swift.String { try value(index, column).textValue(column) }
+        public func blob(_ index: Swift.Int32, _ column: Swift.String) throws -> [Swift.UInt8] { try value(index, column).blobValue(column) }
     }
 
     /// A read-only connection to a bundle file. Not thread-safe: one reader per thread.

@@ -45,12 +45,16 @@ public struct SQLiteTargetRow: Sendable {
 /// android.database.sqlite on developer.android.com; options from AOSP external/sqlite dist/Android.bp
 /// (`SQLITE_ENABLE_FTS3`, `SQLITE_ENABLE_FTS3_BACKWARDS`, `SQLITE_ENABLE_FTS4`, ICU; no FTS5, no R*Tree, no JSON1:
 /// JSON is only there from 3.38, where it is built in). iOS: the system SQLite's versions as reported by
-/// `sqlite_version()` per iOS release (collected on iifx.dev); Apple builds it with FTS3, FTS4, FTS5, R*Tree and JSON.
+/// `sqlite_version()` per iOS release (iOS 8–13 collected on iifx.dev; iOS 16 from SQLiteFlow's issue 198; iOS 26
+/// from GRDB's issue 1874), and for iOS 14 and 15 the lower bounds GRDB's availability annotations give (docs/guide/app.md
+/// cites each); Apple builds it with FTS3, FTS4, FTS5, R*Tree and JSON. iOS 17 and 18 have no cited version: they take
+/// iOS 16's row, a lower bound.
 public enum SQLiteTargetTable {
     private static let android: Set<SQLiteOption> = [.fts3, .fts4]
     private static let apple: Set<SQLiteOption> = [.fts3, .fts4, .fts5, .rtree, .json]
     private static let androidSource = "android.database.sqlite package summary; AOSP external/sqlite dist/Android.bp"
     private static let iosSource = "sqlite_version() per iOS release (iifx.dev); Apple's build options"
+    private static let grdbLowerBound = "GRDB 7.8.0's @available annotations (a lower bound); Apple's build options"
 
     public static let rows: [SQLiteTargetRow] = [
         SQLiteTargetRow(platform: "android", release: 21, sqlite: SQLiteVersion(3, 8), options: android, source: androidSource),
@@ -68,6 +72,12 @@ public enum SQLiteTargetTable {
         SQLiteTargetRow(platform: "ios", release: 11, sqlite: SQLiteVersion(3, 19, 3), options: apple, source: iosSource),
         SQLiteTargetRow(platform: "ios", release: 12, sqlite: SQLiteVersion(3, 24, 0), options: apple, source: iosSource),
         SQLiteTargetRow(platform: "ios", release: 13, sqlite: SQLiteVersion(3, 28, 0), options: apple, source: iosSource),
+        SQLiteTargetRow(platform: "ios", release: 14, sqlite: SQLiteVersion(3, 30, 0), options: apple, source: grdbLowerBound),
+        SQLiteTargetRow(platform: "ios", release: 15, sqlite: SQLiteVersion(3, 35, 0), options: apple, source: grdbLowerBound),
+        SQLiteTargetRow(platform: "ios", release: 16, sqlite: SQLiteVersion(3, 39, 0), options: apple,
+                        source: "SQLiteFlow-Issues issue 198 (sqlite_version() on iOS 16); Apple's build options"),
+        SQLiteTargetRow(platform: "ios", release: 26, sqlite: SQLiteVersion(3, 51, 0), options: apple,
+                        source: "GRDB.swift issue 1874 (sqlite_version() and compile options on iOS 26.0)"),
     ]
 
     /// The options of an app's own SQLite build (requery's sqlite-android, SQLite's own Android bindings): FTS3, FTS4,
