@@ -6,7 +6,7 @@ import KilnKit
 /// sample pipeline, and the broken fixture with its findings, must give the same bytes either way.
 final class StagingThreadsCommandTests: CLITestCase {
     func testEverySamplePipelineGivesTheSameBytesOnOneAndTwoThreads() throws {
-        for pipeline in ["raw/patras", "raw/patras-web", "raw/itravel", "raw/atlas"] {
+        for pipeline in ["raw/patras", "raw/patras-web", "raw/itravel", "raw/atlas", "raw/museum"] {
             let threaded = try build(pipeline, single: false)
             let single = try build(pipeline, single: true)
             XCTAssertEqual(threaded.run.status, 0, "\(pipeline): \(threaded.run.stderr)")

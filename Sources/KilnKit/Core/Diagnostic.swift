@@ -86,7 +86,8 @@ public struct Diagnostic: Codable, Hashable, Sendable {
 public final class DiagnosticLog {
     /// Every finding kept so far (those turned `off` are dropped).
     public private(set) var diagnostics: [Diagnostic] = []
-    private let overrides: [String: Severity]
+    /// Severities by diagnostic code, from the manifest (a log for findings made apart is made with the same).
+    let overrides: [String: Severity]
     /// Counts every finding; only the first of each code and severity are stored in `diagnostics` (`DiagnosticTally`).
     public var tally = DiagnosticTally()
 

@@ -228,8 +228,10 @@ struct BuildCache {
         let reportDigest = SHA256Digest()
         reportDigest.update(report)
         var inputs: [BuildCacheRecord.Input] = []
+        // Looked up by path once, not searched for each input (40 000 pages took 160 s that way).
+        let files = Dictionary(pipeline.sources.flatMap(\.files).map { ($0.relativePath, $0) }) { first, _ in first }
         for path in outcome.inputs.keys.sorted() {
-            let file = pipeline.sources.flatMap(\.files).first { $0.relativePath == path }
+            let file = files[path]
             let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
             inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
         }

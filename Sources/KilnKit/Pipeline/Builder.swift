@@ -288,6 +288,10 @@ public enum Builder {
             }
             var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             engine.inOrder = inOrder
+            // A second thread checks rules under a read lease of its own; the findings come out as a serial run's.
+            // `KILN_RULE_THREADS=1` checks them on this thread alone (for comparing), as `KILN_STAGING_THREADS=1` does.
+            let oneRuleThread = ProcessInfo.processInfo.environment["KILN_RULE_THREADS"] == "1"
+            if !StagingArea.singleThreaded, !oneRuleThread, ProcessInfo.processInfo.activeProcessorCount > 1 { engine.parallel = staging.file }
             engine.facts = Dictionary(uniqueKeysWithValues: manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0) } })
             // Indexes are created as rules need them: a rule the staging writer's facts answer reads staging only,
             // while the bundle's thread writes the last tables.

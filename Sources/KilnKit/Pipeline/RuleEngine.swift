@@ -1,10 +1,12 @@
+import Synchronization
+
 /// Runs the checks over staged tables (or over a shipped bundle): the constraints each table declares
 /// (keys, unique sets, not-null, references, range, enum, pattern) and the manifest's explicit rules.
 /// Each offending row becomes one diagnostic with the file and line it came from.
 struct RuleEngine {
     let pipeline: Pipeline
-    let database: Database
-    let log: DiagnosticLog
+    private(set) var database: Database
+    private(set) var log: DiagnosticLog
     /// False on a shipped bundle, whose tables carry no `_file`/`_line` columns.
     var hasProvenance = true
     /// The staged tables whose rows are already in the bundle's order (`StagedRowOrder.isInOrder`): rows that share
@@ -19,6 +21,10 @@ struct RuleEngine {
     /// True to search every key for duplicates and scan every not-null column, without the shortcuts (the order,
     /// the staging writer's facts, one sort for "no repeated key"): the plain checks the shortcuts are tested against.
     var exhaustive = false
+    /// The staging file, when a second thread may check rules beside this one under a read lease of its own
+    /// (`StagingDatabase.lease`); `nil` to check them all on this thread (`KILN_STAGING_THREADS=1`, a shipped bundle).
+    /// Either way the findings reach `log` in rule order, each rule's in the order it found them.
+    var parallel: StagingDatabase?
 
     /// The default code of each built-in kind.
     static func defaultCode(_ kind: RuleKind) -> String {
@@ -70,22 +76,59 @@ struct RuleEngine {
         return rules
     }
 
-    /// Runs every rule, reporting findings to the log.
+    /// Runs every rule, reporting findings to the log. With `parallel`, the rules are shared out between this thread
+    /// and a helper (`RuleHelper`), each rule's findings kept in a log of its own, then replayed into `log` in rule
+    /// order, so that the log (and the report) is the one a serial run gives; a rule the helper cannot check without
+    /// a write phase (a lookup index it needs) is checked here, in its turn.
     /// - Throws: `KilnError.manifest` when SQLite refuses a rule's SQL.
     func run() throws {
         let seconds = pipeline.manifest.limits.sqlSeconds
         let rules = rules
         let nullFree = exhaustive ? [:] : columnsWithoutNulls(rules.map(\.rule))
-        for (rule, keyPath) in rules {
-            defer { BuildMeter.shared.ranRule() }
-            if case .notNull(let table, let columns) = rule.check, let free = nullFree[table], columns.allSatisfy(free.contains) { continue }
-            do {
-                try database.withTimeLimit(seconds) { try run(rule) }
-            } catch let error as SQLiteError where error.isInterrupted {
-                log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
-            } catch let error as SQLiteError where !error.isStorageFailure {
-                throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
+        let checked = rules.indices.filter { position in
+            if case .notNull(let table, let columns) = rules[position].rule.check, let free = nullFree[table],
+               columns.allSatisfy(free.contains) { return false }
+            return true
+        }
+        var outcomes: [Int: RuleOutcome] = [:]
+        if let staging = parallel, checked.count > 1 {
+            let queue = RuleQueue(checked)
+            let helper = RuleHelper(self, rules: rules.map(\.rule), queue: queue, staging: staging)
+            while let position = queue.next() {
+                outcomes[position] = outcome(of: rules[position].rule, seconds: seconds, into: DiagnosticLog(overrides: log.overrides))
             }
+            for (position, outcome) in helper.wait() { outcomes[position] = outcome }
+        }
+        for (position, (rule, keyPath)) in rules.enumerated() {
+            defer { BuildMeter.shared.ranRule() }
+            guard checked.contains(position) else { continue }
+            var result = outcomes.removeValue(forKey: position) ?? .needsOwner
+            if case .needsOwner = result { result = outcome(of: rule, seconds: seconds, into: log) }
+            // A rule stopped by an error keeps what it found before, as in a serial run.
+            if case .checked(let ruleLog) = result, ruleLog !== log { ruleLog.replay(into: log) }
+            if case .failed(_, let ruleLog) = result, ruleLog !== log { ruleLog.replay(into: log) }
+            switch result {
+            case .checked, .needsOwner: break
+            case .failed(let error as SQLiteError, _) where error.isInterrupted:
+                log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
+            case .failed(let error as SQLiteError, _) where !error.isStorageFailure:
+                throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
+            case .failed(let error, _): throw error
+            }
+        }
+    }
+
+    /// Checks `rule` under the time limit on this engine's connection, its findings going to `ruleLog`.
+    fileprivate func outcome(of rule: RuleSpec, seconds: Double, into ruleLog: DiagnosticLog) -> RuleOutcome {
+        var engine = self
+        engine.log = ruleLog
+        do {
+            try database.withTimeLimit(seconds) { try engine.run(rule) }
+            return .checked(ruleLog)
+        } catch is RuleHelper.NeedsWritePhase {
+            return .needsOwner
+        } catch {
+            return .failed(error, ruleLog)
         }
     }
 
@@ -300,6 +343,75 @@ struct RuleEngine {
             text = text.replacingOccurrences(of: "{\(name)}", with: value.textValue ?? "NULL")
         }
         return text
+    }
+}
+
+/// What checking one rule gave: its findings in a log of their own (or the build's, when checked in its turn), the
+/// error that stopped it with what it found before, or that it needs the owner's thread (a lookup index to create in
+/// a write phase).
+private enum RuleOutcome {
+    case checked(DiagnosticLog)
+    case failed(any Error, DiagnosticLog)
+    case needsOwner
+}
+
+/// The positions of the rules still to check, taken in order by the rules' thread and its helper.
+private final class RuleQueue: Sendable {
+    private let positions: [Int]
+    private let taken = Atomic<Int>(0)
+
+    init(_ positions: [Int]) { self.positions = positions }
+
+    /// The next rule to check, or `nil` when every rule is taken.
+    func next() -> Int? {
+        let index = taken.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < positions.count ? positions[index] : nil
+    }
+}
+
+/// A second thread checking rules beside the rules' own (`RuleEngine.parallel`): its own connection, with the staging
+/// file attached under a read lease held until it has taken its last rule (it waits for nothing meanwhile). Its
+/// outcomes come back, by rule position, through a `Handoff`.
+private final class RuleHelper: Sendable {
+    /// Thrown in place of creating a lookup index, which only the owner's thread may (in a write phase).
+    struct NeedsWritePhase: Error {}
+
+    private let thread: BackgroundThread<Handoff<[(Int, RuleOutcome)]>>
+
+    init(_ engine: RuleEngine, rules: [RuleSpec], queue: RuleQueue, staging: StagingDatabase) {
+        let manifest = engine.pipeline.manifest, overrides = engine.log.overrides, hasProvenance = engine.hasProvenance
+        let inOrder = engine.inOrder, facts = engine.facts, exhaustive = engine.exhaustive
+        thread = BackgroundThread(name: "kiln rules") {
+            let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all, readOnlyAttachments: true)
+            defer { try? database.close() }
+            let lease = staging.lease()
+            try lease.attach(to: database, as: "staging")
+            defer { try? lease.release(detaching: "staging", from: database) }
+            try database.execute("PRAGMA staging.cache_size = -8192")
+            var engine = RuleEngine(pipeline: Pipeline(manifest: manifest, sources: [], locator: JSON5Locator(text: "")), database: database,
+                                    log: DiagnosticLog(overrides: overrides))
+            engine.hasProvenance = hasProvenance
+            engine.inOrder = inOrder
+            engine.facts = facts
+            engine.exhaustive = exhaustive
+            engine.lookupIndexes = LookupIndexes(manifest: manifest, database: database) { _ in throw NeedsWritePhase() }
+            var outcomes: [(Int, RuleOutcome)] = []
+            while let position = queue.next() {
+                // The manifest's SQL may name any table or index of staging's: it runs on the owner's connection.
+                guard rules[position].kind != .sql else {
+                    outcomes.append((position, .needsOwner))
+                    continue
+                }
+                outcomes.append((position, engine.outcome(of: rules[position], seconds: manifest.limits.sqlSeconds, into: DiagnosticLog(overrides: overrides))))
+            }
+            return Handoff(outcomes)
+        }
+    }
+
+    /// The helper's outcomes, once it has taken its last rule; none when it could not read staging (the rules it took
+    /// then, none, are checked by the owner).
+    func wait() -> [(Int, RuleOutcome)] {
+        (try? thread.wait())?.value ?? []
     }
 }
 
