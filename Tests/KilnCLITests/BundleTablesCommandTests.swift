@@ -69,6 +69,7 @@ final class BundleTablesCommandTests: CLITestCase {
         XCTAssertEqual(parse.count, 1, "\(diagnostics)")
         XCTAssertEqual(parse.first?["file"] as? String, "b.txt", "\(diagnostics)")
         XCTAssertEqual(parse.first?["line"] as? Int, 1, "\(diagnostics)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path), ["broken-later.report.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path).filter { $0 != ".kiln-cache" }.sorted(), ["broken-later.report.json"],
+                       "the build cache keeps what was read; nothing else is left")
     }
 }

@@ -308,7 +308,8 @@ final class BuildTests: KilnTestCase {
         let bad = try build(try broken())
         XCTAssertFalse(bad.built)
         XCTAssertFalse(FileManager.default.fileExists(atPath: bad.output.path))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path), ["patras.report.json"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output("").path).filter { $0 != ".kiln-cache" }.sorted(), ["patras.report.json"],
+                       "the build cache keeps what was read; nothing else is left")
     }
 
     // MARK: Severity overrides

@@ -19,7 +19,10 @@ final class OutputGuardTests: KilnTestCase {
         // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace.
         ("FileManager.default.copyItem", ["Patch/BundlePatch.swift", "Patch/PatchApplier.swift"]),
         // A target's bundle is written as a temporary (`VACUUM INTO`), converted in place, then put in place by FileSync.move.
-        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift", "Pipeline/TargetBundle.swift", "Patch/BundlePatch.swift", "Patch/PatchApplier.swift"]),
+        // A copy `patch` or `apply` changes is opened by `BundleFile.openCopy`; the build cache copies rows into the
+        // staging file (a scratch file) inside a write phase of its owner.
+        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift", "Pipeline/TargetBundle.swift", "Patch/BundlePatch.swift", "Patch/PatchApplier.swift",
+                              "Check/BundleFile.swift", "Pipeline/SourceCache.swift"]),
     ]
 
     func testEveryWriterGoesThroughTheGuardedRename() throws {

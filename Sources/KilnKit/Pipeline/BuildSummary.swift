@@ -21,12 +21,11 @@ public struct BuildSummary {
         } else if outcome.built {
             lines.append("built \(outcome.output.relativePath) (bundle \(outcome.bundle))")
         } else {
-            lines.append(contentsOf: reuseLines(outcome))
             let previous = FileManager.default.fileExists(atPath: outcome.output.path)
                 ? "\(outcome.output.relativePath) was left as it was" : "no bundle was written (there was none at \(outcome.output.relativePath))"
             lines.append("not built: \(outcome.bundle) has errors; \(previous)")
         }
-        if outcome.built, !outcome.reusedBundle { lines.append(contentsOf: reuseLines(outcome)) }
+        if !outcome.reusedBundle { lines.append(contentsOf: reuseLines(outcome)) }
         let width = outcome.tables.map(\.name.count).max() ?? 0
         for table in outcome.tables {
             lines.append("  " + table.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(table.rows) + " rows")
