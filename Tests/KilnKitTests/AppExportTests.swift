@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The pieces of the app-side exports that the CLI tests do not reach one by one: Swift names, the userFilled schema
 /// rule.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// A finished bundle's fsync starts on a thread of its own as soon as the bundle is complete (`BackgroundSync`), and
 /// the commit waits for it before the rename: a file that cannot be synced still fails the commit, with its path.

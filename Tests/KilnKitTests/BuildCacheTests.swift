@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `BuildCache`: what its key depends on, when a record is trusted, and the outcome a reused build gives.
 final class BuildCacheTests: KilnTestCase {

@@ -1,7 +1,11 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `BuildProgressDisplay` and `BuildMeter`: the live line's counts, rate and time left, the terminal's redraw, and
 /// the JSON events.

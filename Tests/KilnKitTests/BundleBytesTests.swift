@@ -1,7 +1,11 @@
 import Foundation
 import KilnTestSupport
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `BundleBytes` against `scripts/oracles/bundle_bytes.py`, and `ByteSize`'s reading of sizes.
 final class BundleBytesTests: KilnTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `BundleSideFiles.refuseIfHeld`, the one test every command runs before it reads or replaces a bundle: a bundle
 /// another process (Python's sqlite3 here) reads, writes or has open in WAL mode is refused.

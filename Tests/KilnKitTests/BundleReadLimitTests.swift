@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The rule of `BundleReadLimit`: `seconds` per 100 MB of the files a connection reads, and at least `seconds`; a
 /// statement stopped by it is one sentence, any other failure is left as it is.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The hot text paths that avoid strings: matching a line's checked bytes gives the groups a string match gives,
 /// invalid UTF-8 is never handed to PCRE2 as text, and delimited lines split on their bytes in UTF-8 and in a legacy

@@ -1,7 +1,11 @@
 import Foundation
 import FoundationXML
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The JUnit and GitHub renderings that `kiln build`, `kiln diff` and `kiln test` share with `kiln check`.
 final class CIFormatsTests: KilnTestCase {

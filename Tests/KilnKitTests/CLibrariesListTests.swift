@@ -34,9 +34,9 @@ final class CLibrariesListTests: XCTestCase {
         }
         let list = try listed()
         XCTAssertEqual(declared, list.map { "\($0.module) \($0.package) \($0.pkgConfig ?? "-")" })
-        let dependencies = try XCTUnwrap(package.range(of: #"\.target\(name: "KilnKit", dependencies: \[[^\]]*\]"#, options: .regularExpression).map { package[$0] })
+        let dependencies = try XCTUnwrap(package.range(of: #"\.target\(name: "KilnC", dependencies: \[[^\]]*\]"#, options: .regularExpression).map { package[$0] })
         for entry in list {
-            XCTAssertTrue(dependencies.contains("\"\(entry.module)\""), "KilnKit does not depend on \(entry.module)")
+            XCTAssertTrue(dependencies.contains("\"\(entry.module)\""), "KilnC does not depend on \(entry.module)")
             let modulemap = try text("Sources/\(entry.module)/module.modulemap")
             XCTAssertTrue(modulemap.contains("module \(entry.module) [system]"), entry.module)
             XCTAssertTrue(modulemap.contains("link \""), "\(entry.module)'s modulemap links no library")

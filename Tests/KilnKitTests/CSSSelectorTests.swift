@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `CSSSelector`: the CSS subset translated to XPath, and what those XPaths select in a parsed page.
 final class CSSSelectorTests: KilnTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The tree walk that evaluates a simple CSS selector (`CSSSelector.descendantTest`) against libxml2's XPath engine
 /// evaluating the same selector's XPath: the same nodes in the same order, on real pages and on generated ones.

@@ -1,7 +1,11 @@
 import Foundation
 import FoundationXML
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 extension KilnTestCase {
     /// Builds raw/patras (copied into the temporary folder as `patras`) to `name` and returns the bundle.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// ICU collation through `Collator` and the `collationKey` normalizer: Czech order pinned on the hard cases, and
 /// compared with ICU's own order (PyICU) for every name of the atlas sample.

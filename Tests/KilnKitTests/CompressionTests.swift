@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The four decompression wrappers (zlib, libbz2, liblzma, libzstd) and `InputBytes`, against archives the formats'
 /// own command-line tools make (the oracle): several streams concatenated decode to the concatenated texts, in any

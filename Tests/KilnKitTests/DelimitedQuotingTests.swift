@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The `delimited` reader with `quote` (RFC 4180) and `header: "names"`. Expected values come from Python's `csv`
 /// module reading the same bytes, or are the values Kiln's own `csv` export was given.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The diagnostic code catalogue: one place for every code Kiln emits, checked against the sources.
 final class DiagnosticCodeTests: KilnTestCase {
@@ -17,7 +21,7 @@ final class DiagnosticCodeTests: KilnTestCase {
 
     /// A code declared but left out of `catalogue` could not be overridden nor listed by `kiln codes`.
     func testEveryDeclaredCodeIsInTheCatalogue() throws {
-        let file = KilnTestCase.repositoryRoot.appendingPathComponent("Sources/KilnKit/Core/DiagnosticCode.swift")
+        let file = KilnTestCase.repositoryRoot.appendingPathComponent("Sources/KilnCore/DiagnosticCode.swift")
         let declared = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
             .compactMap { line -> String? in
                 guard let range = line.range(of: #"static let \w+ = DiagnosticCode\("[^"]+""#, options: .regularExpression) else { return nil }

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `kiln extract` streams its output through a spool: it must print exactly what the in-memory `Extraction` gives.
 final class ExtractionStreamTests: KilnTestCase {

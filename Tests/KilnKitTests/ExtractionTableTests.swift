@@ -1,7 +1,11 @@
 import Foundation
 import KilnTestSupport
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The table of `kiln extract` narrowed to a width, and the fields chosen with `--fields`.
 final class ExtractionTableTests: KilnTestCase {

@@ -1,7 +1,11 @@
 import Foundation
 import KilnTestSupport
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `FileDigest`: a file longer than one chunk is digested on a thread of its own while it is read; the digest must
 /// be the file's SHA-256 (oracle: coreutils' `sha256sum`) and the head its first bytes, whatever the size.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `_file`: every reader's records can map the input file's path (relative to the pipeline folder, as provenance
 /// names it) into a column, through normalizers like any field.

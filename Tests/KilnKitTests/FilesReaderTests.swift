@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The `files` reader: one record per file, sizes of JPEG and PNG images (written and read back by Pillow, the
 /// oracle), SHA-256 compared with `sha256sum`, and damaged images as findings.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `LineDiff` and `FixtureRunner` on a tiny `text` pipeline: writing, passing and failing fixtures.
 final class FixtureRunnerTests: KilnTestCase {

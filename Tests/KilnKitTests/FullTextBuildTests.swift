@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Full-text indexes are built on a thread of their own while the rules run (`FullTextBuild`): a build whose rules
 /// then find errors stops them and leaves nothing behind, and SQL run under a raised `StopSignal` stops.

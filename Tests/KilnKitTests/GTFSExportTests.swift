@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The pieces of the GTFS export: CSV, clock times past midnight, Orthodox Easter and the holidays it moves, the ZIP
 /// archive, and export parameters. Expected values come from python-dateutil, Python's csv and zipfile modules.

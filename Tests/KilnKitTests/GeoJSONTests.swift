@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The `geojson` export writer: a FeatureCollection any map viewer opens, parsed back here.
 final class GeoJSONTests: KilnTestCase {

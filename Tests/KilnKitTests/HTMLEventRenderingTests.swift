@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Rendering a simple CSS text root, or the default `//body`, from the HTML parser's events (`HTMLParser.parseEvents`,
 /// `MarkupText.PickedLines`) gives what the tree path gives (`MarkupText.lines` over `HTMLDocument.nodes`, the

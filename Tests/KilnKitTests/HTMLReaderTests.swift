@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `HTMLReader` in fields mode (CSS and XPath selectors, page fields) and extract mode (rendered text cut up by
 /// headings and rows), with the mess real pages have.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The HTML report's pieces: escaping, relative links, the maps' outliers and median, and reading a report back.
 final class HTMLReportTests: KilnTestCase {

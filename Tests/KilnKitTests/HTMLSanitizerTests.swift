@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `HTMLSanitizer` on hostile and messy markup: what comes out is parsed back with libxml2 and must hold only the
 /// shipped subset, with no script reachable.

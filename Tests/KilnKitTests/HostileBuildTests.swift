@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The library side of build faults (the binary's side is `FaultTests`): the lock that makes builds of one bundle
 /// take turns, the removal of what killed builds left behind, and the order of the report and the bundle.

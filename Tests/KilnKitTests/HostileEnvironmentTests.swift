@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The environment around a build, as a hostile tester sets it up: outputs that are not regular files or that name
 /// an input, manifest SQL that writes or runs forever. Each is refused (or stopped) and nothing is lost.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Every input the fuzzers found a problem with (`Tests/Fixtures/fuzz/TARGET/`) goes again through the readers of
 /// its target (`Fuzz/targets/TARGET.json5`, as `scripts/fuzz` runs them): each must return, whatever it reports.

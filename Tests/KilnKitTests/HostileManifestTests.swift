@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Manifests that try to read outside their pipeline folder or to smuggle SQL through names, beyond the cases
 /// `ManifestLoaderTests` covers; and the command line's way out, `allowedPaths` (`kiln build --allow-path`).

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The hostile-input corpus for the markup readers (`xml`, `html`, `kml`), beyond what `XMLSafetyTests` covers:
 /// empty pages, NUL bytes, a 100 MB line, huge attributes, 100 000-deep nesting, entities in HTML, wrong encodings,

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Kiln is offline: documents that name URLs in every way XML, HTML and KML allow (external DTDs, external and
 /// parameter entities, XInclude, stylesheets, schema locations, links, scripts, images, network links) are read

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// An HTML page is parsed whole: pages over the source's `maxPageBytes` (default 16 MiB) are not read, so that the
 /// memory one page takes stays bounded.

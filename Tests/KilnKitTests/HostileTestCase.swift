@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The base of the hostile-input tests: readers built from manifest-style options, findings as exact lines, and
 /// inputs too large to commit, generated in the test's folder.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The hostile-input corpus for the line-based readers — `delimited`, `routes`, `timetable` and regex extraction in
 /// block mode (`text`): empty files, a lone byte-order mark, bad bytes, NUL bytes, a 100 MB line, truncation, a

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Numbers and times that only look like values — `1e309`, `NaN`, `-0`, `38,25`, `24:00`, `25:99`, `7:5` — through
 /// the staging area of a build: each is converted as declared or reported at its line, never stored as something else.

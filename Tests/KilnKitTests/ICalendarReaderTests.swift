@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `ICalendarReader`: events and their occurrences through libical, checked against `icalendar` +
 /// `recurring-ical-events` (PyPI, installed by `scripts/oracles/install`) and against the offsets of Europe/Athens.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Real images the decoder cannot or can only just decode: libjpeg-turbo's own test images (a 12-bit JPEG, an
 /// arithmetic-coded one) and PngSuite's 16-bit and interlaced PNGs. Sizes, precisions and processes come from

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Before it searches for duplicate keys, the key rule asks whether any key can repeat: for a table staged in the
 /// bundle's order (`StagedRowOrder`), whether two neighbouring rows share it (from the staging writer's

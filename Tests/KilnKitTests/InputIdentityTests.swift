@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// An input swapped for a link to another file after the manifest was loaded and its paths checked (the time-of-
 /// check to time-of-use race a hostile neighbour can win): the build refuses it and ships nothing of the other file.

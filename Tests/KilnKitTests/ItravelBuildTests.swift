@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The travel-guide pipeline (`raw/itravel`): pages, hierarchy, sections, listings, outliers, the spatial index and
 /// full-text search in the built bundle; a hierarchy with a cycle.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `JSONRecordReader` over yajl: records at a path, fields by key path, context, exact numbers, lines in findings.
 /// Expected records come from Python's own `json` module reading the same file.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `JSONText`, the one JSON string escaper: hostile text stays valid JSON that parses back to the same string, holds
 /// no character a terminal obeys, and is the same bytes whether written by hand or through `KilnJSON`.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `KMLGeometry`: the representative point of lines, polygons and multi-geometries, and their GeoJSON. Expected
 /// points come from symmetry (a square's centroid is its centre; a straight two-segment line of equal halves has its

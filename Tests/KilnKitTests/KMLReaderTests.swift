@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `KMLReader`: placemarks with their folders, descriptions as plain text and coordinates.
 final class KMLReaderTests: KilnTestCase {

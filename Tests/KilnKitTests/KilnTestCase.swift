@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Gives each test its own temporary folder, and paths into the repository's sample data and fixtures.
 class KilnTestCase: XCTestCase {

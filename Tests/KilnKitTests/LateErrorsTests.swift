@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 import KilnTestSupport
 
 /// The checks behind issue 31, item 15: manifest keys compared after their escapes are decoded, a byte-order mark

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Issue 31, item 10: every reader linear, every budget per file. Each test gives an input that was quadratic or
 /// unbounded and asserts what comes out: the whole value, or a finding that names the file, the line and the limit,

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The shortcuts of the loading path give exactly what the general code gives: short decimals as `Double(String)`
 /// parses them, trimming as Unicode's White_Space property says, texts bound in place as SQLite stores copies.

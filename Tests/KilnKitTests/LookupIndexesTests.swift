@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The rules' lookup indexes are created in staging only when a rule needs one (`LookupIndexes`): a key the staging
 /// writer saw in order and without repeats needs none, so staging is not written (and the bundle's thread may go on

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 final class ManifestLoaderTests: KilnTestCase {
     /// A small valid manifest; each test changes one thing in it. Line numbers are found by a unique marker.

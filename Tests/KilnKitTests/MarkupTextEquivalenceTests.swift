@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Rendering straight from libxml2's tree, on bytes, gives what the former rendering of a `MarkupNode` copy of the
 /// tree, on Swift characters, gave: the same lines with the same line numbers, on every real page of the repository

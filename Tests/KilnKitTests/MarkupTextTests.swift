@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `MarkupText`: how HTML becomes lines of text, with the source line of each.
 final class MarkupTextTests: KilnTestCase {

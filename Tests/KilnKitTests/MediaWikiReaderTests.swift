@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `MediaWikiReader`: pages, sections, listings and aliases streamed from MediaWiki exports.
 final class MediaWikiReaderTests: KilnTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Seasons as Czech pages write them, through `MonthText` and the `month`, `monthFrom`, `monthTo` normalizers.
 final class MonthTextTests: XCTestCase {

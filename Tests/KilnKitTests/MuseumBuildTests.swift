@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The museum pipeline (`raw/museum`): sanitized pages checked by parsing them back with libxml2, links rewritten,
 /// phones against libphonenumber (`phonenumbers`), occurrences against `recurring-ical-events`, the tour's rules

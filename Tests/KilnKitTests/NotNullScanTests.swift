@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The not-null rules of a table are answered by one scan of it (`RuleEngine`), or by what the staging writer saw
 /// (`StagedTableFacts`): columns free of NULLs are not queried again, and every NULL still becomes one finding with

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The output guard: every file Kiln writes is put in place by one rename (`FileSync.move`), which refuses a
 /// destination that is not a regular file or that the command reads (`ProtectedFiles`), whatever its caller checked.
@@ -8,29 +12,30 @@ final class OutputGuardTests: KilnTestCase {
     /// Each call that creates, replaces or renames a file, and the only files allowed to make it (each writes a
     /// temporary or scratch file that `FileSync.move` later puts in place, or is the move itself).
     static let writePrimitives: [(call: String, allowed: Set<String>)] = [
-        ("rename(", ["Core/FileSync.swift"]),
-        (".write(to:", ["Core/AtomicFile.swift"]),
+        ("rename(", ["KilnCore/FileSync.swift"]),
+        (".write(to:", ["KilnCore/AtomicFile.swift"]),
         ("atomically:", []),
         ("options: .atomic", []),
-        ("zip_open(", ["CWrappers/LibZip.swift"]),
-        ("createFile(atPath", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
-        ("FileHandle(forWriting", ["Export/Exporter.swift", "Extraction/ExtractionStream.swift"]),
+        ("zip_open(", ["KilnC/LibZip.swift"]),
+        ("createFile(atPath", ["KilnBuild/Export/Exporter.swift", "KilnBuild/Extraction/ExtractionStream.swift"]),
+        ("FileHandle(forWriting", ["KilnBuild/Export/Exporter.swift", "KilnBuild/Extraction/ExtractionStream.swift"]),
         ("FileManager.default.moveItem", []),
         // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace.
-        ("FileManager.default.copyItem", ["Patch/BundlePatch.swift", "Patch/PatchApplier.swift"]),
+        ("FileManager.default.copyItem", ["KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift"]),
         // A target's bundle is written as a temporary (`VACUUM INTO`), converted in place, then put in place by FileSync.move.
         // A copy `patch` or `apply` changes is opened by `BundleFile.openCopy`; the build cache copies rows into the
         // staging file (a scratch file) inside a write phase of its owner.
-        ("mode: .readWrite", ["Pipeline/StagingWriter.swift", "Pipeline/BundleSideFiles.swift", "Pipeline/TargetBundle.swift", "Patch/BundlePatch.swift", "Patch/PatchApplier.swift",
-                              "Check/BundleFile.swift", "Pipeline/SourceCache.swift"]),
+        ("mode: .readWrite", ["KilnBuild/Staging/StagingWriter.swift", "KilnBuild/Bundle/BundleSideFiles.swift", "KilnBuild/Bundle/TargetBundle.swift", "KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",
+                              "KilnBuild/Check/BundleFile.swift", "KilnBuild/Build/SourceCache.swift"]),
     ]
 
     func testEveryWriterGoesThroughTheGuardedRename() throws {
-        let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources/KilnKit")
+        let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources")
         var found: [String: Set<String>] = [:]
         let enumerator = FileManager.default.enumerator(atPath: sources.path)
         while let path = enumerator?.nextObject() as? String {
-            guard path.hasSuffix(".swift") else { continue }
+            // The library's layers (KilnC … KilnBuild), not the command-line tool.
+            guard path.hasSuffix(".swift"), path.hasPrefix("Kiln") else { continue }
             let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
             let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
             for (call, _) in OutputGuardTests.writePrimitives where code.contains(call) { found[call, default: []].insert(path) }
@@ -39,7 +44,7 @@ final class OutputGuardTests: KilnTestCase {
             let unexpected = (found[call] ?? []).subtracting(allowed)
             XCTAssertEqual(unexpected, [], "\(call) outside the files that write temporaries for the guarded rename")
         }
-        XCTAssertEqual(found["rename("], ["Core/FileSync.swift"], "the scan sees the one rename")
+        XCTAssertEqual(found["rename("], ["KilnCore/FileSync.swift"], "the scan sees the one rename")
     }
 
     func testTheRenameRefusesWhatIsNotARegularFile() throws {

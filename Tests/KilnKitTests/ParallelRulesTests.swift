@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The rules checked on two threads (`RuleEngine.parallel`: a helper under a read lease of staging) give the log a
 /// serial run gives: the same findings, stored and counted, in the same order, rule by rule. The rules here find

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The SQL patch's literals, read back by SQLite itself, and the patch's pieces that need no bundle.
 final class PatchTests: XCTestCase {

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// raw/patras-web, built from XML, HTML and KML, gives the same bundle as raw/patras from its text files — plus the
 /// campus places — and reports exactly the mess its SOURCES.md says was put in.

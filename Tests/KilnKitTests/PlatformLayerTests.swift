@@ -1,13 +1,17 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
-/// Every call particular to Linux and glibc is in one file (`CWrappers/Glibc.swift`, with `Sources/CGlibc/shim.h`), so a
+/// Every call particular to Linux and glibc is in one file (`KilnC/Glibc.swift`, with `Sources/CGlibc/shim.h`), so a
 /// port has one place to write; the calls it wraps behave as the rest of Kiln expects.
 final class PlatformLayerTests: KilnTestCase {
     func testLinuxCallsAreMadeInThePlatformFileOnly() throws {
         let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources")
-        let platform = "KilnKit/CWrappers/Glibc.swift"
+        let platform = "KilnC/Glibc.swift"
         // The functions of CGlibc's shim, read from it.
         let shim = try String(contentsOf: sources.appendingPathComponent("CGlibc/shim.h"), encoding: .utf8)
         let shimFunctions = try NSRegularExpression(pattern: #"static inline [a-z ]+ (kiln_[a-z_]+)\("#)

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Reading ahead on worker threads: every file's rows and findings come back in file order whatever the number of
 /// workers and however little may wait, a file whose reading failed is reported at its place, and cancelling stops

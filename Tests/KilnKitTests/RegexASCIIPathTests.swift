@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// An ASCII subject is matched by the pattern compiled without Unicode properties: it must match exactly what the
 /// pattern with them matches. The oracle is the same pattern run with Unicode properties on the same characters

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `RegexBlockExtractor` through the `text` format: headings carry fields, rows inherit them, candidate lines no
 /// pattern captured are reported, catastrophic patterns are stopped, and pages are checked against expectations.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Long lines through a pattern whose JIT code recurses once per repetition: the JIT's default 32 KiB stack ran out
 /// at 900 characters ("JIT stack limit reached") where pcre2grep matches 5 000. Expected answers are Python's `re`.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `kiln export room`'s generator: Room's identity hash and create statements against a schema file Room's compiler
 /// wrote (Tests/Fixtures/real/room-schema-warmongr), Kotlin names, the package, FTS4 options as Room spells them.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 final class RoutesReaderTests: KilnTestCase {
     private func reader(_ options: [String: JSONValue] = [:]) throws -> RoutesReader {

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The routing guarantee and the route rules of raw/patras (rules `route.transfers`, `line.start-off-route`,
 /// `route.repeated-stop`, `line.no-timetable`), compared with networkx (scripts/oracles/transfers.py).

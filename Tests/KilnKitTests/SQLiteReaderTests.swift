@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 import KilnTestSupport
 
 /// The `sqlite` reader: legacy scripts and database files in a sandbox, the query's rows as records, and a finding at

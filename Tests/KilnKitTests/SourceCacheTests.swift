@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `SourceCache`: what a source's key depends on (and what it does not), and that an entry of another Kiln is read
 /// again without a word while its source's other entries are reused.

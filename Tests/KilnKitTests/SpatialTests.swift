@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The `spatial` table declaration (an R*Tree in the bundle, compared by `kiln check`) and the SQL functions
 /// `kiln_distance_km` and `kiln_median` every connection has.

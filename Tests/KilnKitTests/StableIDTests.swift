@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Ids from content: `StableID` and `kiln_stable_id()` in SQL, against Python's hashlib.
 final class StableIDTests: XCTestCase {

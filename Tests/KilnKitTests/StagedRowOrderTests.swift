@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `StagedRowOrder` may only call a table "in order" when reading it in rowid order gives exactly the rows, in
 /// exactly the order, that SQLite's own `SELECT DISTINCT … ORDER BY` gives (the oracle); and it must see sorted tables.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The staging writer records facts about each table as it inserts the rows (`StagedTableFacts`): whether they come
 /// in the bundle's order, how many leading order columns neighbours share, which columns may hold NULL. The oracle is

@@ -1,7 +1,11 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The staging file's owner (`StagingDatabase`): a write phase waits for every read lease to be returned, a lease
 /// asked for during a write phase waits for its end, a lease reads only, the owner's connection writes only inside a

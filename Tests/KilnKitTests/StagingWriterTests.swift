@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The threaded staging load's writer: the bounded queue keeps order and stops on cancel, the writer's SQLite errors
 /// reach the staging thread, a file whose reading failed leaves no rows, and findings made on another thread are

@@ -1,5 +1,9 @@
 import Foundation
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 import XCTest
 
 /// `TargetCompatibility` against schemas made by SQLite itself. The facts it is held to: AOSP's dist/Android.bp

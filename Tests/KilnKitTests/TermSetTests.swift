@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `TermSet` and the normalizers built on vocabularies and times: `{terms, output}` and `{minutesAfter}`.
 final class TermSetTests: XCTestCase {

@@ -1,5 +1,9 @@
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `TerminalText`: control characters, bidirectional overrides and workflow commands in human-readable output.
 final class TerminalTextTests: XCTestCase {

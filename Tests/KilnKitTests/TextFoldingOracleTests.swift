@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `TextFolding.nfc` and `fold` (over ICU) compared with the Foundation versions they replaced, and with Python's
 /// `unicodedata` (scripts/oracles/text_fold.py), over every text value of the repository's real data and a

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// A reader thread steps back for a full-text index (`ThreadPriority.stepBack`): its nice value, as the kernel reports
 /// it in /proc, goes up, and only for that thread.

@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 final class TimetableReaderTests: KilnTestCase {
     /// The options of the `timetables` source in raw/patras/kiln.json5.

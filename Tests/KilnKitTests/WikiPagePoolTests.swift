@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `WikiPagePool`: pages processed on worker threads give the records, findings and file tally of pages processed
 /// one after the other on the reading thread, in the same order, whatever the number of workers and the bounds.

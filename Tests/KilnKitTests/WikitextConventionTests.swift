@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// The wikitext conventions of issue 11 as units: magic words versus templates, inline formats with groups and values,
 /// trailing descriptions per convention, unknown listing parameters, and the `wikitext` reader.

@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 import KilnTestSupport
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `ListingExtractor` on every real sample (`Tests/Fixtures/wikitext`, copied from the shared data): templates,
 /// Wikitravel tags (malformed ones too), nested templates, links, comments, field checks, categories and ids.

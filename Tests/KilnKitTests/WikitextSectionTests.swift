@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `WikiHeading`, `SectionOutline` and `PageFacts`: the section tree of a page, its parent and coordinates.
 final class WikitextSectionTests: KilnTestCase {

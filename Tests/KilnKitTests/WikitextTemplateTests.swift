@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `WikiTemplateParser` and `WikiPlainText`: templates with nesting, links and comments; markup to plain text.
 final class WikitextTemplateTests: KilnTestCase {

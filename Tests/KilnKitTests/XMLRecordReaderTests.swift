@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `XMLRecordReader`: records, fields as XPath, namespaces, encodings, line numbers and large files.
 final class XMLRecordReaderTests: KilnTestCase {

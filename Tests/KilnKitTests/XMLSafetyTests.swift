@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// What the XML reader refuses or survives: entities, bombs, deep nesting, bad bytes, truncation, external DTDs —
 /// and that one malformed source does not stop the others in a build.

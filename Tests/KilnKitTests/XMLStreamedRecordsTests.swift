@@ -1,7 +1,11 @@
 import Foundation
 import KilnTestSupport
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// `XMLRecordReader` reads records from libxml2's SAX events (`StreamedRecords`) when every field is a simple path.
 /// The oracle is the same reader building a tree and evaluating the fields with libxml2's XPath

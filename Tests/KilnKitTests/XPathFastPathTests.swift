@@ -1,6 +1,10 @@
 import Foundation
 import XCTest
-@testable import KilnKit
+@testable import KilnC
+@testable import KilnCore
+@testable import KilnManifest
+@testable import KilnReaders
+@testable import KilnBuild
 
 /// Simple field paths (`name`, `@code`, `s:location/@lat`) skip the XPath engine; they must give exactly what the
 /// engine gives. `string(PATH)` is not a simple path, so it always goes through libxml2's XPath: the oracle.

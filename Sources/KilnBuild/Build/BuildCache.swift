@@ -1,0 +1,266 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// What `stat` says of a file that changes whenever its bytes are rewritten: device, inode, size, and the
+/// modification and status-change times in nanoseconds. A file whose stamp is the one recorded with its digest is
+/// not read again to know its digest (as `git` and `make` trust theirs); the status-change time cannot be set back
+/// by a program, so a rewrite that restores the size and modification time still changes the stamp.
+package struct FileStamp: Codable, Equatable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modified: Int64
+    package var changed: Int64
+
+    /// The stamp of the file `url` names now (links followed), or `nil` when there is none.
+    package init?(_ url: URL) {
+        var status = stat()
+        guard stat(url.path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+    }
+}
+
+/// The record of the last build of one bundle file, in `<bundle folder>/.kiln-cache/<bundle file>/build.json`: the
+/// key of everything that decided the bundle, the SHA-256 of the bundle and report it wrote, and what the build said
+/// (tables, inputs, findings), so that a build with the same key can leave both files as they are and say the same.
+package struct BuildCacheRecord: ChecksummedRecord {
+    /// One input: its path relative to the pipeline folder, its SHA-256, and its stamp when the file did not change
+    /// while the build read it.
+    package struct Input: Codable {
+        package var path: String
+        package var sha256: String
+        package var stamp: FileStamp?
+    }
+
+    /// A finding counted but not stored.
+    package struct NotStored: Codable {
+        package var code: String
+        package var severity: Severity
+        package var count: Int
+    }
+
+    /// A target's own bundle: its platform, its file name beside the main bundle, its SHA-256.
+    package struct TargetBundle: Codable {
+        package var platform: String
+        package var file: String
+        package var sha256: String
+    }
+
+    /// The record's layout; a record of another layout is rebuilt.
+    package var format = BuildCacheRecord.currentFormat
+    /// Kiln and the libraries that decide a bundle's bytes (`BuildCache.environment`).
+    package var environment: String
+    /// The SHA-256 of everything that decided the bundle (`BuildCache.key`).
+    package var key: String
+    package var bundleSHA256: String
+    package var reportSHA256: String
+    /// The stamps of the bundle and the report once in place: a file whose stamp is still that one is not hashed
+    /// again to be known unchanged (any write moves its status-change time).
+    package var bundleStamp: FileStamp?
+    package var reportStamp: FileStamp?
+    /// The bundles written for manifest targets beside the main one (`<bundle>.<platform>.sqlite`).
+    package var targetBundles: [TargetBundle] = []
+    package var inputs: [Input]
+    package var tables: [TableCount]
+    package var diagnostics: [Diagnostic]
+    package var notStored: [NotStored]
+    /// SHA-256 of the record written with an empty checksum: a record edited by hand, or cut short, is not trusted.
+    package var checksum = ""
+
+    package static let currentFormat = 3
+}
+
+/// A record of the build cache that carries its own checksum: the SHA-256 of the record written with an empty
+/// checksum, so that one edited by hand, or cut short, is not trusted.
+package protocol ChecksummedRecord: Codable {
+    var checksum: String { get set }
+}
+
+extension ChecksummedRecord {
+    /// The SHA-256 the record's `checksum` must hold.
+    package func computedChecksum() throws -> String {
+        var copy = self
+        copy.checksum = ""
+        let digest = SHA256Digest()
+        digest.update(try KilnJSON.encode(copy))
+        return digest.hexDigest()
+    }
+
+    /// The record `data` holds, when it decodes and its checksum is right.
+    package static func verified(_ data: Data) -> Self? {
+        guard let record = try? JSONDecoder().decode(Self.self, from: data), let checksum = try? record.computedChecksum(),
+              checksum == record.checksum else { return nil }
+        return record
+    }
+}
+
+/// The build cache of one bundle file: whether a build can reuse the bundle and report in place because nothing that
+/// decides them changed since the build that wrote them, and the record that build leaves for the next one.
+///
+/// The key is the SHA-256 of Kiln's version, its executable and the SQLite and ICU versions (`environment`), the
+/// manifest's bytes (sources, options, mappings, normalizers, vocabularies, rules), the output and report paths,
+/// and each source's input files with their SHA-256. A build that compares with a baseline is never reused (the
+/// baseline may change without any of these). The record is written through `AtomicFile` (the guarded rename) after
+/// the bundle and report are in place, and removed before a build that does not reuse them replaces anything, so
+/// that a build killed at any point leaves no record describing files that are not in place; builds of one bundle
+/// take turns under its `BuildLock`, which is held while the record is read and written.
+package struct BuildCache {
+    /// The cache folder of the bundle `output`: `<folder>/.kiln-cache/<bundle file name>`.
+    package let folder: URL
+
+    package init(output: URL) {
+        folder = KilnFileNames.cache(for: output)
+    }
+
+    /// The record of the last build.
+    package var recordURL: URL { folder.appendingPathComponent("build.json") }
+
+    /// Kiln's version and executable (its size and modification time: another build of Kiln may shape rows
+    /// otherwise under the same version), SQLite's and ICU's versions.
+    package static let environment: String = {
+        let executable = FileStamp(URL(fileURLWithPath: "/proc/self/exe")).map { "\($0.size) \($0.modified)" } ?? "unknown"
+        return "kiln \(KilnVersion.current); executable \(executable); sqlite \(SQLiteLibrary.version); icu \(ICULibrary.version)"
+    }()
+
+    /// What a build found in the cache.
+    package enum Lookup {
+        /// Nothing changed: the bundle and report in place are the ones the recorded build wrote.
+        case reuse(BuildCacheRecord)
+        /// Build (each source's cache entry may still be reused, `SourceCache`); `reason`, when there is one, says why
+        /// the cache could not be used although it was there (another Kiln, a damaged record, a bundle changed since),
+        /// for an info finding; `inputs`, the inputs' digests and stamps when the lookup took them.
+        case rebuild(reason: String?, inputs: Inputs?)
+    }
+
+    /// The SHA-256 and the stamp of every input now, by path relative to the pipeline folder.
+    package struct Inputs {
+        package var digests: [String: String] = [:]
+        package var stamps: [String: FileStamp] = [:]
+
+        /// The inputs of `pipeline`, each digest taken from `record` when the file's stamp is the one recorded with
+        /// it, else computed; `nil` when a file cannot be read (the build will say so).
+        package init?(of pipeline: Pipeline, record: BuildCacheRecord?) {
+            let recorded = Dictionary((record?.inputs ?? []).map { ($0.path, $0) }) { first, _ in first }
+            for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
+                let stamp = FileStamp(file.url)
+                stamps[file.relativePath] = stamp
+                if let known = recorded[file.relativePath], let recordedStamp = known.stamp, stamp == recordedStamp {
+                    digests[file.relativePath] = known.sha256
+                } else {
+                    guard let digest = try? FileDigest.sha256(of: file.url) else { return nil }
+                    digests[file.relativePath] = digest
+                }
+            }
+        }
+    }
+
+    /// True when the build's outcome depends on nothing but the key: no baseline to compare with.
+    package static func applies(to pipeline: Pipeline, options: BuildOptions) -> Bool {
+        options.baseline == nil && pipeline.manifest.baselineURL == nil
+    }
+
+    /// The key of a build of `pipeline` to `output` and `report` whose inputs have the SHA-256 `digests`
+    /// (by path relative to the pipeline folder).
+    package static func key(_ pipeline: Pipeline, output: URL, report: URL, digests: [String: String]) -> String {
+        var lines = ["kiln build cache \(BuildCacheRecord.currentFormat)", environment, "manifest \(pipeline.manifest.sha256)",
+                     "output \(output.relativePath) \(output.standardizedFileURL.path)",
+                     "report \(report.relativePath) \(report.standardizedFileURL.path)"]
+        for source in pipeline.sources {
+            lines.append("source \(source.spec.name) \(source.files.count)")
+            for file in source.files { lines.append("file \(digests[file.relativePath] ?? "-") \(file.relativePath)") }
+        }
+        let digest = SHA256Digest()
+        digest.update(Data(lines.joined(separator: "\n").utf8))
+        return digest.hexDigest()
+    }
+
+    /// True unless the cache folders are something else than folders (a link, a file) or the record is something else
+    /// than a regular file (a FIFO would block the read): such a cache is neither read nor written.
+    package var isUsable: Bool {
+        [folder.deletingLastPathComponent(), folder].allSatisfy { [nil, .folder].contains(OutputPath.entryKind($0)) }
+            && [nil, .regular].contains(OutputPath.entryKind(recordURL))
+    }
+
+    /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
+    package func lookup(_ pipeline: Pipeline, output: URL, report: URL) -> Lookup {
+        guard isUsable else {
+            return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full", inputs: nil)
+        }
+        guard let data = FileManager.default.contents(atPath: recordURL.path) else { return .rebuild(reason: nil, inputs: nil) }
+        let shown = displayPath(recordURL)
+        guard let record = BuildCacheRecord.verified(data), record.format == BuildCacheRecord.currentFormat else {
+            return .rebuild(reason: "the build cache \(shown) is damaged or was edited (its checksum does not match): the bundle was built in full", inputs: nil)
+        }
+        guard record.environment == BuildCache.environment else {
+            return .rebuild(reason: "the build cache \(shown) was written by another Kiln or other libraries (\(record.environment)): the bundle was built in full", inputs: nil)
+        }
+        guard let inputs = Inputs(of: pipeline, record: record) else { return .rebuild(reason: nil, inputs: nil) }
+        guard BuildCache.key(pipeline, output: output, report: report, digests: inputs.digests) == record.key else { return .rebuild(reason: nil, inputs: inputs) }
+        // SQLite would apply a -wal or -journal left beside the bundle to what its readers see: a build settles them.
+        guard BundleSideFiles.present(beside: output).isEmpty else { return .rebuild(reason: nil, inputs: inputs) }
+        let targets = record.targetBundles.map { (output.deletingLastPathComponent().appendingPathComponent($0.file), $0.sha256, "\($0.platform) bundle") }
+        let stamped = [(output, record.bundleSHA256, "bundle", record.bundleStamp), (report, record.reportSHA256, "report", record.reportStamp)]
+        for (file, expected, role, stamp) in stamped + targets.map({ ($0.0, $0.1, $0.2, nil) }) {
+            guard FileManager.default.fileExists(atPath: file.path) else { return .rebuild(reason: nil, inputs: inputs) }
+            if let stamp, FileStamp(file) == stamp { continue }
+            guard (try? FileDigest.sha256(of: file)) == expected else {
+                return .rebuild(reason: "the \(role) \(displayPath(file)) is not the one the build cache \(shown) recorded (it changed since): the bundle was built in full", inputs: inputs)
+            }
+        }
+        return .reuse(record)
+    }
+
+    /// Removes the record, before a build replaces the files it describes.
+    package func forget() {
+        guard isUsable, OutputPath.entryKind(recordURL) == .regular else { return }
+        unlink(recordURL.path)
+    }
+
+    /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken
+    /// before they were read (an input whose stamp changed since is recorded without one, so that the next build
+    /// reads it again).
+    /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
+    package func store(_ outcome: BuildOutcome, of pipeline: Pipeline, report: Data, stamps: [String: FileStamp]) throws {
+        guard isUsable else { return }
+        let reportDigest = SHA256Digest()
+        reportDigest.update(report)
+        var inputs: [BuildCacheRecord.Input] = []
+        // Looked up by path once, not searched for each input (40 000 pages took 160 s that way).
+        let files = Dictionary(pipeline.sources.flatMap(\.files).map { ($0.relativePath, $0) }) { first, _ in first }
+        for path in outcome.inputs.keys.sorted() {
+            let file = files[path]
+            let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
+            inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
+        }
+        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build.
+        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
+        var record = BuildCacheRecord(
+            environment: BuildCache.environment,
+            key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
+            bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: reportDigest.hexDigest(),
+            bundleStamp: bundleStamp, reportStamp: reportStamp,
+            targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
+                BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
+            },
+            inputs: inputs,
+            tables: outcome.tables, diagnostics: outcome.diagnostics,
+            notStored: outcome.notStored.sorted { $0.key < $1.key }.map { BuildCacheRecord.NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) })
+        record.checksum = try record.computedChecksum()
+        BuildFiles(destination: recordURL).removeStale()
+        try AtomicFile.write(try KilnJSON.encode(record), to: recordURL)
+    }
+
+    /// The stamps of `pipeline`'s inputs now, by path relative to the pipeline folder.
+    package static func stamps(of pipeline: Pipeline) -> [String: FileStamp] {
+        var stamps: [String: FileStamp] = [:]
+        for file in pipeline.sources.flatMap(\.files) { stamps[file.relativePath] = FileStamp(file.url) }
+        return stamps
+    }
+}

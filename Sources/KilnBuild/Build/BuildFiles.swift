@@ -1,0 +1,88 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// The hidden files a build of one bundle file writes in its folder: the lock (`.<name>.lock`), the staging database
+/// (`.<name>.staging.<pid>.sqlite`) and the full-text scratch databases (`.<name>.staging.<pid>.fts<n>.sqlite`), and
+/// the finished bundle before its rename (`.<name>.<pid>.tmp`), named by
+/// `KilnFileNames`. A build removes its own; one killed first leaves them behind, and the
+/// next build of the same file removes them (`removeStale`) while it holds the lock.
+package struct BuildFiles {
+    /// The bundle, or the report, the files belong to.
+    package let destination: URL
+
+    package var folder: URL { destination.deletingLastPathComponent() }
+    private var name: String { destination.lastPathComponent }
+
+    /// The lock serializing builds of `destination`.
+    package var lock: URL { KilnFileNames.lock(for: destination) }
+
+    /// This process's staging database.
+    package var staging: URL { KilnFileNames.staging(for: destination) }
+
+    /// Removes the temporary files of `destination` that processes no longer running left behind, and returns them.
+    /// Call it while holding the lock: then no build of `destination` is under way.
+    @discardableResult
+    package func removeStale() -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return entries.sorted().compactMap { entry in
+            guard let process = owner(of: entry), !BuildFiles.isRunning(process) else { return nil }
+            let url = folder.appendingPathComponent(entry)
+            return (try? FileManager.default.removeItem(at: url)).map { url }
+        }
+    }
+
+    /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite` and its full-text
+    /// scratch databases, names no other program uses) whose process is gone, and returns them: a build killed while
+    /// writing another bundle of the same folder left them. A running build's are left alone.
+    @discardableResult
+    package func removeStaleStagingDatabases() -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return entries.sorted().compactMap { entry in
+            guard entry.hasPrefix("."), let range = entry.range(of: ".staging.", options: .backwards) else { return nil }
+            let rest = entry[range.upperBound...]
+            guard let dot = rest.firstIndex(of: "."), BuildFiles.isStagingEnding(rest[rest.index(after: dot)...]),
+                  let process = Int32(rest[..<dot]), !BuildFiles.isRunning(process) else { return nil }
+            let url = folder.appendingPathComponent(entry)
+            return (try? FileManager.default.removeItem(at: url)).map { url }
+        }
+    }
+
+    /// The process id in the name of one of `destination`'s temporary files, or `nil` for any other file.
+    private func owner(of entry: String) -> Int32? {
+        let prefix = ".\(name)."
+        guard entry.hasPrefix(prefix) else { return nil }
+        var rest = Substring(entry.dropFirst(prefix.count))
+        if rest.hasPrefix("staging.") {
+            rest = rest.dropFirst("staging.".count)
+            guard let dot = rest.firstIndex(of: "."), BuildFiles.isStagingEnding(rest[rest.index(after: dot)...]) else { return nil }
+            return Int32(rest[..<dot])
+        }
+        // libzip writes an archive to `<its path>.XXXXXX` before its own rename: a killed export leaves that name.
+        if let dot = rest.lastIndex(of: "."), rest[..<dot].hasSuffix(".tmp"), rest[rest.index(after: dot)...].count == 6 {
+            rest = rest[..<dot]
+        }
+        guard rest.hasSuffix(".tmp") else { return nil }
+        return Int32(rest.dropLast(".tmp".count))
+    }
+
+    /// True for what follows `staging.<pid>.` in the name of a staging database, a full-text scratch database or
+    /// their journals: `sqlite`, `fts<n>.sqlite`, each optionally with `-journal`.
+    private static func isStagingEnding(_ ending: Substring) -> Bool {
+        var rest = ending
+        if rest.hasSuffix("-journal") { rest = rest.dropLast("-journal".count) }
+        guard rest.hasSuffix("sqlite") else { return false }
+        rest = rest.dropLast("sqlite".count)
+        if rest.isEmpty { return true }
+        guard rest.hasPrefix("fts"), rest.hasSuffix(".") else { return false }
+        let number = rest.dropFirst(3).dropLast()
+        return !number.isEmpty && number.allSatisfy(\.isASCIIDigitCharacter)
+    }
+
+    /// True unless the system says no process `process` exists.
+    private static func isRunning(_ process: Int32) -> Bool {
+        process > 0 && (kill(process, 0) == 0 || errno != ESRCH)
+    }
+}

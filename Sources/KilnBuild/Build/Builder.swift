@@ -1,0 +1,499 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// Where a build writes.
+public struct BuildOptions: Sendable {
+    /// The bundle file; `build/<bundle>.sqlite` under the current folder when `nil`.
+    public var output: URL?
+    /// The JSON report; beside the bundle when `nil` (`defaultReport(for:)`).
+    public var report: URL?
+    /// The bundle to compare the new one with before replacing anything (it must exist); the manifest's
+    /// `baseline` when `nil`.
+    public var baseline: URL?
+    /// Limits that replace the manifest's `thresholds`, limit by limit.
+    public var thresholds: Thresholds
+    /// How long to wait for another build of the same bundle file to finish (seconds).
+    public var lockTimeout: TimeInterval
+    /// Told of each stage as it happens (the CLI shows it on a terminal); `nil` for none.
+    public var progress: BuildProgress?
+    /// True when an HTML page will be written beside the report (`kiln build --html`): its path is checked with the
+    /// other outputs before anything is written.
+    public var htmlReport = false
+    /// False to build in full whatever the build cache holds (`kiln build --no-cache`); the build still records
+    /// itself for the next one.
+    public var useCache = true
+    /// What messages call the bundle and the report (the command line: `--out`, `--report`).
+    public var names = OutputNames(output: "the bundle file")
+
+    /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
+    /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
+    public static func defaultReport(for bundle: URL) -> URL { KilnFileNames.report(for: bundle) }
+
+    public init(output: URL? = nil, report: URL? = nil, baseline: URL? = nil, thresholds: Thresholds = Thresholds(),
+                lockTimeout: TimeInterval = 600) {
+        self.output = output
+        self.report = report
+        self.baseline = baseline
+        self.thresholds = thresholds
+        self.lockTimeout = lockTimeout
+    }
+}
+
+/// What a build did: whether the bundle was written, the tables' row counts and every finding.
+public struct BuildOutcome: Sendable {
+    public var bundle: String
+    public var output: URL
+    public var reportURL: URL
+    /// True when the bundle was written (no error remained).
+    public var built: Bool
+    /// Rows per shipped table, in declaration order (staged rows when the build failed).
+    public var tables: [TableCount]
+    /// SHA-256 of every input, by path relative to the pipeline folder.
+    public var inputs: [String: String]
+    /// The size in bytes of every input, by the same paths as `inputs`.
+    public var inputSizes: [String: Int] = [:]
+    /// The manifest's file name and the SHA-256 of its bytes.
+    public var manifest: (file: String, sha256: String) = ("", "")
+    /// What each code among the findings means: the manifest rule's description, else the catalogue's meaning.
+    public var meanings: [String: String] = [:]
+    /// The manifest's description of each shipped table that has one.
+    public var tableDescriptions: [String: String] = [:]
+    /// The manifest's `bounds` rules, so that the HTML report's maps flag the points they flag.
+    public var boundsRules: [BoundsRule] = []
+    /// Every finding stored, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
+    public var diagnostics: [Diagnostic]
+    /// The findings counted but not stored, by code and severity.
+    public var notStored: [DiagnosticTally.Key: Int] = [:]
+    /// The comparison of the new bundle with the baseline, when there was one to compare with.
+    public var comparison: BundleDiff? = nil
+    /// Where the bytes of the new bundle go (also when a size limit refused it); `nil` when none was written.
+    public var bytes: BundleBytes? = nil
+    /// Each manifest target with the bundle it opens (the main one, or its own), when the manifest names targets.
+    public var targets: [TargetOutput] = []
+    /// The sources whose rows were not read again but taken from the build cache (`BuildCache`, `SourceCache`), in
+    /// manifest order: every source when the whole bundle was kept, else those with at least one file reused.
+    public var reusedSources: [String] = []
+    /// For each source in `reusedSources` of a build that did not keep the whole bundle, how many of its files' rows
+    /// came from the cache, of how many.
+    public var reusedFiles: [String: ReusedFiles] = [:]
+    /// True when nothing changed since the last build: the bundle and report in place were left as they were.
+    public var reusedBundle = false
+}
+
+/// How many of a source's files had their rows and findings taken from the build cache, of how many files.
+public struct ReusedFiles: Sendable, Equatable, Encodable {
+    public var files: Int
+    public var of: Int
+}
+
+/// A manifest target and the bundle written for it.
+public struct TargetOutput: Sendable {
+    public var target: SQLiteTarget
+    public var output: URL
+}
+
+extension BuildOutcome {
+    /// Fills in what the report says about the pipeline besides the findings: the manifest's digest, the inputs'
+    /// sizes, the tables' descriptions and the meaning of every code found.
+    package mutating func describe(_ pipeline: Pipeline) {
+        let manifest = pipeline.manifest
+        self.manifest = (manifest.file.lastPathComponent, manifest.sha256)
+        for file in pipeline.sources.flatMap(\.files) where inputs[file.relativePath] != nil {
+            inputSizes[file.relativePath] = file.sizeOnDisk
+        }
+        for table in manifest.tables { tableDescriptions[table.name] = table.description }
+        for rule in manifest.rules {
+            if case .bounds(let table, let latitude, let longitude, let box) = rule.check {
+                boundsRules.append(BoundsRule(code: rule.code, table: table, latitude: latitude, longitude: longitude, box: box))
+            }
+        }
+        let codes = Set(diagnostics.map(\.code) + notStored.keys.map(\.code))
+        for code in codes {
+            meanings[code] = manifest.rules.first { $0.code == code && $0.description != nil }?.description ?? DiagnosticCode.named(code)?.meaning
+        }
+    }
+}
+
+/// A `bounds` rule as the build report records it: its code, the table and columns it checks, and the box.
+public struct BoundsRule: Codable, Sendable, Equatable {
+    public var code: String
+    public var table: String
+    public var latitude: String
+    public var longitude: String
+    public var box: BoxSpec
+
+    /// Whether the rule flags a row at `latitude`, `longitude` (outside the box).
+    public func flags(latitude: Double, longitude: Double) -> Bool {
+        !(box.minLatitude...box.maxLatitude).contains(latitude) || !(box.minLongitude...box.maxLongitude).contains(longitude)
+    }
+}
+
+/// A table's name and row count, and its bytes when the bundle was written.
+public struct TableCount: Codable, Sendable, Equatable {
+    public var name: String
+    public var rows: Int
+    public var bytes: TableBytes? = nil
+}
+
+/// Runs a pipeline: read every source into staging, fill query tables, run the rules, and write the bundle only
+/// when no error remains. A failed build leaves any previous bundle untouched.
+///
+/// Builds of the same bundle file take turns (`BuildLock`), and each removes what killed builds of it left behind.
+/// The report is written before the bundle is put in place, so that a build that fails with an I/O error (a full
+/// disk, a folder that cannot be written) has changed neither.
+public enum Builder {
+    /// Builds `pipeline`. With a baseline, the finished bundle is compared with it before it replaces anything, and
+    /// a difference beyond the thresholds (or a schema change without a new `user_version`) is an error.
+    /// - Throws: `KilnError.io` when inputs, outputs or the `options.baseline` cannot be read or written, or another
+    ///   build of the same bundle holds it longer than `options.lockTimeout`; `KilnError.manifest` when SQLite
+    ///   refuses SQL the manifest wrote. Validation errors do not throw: they are in the outcome.
+    public static func build(_ pipeline: Pipeline, options: BuildOptions = BuildOptions()) throws -> BuildOutcome {
+        let manifest = pipeline.manifest
+        if let baseline = options.baseline, !FileManager.default.fileExists(atPath: baseline.path) {
+            throw KilnError.io("cannot read the baseline \(baseline.path): there is no such file")
+        }
+        let output = options.output ?? URL(fileURLWithPath: "build").appendingPathComponent("\(manifest.bundle).sqlite")
+        let reportURL = options.report ?? BuildOptions.defaultReport(for: output)
+        try checkOutputs(pipeline, output: output, report: reportURL, baseline: options.baseline ?? manifest.baselineURL, names: options.names,
+                         htmlReport: options.htmlReport)
+        let folder = output.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+        }
+        let files = BuildFiles(destination: output)
+        let lock = try BuildLock(files.lock, timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
+        TemporaryFiles.shared.register(files.lock)
+        defer {
+            lock.release()
+            TemporaryFiles.shared.unregister(files.lock)
+        }
+        files.removeStale()
+        files.removeStaleStagingDatabases()
+        BuildFiles(destination: reportURL).removeStale()
+        for target in manifest.targets {
+            BuildFiles(destination: KilnFileNames.targetBundle(for: output, platform: target.platform)).removeStale()
+        }
+        // Nothing that decides the bundle changed since the build the cache recorded: leave it and its report.
+        let cache = BuildCache(output: output)
+        let cacheApplies = BuildCache.applies(to: pipeline, options: options)
+        var cacheReason: String?
+        var cachedInputs: BuildCache.Inputs?
+        if cacheApplies, options.useCache {
+            // A bundle another process holds may be changing under the digest the cache compares: refused (74), as
+            // the rename of a full build would refuse it.
+            try BundleSideFiles.refuseIfHeld(output)
+            switch cache.lookup(pipeline, output: output, report: reportURL) {
+            case .reuse(let record):
+                options.progress?(.reused(output))
+                return reusedOutcome(record, pipeline: pipeline, output: output, report: reportURL)
+            case .rebuild(let reason, let inputs):
+                cacheReason = reason
+                cachedInputs = inputs
+            }
+        }
+        // The record no longer describes what will be in place once this build replaces anything.
+        cache.forget()
+        let stamps = cacheApplies ? cachedInputs?.stamps ?? BuildCache.stamps(of: pipeline) : [:]
+        let stagingURL = files.staging
+        TemporaryFiles.shared.register(stagingURL)
+        defer {
+            try? FileManager.default.removeItem(at: stagingURL)
+            TemporaryFiles.shared.unregister(stagingURL)
+        }
+
+        let log = DiagnosticLog(overrides: manifest.severity)
+        if let cacheReason { log.report(.buildCache, cacheReason) }
+        // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
+        let sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        var inputs: [String: String] = [:]
+        var counts: [TableCount] = []
+        // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
+        // staged, and runs while later sources are staged and the rules checked (`FullTextBuild`).
+        let shipped = manifest.tables.filter(\.ship)
+        let fullTextBuild = FullTextBuild(tables: shipped, destination: output)
+        defer { fullTextBuild.discard() }
+        // The last source filling each table: a full-text table filled only by sources is complete after it.
+        var lastSource: [String: Int] = [:]
+        for (position, source) in pipeline.sources.enumerated() {
+            for target in source.targets { lastSource[target.table.name] = position }
+        }
+        // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
+        var inOrder: Set<String> = []
+        // The bundle's tables are written on a thread of their own, each as soon as it is staged (and those declared
+        // before it are written), the last ones while the rules run: staging is only read. Kept if the rules pass.
+        var bundleTables: BundleTables?
+        defer { bundleTables?.discard() }
+        func bundle(_ staging: StagingArea) -> BundleTables {
+            if let bundleTables { return bundleTables }
+            let started = BundleWriter(manifest: manifest).startTables(from: staging.file, to: output, fullTextBuild: fullTextBuild)
+            bundleTables = started
+            return started
+        }
+        // The tables already handed to the bundle's thread.
+        var handedOut: Set<String> = []
+        // Notes whether a complete staged table is in order, starts its full-text index if it has one, and lets the
+        // bundle's thread write it.
+        func tableStaged(_ table: TableSpec, _ staging: StagingArea) throws {
+            // The staging writer compared the rows as it inserted them; SQL decides when it could not tell.
+            let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
+            if ordered { inOrder.insert(table.name) }
+            if table.fullText != nil {
+                fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
+                staging.readersStepBack()
+            }
+            handedOut.insert(table.name)
+            bundle(staging).staged(table.name, inOrder: ordered)
+        }
+        do {
+            let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
+            staging.database.refuseOtherFiles()
+            if options.useCache {
+                sourceCache?.prepare(staging, digests: { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            }
+            for (position, source) in pipeline.sources.enumerated() {
+                let started = Date()
+                let cached = sourceCache?.plans[position]?.digests
+                let records = try options.progress.map { progress in
+                    let toRead = source.files.filter { cached?[$0.relativePath] == nil }
+                    if let cached { progress(.cached(source: source.spec.name, files: cached.count, of: source.files.count)) }
+                    progress(.reading(source: source.spec.name, files: toRead.count, bytes: toRead.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }))
+                    return try rowCount(of: source, in: staging.database)
+                }
+                if let sourceCache {
+                    inputs.merge(try sourceCache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)) { first, _ in first }
+                } else {
+                    inputs.merge(try staging.load(source, log: log)) { first, _ in first }
+                }
+                if let progress = options.progress, let before = records {
+                    let added = try rowCount(of: source, in: staging.database) - before
+                    progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
+                }
+                if !log.hasErrors {
+                    for table in shipped where table.query == nil && lastSource[table.name] == position {
+                        try tableStaged(table, staging)
+                    }
+                }
+            }
+            // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
+            ProcessHeap.releaseFreeMemory()
+            // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
+            // full-text copies and the bundle's thread have returned their read leases (`StagingDatabase`).
+            try staging.fillQueryTables()
+            if !log.hasErrors {
+                for table in shipped where !handedOut.contains(table.name) {
+                    try tableStaged(table, staging)
+                }
+                bundle(staging).allStaged(inOrder: inOrder)
+            }
+            var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
+            engine.inOrder = inOrder
+            // A second thread checks rules under a read lease of its own; the findings come out as a serial run's.
+            // `KILN_RULE_THREADS=1` checks them on this thread alone (for comparing), as `KILN_STAGING_THREADS=1` does.
+            let oneRuleThread = ProcessInfo.processInfo.environment["KILN_RULE_THREADS"] == "1"
+            if !StagingArea.singleThreaded, !oneRuleThread, ProcessInfo.processInfo.activeProcessorCount > 1 { engine.parallel = staging.file }
+            engine.facts = Dictionary(uniqueKeysWithValues: manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0) } })
+            // Indexes are created as rules need them: a rule the staging writer's facts answer reads staging only,
+            // while the bundle's thread writes the last tables.
+            engine.lookupIndexes = LookupIndexes(manifest: manifest, database: staging.database) { create in
+                try staging.file.write { _ in try create() }
+            }
+            options.progress?(.checking(rules: engine.rules.count))
+            try engine.run()
+            counts = try manifest.tables.filter(\.ship).map { table in
+                let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
+                return TableCount(name: table.name, rows: Int(rows.first?.values.first?.number ?? 0))
+            }
+            try staging.database.close()
+        } catch let error as SQLiteError {
+            throw KilnError.io(TemporaryFolder.storageFailure(error, writing: "the staging database in \(folder.path)", in: folder))
+        }
+
+        // The rules' connection is closed: hand its memory back before the bundle's caches fill.
+        ProcessHeap.releaseFreeMemory()
+        var pending: PendingBundle?
+        defer { pending?.discard() }
+        var comparison: BundleDiff?
+        var bytes: BundleBytes?
+        if log.hasErrors {
+            fullTextBuild.discard()
+            bundleTables?.discard()
+        } else if let bundleTables {
+            do {
+                options.progress?(.writing(output))
+                let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
+                pending = prepared
+                let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
+                bytes = measured
+                counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows, bytes: measured.tables[$0.table]) }
+                for finding in measured.exceeding(manifest.limits, bundle: output) { log.report(finding) }
+                if let baseline = baseline(options, manifest, log) {
+                    comparison = try compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
+                                         userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
+                }
+            } catch KilnError.validation(let message) {
+                log.report(.bundle, message)
+            }
+        }
+        var targetBundles: [PendingTargetBundle] = []
+        defer { for bundle in targetBundles { bundle.discard() } }
+        var targetOutputs: [TargetOutput] = []
+        if let pending, !log.hasErrors {
+            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, log: log)
+        }
+        var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
+                                   built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
+        outcome.comparison = comparison
+        outcome.bytes = bytes
+        outcome.notStored = log.tally.notStored
+        outcome.targets = targetOutputs
+        outcome.reusedSources = sourceCache?.reused.map(\.source) ?? []
+        outcome.reusedFiles = Dictionary(uniqueKeysWithValues: sourceCache?.reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) } ?? [])
+        outcome.describe(pipeline)
+        guard outcome.built, let pending else {
+            try writeReport(outcome)
+            // What was read stays reusable: the next build, after a fix, reads only what the fix changed.
+            sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
+            return outcome
+        }
+        // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
+        // report in place still describes the bundle in place.
+        let reportData = try BuildReport(outcome).json()
+        let report = try AtomicFile.Prepared(reportData, for: outcome.reportURL)
+        do {
+            try pending.commit()
+            for bundle in targetBundles { try bundle.commit() }
+        } catch {
+            report.discard()
+            throw error
+        }
+        try report.install()
+        // A build that found the cache unusable says so in its report: that report is not one to reuse.
+        sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
+        if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true {
+            try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
+        }
+        return outcome
+    }
+
+    /// The outcome the cache recorded, for a build that changed nothing.
+    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: Pipeline, output: URL, report: URL) -> BuildOutcome {
+        var outcome = BuildOutcome(bundle: pipeline.manifest.bundle, output: output, reportURL: report, built: true, tables: record.tables,
+                                   inputs: Dictionary(record.inputs.map { ($0.path, $0.sha256) }) { first, _ in first },
+                                   diagnostics: record.diagnostics)
+        outcome.notStored = Dictionary(record.notStored.map { (DiagnosticTally.Key(code: $0.code, severity: $0.severity), $0.count) }) { $0 + $1 }
+        outcome.reusedSources = pipeline.sources.map(\.spec.name)
+        outcome.reusedBundle = true
+        // What a full build says besides: the bundle's bytes (measured again, as they are in place) and the bundle
+        // each target opens (its own, when the record has one for its platform).
+        outcome.bytes = try? BundleBytes.measure(output, tables: pipeline.manifest.tables.filter(\.ship))
+        outcome.targets = pipeline.manifest.targets.map { target in
+            let own = record.targetBundles.first { $0.platform == target.platform }
+            return TargetOutput(target: target, output: own.map { output.deletingLastPathComponent().appendingPathComponent($0.file) } ?? output)
+        }
+        outcome.describe(pipeline)
+        return outcome
+    }
+
+    /// Checks the finished bundle against each manifest target; a target it does not open on gets its own bundle
+    /// (`<bundle>.<platform>.sqlite`, `PendingTargetBundle`) with what the target has instead. What a target still
+    /// lacks is a `target.unsupported` error (nothing is committed then).
+    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
+        var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
+        do {
+            let database = try Database(path: pending.temporary.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+            let entries = try TargetCompatibility.entries(of: database)
+            try database.close()
+            for target in manifest.targets {
+                if TargetCompatibility.problems(entries, target: target).isEmpty {
+                    outputs.append(TargetOutput(target: target, output: pending.destination))
+                    continue
+                }
+                let destination = KilnFileNames.targetBundle(for: pending.destination, platform: target.platform)
+                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target)
+                bundles.append(bundle)
+                outputs.append(TargetOutput(target: target, output: destination))
+                for note in notes { log.report(.targetFold, note) }
+                for problem in problems { log.report(.targetUnsupported, problem.sentence) }
+            }
+        } catch let error as SQLiteError {
+            for bundle in bundles { bundle.discard() }
+            if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
+            log.report(.bundle, "a target's bundle cannot be written: \(error.message)")
+            return ([], [])
+        }
+        return (bundles, outputs)
+    }
+
+    /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
+    /// the baseline (for the report), or each other.
+    /// - Throws: `KilnError.usage` with one sentence.
+    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?, names: OutputNames, htmlReport: Bool) throws {
+        var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
+        for file in pipeline.sources.flatMap(\.files) {
+            protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
+        }
+        try OutputPath.checkFile(output, named: names.output, protected: protected)
+        protected.append(OutputPath.Protected(output, names.bundleRole))
+        if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
+        for target in pipeline.manifest.targets {
+            let bundle = KilnFileNames.targetBundle(for: output, platform: target.platform)
+            try OutputPath.checkFile(bundle, named: "the \(target.platform) bundle", protected: protected)
+            protected.append(OutputPath.Protected(bundle, "the \(target.platform) bundle"))
+        }
+        try OutputPath.checkFile(report, named: names.report, protected: protected)
+        if htmlReport {
+            protected.append(OutputPath.Protected(report, "the JSON report"))
+            try OutputPath.checkFile(KilnFileNames.htmlReport(for: report), named: "the HTML report", protected: protected)
+        }
+    }
+
+    /// The rows of a staged table.
+    /// The rows staged so far in the tables `source` fills.
+    private static func rowCount(of source: CompiledSource, in database: Database) throws -> Int {
+        try Set(source.targets.map(\.table.name)).reduce(0) { total, table in
+            total + Int(try database.rows("SELECT count(*) FROM \(quoteIdentifier(table))").first?.values.first?.number ?? 0)
+        }
+    }
+
+    /// Writes the JSON report through a temporary file.
+    /// - Throws: `KilnError.io` naming the report.
+    private static func writeReport(_ outcome: BuildOutcome) throws {
+        try AtomicFile.write(try BuildReport(outcome).json(), to: outcome.reportURL)
+    }
+
+    /// The bundle to compare with: `options.baseline`, else the manifest's `baseline` when that file exists yet
+    /// (an info finding says so when it does not).
+    private static func baseline(_ options: BuildOptions, _ manifest: Manifest, _ log: DiagnosticLog) -> URL? {
+        if let baseline = options.baseline { return baseline }
+        guard let baseline = manifest.baselineURL else { return nil }
+        if FileManager.default.fileExists(atPath: baseline.path) { return baseline }
+        log.report(.diffNoBaseline, "the baseline \(displayPath(baseline)) does not exist yet: the new bundle was not compared")
+        return nil
+    }
+
+    /// Compares the finished bundle with the baseline; its errors go to the log, so that the bundle is not committed.
+    private static func compare(_ pending: PendingBundle, with baseline: URL, thresholds: Thresholds, userFilled: Set<String>,
+                                log: DiagnosticLog) throws -> BundleDiff? {
+        do {
+            let diff = try BundleDiff.compare(old: baseline, new: pending.temporary, oldName: displayPath(baseline),
+                                              newName: pending.destination.relativePath, thresholds: thresholds, userFilled: userFilled)
+            for var finding in diff.findings {
+                finding.provenance = nil
+                log.report(finding)
+            }
+            return diff
+        } catch let error as KilnError {
+            if BundleSideFiles.isLocked(error) { throw error }
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error.description)")
+            return nil
+        } catch {
+            log.report(.diffBaseline, "the new bundle cannot be compared with the baseline: \(error)")
+            return nil
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// A source ready to run: its reader (emitting only the kinds mapped), the files its path matched, and for each
+/// kind of record the table it goes into and how each column gets its value.
+public struct CompiledSource {
+    public let spec: SourceSpec
+    public let reader: RecordReader
+    public let files: [InputFile]
+    /// One per mapped kind, in kind-name order.
+    package let targets: [CompiledTarget]
+    /// The manifest and the source's key path in it, to compile copies for other threads (`makeReader()`).
+    package let manifest: Manifest
+    package let path: String
+
+    /// A new reader for this source, like `reader` (same options, same restriction to the mapped kinds) but sharing
+    /// nothing with it: readers keep compiled patterns and match buffers, so each thread reads with its own.
+    /// - Throws: as `ManifestLoader.load` when the options are refused (they were accepted once already).
+    package func makeReader() throws -> RecordReader {
+        try ReaderRegistry.makeReader(format: spec.format, options: spec.options, codingPath: [])
+            .restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
+    }
+
+    /// New targets for this source, like `targets` but sharing nothing with them: normalizers keep compiled patterns,
+    /// so each thread shapes records with its own.
+    /// - Throws: `KilnError.manifest` when the mappings are refused (they were accepted once already).
+    package func makeTargets() throws -> [CompiledTarget] {
+        try ManifestLoader.compileTargets(spec, path: path, reader: reader, manifest: manifest) { key, message in
+            KilnError.manifest(ManifestIssue(file: manifest.file.path, line: nil, keyPath: key, message: message))
+        }
+    }
+
+    /// The kind `kiln extract` and fixtures show: `name`, or the source's only mapped kind.
+    /// - Throws: `KilnError.usage` naming the kinds when `name` is not one of them or is needed and missing.
+    public func extractedKind(_ name: String?) throws -> RecordKind {
+        let mapped = targets.map(\.kind)
+        let choices = mapped.map { "\(spec.name).\($0)" }.joined(separator: ", ")
+        guard let name = name ?? (mapped.count == 1 ? mapped[0] : nil) else {
+            throw KilnError.usage("the source \"\(spec.name)\" fills several tables; name the kind of record: \(choices)")
+        }
+        guard mapped.contains(name), let kind = reader.kind(named: name) else {
+            throw KilnError.usage("the source \"\(spec.name)\" maps no kind of record \"\(name)\"; kinds: \(choices)")
+        }
+        return kind
+    }
+}
+
+/// One kind of a source's records, ready to stage: its table and column mappings. A class: every record staged
+/// refers to it, and a reference is cheaper to pass around than the table's whole description.
+package final class CompiledTarget {
+    package let kind: String
+    package let table: TableSpec
+    package let mappings: [CompiledMapping]
+
+    package init(kind: String, table: TableSpec, mappings: [CompiledMapping]) {
+        self.kind = kind
+        self.table = table
+        self.mappings = mappings
+    }
+}
+
+/// How one column of a source's table is filled from a record (a class for the same reason as `CompiledTarget`).
+package final class CompiledMapping {
+    package let column: ColumnSpec
+    package let fieldIndex: Int?
+    package let constant: String?
+    /// True for the field `_file`: the value is the record's input file, as provenance names it.
+    package let takesFile: Bool
+    package let normalizers: [Normalizer]
+
+    /// The field every reader's records carry besides their own: the input file's path relative to the pipeline
+    /// folder.
+    package static let fileField = "_file"
+
+    package init(column: ColumnSpec, fieldIndex: Int?, constant: String?, takesFile: Bool = false, normalizers: [Normalizer]) {
+        self.column = column
+        self.fieldIndex = fieldIndex
+        self.constant = constant
+        self.takesFile = takesFile
+        self.normalizers = normalizers
+    }
+}
+
+/// A loaded, checked manifest with its sources compiled: everything a build needs.
+public struct Pipeline {
+    public let manifest: Manifest
+    public let sources: [CompiledSource]
+    package let locator: JSON5Locator
+
+    /// The source and kind of record named `name`: `SOURCE`, or `SOURCE.KIND` for a source that fills several tables.
+    /// - Throws: `KilnError.usage` naming the sources when there is no such source.
+    public func source(named name: String) throws -> (source: CompiledSource, kind: String?) {
+        let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let source = sources.first(where: { $0.spec.name == parts.first }) else {
+            throw KilnError.usage("the manifest has no source \"\(parts.first ?? name)\"; sources: \(sources.map(\.spec.name).joined(separator: ", "))")
+        }
+        return (source, parts.count == 2 ? parts[1] : nil)
+    }
+
+    /// The error for a mistake found later (e.g. SQL that SQLite refuses), pointing at `keyPath` in the manifest.
+    package func issue(_ keyPath: String, _ message: String) -> KilnError {
+        .manifest(ManifestIssue(file: manifest.file.path, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
+    }
+}
+
+/// Loads `kiln.json5` manifests: decodes JSON5 with Foundation, refuses unknown keys and wrong types, and checks
+/// every name against the tables it refers to. Every mistake is a `ManifestIssue` with the manifest line and key path.
+public enum ManifestLoader {
+    /// The manifest file name looked for in a pipeline folder.
+    public static let defaultFileName = "kiln.json5"
+
+    /// Finds the manifest for `path`: the file itself, or `kiln.json5` inside a folder.
+    /// - Throws: `KilnError.usage` when there is no manifest there.
+    public static func manifestURL(for path: String) throws -> URL {
+        var isFolder: ObjCBool = false
+        let url = URL(fileURLWithPath: path)
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw KilnError.usage("no pipeline at \(path): expected a folder holding \(defaultFileName), or a manifest file")
+        }
+        let file = isFolder.boolValue ? url.appendingPathComponent(defaultFileName) : url
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw KilnError.usage("no \(defaultFileName) in \(path)")
+        }
+        return file.standardizedFileURL
+    }
+
+    /// Loads and checks the pipeline at `path` (a folder or a manifest file). Source paths must stay inside the
+    /// pipeline folder, or lie in one of `allowedPaths` (absolute folders or files the command line allowed).
+    /// With `resolvingInputs` false (`check`, `diff`, `export`: an app's repository holds the manifest and the bundle,
+    /// not the raw inputs) no source path is looked up and every source has no files.
+    /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
+    /// A manifest's `exportsFrom` is kept as written; `withSharedExports` reads it when exports are needed.
+    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> Pipeline {
+        let file = try manifestURL(for: path)
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            throw KilnError.io("cannot read \(file.path)")
+        }
+        let (manifest, locator) = try ManifestParser.parse(data, file: file)
+        let displayName = file.path
+        func issue(_ keyPath: String, _ message: String) -> KilnError {
+            .manifest(ManifestIssue(file: displayName, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
+        }
+        var sources: [CompiledSource] = []
+        for (index, source) in manifest.sources.enumerated() {
+            do {
+                sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths,
+                                           resolvingInputs: resolvingInputs, issue: issue))
+            } catch let error as DecodingError {
+                throw ManifestParser.translate(error, file: displayName, locator: locator)
+            }
+        }
+        ProtectedFiles.shared.protect(file, as: "the manifest")
+        for file in sources.flatMap(\.files) {
+            ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
+            InputIdentity.shared.record(file.url)
+        }
+        return Pipeline(manifest: manifest, sources: sources, locator: locator)
+    }
+
+    /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:
+    /// pipelines that build the same tables from other inputs share one declaration. Read only when exports are
+    /// needed (`kiln export`), so a pipeline builds without the other folder. That manifest must declare its exports
+    /// itself (no chain), and no export name may be declared in both.
+    /// - Throws: `KilnError.manifest` at `exportsFrom` when it cannot be loaded, declares none, takes its own from
+    ///   elsewhere, or repeats one of the manifest's names.
+    public static func withSharedExports(_ manifest: Manifest) throws -> Manifest {
+        guard let path = manifest.exportsFrom else { return manifest }
+        let text = (try? String(contentsOf: manifest.file, encoding: .utf8)) ?? ""
+        func issue(_ message: String) -> KilnError {
+            .manifest(ManifestIssue(file: manifest.file.path, line: JSON5Locator(text: text).line(of: "exportsFrom"), keyPath: "exportsFrom", message: message))
+        }
+        let location = URL(fileURLWithPath: path, relativeTo: manifest.directory).standardizedFileURL
+        guard location != manifest.file.standardizedFileURL else { throw issue("a manifest cannot take the exports of itself") }
+        let other: Manifest
+        do {
+            other = try load(location.path, resolvingInputs: false).manifest
+        } catch let error as KilnError {
+            throw issue("cannot take the exports of \(path): \(error.description)")
+        }
+        if let chained = other.exportsFrom {
+            throw issue("\(path) takes its exports from \(chained) itself; name the manifest that declares them")
+        }
+        guard !other.exports.isEmpty else { throw issue("\(path) declares no exports") }
+        var shared = manifest
+        for (index, export) in other.exports.enumerated() {
+            guard !manifest.exports.contains(where: { $0.name == export.name }) else {
+                throw issue("export \"\(export.name)\" is declared here and in \(path): rename or remove one")
+            }
+            var taken = export
+            taken.declaredIn = other
+            taken.declaredIndex = index
+            shared.exports.append(taken)
+        }
+        return shared
+    }
+
+    private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL], resolvingInputs: Bool,
+                                issue: (String, String) -> KilnError) throws -> CompiledSource {
+        let path = "sources[\(index)]"
+        let optionsPath: [CodingKey] = [AnyKey(stringValue: "sources"), AnyKey(intValue: index), AnyKey(stringValue: "options")]
+        let reader: RecordReader
+        do {
+            reader = try ReaderRegistry.makeReader(format: source.format, options: source.options, codingPath: optionsPath)
+        } catch let error as RegexCompileError {
+            throw issue(path + ".options", error.description)
+        } catch let error as KilnError {
+            throw issue(path + ".options", error.description)
+        } catch let error as EncodingError {
+            throw issue(path + ".options.encoding", error.message)
+        } catch let error as XPathError {
+            throw issue(path + ".options", error.description)
+        } catch let problem as ValueProblem {
+            throw issue(path + ".options", problem.message)
+        }
+        let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
+        let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
+        let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
+        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
+        return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
+    }
+
+    /// Compiles where each kind of `source`'s records goes: its table and how each column is filled.
+    package static func compileTargets(_ source: SourceSpec, path: String, reader: RecordReader, manifest: Manifest,
+                               issue: (String, String) -> KilnError) throws -> [CompiledTarget] {
+        var targets: [CompiledTarget] = []
+        for target in source.targets {
+            let kindNames = reader.kinds.map(\.name).joined(separator: ", ")
+            guard let kind = target.kind.map({ reader.kind(named: $0) }) ?? reader.kinds.first else {
+                throw issue(target.keyPath, "the \(source.format) reader has no kind of record \"\(target.kind ?? "")\"; kinds: \(kindNames)")
+            }
+            if target.kind == nil, reader.kinds.count > 1 {
+                throw issue(target.keyPath, "the \(source.format) reader emits several kinds of record (\(kindNames)): map each one "
+                                + "you want, e.g. into: {\(reader.kinds[0].name): {table: \"\(target.table)\", columns: {…}}}")
+            }
+            let tableKey = target.kind == nil ? target.keyPath : target.keyPath + ".table"
+            guard let table = manifest.table(target.table) else {
+                throw issue(tableKey, "no table named \"\(target.table)\"; tables: \(manifest.tables.map(\.name).joined(separator: ", "))")
+            }
+            let columnsPath = target.kind == nil ? "\(path).columns" : "\(target.keyPath).columns"
+            targets.append(CompiledTarget(kind: kind.name, table: table, mappings: try compileMappings(
+                target.columns, of: table, kind: kind, format: source.format, path: columnsPath, manifest: manifest, issue: issue)))
+        }
+        return targets
+    }
+
+    /// Compiles how each column of `table` gets its value from records of `kind`.
+    private static func compileMappings(_ columns: [String: ColumnMapping], of table: TableSpec, kind: RecordKind, format: String,
+                                        path: String, manifest: Manifest, issue: (String, String) -> KilnError) throws -> [CompiledMapping] {
+        var mappings: [CompiledMapping] = []
+        for name in columns.keys.sorted() {
+            let mapping = columns[name]!
+            let mappingPath = "\(path).\(name)"
+            guard let column = table.column(name) else {
+                throw issue(mappingPath, "table \"\(table.name)\" has no column \"\(name)\"; columns: \(table.columns.map(\.name).joined(separator: ", "))")
+            }
+            var fieldIndex: Int?
+            let takesFile = mapping.field == CompiledMapping.fileField && kind.position(of: CompiledMapping.fileField) == nil
+            if let field = mapping.field, !takesFile {
+                guard let found = kind.position(of: field) else {
+                    let owner = kind.name == RecordKind.defaultName ? "the \(format) reader" : "a \(kind.name) record of the \(format) reader"
+                    let fields = kind.fieldNames + [CompiledMapping.fileField]
+                    throw issue(mappingPath, "\(owner) has no field \"\(field)\"; fields: \(fields.joined(separator: ", "))")
+                }
+                fieldIndex = found
+            }
+            var normalizers: [Normalizer] = []
+            for (step, spec) in mapping.normalize.enumerated() {
+                do {
+                    normalizers.append(try Normalizer(spec, fieldNames: kind.fieldNames, vocabularies: manifest.vocabularies))
+                } catch let problem as ValueProblem {
+                    throw issue("\(mappingPath).normalize[\(step)]", problem.message)
+                } catch let error as RegexCompileError {
+                    throw issue("\(mappingPath).normalize[\(step)]", error.description)
+                }
+            }
+            mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, takesFile: takesFile,
+                                            normalizers: normalizers))
+        }
+        return mappings
+    }
+}

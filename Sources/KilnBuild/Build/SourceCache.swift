@@ -1,0 +1,421 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// The record of one source's entry in the build cache, `<cache>/sources/<id>.json` beside `<id>.sqlite`: the key of
+/// everything besides its files that decided the source's rows and findings (`SourceCache.key`), and the SHA-256 and
+/// stamp of the database holding them.
+package struct SourceCacheEntry: ChecksummedRecord {
+    package var format = SourceCacheEntry.currentFormat
+    package var source: String
+    package var key: String
+    package var databaseSHA256: String
+    /// The database's stamp when it was written: a database with another stamp is hashed again before it is trusted.
+    package var databaseStamp: FileStamp?
+    package var checksum = ""
+
+    package static let currentFormat = 1
+}
+
+/// Per-source and per-file reuse for a build that cannot keep the whole bundle (`BuildCache`): each source's staged
+/// rows and reading findings are kept in a database of its own in the build cache, with the SHA-256 of each file they
+/// came from. A source whose key is unchanged takes the rows of its unchanged files from there (`INSERT … SELECT`
+/// through an attached connection, in file order, so staging holds the rows a full read would have put there, in the
+/// same order) and replays their findings into the build's log as the read had reported them; only its new or
+/// changed files are read. After a successful build, every source not wholly reused gets a new entry (its database
+/// written to a temporary file, synced, renamed through the output guard, then its record), so that a build killed
+/// at any point leaves either the old entry, no entry, or one whose digest does not match (read again, reported).
+///
+/// The entry's database holds the source's tables as staging does, `_files` (each file's position, path and SHA-256),
+/// `_ranges` (the rowids of each file's rows in each table) and `_findings` (the findings the read reported, in order,
+/// each with its file's position and the key of a finding made once per source).
+/// Not `Sendable`: one build uses it on its own thread.
+package final class SourceCache {
+    /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
+    package let folder: URL
+    private let pipeline: Pipeline
+    private let examplesPerCode: Int
+    /// What the cache supplies of each source, by position; a source without a plan is read in full.
+    package private(set) var plans: [Int: Plan] = [:]
+    /// What this build staged of each source, by position, for `store`.
+    private var staged: [Int: Staged] = [:]
+    /// True when an entry was found damaged: the build says so (a `build.cache` info), so its report is not one a later
+    /// build keeps whole.
+    package private(set) var foundDamaged = false
+
+    /// How one source is staged: its files in order, runs of files whose rows are copied from the entry and runs read.
+    package struct Plan {
+        package enum Step {
+            /// Read the next `count` files to read.
+            case read(count: Int)
+            /// Copy the rows and findings of the entry's files at these positions.
+            case copy(ClosedRange<Int>)
+        }
+        package let database: URL
+        package let steps: [Step]
+        /// The SHA-256 of each file whose rows are copied.
+        package let digests: [String: String]
+        /// True when every file is copied, in the entry's order: the entry stays as it is.
+        package let whole: Bool
+    }
+
+    /// What one source added to staging: each of its tables' last rowid before and after, and the findings it
+    /// reported, each with the file it was reading.
+    private struct Staged {
+        package var before: [String: Int64]
+        package var after: [String: Int64]
+        package var findings: [Finding]
+    }
+
+    /// A finding as the build's log took it in while a source was staged.
+    private struct Finding {
+        package var file: String?
+        package var diagnostic: Diagnostic
+        package var once: String?
+    }
+
+    /// The file whose records are coming in, and the findings reported meanwhile.
+    private final class FindingsTap {
+        package var file: String?
+        package var findings: [Finding] = []
+    }
+
+    /// False when the cache folders are not folders (a link, a file): then nothing is read or written there.
+    private let usable: Bool
+
+    package init(cache: BuildCache, pipeline: Pipeline, examplesPerCode: Int) {
+        folder = cache.folder.appendingPathComponent("sources")
+        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
+        self.pipeline = pipeline
+        self.examplesPerCode = examplesPerCode
+    }
+
+    /// The key of `source`: everything besides its files' bytes that decides its staged rows and findings — Kiln,
+    /// its executable, SQLite and ICU (`BuildCache.environment`); the source's name, format, path and options
+    /// (canonical JSON); each target's kind, table and column mappings with their normalizers; the tables' columns and
+    /// types; the vocabularies its normalizers name; the manifest's severities and limits; the findings kept per code.
+    package static func key(_ source: CompiledSource, manifest: Manifest, examplesPerCode: Int) -> String {
+        let spec = source.spec
+        var lines = ["kiln source cache \(SourceCacheEntry.currentFormat)", BuildCache.environment,
+                     "source \(spec.name)", "format \(spec.format)", "path \(spec.path)",
+                     "options " + String(decoding: (try? KilnJSON.encode(spec.options)) ?? Data(), as: UTF8.self)]
+        var vocabularies = Set<String>()
+        for target in spec.targets {
+            lines.append("target \(target.kind ?? "-") \(target.table)")
+            for (column, mapping) in target.columns.sorted(by: { $0.key < $1.key }) {
+                lines.append("column \(column) \(String(reflecting: mapping))")
+                for case .terms(let vocabulary, _) in mapping.normalize { vocabularies.insert(vocabulary) }
+            }
+        }
+        for table in SourceCache.tables(of: source, in: manifest) {
+            lines.append("table \(table.name) " + table.columns.map { "\($0.name) \($0.type.rawValue)" }.joined(separator: ", "))
+        }
+        for name in vocabularies.sorted() {
+            lines.append("vocabulary \(name) " + (manifest.vocabularies[name].map { String(reflecting: $0) } ?? "-"))
+        }
+        lines.append("severity " + manifest.severity.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.rawValue)" }.joined(separator: " "))
+        lines.append("limits \(String(reflecting: manifest.limits))")
+        lines.append("examples \(examplesPerCode)")
+        let digest = SHA256Digest()
+        digest.update(Data(lines.joined(separator: "\n").utf8))
+        return digest.hexDigest()
+    }
+
+    /// The tables `source` fills, each once, in the order its targets name them.
+    package static func tables(of source: CompiledSource, in manifest: Manifest) -> [TableSpec] {
+        var seen = Set<String>()
+        return source.spec.targets.compactMap { target in
+            guard seen.insert(target.table).inserted else { return nil }
+            return manifest.tables.first { $0.name == target.table }
+        }
+    }
+
+    /// The record and database of the entry of the source named `name`.
+    private func entryFiles(_ name: String) -> (record: URL, database: URL) {
+        let digest = SHA256Digest()
+        digest.update(Data(name.utf8))
+        let id = String(digest.hexDigest().prefix(16))
+        return (folder.appendingPathComponent("\(id).json"), folder.appendingPathComponent("\(id).sqlite"))
+    }
+
+    /// Plans each source from its entry, telling `staging` which files it need not read. `digests` gives the inputs'
+    /// SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a `build.cache` info.
+    package func prepare(_ staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
+        guard usable, OutputPath.entryKind(folder) == .folder else { return }
+        var known: [String: String]?
+        for (position, source) in pipeline.sources.enumerated() {
+            let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
+            let (recordURL, databaseURL) = entryFiles(source.spec.name)
+            guard OutputPath.entryKind(recordURL) == .regular, let data = FileManager.default.contents(atPath: recordURL.path) else { continue }
+            guard let entry = SourceCacheEntry.verified(data), entry.format == SourceCacheEntry.currentFormat else {
+                reportDamaged(source, recordURL, "its record's checksum does not match", log)
+                continue
+            }
+            guard entry.key == key, entry.source == source.spec.name else { continue }
+            guard OutputPath.entryKind(databaseURL) == .regular,
+                  FileStamp(databaseURL).map({ $0 == entry.databaseStamp }) == true
+                    || (try? FileDigest.sha256(of: databaseURL)) == entry.databaseSHA256 else {
+                reportDamaged(source, databaseURL, "its SHA-256 is not the one recorded", log)
+                continue
+            }
+            if known == nil { known = digests() ?? [:] }
+            do {
+                guard let plan = try plan(source, database: databaseURL, digests: known ?? [:]) else { continue }
+                plans[position] = plan
+                staging.takeFromCache(plan.digests, source: position)
+            } catch {
+                reportDamaged(source, databaseURL, "it cannot be read (\(error))", log)
+            }
+        }
+    }
+
+    private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {
+        foundDamaged = true
+        log.report(.buildCache, "the build cache entry \(displayPath(file)) of source \"\(source.spec.name)\" is damaged or was edited (\(why)): "
+                       + "the source's files were read again")
+    }
+
+    /// The plan of `source` from the entry `database`: runs of files whose SHA-256 (`digests`) is the one the entry
+    /// holds and whose entry positions follow each other are copied; the others are read. `nil` when nothing is copied.
+    private func plan(_ source: CompiledSource, database url: URL, digests: [String: String]) throws -> Plan? {
+        let database = try Database(path: url.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+        defer { try? database.close() }
+        var cached: [String: (position: Int, sha256: String)] = [:]
+        var count = 0
+        try database.forEachRow("SELECT position, path, sha256 FROM _files ORDER BY position") { row in
+            guard case .integer(let position) = row.values[0], case .text(let path) = row.values[1],
+                  case .text(let sha256) = row.values[2] else { throw KilnError.io("a file of the entry is not a position, path and digest") }
+            cached[path] = (Int(position), sha256)
+            count += 1
+        }
+        var steps: [Plan.Step] = []
+        var copied: [String: String] = [:]
+        for file in source.files {
+            if let entry = cached[file.relativePath], let digest = digests[file.relativePath], digest == entry.sha256 {
+                copied[file.relativePath] = digest
+                if case .copy(let run) = steps.last, run.upperBound + 1 == entry.position {
+                    steps[steps.count - 1] = .copy(run.lowerBound...entry.position)
+                } else {
+                    steps.append(.copy(entry.position...entry.position))
+                }
+            } else if case .read(let reading) = steps.last {
+                steps[steps.count - 1] = .read(count: reading + 1)
+            } else {
+                steps.append(.read(count: 1))
+            }
+        }
+        guard !copied.isEmpty else { return nil }
+        var whole = false
+        if steps.count == 1, case .copy(let run) = steps[0], run == 0...(count - 1), copied.count == source.files.count { whole = true }
+        return Plan(database: url, steps: steps, digests: copied, whole: whole)
+    }
+
+    /// Stages `source` (at `position`) into `staging` (the file `stagingURL`) as its plan says, noting its findings
+    /// and rows for `store`. Returns the SHA-256 of each of its files.
+    /// - Throws: as `StagingArea.load`; `SQLiteError` when the entry's rows cannot be copied.
+    package func stage(_ source: CompiledSource, at position: Int, in staging: StagingArea, stagingURL: URL, log: DiagnosticLog) throws -> [String: String] {
+        let tables = SourceCache.tables(of: source, in: pipeline.manifest)
+        let before = try SourceCache.lastRowids(tables, in: staging.database)
+        let tap = FindingsTap()
+        log.observer = { tap.findings.append(Finding(file: tap.file, diagnostic: $0, once: $1)) }
+        staging.fileStarted = { tap.file = $0.relativePath }
+        defer {
+            log.observer = nil
+            staging.fileStarted = nil
+        }
+        var digests: [String: String] = [:]
+        if let plan = plans[position] {
+            var copier: Database?
+            defer { try? copier?.close() }
+            for step in plan.steps {
+                switch step {
+                case .read(let count):
+                    digests.merge(try staging.load(source, log: log, next: count)) { first, _ in first }
+                case .copy(let run):
+                    // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
+                    try staging.file.write { _ in
+                        let connection = try copier ?? SourceCache.attach(plan.database, toStaging: stagingURL)
+                        copier = connection
+                        try copy(run, tables: tables, with: connection, log: log, tap: tap)
+                    }
+                    staging.rowsCopied(into: tables)
+                }
+            }
+            digests.merge(plan.digests) { first, _ in first }
+        } else {
+            digests = try staging.load(source, log: log)
+        }
+        staged[position] = Staged(before: before, after: try SourceCache.lastRowids(tables, in: staging.database), findings: tap.findings)
+        return digests
+    }
+
+    /// A connection of its own to the staging file at `stagingURL` with the entry `database` attached as `kiln_cache`;
+    /// used only inside a write phase of the staging file's owner (`StagingDatabase.write`), when no lease is out.
+    private static func attach(_ database: URL, toStaging stagingURL: URL) throws -> Database {
+        let connection = try Database(path: stagingURL.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        _ = try connection.rows("ATTACH DATABASE ? AS kiln_cache", [.text(database.path)])
+        return connection
+    }
+
+    /// Copies the rows of the entry's files at positions `run` into staging, in order, and replays their findings.
+    private func copy(_ run: ClosedRange<Int>, tables: [TableSpec], with connection: Database, log: DiagnosticLog, tap: FindingsTap) throws {
+        let bounds: [SQLValue] = [.integer(Int64(run.lowerBound)), .integer(Int64(run.upperBound))]
+        try connection.execute("BEGIN")
+        do {
+            let ranges = try connection.rows("SELECT tbl, min(first), max(last) FROM kiln_cache._ranges WHERE position BETWEEN ? AND ? GROUP BY tbl", bounds)
+            for range in ranges {
+                guard case .text(let name) = range.values[0], let table = tables.first(where: { $0.name == name }) else { continue }
+                let columns = SourceCache.columnList(table)
+                let insert = try connection.prepare("INSERT INTO main.\(quoteIdentifier(name)) (\(columns)) SELECT \(columns) "
+                                                    + "FROM kiln_cache.\(quoteIdentifier(name)) WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
+                try insert.run([range.values[1], range.values[2]])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        try connection.forEachRow("""
+            SELECT f.path, g.code, g.severity, g.message, g.file, g.line, g.col, g.once
+            FROM kiln_cache._findings g JOIN kiln_cache._files f ON f.position = g.position
+            WHERE g.position BETWEEN ? AND ? ORDER BY g.seq
+            """, bounds) { row in
+            let values = row.values
+            tap.file = values[0].storedText
+            var finding = Diagnostic(code: values[1].storedText ?? "", severity: Severity(rawValue: values[2].storedText ?? "") ?? .info, message: values[3].storedText ?? "")
+            if let file = values[4].storedText {
+                finding.provenance = Provenance(file: file, line: values[5].storedInteger.map(Int.init), column: values[6].storedInteger.map(Int.init))
+            }
+            if let once = values[7].storedText { log.report(finding, once: once) } else { log.report(finding) }
+        }
+    }
+
+    /// The declared columns of `table` and its provenance columns, quoted, for an `INSERT … SELECT`.
+    private static func columnList(_ table: TableSpec) -> String {
+        (table.columns.map { quoteIdentifier($0.name) } + ["_file", "_line"]).joined(separator: ", ")
+    }
+
+    /// The largest rowid of each of `tables` in `database` (0 when empty).
+    private static func lastRowids(_ tables: [TableSpec], in database: Database) throws -> [String: Int64] {
+        var last: [String: Int64] = [:]
+        for table in tables {
+            last[table.name] = try database.rows("SELECT coalesce(max(rowid), 0) FROM \(quoteIdentifier(table.name))").first?.values.first?.storedInteger ?? 0
+        }
+        return last
+    }
+
+    /// The sources of this build whose rows were copied from the cache, with how many of their files were.
+    package var reused: [(source: String, files: Int, of: Int)] {
+        pipeline.sources.enumerated().compactMap { position, source in
+            plans[position].map { (source.spec.name, $0.digests.count, source.files.count) }
+        }
+    }
+
+    /// Writes a new entry for every source this build staged but did not copy whole from its entry, from the staging
+    /// file `stagingURL` (rows) and `inputs` (each file's SHA-256). A source that cannot be stored is left without an
+    /// entry (its next build reads it). Called once the build is done with staging (no write phase, no lease left),
+    /// so its own connection reads the staging file alone.
+    package func store(stagingURL: URL, inputs: [String: String]) {
+        guard usable else { return }
+        for (position, source) in pipeline.sources.enumerated() {
+            guard let staged = staged[position], plans[position]?.whole != true else { continue }
+            let (recordURL, databaseURL) = entryFiles(source.spec.name)
+            if OutputPath.entryKind(recordURL) == .regular { unlink(recordURL.path) }
+            do {
+                try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: databaseURL)
+                var entry = SourceCacheEntry(source: source.spec.name,
+                                             key: SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode),
+                                             databaseSHA256: try FileDigest.sha256(of: databaseURL), databaseStamp: FileStamp(databaseURL))
+                entry.checksum = try entry.computedChecksum()
+                try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
+            } catch {
+                unlink(recordURL.path)
+            }
+        }
+    }
+
+    /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
+    private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], to destination: URL) throws {
+        guard [nil, .folder].contains(OutputPath.entryKind(folder)), [nil, .regular].contains(OutputPath.entryKind(destination)) else {
+            throw KilnError.io("the build cache folder \(folder.path) is not a folder")
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        BuildFiles(destination: destination).removeStale()
+        let temporary = AtomicFile.temporary(for: destination)
+        TemporaryFiles.shared.register(temporary)
+        defer {
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
+        }
+        try? FileManager.default.removeItem(at: temporary)
+        let tables = SourceCache.tables(of: source, in: pipeline.manifest)
+        let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all)
+        do {
+            try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            try SchemaSQL.createStagingTables(tables, in: database)
+            try database.execute("""
+                CREATE TABLE _files (position INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL);
+                CREATE TABLE _ranges (position INTEGER NOT NULL, tbl TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
+                CREATE TABLE _findings (seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL,
+                                        message TEXT NOT NULL, file TEXT, line INTEGER, col INTEGER, once TEXT)
+                """)
+            _ = try database.rows("ATTACH DATABASE ? AS staging", [.text(stagingURL.path)])
+            try database.execute("BEGIN")
+            let addFile = try database.prepare("INSERT INTO _files (position, path, sha256) VALUES (?, ?, ?)")
+            var positions: [String: Int] = [:]
+            for (position, file) in source.files.enumerated() {
+                guard let digest = inputs[file.relativePath] else { throw KilnError.io("no digest for \(file.relativePath)") }
+                try addFile.run([.integer(Int64(position)), .text(file.relativePath), .text(digest)])
+                positions[file.relativePath] = position
+            }
+            for table in tables {
+                let name = quoteIdentifier(table.name), columns = SourceCache.columnList(table)
+                let copy = try database.prepare("INSERT INTO main.\(name) (\(columns)) SELECT \(columns) FROM staging.\(name) "
+                                                + "WHERE rowid > ? AND rowid <= ? ORDER BY rowid")
+                try copy.run([.integer(staged.before[table.name] ?? 0), .integer(staged.after[table.name] ?? 0)])
+                let ranges = try database.prepare("INSERT INTO _ranges (position, tbl, first, last) SELECT f.position, ?, min(t.rowid), max(t.rowid) "
+                                                  + "FROM main.\(name) t JOIN _files f ON f.path = t._file GROUP BY f.position")
+                try ranges.run([.text(table.name)])
+                // Every row belongs to one file, and each file's rows follow each other: else a copy would lose or mix rows.
+                let check = try database.rows("SELECT (SELECT count(*) FROM main.\(name)), (SELECT coalesce(sum(last - first + 1), 0) FROM _ranges WHERE tbl = ?)",
+                                              [.text(table.name)])
+                guard let counts = check.first?.values, counts[0] == counts[1] else {
+                    throw KilnError.io("the rows of \(table.name) are not grouped by file")
+                }
+            }
+            let addFinding = try database.prepare("INSERT INTO _findings (position, code, severity, message, file, line, col, once) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            for finding in staged.findings {
+                // A finding made before the first file (none is) could not be replayed in its place.
+                guard let file = finding.file, let position = positions[file] else { throw KilnError.io("a finding outside the source's files") }
+                let diagnostic = finding.diagnostic, place = diagnostic.provenance
+                try addFinding.run([.integer(Int64(position)), .text(diagnostic.code), .text(diagnostic.severity.rawValue), .text(diagnostic.message),
+                                    place.map { .text($0.file) } ?? .null, place?.line.map { .integer(Int64($0)) } ?? .null,
+                                    place?.column.map { .integer(Int64($0)) } ?? .null, finding.once.map { .text($0) } ?? .null])
+            }
+            try database.execute("COMMIT")
+            try database.execute("DETACH DATABASE staging")
+            try database.close()
+        } catch {
+            try? database.close()
+            throw error
+        }
+        try FileSync.replace(destination, with: temporary)
+    }
+}
+
+private extension SQLValue {
+    /// The text stored, or `nil` for any other value.
+    var storedText: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer stored, or `nil` for any other value.
+    var storedInteger: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`), each once the builder says
+/// it is staged: the open database and the row count of each table once done, or the error that stopped it.
+package final class BundleTables: @unchecked Sendable {
+    /// The bundle's temporary file.
+    package let temporary: URL
+    /// Where the bundle goes once committed.
+    package let destination: URL
+    /// Stops the SQL writing a table (`discard()` raises it).
+    package let stop = StopSignal()
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<(Database, [(String, Int)]), Error>?
+    private var handedOver = false
+
+    /// What the builder said is staged, and where the writing thread is; guarded by `condition`.
+    private let condition = NSCondition()
+    /// The tables staged before the others, each with whether its staged rows are already in the bundle's order.
+    private var stagedTables: [String: Bool] = [:]
+    /// Once every table is staged: the tables already in the bundle's order.
+    private var allStagedInOrder: Set<String>?
+    private var cancelled = false
+
+    package init(temporary: URL, destination: URL) {
+        self.temporary = temporary
+        self.destination = destination
+    }
+
+    package func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)])) {
+        let thread = Thread { [self] in
+            result = Result { try work() }
+            done.signal()
+        }
+        thread.name = "kiln bundle tables"
+        thread.start()
+    }
+
+    /// Says that `table`'s sources are all staged (no later source fills it) and whether its rows are already in the
+    /// bundle's order (`StagedRowOrder.isInOrder`): it may be written once the tables declared before it are.
+    package func staged(_ table: String, inOrder: Bool) {
+        condition.lock()
+        stagedTables[table] = inOrder
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Says that staging is complete (query tables included) and which tables are in the bundle's order: every
+    /// table may be written.
+    package func allStaged(inOrder: Set<String>) {
+        condition.lock()
+        allStagedInOrder = inOrder
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order.
+    /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
+    package func waitUntilStaged(_ table: String) throws -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if cancelled { throw KilnError.validation("the bundle was discarded") }
+            if let inOrder = stagedTables[table] { return inOrder }
+            if let inOrder = allStagedInOrder { return inOrder.contains(table) }
+            condition.wait()
+        }
+    }
+
+    /// Waits for the tables; returns the database, still open, and the row counts.
+    /// - Throws: what stopped the writing.
+    package func wait() throws -> (Database, [(String, Int)]) {
+        done.wait()
+        done.signal()
+        return try result!.get()
+    }
+
+    /// The file now belongs to a `PendingBundle`: `discard` leaves it.
+    package func handOver() { handedOver = true }
+
+    /// Stops the writing (a table not yet staged is never written; one being written stops), waits for its thread,
+    /// closes the database and removes the temporary file (unless handed over). Calling it again does nothing more.
+    package func discard() {
+        condition.lock()
+        if !handedOver {
+            cancelled = true
+            stop.raise()
+        }
+        condition.broadcast()
+        condition.unlock()
+        done.wait()
+        done.signal()
+        guard !handedOver else { return }
+        if case .success(let (database, _)) = result { try? database.close() }
+        try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// Writes the shipped bundle from the staging area: the declared schema with its constraints, rows in key order,
+/// indexes, FTS5 tables (indexed on threads of their own, `FullTextBuild`), the `kiln_metadata` table and `PRAGMA user_version`; then VACUUM when pages were left free, fsync and an atomic rename.
+/// Nothing in it depends on time or on hash order, so the same inputs give the same bytes.
+package struct BundleWriter {
+    package let manifest: Manifest
+    /// Kiln's version, recorded in the metadata.
+    package static let kilnVersion = KilnVersion.current
+
+    /// The metadata table's name.
+    package static let metadataTable = "kiln_metadata"
+
+    /// Starts writing the shipped tables (schema, rows in the bundle's order, indexes, spatial indexes, FTS5 tables)
+    /// into a new temporary file beside `destination`, on a thread of their own: each table once it is staged
+    /// (`BundleTables.staged`, `allStaged`) and those before it are written, so that a table filled by the first
+    /// sources is written while later ones are read, and the rest while the rules are checked; staging is only read,
+    /// each table under a read lease of its own (`StagingDatabase.lease`), so that staging's write phases come between.
+    /// Tables are written in declaration order whatever the order they are staged in, so the bytes do not depend on
+    /// timing. The full-text indexes (`fullTextBuild`, started for every full-text table) are copied in after the
+    /// last table, as each is ready. `finish` completes the bundle; `BundleTables.discard` drops it.
+    package func startTables(from staging: StagingDatabase, to destination: URL, fullTextBuild: FullTextBuild) -> BundleTables {
+        let temporary = KilnFileNames.temporary(for: destination)
+        let tables = BundleTables(temporary: temporary, destination: destination)
+        let manifest = manifest
+        tables.start {
+            let folder = destination.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+            }
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.register(temporary)
+            let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
+            let writer = BundleWriter(manifest: manifest)
+            let counts = try writer.fillTables(database, staging: staging, as: tables)
+            // What the tables' sorts and caches freed goes back to the system while the rules run.
+            ProcessHeap.releaseFreeMemory()
+            try writer.copyFullTextIndexes(database, from: fullTextBuild)
+            return (database, counts)
+        }
+        return tables
+    }
+
+    /// Completes the bundle `tables` started, once the rules passed (`fullTextBuild` is discarded when this returns):
+    /// writes the metadata and the schema version, checks foreign keys, and leaves it in its temporary file, for the
+    /// caller to inspect, then commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
+    /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
+    ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
+    ///   the temporary file is removed when it throws.
+    package func finish(_ tables: BundleTables, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> PendingBundle {
+        defer { fullTextBuild.discard() }
+        do {
+            let (database, counts) = try tables.wait()
+            try complete(database, counts: counts, inputs: inputs)
+            try database.close()
+            tables.handOver()
+            return PendingBundle(temporary: tables.temporary, destination: tables.destination, counts: counts)
+        } catch {
+            tables.discard()
+            guard let error = error as? SQLiteError else { throw error }
+            if error.isStorageFailure { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,
+                                                                                            in: tables.destination.deletingLastPathComponent())) }
+            throw KilnError.validation("the bundle cannot be written: \(error.message)")
+        }
+    }
+
+    /// Writes every shipped table, in declaration order, each once `tables` says it is staged, reading it from
+    /// `staging` under a lease returned as soon as the table is written.
+    private func fillTables(_ database: Database, staging: StagingDatabase, as tables: BundleTables) throws -> [(String, Int)] {
+        try database.execute("""
+            PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192; PRAGMA threads = 2
+            """)
+        var counts: [(String, Int)] = []
+        // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
+        // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
+        for table in manifest.tables where table.ship {
+            let inOrder = try tables.waitUntilStaged(table.name)
+            BuildMeter.shared.writing(table: table.name)
+            defer { BuildMeter.shared.wroteTable() }
+            let lease = staging.lease()
+            try lease.attach(to: database, as: "staging")
+            // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second
+            // core): a small page cache will do, while the rules hold theirs.
+            try database.execute("PRAGMA staging.cache_size = -4096")
+            try database.stopping(when: tables.stop) {
+                try database.transaction {
+                    try database.execute(SchemaSQL.createTable(table))
+                    let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+                    try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder))")
+                    for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
+                    if let fullText = table.fullText {
+                        // The index itself comes from `FullTextBuild` after the last table; its text is this table's.
+                        try database.execute(SchemaSQL.createFullText(fullText, content: table.name))
+                    }
+                    if let spatial = table.spatial {
+                        try database.execute(SchemaSQL.createSpatial(spatial))
+                        try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+                    }
+                    let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
+                    counts.append((table.name, Int(count)))
+                }
+            }
+            try lease.release(detaching: "staging", from: database)
+            // The next table may wait for later sources: its pages need not be cached meanwhile.
+            try database.execute("PRAGMA shrink_memory")
+        }
+        return counts
+    }
+
+    /// Copies each shipped table's full-text index into the bundle, in declaration order, waiting for it to be built.
+    private func copyFullTextIndexes(_ database: Database, from fullTextBuild: FullTextBuild) throws {
+        for table in manifest.tables where table.ship {
+            if let fullText = table.fullText { try fullTextBuild.copy(fullText.name, into: database) }
+        }
+    }
+
+    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
+        try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
+        try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
+        let broken = try database.rows("PRAGMA foreign_key_check")
+        if let first = broken.first {
+            throw SQLiteError(code: 19, message: "\(broken.count) rows break a foreign key (first in table \(first.values.first?.textValue ?? "?")); a foreign-key rule may have been turned down to a warning", sql: nil)
+        }
+        // Rows, indexes and metadata were written once each, in order, into a fresh file: its bytes are already
+        // deterministic. Only pages left free (full-text merges drop segments) are worth a VACUUM.
+        if try database.rows("PRAGMA freelist_count").first?.values.first?.number ?? 0 > 0 {
+            try database.execute("VACUUM")
+        }
+    }
+
+    private func writeMetadata(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
+        try database.execute("CREATE TABLE \(BundleWriter.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        var entries: [(String, String)] = [
+            ("bundle.name", manifest.bundle),
+            ("bundle.schema_version", String(manifest.schemaVersion)),
+            ("kiln.version", BundleWriter.kilnVersion),
+        ]
+        entries += inputs.map { ("input.\($0.key).sha256", $0.value) }
+        entries += counts.map { ("rows.\($0.0)", String($0.1)) }
+        let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
+        for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
+    }
+}
+
+/// A finished bundle in a temporary file beside its destination, not yet in place.
+package struct PendingBundle: Sendable {
+    /// The complete bundle, closed.
+    package let temporary: URL
+    /// Where `commit()` puts it.
+    package let destination: URL
+    /// The row count of each shipped table, in declaration order.
+    package let counts: [(table: String, rows: Int)]
+    /// The bundle's fsync, started as soon as it is complete: the report is written meanwhile.
+    private let sync: BackgroundSync
+
+    package init(temporary: URL, destination: URL, counts: [(table: String, rows: Int)]) {
+        self.temporary = temporary
+        self.destination = destination
+        self.counts = counts
+        sync = BackgroundSync(temporary)
+    }
+
+    /// Waits for the bundle's sync and renames it over the destination in one step, after settling the SQLite files
+    /// beside the old one (`BundleSideFiles`); then reads it back.
+    /// - Throws: `KilnError.io` when another process holds the old bundle, or syncing, renaming or reading back fails.
+    package func commit() throws {
+        try BundleSideFiles.settle(beside: destination)
+        try sync.wait()
+        try FileSync.move(temporary, to: destination)
+        try BundleSideFiles.verify(destination)
+    }
+
+    /// Removes the temporary file, if it is still there.
+    package func discard() {
+        try? FileManager.default.removeItem(at: temporary)
+        TemporaryFiles.shared.unregister(temporary)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// `kiln patch`: the patches that turn the bundle an app ships (OLD) into a new one (NEW) — a plain SQL patch, an
+/// SQLite changeset and the update manifest — each applied to a copy of OLD and compared with NEW before anything is
+/// written.
+public enum BundlePatch {
+    /// Makes, verifies and writes the patches from `old` to `new` into the folder `out`.
+    /// - Parameter userFilled: the tables the app fills (the manifest's `userFilled`), which no patch touches.
+    /// - Returns: the update manifest written.
+    /// - Throws: `KilnError.validation` with one sentence when a file is not a Kiln bundle, when a patch is the wrong
+    ///   answer (another bundle, a new schema version or schema, a patch over the limit: the app must download the
+    ///   full bundle), or when a patch applied to a copy of OLD does not give NEW; `KilnError.usage` for an output
+    ///   that may not be written; `KilnError.io` when a file cannot be read or written. Nothing is written then.
+    public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default,
+                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> UpdateManifest {
+        let files = [UpdateManifest.sqlFileName, UpdateManifest.changesetFileName, UpdateManifest.fileName].map { out.appendingPathComponent($0) }
+        let protected = [OutputPath.Protected(old, "OLD"), OutputPath.Protected(new, "NEW")]
+        try OutputPath.checkFolder(out, named: names.output, protected: protected)
+        for file in files { try OutputPath.checkFile(file, named: names.output, protected: protected) }
+
+        let oldName = try BundleFile.name(of: old), newName = try BundleFile.name(of: new)
+        let newSize = OutputPath.size(of: new) ?? 0, oldSize = OutputPath.size(of: old) ?? 0
+        func refuse(_ reason: String) -> KilnError {
+            KilnError.validation("no patch: \(reason); the app must download the full bundle (\(new.relativePath): \(newSize) bytes)")
+        }
+        guard oldName == newName else {
+            throw refuse("\(old.relativePath) is a bundle of \"\(oldName)\" but \(new.relativePath) of \"\(newName)\"")
+        }
+        let database = try BundleFile.open(old, attaching: new, as: "new")
+        do {
+            let before = try BundleLayout(database, schema: "main", userFilled: userFilled)
+            let after = try BundleLayout(database, schema: "new", userFilled: userFilled)
+            guard before.userVersion == after.userVersion else {
+                throw refuse("\(new.relativePath) has schema version \(after.userVersion), \(old.relativePath) \(before.userVersion)")
+            }
+            guard before.schema == after.schema else {
+                let changed = Set(before.schema).symmetricDifference(after.schema).map { $0.split(separator: "\t").dropFirst().first.map(String.init) ?? "" }
+                throw refuse("the schema changed (\(Set(changed).sorted().joined(separator: ", "))) although the schema version is still \(after.userVersion)")
+            }
+            var sql = try SQLPatchWriter(database: database, layout: after, oldMetadata: try BundleFile.metadata(of: database) ?? [:])
+            let text = Data(try sql.write().utf8)
+            let changeset = try self.changeset(new: new, old: old, layout: after)
+            let allowed = limit.bytes(of: newSize)
+            if text.count > allowed {
+                throw refuse("the SQL patch would be \(text.count) bytes, more than \(limit.phrase) (\(allowed) bytes)")
+            }
+            // The changeset carries the full-text indexes' own pages, which a rebuilt index changes throughout: when
+            // that makes it larger than the limit (or there is none), only the SQL patch is written.
+            let writesChangeset = changeset.map { $0.count <= allowed } ?? false
+            let fromDigest = try ContentDigest.of(before.tables, in: database, schema: "main")
+            let toDigest = try ContentDigest.of(after.tables, in: database, schema: "new")
+            try verify(old: old, new: new, layout: after, label: "the SQL patch") { try PatchKind.sql.apply(Array(text), to: $0) }
+            if writesChangeset {
+                try verify(old: old, new: new, layout: after, label: "the changeset") { try PatchKind.changeset.apply(changeset ?? [], to: $0) }
+            }
+
+            let manifest = UpdateManifest(
+                format: "kiln-update-1", bundle: newName, schemaVersion: after.userVersion,
+                from: .init(digest: fromDigest, bytes: oldSize), to: .init(digest: toDigest, bytes: newSize),
+                tables: sql.changes, userFilled: userFilled.sorted(), indexes: sql.indexChanges, rebuiltFullText: sql.rebuiltFullText,
+                limitBytes: allowed,
+                patches: [UpdateManifest.PatchFile.describe(UpdateManifest.sqlFileName, PatchKind.sql, Array(text))]
+                    + (writesChangeset ? [UpdateManifest.PatchFile.describe(UpdateManifest.changesetFileName, PatchKind.changeset, changeset ?? [])] : []))
+            var json = try KilnJSON.encode(manifest)
+            json.append(10)
+            try database.close()
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+            try AtomicFile.write(text, to: files[0])
+            if writesChangeset {
+                try AtomicFile.write(Data(changeset ?? []), to: files[1])
+            } else if OutputPath.entryKind(files[1]) == .regular {
+                // A changeset left from an earlier patch in DIR would not match this manifest.
+                try? FileManager.default.removeItem(at: files[1])
+            }
+            try AtomicFile.write(json, to: files[2])
+            return manifest
+        } catch let error as SQLiteError {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
+            throw KilnError.validation("no patch from \(old.relativePath) to \(new.relativePath): SQLite cannot read them (\(error.message))")
+        }
+    }
+
+    /// The changeset of every covered table and every shadow table of the FTS5 and R*Tree tables: applied, it leaves
+    /// their rows, and so the indexes, exactly as in NEW; `nil` when a covered table has no primary key.
+    private static func changeset(new: URL, old: URL, layout: BundleLayout) throws -> [UInt8]? {
+        let database = try BundleFile.open(new, attaching: old, as: "old")
+        // The session extension leaves out tables without a primary key: no changeset then.
+        guard layout.tables.allSatisfy({ !$0.key.isEmpty }) else { return nil }
+        return try SQLiteChangeset.diff(database, from: "old", tables: layout.tables.map(\.name) + layout.shadows)
+    }
+
+    /// Applies a patch to a scratch copy of `old` and compares the copy with `new`.
+    /// - Throws: `KilnError.validation` naming what differs (nothing is written then).
+    private static func verify(old: URL, new: URL, layout: BundleLayout, label: String, _ apply: (Database) throws -> Void) throws {
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("kiln-patch-\(getpid())-\(UUID().uuidString).sqlite")
+        TemporaryFiles.shared.register(scratch)
+        defer {
+            try? FileManager.default.removeItem(at: scratch)
+            TemporaryFiles.shared.unregister(scratch)
+        }
+        do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
+            throw KilnError.io("cannot copy \(old.path) to check the patches: \(error.localizedDescription)")
+        }
+        let database = try BundleFile.openCopy(scratch, of: [old, new])
+        try database.execute("PRAGMA foreign_keys = ON")
+        do {
+            try apply(database)
+        } catch {
+            if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
+            throw KilnError.validation("no patch: \(label) does not apply to a copy of \(old.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was written")
+        }
+        let differences = try PatchCheck.differences(database, schema: "main", from: new, layout: layout)
+        if !differences.isEmpty {
+            throw KilnError.validation("no patch: \(label) applied to a copy of \(old.relativePath) does not give \(new.relativePath): \(differences.joined(separator: "; ")); nothing was written")
+        }
+        try database.close()
+    }
+}
+
+/// How a patch file is applied.
+package enum PatchKind: String {
+    case sql, changeset
+
+    /// Applies `bytes` to `database`: the SQL in one transaction (the patch's own, rolled back when a statement
+    /// fails), the changeset in one go.
+    /// - Throws: `SQLiteError` or `SQLiteChangeset.Conflicts`; nothing is changed then.
+    package func apply(_ bytes: [UInt8], to database: Database) throws {
+        switch self {
+        case .sql:
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw KilnError.validation("the SQL patch is not UTF-8 text")
+            }
+            do {
+                try database.execute(text)
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
+        case .changeset:
+            try SQLiteChangeset.apply(bytes, to: database)
+        }
+    }
+}
+
+extension UpdateManifest.PatchFile {
+    /// The manifest's entry for patch `bytes` written as `file`: its size and SHA-256.
+    package static func describe(_ file: String, _ kind: PatchKind, _ bytes: [UInt8]) -> Self {
+        let digest = SHA256Digest()
+        digest.update(bytes[...])
+        return Self(file: file, kind: kind.rawValue, bytes: bytes.count, sha256: digest.hexDigest())
+    }
+}
+
+/// The comparison of a patched bundle with the one it should now equal.
+package enum PatchCheck {
+    /// What differs between schema `schema` of `database` and the bundle at `expected`: schema, user_version, the
+    /// rows of each covered table (`kiln_metadata` too), the rows of each FTS5 table (its columns, whatever their
+    /// rowids) and R*Tree, and the indexes' own integrity checks. Empty when they are equal.
+    package static func differences(_ database: Database, schema: String, from expected: URL, layout: BundleLayout) throws -> [String] {
+        try database.execute("ATTACH DATABASE \(quoteLiteral(expected.path)) AS kiln_expected")
+        defer { try? database.execute("DETACH DATABASE kiln_expected") }
+        let userFilled = Set(try BundleLayout(database, schema: schema, userFilled: []).tables.map(\.name)).subtracting(layout.tables.map(\.name))
+        let patched = try BundleLayout(database, schema: schema, userFilled: userFilled)
+        var found: [String] = []
+        if patched.schema != layout.schema { found.append("the schema differs") }
+        if patched.userVersion != layout.userVersion { found.append("user_version is \(patched.userVersion), not \(layout.userVersion)") }
+        func compare(_ name: String, _ columns: [String], _ order: [String]) throws {
+            let left = try ContentDigest.table(name, columns: columns, order: order, in: database, schema: schema)
+            let right = try ContentDigest.table(name, columns: columns, order: order, in: database, schema: "kiln_expected")
+            if left != right { found.append("the rows of \(name) differ") }
+        }
+        for table in layout.tables { try compare(table.name, table.columns, table.order) }
+        for fullText in layout.fullText {
+            try compare(fullText.name, fullText.columns, fullText.columns)
+            do {
+                // FTS5's command takes a rank; FTS4's has none.
+                let rank = BundleLayout.module(of: fullText.sql) == "fts5"
+                try database.execute("INSERT INTO \(quoteIdentifier(schema)).\(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name))\(rank ? ", rank" : "")) VALUES ('integrity-check'\(rank ? ", 1" : ""))")
+            } catch let error as SQLiteError {
+                found.append("the full-text index \(fullText.name) does not match its rows (\(error.message))")
+            }
+        }
+        for spatial in layout.spatial {
+            try compare(spatial.name, spatial.columns, [spatial.columns[0]])
+            let check = try database.rows("SELECT rtreecheck(\(quoteLiteral(schema)), \(quoteLiteral(spatial.name)))").first?.values.first?.textValue
+            if check != "ok" { found.append("the R*Tree \(spatial.name) is damaged (\(check ?? "no answer"))") }
+        }
+        return found
+    }
+}

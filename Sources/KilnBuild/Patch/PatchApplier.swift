@@ -1,0 +1,93 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// `kiln apply`: applies a patch `kiln patch` wrote to a bundle, as an app would, after checking the patch file's
+/// SHA-256 and the bundle's content digest against the update manifest; atomic like a build (a patched copy beside
+/// the bundle, checked against the manifest's to-digest, renamed over it).
+public enum PatchApplier {
+    /// What `apply` did.
+    public struct Outcome: Sendable {
+        /// The patch's kind: `sql` or `changeset`.
+        public let kind: String
+        /// The bundle's digest before and after.
+        public let from: String, to: String
+    }
+
+    /// Applies `patch` to `bundle`; `manifest` is the update manifest (default: `update.json` beside the patch).
+    /// - Throws: `KilnError.validation` with one sentence when the manifest does not describe the patch (another
+    ///   file, or the same one truncated or edited), when the bundle is of another bundle or schema version, or its
+    ///   digest is not the manifest's from-digest (another version, or the patch is already applied), or when the
+    ///   patched copy is not the manifest's to-digest; `KilnError.io` when a file cannot be read or written. The
+    ///   bundle is left as it was then.
+    public static func apply(bundle: URL, patch: URL, manifest manifestURL: URL? = nil,
+                             names: OutputNames = OutputNames(output: "the bundle")) throws -> Outcome {
+        do {
+            return try applying(bundle: bundle, patch: patch, manifest: manifestURL, names: names)
+        } catch {
+            throw BundleReadLimit.current.stopped(error, reading: [bundle]) ?? error
+        }
+    }
+
+    private static func applying(bundle: URL, patch: URL, manifest manifestURL: URL?, names: OutputNames) throws -> Outcome {
+        let manifestURL = manifestURL ?? patch.deletingLastPathComponent().appendingPathComponent(UpdateManifest.fileName)
+        let manifest = try UpdateManifest.read(manifestURL)
+        guard let entry = manifest.patches.first(where: { $0.file == patch.lastPathComponent }), let kind = PatchKind(rawValue: entry.kind) else {
+            throw KilnError.validation("\(manifestURL.relativePath) lists no patch named \(patch.lastPathComponent) (it lists \(manifest.patches.map(\.file).joined(separator: ", ")))")
+        }
+        try OutputPath.checkFile(bundle, named: names.output, protected: [.init(patch, "the patch"), .init(manifestURL, "the update manifest")])
+        let bytes: [UInt8]
+        do { bytes = [UInt8](try Data(contentsOf: patch)) } catch { throw KilnError.io("cannot read \(patch.path): \(error.localizedDescription)") }
+        let described = UpdateManifest.PatchFile.describe(entry.file, kind, bytes)
+        guard described.sha256 == entry.sha256 else {
+            throw KilnError.validation("\(patch.relativePath) is not the patch \(manifestURL.relativePath) describes: its SHA-256 is \(described.sha256) (\(bytes.count) bytes), the manifest says \(entry.sha256) (\(entry.bytes) bytes); it is truncated or edited, download it again")
+        }
+        let name = try BundleFile.name(of: bundle)
+        guard name == manifest.bundle else {
+            throw KilnError.validation("\(patch.relativePath) is a patch for bundle \"\(manifest.bundle)\", but \(bundle.relativePath) is a bundle of \"\(name)\"")
+        }
+        let reader = try BundleFile.open(bundle)
+        let layout = try BundleLayout(reader, userFilled: Set(manifest.userFilled))
+        guard layout.userVersion == manifest.schemaVersion else {
+            throw KilnError.validation("\(patch.relativePath) is a patch for schema version \(manifest.schemaVersion), but \(bundle.relativePath) has schema version \(layout.userVersion)")
+        }
+        let covered = layout.tables.filter { table in manifest.tables.contains { $0.name == table.name } }
+        let digest = try ContentDigest.of(covered, in: reader)
+        try reader.close()
+        guard digest == manifest.from.digest, covered.count == manifest.tables.count else {
+            let already = digest == manifest.to.digest ? ": the patch is already applied" : ""
+            throw KilnError.validation("\(bundle.relativePath) is not the version \(patch.relativePath) starts from (its content digest is \(digest), the patch starts from \(manifest.from.digest))\(already); nothing was changed")
+        }
+
+        let temporary = AtomicFile.temporary(for: bundle)
+        TemporaryFiles.shared.register(temporary)
+        defer {
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
+        }
+        try? FileManager.default.removeItem(at: temporary)
+        do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
+            throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
+        }
+        let database = try BundleFile.openCopy(temporary, of: [bundle])
+        do {
+            try kind.apply(bytes, to: database)
+        } catch let error as KilnError {
+            throw error
+        } catch let error as SQLiteError where error.isInterrupted {
+            throw error
+        } catch {
+            throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")
+        }
+        let patched = try ContentDigest.of(try BundleLayout(database, userFilled: Set(manifest.userFilled)).tables, in: database)
+        try database.close()
+        guard patched == manifest.to.digest else {
+            throw KilnError.validation("\(bundle.relativePath) patched with \(patch.relativePath) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed")
+        }
+        try BundleSideFiles.settle(beside: bundle)
+        try FileSync.replace(bundle, with: temporary)
+        return Outcome(kind: kind.rawValue, from: digest, to: patched)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// One compiled normalizing step of a column mapping; see `NormalizerSpec` for the names.
+package enum Normalizer {
+    case trim, collapseSpaces, nfc, fold, lower, upper, decimal, minutes, naturalSortKey, emptyToNull
+    case capture(RegexPattern)
+    case terms(TermSet, mask: Bool)
+    case minutesAfter(fieldIndex: Int, overnightBefore: Int)
+    case month, monthFrom, monthTo
+    case collationKey(Collator)
+
+    /// The step names a manifest may use.
+    package static let names = ["trim", "collapseSpaces", "nfc", "fold", "lower", "upper", "decimal", "minutes",
+                        "naturalSortKey", "emptyToNull", "month", "monthFrom", "monthTo"]
+
+    /// Compiles a manifest step for records with `fieldNames`.
+    /// - Throws: `ValueProblem` for an unknown name, field or vocabulary, `RegexCompileError` for a bad pattern.
+    package init(_ spec: NormalizerSpec, fieldNames: [String], vocabularies: [String: VocabularySpec]) throws {
+        switch spec {
+        case .capture(let pattern):
+            self = .capture(try RegexPattern(pattern))
+        case .terms(let name, let output):
+            guard let vocabulary = vocabularies[name] else {
+                throw ValueProblem(message: "no vocabulary named \"\(name)\"; vocabularies: \(vocabularies.keys.sorted().joined(separator: ", "))")
+            }
+            self = .terms(try TermSet(terms: vocabulary.terms, separator: vocabulary.separator), mask: output == "mask")
+        case .minutesAfter(let field, let overnightBefore):
+            guard let index = fieldNames.firstIndex(of: field) else {
+                throw ValueProblem(message: "the reader has no field \"\(field)\"; fields: \(fieldNames.joined(separator: ", "))")
+            }
+            guard case .success(let limit) = ClockTime.minutes(overnightBefore) else {
+                throw ValueProblem(message: "overnightBefore must be a time like 04:00, not \"\(overnightBefore)\"")
+            }
+            self = .minutesAfter(fieldIndex: index, overnightBefore: limit)
+        case .collationKey(let locale):
+            do {
+                self = .collationKey(try Collator(locale: locale))
+            } catch let error as ICUError {
+                throw ValueProblem(message: error.message)
+            }
+        case .named(let name):
+            switch name {
+            case "trim": self = .trim
+            case "collapseSpaces": self = .collapseSpaces
+            case "nfc": self = .nfc
+            case "fold": self = .fold
+            case "lower": self = .lower
+            case "upper": self = .upper
+            case "decimal": self = .decimal
+            case "minutes": self = .minutes
+            case "naturalSortKey": self = .naturalSortKey
+            case "emptyToNull": self = .emptyToNull
+            case "month": self = .month
+            case "monthFrom": self = .monthFrom
+            case "monthTo": self = .monthTo
+            default:
+                throw ValueProblem(message: "unknown normalizer \"\(name)\"; expected one of: \(Normalizer.names.joined(separator: ", ")) or {capture: PATTERN} or {collationKey: LOCALE}")
+            }
+        }
+    }
+
+    /// Applies the step to a value of `record`; `nil` stays `nil`.
+    /// - Throws: `ValueProblem` when the text cannot take this step (e.g. `minutes` on `25:99`).
+    package func apply(_ value: String?, record: Record) throws -> String? {
+        guard let value else { return nil }
+        switch self {
+        case .trim: return TextFolding.trim(value)
+        case .collapseSpaces: return TextFolding.collapseSpaces(value)
+        case .nfc: return TextFolding.nfc(value)
+        case .fold: return TextFolding.fold(value)
+        case .lower: return value.lowercased()
+        case .upper: return value.uppercased()
+        case .decimal:
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            return trimmed.contains(".") ? trimmed : trimmed.replacingOccurrences(of: ",", with: ".")
+        case .minutes:
+            switch ClockTime.minutes(value) {
+            case .success(let minutes): return String(minutes)
+            case .failure(let problem): throw problem
+            }
+        case .naturalSortKey: return TextFolding.naturalSortKey(value)
+        case .emptyToNull: return value.isEmpty ? nil : value
+        case .capture(let pattern):
+            guard let match = try pattern.firstMatch(in: value) else { return nil }
+            return match.groups.count > 1 ? match.groups[1] : match.groups[0]
+        case .terms(let set, let mask):
+            guard let selection = try set.parse(value) else {
+                throw ValueProblem(message: "\"\(excerpt(value))\" names no known term; expected names from: \(set.names.joined(separator: ", "))",
+                                   code: .valueUnknownTerm)
+            }
+            return mask ? String(selection.mask) : selection.codes
+        case .month: return String(try MonthText.month(value))
+        case .monthFrom: return String(try MonthText.season(value).from)
+        case .monthTo: return String(try MonthText.season(value).to)
+        case .collationKey(let collator): return collator.hexSortKey(value)
+        case .minutesAfter(let fieldIndex, let overnightBefore):
+            let start = fieldIndex < record.values.count ? record.values[fieldIndex] ?? "" : ""
+            switch ClockTime.span(from: start, until: value, overnightBefore: overnightBefore) {
+            case .success(let span): return String(span.until)
+            case .failure(let problem):
+                throw problem
+            }
+        }
+    }
+}

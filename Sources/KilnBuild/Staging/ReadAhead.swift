@@ -1,0 +1,299 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// Reads (and shapes) the input files of every source on worker threads, ahead of staging, and hands each file's
+/// records back in file order: the pages of one source, and the files of the next source while the current one is
+/// still being read, are parsed and shaped on different cores. Each worker has readers and shapers of its own (they
+/// keep compiled patterns and match buffers). A file read ahead is shaped by its worker as it is read; the file the
+/// consumer is on when its worker starts it is handed over as records, for the consumer to shape (`Batch`). The
+/// consumer takes the files strictly in order, so staging gets exactly the rows, in exactly the order, of a
+/// single-threaded load; each file's findings are kept in a log of its own and replayed into the build's log when
+/// the consumer reaches that file (shaping findings the consumer makes go straight to the build's log; reading and
+/// shaping report different codes, so what each code keeps under its cap is the same).
+///
+/// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
+/// read ahead may hold about `aheadBytes` of records between them (`estimatedSize(of:)`) before their workers wait.
+package final class ReadAhead: @unchecked Sendable {
+    /// One file of one source, in the order staging takes them.
+    package struct Item {
+        package let source: Int
+        package let input: InputFile
+        /// True for the first time a file is listed: its worker computes the SHA-256 (keeping the file's first bytes
+        /// for the reader's checks of its start); a file listed again by a later source is not digested twice.
+        package let digest: Bool
+    }
+
+    /// Records of a file, in order: shaped by the worker (a file read ahead), or as read, for the consumer to shape
+    /// (the file the consumer was on when its worker started it: the consumer has nothing else to do meanwhile, so
+    /// reading, shaping and inserting it run on three threads).
+    package enum Batch {
+        case shaped([ShapedRow])
+        case records([StagedRecord])
+    }
+
+    /// What the consumer gets from `next(_:)` for the file it is on.
+    package enum Event {
+        /// Records of the file, in order.
+        case batch(Batch)
+        /// The file was read whole: its findings and, when it was digested, its SHA-256.
+        case finished(log: DiagnosticLog, digest: String?)
+        /// Reading the file failed (the reader threw).
+        case failed(Error)
+    }
+
+    /// One file's output, waiting to be taken. Guarded by `condition`.
+    private final class Slot {
+        package var batches: [Batch] = []
+        package var taken = 0
+        package var bytes = 0
+        package var end: Event?
+    }
+
+    package let items: [Item]
+    /// The indices in `items` of each source's files, by source.
+    private let itemsBySource: [Int: [Int]]
+    private let condition = NSCondition()
+    private var slots: [Slot]
+    private var nextToRead = 0
+    private var current = 0
+    private var aheadBytes = 0
+    private var cancelled = false
+    /// True once the workers should step back for a full-text index (`stepBack()`).
+    private var steppingBack = false
+    private var running = 0
+    /// The file whose next event the consumer waits for, while it waits; workers wake it only for that file.
+    private var consumerWaitingFor: Int?
+    /// How many workers wait for room to publish; the consumer wakes them only when some do.
+    private var workersWaiting = 0
+    private let limit: Int
+    private let examplesPerCode: Int
+
+    /// Records in one batch, and the estimated bytes after which a batch is handed over early (large pages).
+    package static let batchRecords = 512
+    package static let batchBytes = 1 << 20
+
+    /// The batches of the current file that may wait to be taken.
+    package static let currentBatches = 8
+
+    /// About how much memory the rows of the files read ahead may take between them (the current file's rows are
+    /// not counted: they stream through).
+    package static let defaultAheadBytes = 8 << 20
+
+    /// One worker's tools for one source: its reader and the shaper of its targets, made for that worker alone.
+    package struct Tools {
+        package let reader: RecordReader
+        package let shaper: RowShaper
+    }
+
+    /// Starts one thread per element of `tools` reading `items`.
+    /// - Parameter tools: for each worker, one reader and shaper per source. Records of kinds a source does not map
+    ///   are counted and reported as `source.unmapped-kind`.
+    package init(items: [Item], sources: [CompiledSource], tools: [[Tools]], examplesPerCode: Int,
+         aheadBytes: Int = ReadAhead.defaultAheadBytes) {
+        self.items = items
+        itemsBySource = Dictionary(grouping: items.indices, by: { items[$0].source })
+        slots = items.map { _ in Slot() }
+        limit = aheadBytes
+        self.examplesPerCode = examplesPerCode
+        running = tools.count
+        let targetIndexes = sources.map(StagingArea.targetIndex(of:))
+        let names = sources.map(\.spec.name)
+        for (number, workerTools) in tools.enumerated() {
+            let handedOver = Handoff(workerTools)
+            let thread = Thread { [self] in
+                work(handedOver.value, targetIndexes: targetIndexes, sourceNames: names)
+            }
+            thread.name = "kiln reader \(number + 1)"
+            thread.start()
+        }
+    }
+
+    /// The indices in `items` of the files of source `source`, in order.
+    package func items(of source: Int) -> [Int] { itemsBySource[source] ?? [] }
+
+    /// The next event of file `index`, waiting for it. The consumer takes the files in order (`index` never goes
+    /// back) and takes each file's events until `.finished` or `.failed`.
+    package func next(_ index: Int) -> Event {
+        condition.lock()
+        defer { condition.unlock() }
+        if current != index {
+            current = index
+            // The file becomes the current one: its buffered records no longer count against the limit.
+            aheadBytes -= slots[index].bytes
+            slots[index].bytes = 0
+            wakeWaitingWorkers()
+        }
+        let slot = slots[index]
+        while slot.taken == slot.batches.count && slot.end == nil {
+            consumerWaitingFor = index
+            condition.wait()
+            consumerWaitingFor = nil
+        }
+        if slot.taken < slot.batches.count {
+            let batch = slot.batches[slot.taken]
+            slot.batches[slot.taken] = .records([])
+            slot.taken += 1
+            if slot.taken == slot.batches.count {
+                slot.batches.removeAll(keepingCapacity: true)
+                slot.taken = 0
+            }
+            wakeWaitingWorkers()
+            return .batch(batch)
+        }
+        let end = slot.end!
+        slots[index] = Slot()  // let the file's records and log go
+        return end
+    }
+
+    /// Wakes the workers waiting for room to publish, if any (with `condition` locked): every wake-up of a thread
+    /// that has nothing to do is a context switch, and there are several per file.
+    private func wakeWaitingWorkers() {
+        if workersWaiting > 0 { condition.broadcast() }
+    }
+
+    /// Wakes the consumer if it waits for file `index` (with `condition` locked).
+    private func wakeConsumer(for index: Int) {
+        if consumerWaitingFor == index { condition.broadcast() }
+    }
+
+    /// Lowers the workers' priority from their next file on, for the rest of the read-ahead: a full-text index is
+    /// being built, and the end of the build waits for it, not for the files read ahead (`ThreadPriority.stepBack`).
+    package func stepBack() {
+        condition.lock()
+        steppingBack = true
+        condition.unlock()
+    }
+
+    /// Stops the workers (they finish the record in hand and read no further file) and waits for them to end.
+    package func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// A worker: claims the next unread file, reads it, repeats.
+    private func work(_ tools: [Tools], targetIndexes: [[String: Int]], sourceNames: [String]) {
+        var steppedBack = false
+        while let (index, current, stepBack) = claim() {
+            if stepBack && !steppedBack {
+                ThreadPriority.stepBack()
+                steppedBack = true
+            }
+            let item = items[index]
+            let log = DiagnosticLog()
+            log.tally = DiagnosticTally(examplesPerCode: examplesPerCode)
+            let end: Event
+            do {
+                let digest = try read(item, at: index, shaping: !current, tools: tools[item.source],
+                                      targetIndex: targetIndexes[item.source], sourceName: sourceNames[item.source], log: log)
+                end = .finished(log: log, digest: digest)
+            } catch is ReadAheadCancelled {
+                break
+            } catch {
+                end = .failed(error)
+            }
+            condition.lock()
+            slots[index].end = end
+            wakeConsumer(for: index)
+            condition.unlock()
+        }
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next unread file, whether it is the file the consumer is on, and whether workers should step back.
+    private func claim() -> (index: Int, current: Bool, stepBack: Bool)? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !cancelled, nextToRead < items.count else { return nil }
+        nextToRead += 1
+        return (nextToRead - 1, nextToRead - 1 == current, steppingBack)
+    }
+
+    /// Reads one file into its slot in batches, shaping its records (`shaping`) or leaving that to the consumer;
+    /// returns its digest when it was asked for.
+    private func read(_ item: Item, at index: Int, shaping: Bool, tools: Tools, targetIndex: [String: Int], sourceName: String,
+                      log: DiagnosticLog) throws -> String? {
+        var rows: [ShapedRow] = []
+        var records: [StagedRecord] = []
+        var batchBytes = 0
+        func flush() throws {
+            try publish(shaping ? .shaped(rows) : .records(records), bytes: batchBytes, at: index)
+            rows.removeAll(keepingCapacity: true)
+            records.removeAll(keepingCapacity: true)
+            batchBytes = 0
+        }
+        let digest = try StagingArea.readFile(item.input, digest: item.digest, reader: tools.reader, targetIndex: targetIndex,
+                                              sourceName: sourceName, log: log) { target, record, input in
+            if shaping {
+                let row = tools.shaper.row(record, target: target, input: input, log: log)
+                batchBytes += ReadAhead.estimatedSize(of: row)
+                rows.append(ShapedRow(target: target, values: row))
+            } else {
+                batchBytes += ReadAhead.estimatedSize(of: record)
+                records.append(StagedRecord(target: target, record: record))
+            }
+            if rows.count + records.count >= ReadAhead.batchRecords || batchBytes >= ReadAhead.batchBytes { try flush() }
+        }
+        if !rows.isEmpty || !records.isEmpty { try flush() }
+        return digest
+    }
+
+    /// About how much memory a record takes: its values and the text of its strings.
+    package static func estimatedSize(of record: Record) -> Int {
+        record.values.reduce(32) { $0 + 32 + ($1?.utf8.count ?? 0) }
+    }
+
+    /// About how much memory a shaped row takes: its values and the text of its strings.
+    package static func estimatedSize(of row: [SQLValue]) -> Int {
+        row.reduce(32) { total, value in
+            switch value {
+            case .text(let text): return total + 32 + text.utf8.count
+            case .blob(let bytes): return total + 32 + bytes.count
+            default: return total + 16
+            }
+        }
+    }
+
+    /// Adds a batch to file `index`'s slot. The current file waits while `currentBatches` of its batches are not yet
+    /// taken (the consumer is taking them); a file ahead of the consumer waits while the files ahead hold more than
+    /// the limit.
+    private func publish(_ batch: Batch, bytes: Int, at index: Int) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        func mustWait() -> Bool {
+            if index == current { return slots[index].batches.count - slots[index].taken >= ReadAhead.currentBatches }
+            return aheadBytes + bytes > limit && aheadBytes > 0
+        }
+        while mustWait() && !cancelled {
+            workersWaiting += 1
+            condition.wait()
+            workersWaiting -= 1
+        }
+        guard !cancelled else { throw ReadAheadCancelled() }
+        slots[index].batches.append(batch)
+        if index != current {
+            slots[index].bytes += bytes
+            aheadBytes += bytes
+        }
+        wakeConsumer(for: index)
+    }
+}
+
+/// One record bound for staging, not yet shaped, with the index of the source's target (table and mappings) it goes
+/// into.
+package struct StagedRecord: Sendable {
+    package let target: Int
+    package let record: Record
+}
+
+/// Thrown inside a worker when the consumer has cancelled: the worker stops reading.
+private struct ReadAheadCancelled: Error {}
+

@@ -1,0 +1,38 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnReaders
+
+/// What reading and staging a pipeline took, without rules or a bundle.
+public struct StagingStatistics: Sendable {
+    /// Records staged, over all sources.
+    public var records: Int
+    /// Bytes of input read.
+    public var bytes: Int
+    /// Findings the readers reported.
+    public var diagnostics: Int
+}
+
+extension Pipeline {
+    /// Reads every source and stages its records in a database at `url` (replaced, then left for inspection),
+    /// without running the rules or writing a bundle: the first two stages alone, for measuring readers and
+    /// shaping (`scripts/bench`) and for looking at staged rows while writing a manifest.
+    /// - Throws: `KilnError.io` when inputs cannot be read, `SQLiteError` when staging fails.
+    public func stage(into url: URL) throws -> StagingStatistics {
+        let log = DiagnosticLog(overrides: manifest.severity)
+        let staging = try StagingArea(url: url, pipeline: self)
+        for source in sources { _ = try staging.load(source, log: log) }
+        try staging.fillQueryTables()
+        var records = 0
+        for table in manifest.tables {
+            let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
+            records += Int(rows.first?.values.first?.number ?? 0)
+        }
+        try staging.database.close()
+        let bytes = sources.flatMap(\.files).reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? 0)
+        }
+        return StagingStatistics(records: records, bytes: bytes, diagnostics: log.diagnostics.count + log.tally.totalNotStored)
+    }
+}

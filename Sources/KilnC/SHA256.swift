@@ -1,0 +1,55 @@
+internal import CCrypto
+import Foundation
+
+/// An incremental SHA-256 digest (OpenSSL's EVP interface), fed while a file streams through.
+/// Not `Sendable`: it holds digest state.
+public final class SHA256Digest {
+    private let context: OpaquePointer
+
+    /// Starts an empty digest.
+    public init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `bytes` to the digest.
+    public func update(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    /// Adds `data` to the digest, without copying it.
+    public func update(_ data: Data) {
+        data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    /// The digest of everything added, as its 32 bytes.
+    public func bytes() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return Array(digest.prefix(Int(length)))
+    }
+
+    /// The digest of everything added, as lowercase hexadecimal.
+    public func hexDigest() -> String {
+        Hexadecimal.text(of: bytes())
+    }
+}
+
+/// MD5 (OpenSSL's EVP interface), only where a format defines itself by it: Room's schema identity hash.
+public enum MD5Digest {
+    /// The MD5 of `text`'s UTF-8 bytes, as lowercase hexadecimal.
+    public static func hex(_ text: String) -> String {
+        let context = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(context) }
+        EVP_DigestInit_ex(context, EVP_md5(), nil)
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+    }
+}

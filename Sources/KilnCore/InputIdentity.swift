@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+import KilnC
+
+/// The file each input path named when the manifest was loaded and its inputs checked (inside the pipeline folder,
+/// a regular file), by device and inode. Every reading of an input opens it through `open`, which checks the open
+/// descriptor against that record: an input swapped for a link to another file (or replaced) after its path was
+/// checked is refused, instead of shipping what the link leads to. The path is looked up once, at the open; what is
+/// read is what was checked.
+public final class InputIdentity: Sendable {
+    /// The process's registry.
+    public static let shared = InputIdentity()
+
+    private let identities = Mutex<[String: FileKey]>([:])
+
+    /// Records the file `url` names now (following links, as reading does).
+    public func record(_ url: URL) {
+        guard let identity = FileKey(url) else { return }
+        identities.withLock { $0[url.standardizedFileURL.path] = identity }
+    }
+
+    /// Opens the input at `url` (named `name` in messages) for reading, and checks that the file opened is the one
+    /// recorded for that path, if any.
+    /// - Throws: `KilnError.io` when it cannot be opened or is no longer the file that was checked.
+    public func open(_ url: URL, name: String) throws -> FileHandle {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: url) } catch {
+            throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
+        }
+        guard let expected = identities.withLock({ $0[url.standardizedFileURL.path] }) else { return handle }
+        guard FileKey(descriptor: handle.fileDescriptor) == expected else {
+            try? handle.close()
+            let now = OutputPath.entryKind(url).map { $0 == .symbolicLink ? "a symbolic link to \(url.resolvingSymlinksInPath().path)" : $0.phrase } ?? "gone"
+            throw KilnError.io("input \(name) changed after it was checked: it is now \(now), not the file the build started with; nothing of it is read")
+        }
+        return handle
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import KilnC
+
+/// The temporary files a run has created and not yet removed or renamed into place: the staging database, the lock
+/// file, a bundle or report before its rename, export files being written. When the run is interrupted by a signal,
+/// the command line removes them all (`removeAll`) before it exits, so that an interrupted build leaves what a
+/// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
+public final class TemporaryFiles: @unchecked Sendable {
+    /// The process's registry.
+    public static let shared = TemporaryFiles()
+
+    private let lock = NSLock()
+    private var paths: [String: Int] = [:]
+    private var retained: [AnyObject] = []
+
+    /// Adds `url` to the files to remove on interruption (several registrations of one path count).
+    public func register(_ url: URL) {
+        lock.withLock { paths[url.path, default: 0] += 1 }
+    }
+
+    /// Removes `url` from the registry once it is removed or in place.
+    public func unregister(_ url: URL) {
+        lock.withLock {
+            guard let count = paths[url.path] else { return }
+            paths[url.path] = count > 1 ? count - 1 : nil
+        }
+    }
+
+    /// Removes every registered file that exists and returns their paths, sorted, for a process about to exit: the
+    /// registry stays locked from then on, so a thread still running waits at its next registration instead of
+    /// creating another temporary file; `removeAgain()` catches a registered file such a thread re-created
+    /// meanwhile (SQLite re-creates a missing database it attaches).
+    public func removeAll() -> [String] {
+        lock.lock()  // never unlocked: the process exits
+        removedAtExit = paths.keys.sorted()
+        removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
+        return removedAtExit.filter { unlink($0) == 0 }
+    }
+
+    /// The files a C library writes beside `path` before renaming them to it (libzip: `<path>.XXXXXX`).
+    private static func libraryTemporaries(of path: String) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + "."
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
+        return entries.filter { $0.hasPrefix(prefix) && $0.count == prefix.count + 6 }
+            .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
+    }
+
+    /// Removes again the files `removeAll()` removed, right before the process exits.
+    public func removeAgain() {
+        for path in removedAtExit { unlink(path) }
+    }
+
+    /// The files `removeAll()` removed (read and written only by the thread that holds the lock for good).
+    private var removedAtExit: [String] = []
+
+    /// Keeps `object` alive as long as the process (e.g. the signal sources that call `removeAll`).
+    public func retain(_ object: AnyObject) {
+        lock.withLock { retained.append(object) }
+    }
+}
