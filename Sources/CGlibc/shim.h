@@ -1,5 +1,5 @@
 /* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h), the calling thread's id and the
-   terminal's width (ioctl is variadic, which Swift does not import). Linux only: see Sources/KilnKit/CWrappers/Glibc.swift. */
+   terminal's width (ioctl is variadic, which Swift does not import). Linux only: see Sources/KilnC/Glibc.swift. */
 #ifdef __linux__
 #include <malloc.h>
 #include <sys/ioctl.h>

@@ -110,7 +110,7 @@ public final class StopSignal: @unchecked Sendable {
 
 /// One open SQLite connection. Not `Sendable`: a connection is used from one thread at a time.
 public final class Database {
-    /// The connection; read by the other SQLite wrapper files (`SQLite+Session.swift`), never outside CWrappers.
+    /// The connection; read by the other SQLite wrapper files (`SQLite+Session.swift`), never outside KilnC.
     package private(set) var handle: OpaquePointer?
     /// The path the connection was opened on.
     public let path: String
