@@ -133,8 +133,28 @@ final class RoomExportCommandTests: CLITestCase {
             for entity in entities {
                 XCTAssertTrue(kotlin.contains("tableName = \"\(entity["tableName"] as? String ?? "")\""), "\(entity["tableName"] ?? "")")
             }
+            // The database class carries the bundle's version and its content digest as scripts/oracles/bundle_patch.py
+            // defines it (the bundle's real tables, not the shadow tables behind its FTS4 tables).
+            let android = file("build/\(name).android.sqlite").path
+            let digest = try PythonOracle.text("bundle_patch.py", ["digest", android] + PythonOracle.lines(ofProgram: RoomExportCommandTests.realTables, [android]))
+            let database = String(decoding: try XCTUnwrap(first["\(name)/\(type)Database.kt"], name), as: UTF8.self)
+            XCTAssertTrue(database.contains("public const val CONTENT_DIGEST: kotlin.String = \"\(digest.trimmingCharacters(in: .newlines))\"\n"), database)
+            XCTAssertTrue(database.contains("public const val SCHEMA_VERSION: kotlin.Int = 1\n"), database)
         }
     }
+
+    /// The tables of a bundle whose rows its content digest covers: the real tables, without SQLite's own and without
+    /// the shadow tables of its full-text tables.
+    private static let realTables = """
+        import sqlite3, sys
+        db = sqlite3.connect(sys.argv[1])
+        rows = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+        virtual = [n for n, s in rows if s and s.upper().startswith("CREATE VIRTUAL TABLE")]
+        shadow = {v + suffix for v in virtual for suffix in ("_content", "_segments", "_segdir", "_docsize", "_stat", "_data", "_idx", "_config")}
+        for n, s in rows:
+            if n not in virtual and n not in shadow and not n.startswith("sqlite_"):
+                print(n)
+        """
 
     /// Room's FTS4 entity names its content entity, its tokenizer and its unindexed columns as the bundle has them.
     func testTheFullTextEntityReadsItsTable() throws {

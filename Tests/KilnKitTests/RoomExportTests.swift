@@ -43,7 +43,7 @@ final class RoomExportTests: XCTestCase {
             XCTAssertEqual(RoomExport.createSQL(entity), createSql, entity.table)
         }
         let schema = RoomSchema(bundle: "warmongr", fileName: "warmongr.sqlite", version: 1, entities: entities.map(\.0))
-        let export = try RoomExport(schema, package: "com.sirekanian.acf.data.local")
+        let export = try RoomExport(schema, package: "com.sirekanian.acf.data.local", contentDigest: "0123")
         XCTAssertEqual(export.identityHash, try XCTUnwrap(database["identityHash"] as? String))
         let setup = try XCTUnwrap(database["setupQueries"] as? [String])
         XCTAssertTrue(export.schemaJSON().contains(JSONText.string(setup[1])), "the room_master_table insert as Room writes it")
@@ -76,29 +76,29 @@ final class RoomExportTests: XCTestCase {
 
         let field = { (name: String) in RoomSchema.Field(column: name, affinity: "TEXT", notNull: true, defaultValue: nil, primaryKeyPosition: name == "id" ? 1 : 0) }
         let clash = RoomSchema.Entity(table: "stop", fields: [field("id"), field("a b"), field("a-b")], primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
-        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [clash]), package: nil)) { error in
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [clash]), package: nil, contentDigest: "0123")) { error in
             XCTAssertTrue("\(error)".contains("columns \"a b\" and \"a-b\" of table stop would both be the Kotlin property a_b"), "\(error)")
         }
         let one = RoomSchema.Entity(table: "route_stop", fields: [field("id")], primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
         var two = one
         two.table = "route-stop"
-        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one, two]), package: nil)) { error in
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one, two]), package: nil, contentDigest: "0123")) { error in
             XCTAssertTrue("\(error)".contains("tables \"route_stop\" and \"route-stop\" would both be the Kotlin class RouteStop"), "\(error)")
         }
-        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 0, entities: [one]), package: nil))
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 0, entities: [one]), package: nil, contentDigest: "0123"))
         var child = RoomSchema.Entity(table: "child", fields: [field("id"), field("name")], primaryKey: ["id"], indexes: [], foreignKeys: [
             RoomSchema.ForeignKey(table: "route_stop", columns: ["name"], referencedColumns: ["name"], onDelete: "NO ACTION", onUpdate: "NO ACTION"),
         ], fullText: nil)
         var parent = one
         parent.fields.append(field("name"))
-        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil)) { error in
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil, contentDigest: "0123")) { error in
             XCTAssertTrue("\(error)".contains("table child's foreign key to route_stop (name) names neither its primary key nor a unique index, which Room requires"), "\(error)")
         }
         parent.indexes = [RoomSchema.Index(name: "route_stop_name", unique: true, columns: ["name"], orders: ["ASC"])]
-        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil))
+        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [parent, child]), package: nil, contentDigest: "0123"))
         child.foreignKeys[0].referencedColumns = ["id"]
-        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one, child]), package: nil))
-        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one]), package: "a.fun"))
+        XCTAssertNoThrow(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one, child]), package: nil, contentDigest: "0123"))
+        XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [one]), package: "a.fun", contentDigest: "0123"))
     }
 
     /// Kotlin string literals escape `$` (no templates) and quotes; a keyword column keeps its name in @ColumnInfo.
@@ -106,7 +106,7 @@ final class RoomExportTests: XCTestCase {
         let fields = [RoomSchema.Field(column: "id", affinity: "INTEGER", notNull: true, defaultValue: nil, primaryKeyPosition: 1),
                       RoomSchema.Field(column: "val", affinity: "TEXT", notNull: false, defaultValue: "'$x'", primaryKeyPosition: 0)]
         let entity = RoomSchema.Entity(table: "price\"s", fields: fields, primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
-        let export = try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 3, entities: [entity]), package: "a.b")
+        let export = try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 3, entities: [entity]), package: "a.b", contentDigest: "0123")
         let source = try XCTUnwrap(export.files().first { $0.path == "a/b/PriceS.kt" }).text
         XCTAssertTrue(source.contains(#"tableName = "price\"s""#), source)
         XCTAssertTrue(source.contains(#"@androidx.room.ColumnInfo(name = "val", typeAffinity = androidx.room.ColumnInfo.TEXT, defaultValue = "'\$x'")"#), source)

@@ -132,7 +132,8 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
                 throw KilnError.validation("\(read.relativePath) is a bundle of pipeline \"\(schema.bundle)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
             }
             for table in schema.skipped { note("not an entity: \(table)") }
-            files = try RoomExport(schema, package: package).files().map { ($0.path, $0.text) }
+            let digest = try BundleDescription(bundle: read, manifest: manifest).contentDigest
+            files = try RoomExport(schema, package: package, contentDigest: digest).files().map { ($0.path, $0.text) }
         default:
             let description = try BundleDescription(bundle: bundle, manifest: manifest)
             switch self {

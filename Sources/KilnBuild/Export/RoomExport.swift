@@ -25,11 +25,14 @@ public struct RoomExport: Sendable {
     package let classes: [Class]
     /// `PatrasDatabase`.
     package let databaseName: String
+    /// The content digest of the bundle (`kiln patch`'s), so that an app can tell which data it holds.
+    package let contentDigest: String
 
     /// - Throws: `KilnError.usage` for a package that is not a Kotlin package name, `KilnError.validation` when two
     ///   tables or two columns of a table would get the same Kotlin name (naming both).
-    public init(_ schema: RoomSchema, package: String?) throws {
+    public init(_ schema: RoomSchema, package: String?, contentDigest: String) throws {
         self.schema = schema
+        self.contentDigest = contentDigest
         let package = package ?? RoomExport.defaultPackage(schema.bundle)
         guard RoomExport.isPackage(package) else {
             throw KilnError.usage("the Kotlin package must be names of letters, digits and underscores joined by dots, none a Kotlin keyword nor starting with a digit: not \"\(package)\"")
@@ -239,6 +242,12 @@ public struct RoomExport: Sendable {
                "    public companion object {",
                "        /** The bundle's file name among the app's assets. */",
                "        public const val ASSET: kotlin.String = \(RoomExport.literal(schema.fileName))",
+               "",
+               "        /** The manifest's schemaVersion of the bundle (its user_version, Room's version). */",
+               "        public const val SCHEMA_VERSION: kotlin.Int = \(schema.version)",
+               "",
+               "        /** The content digest of the bundle this file was made from (`kiln patch`'s digest). */",
+               "        public const val CONTENT_DIGEST: kotlin.String = \(RoomExport.literal(contentDigest))",
                "",
                "        /** Opens the database, copying it from the assets on first use (Room validates its schema then). */",
                "        public fun open(context: android.content.Context, name: kotlin.String = \(RoomExport.literal(schema.bundle + ".sqlite"))): \(name) =",
