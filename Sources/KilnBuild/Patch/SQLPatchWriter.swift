@@ -169,7 +169,7 @@ package struct SQLPatchWriter {
         let others = columns.filter { !key.contains($0) }
         var change = UpdateManifest.TableChange(name: table.name, oldRows: try count(table.name, in: "main"), newRows: try count(table.name, in: "new"),
                                                 deleted: 0, updated: 0, inserted: 0)
-        var text = "", replaced = ""
+        var text = ""
         try database.forEachRow("SELECT \(key.map { "o.\(quoteIdentifier($0))" }.joined(separator: ", ")) FROM main.\(name) AS o WHERE NOT EXISTS (SELECT 1 FROM new.\(name) AS n WHERE \(match)) ORDER BY \(keyOrder)") { row in
             text += SQLPatchStatements.delete(table.name, key: key, values: row.values)
             change.deleted += 1
