@@ -54,6 +54,12 @@ public struct BundleDescription: Sendable {
     /// Reads `bundle` (a bundle of `manifest`'s pipeline).
     /// - Throws: as `BundleFile.open`; `KilnError.validation` when the bundle is of another pipeline or SQLite cannot
     ///   read its schema.
+    /// The content digest of the bundle `database` holds (`kiln patch`'s), without `manifest`'s app-filled tables.
+    static func contentDigest(of database: Database, manifest: Manifest) throws -> String {
+        let userFilled = Set(manifest.tables.filter(\.userFilled).map(\.name))
+        return try ContentDigest.of(try BundleLayout(database, userFilled: userFilled).tables, in: database)
+    }
+
     public init(bundle url: URL, manifest: Manifest) throws {
         let database = try BundleFile.open(url)
         let name = try BundleFile.name(of: url)
@@ -62,8 +68,7 @@ public struct BundleDescription: Sendable {
         }
         do {
             let snapshot = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
-            let userFilled = Set(manifest.tables.filter(\.userFilled).map(\.name))
-            contentDigest = try ContentDigest.of(try BundleLayout(database, userFilled: userFilled).tables, in: database)
+            contentDigest = try BundleDescription.contentDigest(of: database, manifest: manifest)
             var tables: [Table] = []
             for spec in manifest.tables where spec.ship {
                 guard let present = snapshot.tables[spec.name] else { continue }
@@ -132,7 +137,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
                 throw KilnError.validation("\(read.relativePath) is a bundle of pipeline \"\(schema.bundle)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
             }
             for table in schema.skipped { note("not an entity: \(table)") }
-            let digest = try BundleDescription(bundle: read, manifest: manifest).contentDigest
+            let digest = try BundleDescription.contentDigest(of: try BundleFile.open(read), manifest: manifest)
             files = try RoomExport(schema, package: package, contentDigest: digest).files().map { ($0.path, $0.text) }
         default:
             let description = try BundleDescription(bundle: bundle, manifest: manifest)
