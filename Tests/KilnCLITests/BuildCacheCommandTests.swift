@@ -97,6 +97,7 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("built "))
         var rebuiltReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/app.report.json"))) as? [String: Any])
         XCTAssertNotNil(rebuiltReport.removeValue(forKey: "reusedSources"))
+        XCTAssertEqual(rebuiltReport.removeValue(forKey: "reusedIndexes") as? [String], ["stop_search"], "the stops' rows are the same")
         _ = try build("patras", "fresh/app.sqlite", "--no-cache")
         // The same report but for the paths of its bundles.
         let freshText = try String(contentsOf: file("fresh/app.report.json"), encoding: .utf8).replacingOccurrences(of: "\"fresh/", with: "\"out/")
@@ -156,9 +157,11 @@ final class BuildCacheCommandTests: CLITestCase {
         }
         XCTAssertGreaterThan(killed, 0, "no build was killed before it ended")
         let cache = file("out/\(KilnFileNames.cacheFolder)/web.sqlite").path
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "sources"])
-        let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/sources")
-        XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "sources"])
+        for folder in ["sources", "fulltext"] {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/" + folder)
+            XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")
+        }
 
         // Two builds at once, after an edit: both succeed and leave the full build's bytes.
         try replace("<name>Πλατεία Ρίου</name>", with: "<name>Ρίο</name>", in: "web/stops-2.xml")

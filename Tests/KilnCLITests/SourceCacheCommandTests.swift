@@ -13,13 +13,16 @@ final class SourceCacheCommandTests: CLITestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
     }
 
-    /// The report's bytes without its `reusedSources` member, which only a build that reused sources writes: Kiln's
-    /// reports are JSON with sorted keys, two spaces and " : ", so the member is one block of lines.
+    /// The report's bytes without its `reusedIndexes` and `reusedSources` members, which only a build that reused
+    /// something writes: Kiln's reports are JSON with sorted keys, two spaces and " : ", so each is one block of lines.
     private func reportBytesWithoutReuse(_ path: String) throws -> String {
-        let text = try String(contentsOf: file(path), encoding: .utf8)
-        guard let start = text.range(of: "\n  \"reusedSources\" : [\n") else { return text }
-        let end = try XCTUnwrap(text.range(of: "\n  ],\n", range: start.upperBound..<text.endIndex))
-        return String(text[..<start.lowerBound]) + "\n" + String(text[end.upperBound...])
+        var text = try String(contentsOf: file(path), encoding: .utf8)
+        for member in ["reusedIndexes", "reusedSources"] {
+            guard let start = text.range(of: "\n  \"\(member)\" : [\n") else { continue }
+            let end = try XCTUnwrap(text.range(of: "\n  ],\n", range: start.upperBound..<text.endIndex))
+            text = String(text[..<start.lowerBound]) + "\n" + String(text[end.upperBound...])
+        }
+        return text
     }
 
     /// `reusedSources` of the report at `path`: files reused and files in all, by source.
@@ -242,6 +245,64 @@ final class SourceCacheCommandTests: CLITestCase {
         XCTAssertEqual(cached.first { $0["source"] as? String == "stops" }?["of"] as? Int, 3)
         XCTAssertEqual(events.first { $0["event"] as? String == "reading" && $0["source"] as? String == "stops" }?["files"] as? Int, 1,
                        "only the edited file is read")
+    }
+
+    func testAFullTextIndexOfUnchangedRowsIsCopiedFromTheCacheAndTheBytesStayAFullBuilds() throws {
+        _ = try writePipeline("fts", manifest: """
+            { bundle: "fts", schemaVersion: 1,
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true }],
+                         primaryKey: ["code"], fullText: { name: "stop_search", columns: ["name"], unindexed: ["code"] } },
+                       { name: "note", columns: [{ name: "file", type: "text" }, { name: "text", type: "text" }] }],
+              sources: [{ name: "stops", format: "delimited", path: "stops.txt", options: { fields: ["name", "code"] }, into: "stop",
+                          columns: { code: "code", name: "name" } },
+                        { name: "notes", format: "delimited", path: "notes/*.txt", options: { fields: ["text"] }, into: "note",
+                          columns: { file: "_file", text: "text" } }] }
+            """)
+        try (0..<3000).map { "Στάση Πανεπιστημίου \($0); \(100_000 + $0)\n" }.joined().write(to: file("fts/stops.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: file("fts/notes"), withIntermediateDirectories: true)
+        for name in ["a", "b"] { try "note \(name)\n".write(to: file("fts/notes/\(name).txt"), atomically: true, encoding: .utf8) }
+        let first = try build("fts", "out/fts.sqlite", "--no-cache")
+        XCTAssertFalse(first.stderr.contains("full-text index"), first.stderr)
+        let kept = file("out/\(KilnFileNames.cacheFolder)/fts.sqlite/fulltext")
+        let entries = try FileManager.default.contentsOfDirectory(atPath: kept.path).sorted()
+        XCTAssertEqual(entries.map { URL(fileURLWithPath: $0).pathExtension }, ["json", "sqlite"], "one kept index: \(entries)")
+        let reusedIndexes = { try self.report("out/fts.report.json")["reusedIndexes"] as? [String] }
+
+        // Another source's file edited: the stops' rows are the same, so their index is copied, not built.
+        try "note b, edited\n".write(to: file("fts/notes/b.txt"), atomically: true, encoding: .utf8)
+        var (run, reuse) = try buildAndCompare("fts", "out/fts.sqlite", "a note edited")
+        XCTAssertTrue(run.stderr.contains("reused from the build cache (the same rows, not indexed again): full-text index stop_search\n"), run.stderr)
+        XCTAssertEqual(reuse["stops"], [1, 1])
+        _ = try build("fts", "out/fts.sqlite", "--no-cache")
+        try "note b, edited again\n".write(to: file("fts/notes/b.txt"), atomically: true, encoding: .utf8)
+        _ = try build("fts", "out/fts.sqlite")
+        XCTAssertEqual(try reusedIndexes(), ["stop_search"])
+
+        // The indexed rows changed: built again.
+        try replace("Στάση Πανεπιστημίου 1500;", with: "Στάση Ρίου 1500;", in: "fts/stops.txt")
+        (run, _) = try buildAndCompare("fts", "out/fts.sqlite", "a stop renamed")
+        XCTAssertFalse(run.stderr.contains("full-text index"), run.stderr)
+        let search = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT code FROM stop_search WHERE stop_search MATCH 'Ρίου'\").fetchall())",
+                                                  file("out/fts.sqlite").path])
+        XCTAssertEqual(search.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "[('101500',)]", search.stderr)
+
+        // The full-text declaration changed (the sources' rows did not): built again.
+        try replace(#"unindexed: ["code"] }"#, with: #"unindexed: ["code"], tokenize: "unicode61 remove_diacritics 0" }"#, in: "fts/kiln.json5")
+        _ = try build("fts", "out/fts.sqlite")
+        XCTAssertNil(try reusedIndexes())
+        try compareWithFullBuild("fts", "out/fts.sqlite", "a new tokenizer")
+
+        // The kept index edited behind Kiln's back: not trusted, built again, and said so.
+        try "note b, edited a third time\n".write(to: file("fts/notes/b.txt"), atomically: true, encoding: .utf8)
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(at: kept, includingPropertiesForKeys: nil).first { $0.pathExtension == "sqlite" })
+        let edit = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('DELETE FROM stop_search_data WHERE id > 10'); d.commit()",
+                                                database.path])
+        XCTAssertEqual(edit.status, 0, edit.stderr)
+        run = try build("fts", "out/fts.sqlite")
+        XCTAssertTrue(run.stderr.contains("of the full-text index \"stop_search\" is damaged or was edited (its SHA-256 is not the one recorded): the index was built again"),
+                      run.stderr)
+        XCTAssertNil(try reusedIndexes())
+        try compareWithFullBuild("fts", "out/fts.sqlite", "no tampered index reached the bundle")
     }
 
     /// The entry files of the source named `name` (`SourceCache`: the first 16 hex digits of the SHA-256 of its name).

@@ -85,14 +85,21 @@ public struct BuildSummary {
         return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message)
     }
 
-    /// One line per source whose rows came (in part) from the build cache: `reused from the build cache: stops (1 of
-    /// 1 file)`.
+    /// The lines saying what came from the build cache: the sources whose rows came (in part) from it (`reused from
+    /// the build cache …: stops (1 of 1 file)`), then the full-text indexes copied from it.
     private func reuseLines(_ outcome: BuildOutcome) -> [String] {
-        guard !outcome.reusedSources.isEmpty else { return [] }
-        return ["reused from the build cache (unchanged files, not read again): " + outcome.reusedSources.map { source in
-            guard let reuse = outcome.reusedFiles[source] else { return source }
-            return "\(source) (\(reuse.files) of \(reuse.of) file\(reuse.of == 1 ? "" : "s"))"
-        }.joined(separator: ", ")]
+        var lines: [String] = []
+        if !outcome.reusedSources.isEmpty {
+            lines.append("reused from the build cache (unchanged files, not read again): " + outcome.reusedSources.map { source in
+                guard let reuse = outcome.reusedFiles[source] else { return source }
+                return "\(source) (\(reuse.files) of \(reuse.of) file\(reuse.of == 1 ? "" : "s"))"
+            }.joined(separator: ", "))
+        }
+        if !outcome.reusedIndexes.isEmpty {
+            lines.append("reused from the build cache (the same rows, not indexed again): full-text index "
+                         + outcome.reusedIndexes.joined(separator: ", "))
+        }
+        return lines
     }
 
     private func severity(of code: String, in outcome: BuildOutcome) -> Severity {

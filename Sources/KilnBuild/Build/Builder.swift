@@ -79,6 +79,8 @@ public struct BuildOutcome: Sendable {
     /// For each source in `reusedSources` of a build that did not keep the whole bundle, how many of its files' rows
     /// came from the cache, of how many.
     public var reusedFiles: [String: ReusedFiles] = [:]
+    /// The full-text indexes copied from the build cache instead of built (`FullTextCache`), by full-text table name.
+    public var reusedIndexes: [String] = []
     /// True when nothing changed since the last build: the bundle and report in place were left as they were.
     public var reusedBundle = false
 }
@@ -210,6 +212,9 @@ public enum Builder {
         if let cacheReason { log.report(.buildCache, cacheReason) }
         // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
         let sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        // Full-text indexes of tables whose rows come from the same sources and files as a kept one's are copied from
+        // the cache instead of built (`FullTextCache`).
+        let fullTextCache = cacheApplies ? FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -242,9 +247,14 @@ public enum Builder {
             // The staging writer compared the rows as it inserted them; SQL decides when it could not tell.
             let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
-            if table.fullText != nil {
-                fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
-                staging.readersStepBack()
+            if let fullText = table.fullText {
+                if options.useCache, let key = fullTextCache?.key(fullText, of: table, digests: inputs),
+                   let kept = fullTextCache?.reusable(fullText.name, key: key, log: log) {
+                    fullTextBuild.adopt(table.name, index: kept)
+                } else {
+                    fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
+                    staging.readersStepBack()
+                }
             }
             handedOut.insert(table.name)
             bundle(staging).staged(table.name, inOrder: ordered)
@@ -353,6 +363,7 @@ public enum Builder {
         outcome.targets = targetOutputs
         outcome.reusedSources = sourceCache?.reused.map(\.source) ?? []
         outcome.reusedFiles = Dictionary(uniqueKeysWithValues: sourceCache?.reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) } ?? [])
+        outcome.reusedIndexes = fullTextCache?.reused ?? []
         outcome.describe(pipeline)
         guard outcome.built, let pending else {
             try writeReport(outcome)
@@ -374,7 +385,12 @@ public enum Builder {
         try report.install()
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
         sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
-        if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true {
+        for table in shipped {
+            guard let fullTextCache, let fullText = table.fullText, let key = fullTextCache.key(fullText, of: table, digests: inputs),
+                  let built = fullTextBuild.builtIndex(fullText.name) else { continue }
+            fullTextCache.keep(fullText.name, key: key, scratch: built)
+        }
+        if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true, fullTextCache?.foundDamaged != true {
             try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
         }
         return outcome

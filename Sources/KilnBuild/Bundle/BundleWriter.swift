@@ -47,14 +47,14 @@ package struct BundleWriter {
         return tables
     }
 
-    /// Completes the bundle `tables` started, once the rules passed (`fullTextBuild` is discarded when this returns):
+    /// Completes the bundle `tables` started, once the rules passed (`fullTextBuild` is discarded when this throws;
+    /// otherwise the caller discards it, once the build cache has kept what it built, `FullTextCache`):
     /// writes the metadata and the schema version, checks foreign keys, and leaves it in its temporary file, for the
     /// caller to inspect, then commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
     ///   the temporary file is removed when it throws.
     package func finish(_ tables: BundleTables, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> PendingBundle {
-        defer { fullTextBuild.discard() }
         do {
             let (database, counts) = try tables.wait()
             try complete(database, counts: counts, inputs: inputs)
@@ -62,6 +62,7 @@ package struct BundleWriter {
             tables.handOver()
             return PendingBundle(temporary: tables.temporary, destination: tables.destination, counts: counts)
         } catch {
+            fullTextBuild.discard()
             tables.discard()
             guard let error = error as? SQLiteError else { throw error }
             if error.isStorageFailure { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,

@@ -14,7 +14,8 @@ import KilnReaders
 /// The index is built contentless (`content=''`) under the rowids the bundle's table gives its rows (its INTEGER key,
 /// else its rows' positions): the bundle's FTS5 table reads its text from that table (external content), and its four
 /// shadow tables come from here. Their rows are the ones FTS5 writes when it indexes the bundle's table in place
-/// (`'rebuild'`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
+/// (`'rebuild'`). A scratch database outlives its copy, so that the build cache can keep it (`FullTextCache`); an
+/// index the cache kept for the same rows is adopted instead of built (`adopt`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
 /// declares.
 package final class FullTextBuild: Sendable {
     private struct Index: Sendable {
@@ -26,8 +27,9 @@ package final class FullTextBuild: Sendable {
 
     private let indexes: [Index]
     private let queue = DispatchQueue(label: "kiln full-text indexes")
-    /// The tables whose index was started, and the failure of each index that failed, by full-text table name.
-    private let state = Mutex<(started: Set<String>, failures: [String: any Error & Sendable])>(([], [:]))
+    /// The tables whose index was started, the failure of each index that failed and the index each adopted one was
+    /// taken from (`adopt`), by full-text table name.
+    private let state = Mutex<(started: Set<String>, failures: [String: any Error & Sendable], adopted: [String: URL])>(([], [:], [:]))
 
     /// Stops the indexing (`discard()` raises it).
     private let stop = StopSignal()
@@ -84,6 +86,28 @@ package final class FullTextBuild: Sendable {
         }
     }
 
+    /// Takes the index of `table` from `database`, an index a build of the same rows made earlier (`FullTextCache`),
+    /// instead of building it: `copy(_:into:)` copies its shadow tables as it copies a new index's. The database is
+    /// only read.
+    package func adopt(_ table: String, index database: URL) {
+        guard let index = indexes.first(where: { $0.table.name == table }) else { return }
+        let first = state.withLock { state in
+            guard state.started.insert(table).inserted else { return false }
+            state.adopted[index.fullText.name] = database
+            return true
+        }
+        if first { index.done.signal() }
+    }
+
+    /// The scratch database holding the index of the full-text table `name`, once this build built it without a
+    /// failure; `nil` for an index not built here (adopted, failed, never started). Valid until `discard()`.
+    package func builtIndex(_ name: String) -> URL? {
+        guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else { return nil }
+        index.done.wait()
+        index.done.signal()
+        return state.withLock { $0.failures[name] == nil && $0.adopted[name] == nil } ? index.scratch : nil
+    }
+
     private func fail(_ index: Index, _ error: any Error & Sendable) {
         state.withLock { $0.failures[index.fullText.name] = error }
         index.done.signal()
@@ -133,8 +157,9 @@ package final class FullTextBuild: Sendable {
         }
         index.done.wait()
         index.done.signal()
-        if let failure = state.withLock({ $0.failures[name] }) { throw failure }
-        try database.execute("ATTACH DATABASE \(quoteLiteral(index.scratch.path)) AS kiln_fulltext")
+        let (failure, adopted) = state.withLock { ($0.failures[name], $0.adopted[name]) }
+        if let failure { throw failure }
+        try database.execute("ATTACH DATABASE \(quoteLiteral((adopted ?? index.scratch).path)) AS kiln_fulltext")
         let prefix = name + "_"
         let shadows = try database.rows("SELECT name FROM kiln_fulltext.sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",
                                         [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).compactMap { $0.values.first?.textValue }
@@ -147,11 +172,10 @@ package final class FullTextBuild: Sendable {
             }
         }
         try database.execute("DETACH DATABASE kiln_fulltext")
-        try? FileManager.default.removeItem(at: index.scratch)
     }
 
     /// Stops the indexing (the bundle is not needed after all, or is complete), waits for its thread and removes the
-    /// scratch databases. Calling it again does nothing more.
+    /// scratch databases the build cache did not take (`builtIndex`). Calling it again does nothing more.
     package func discard() {
         stop.raise()
         queue.sync {}
