@@ -134,4 +134,107 @@ final class StagedTableFactsTests: KilnTestCase {
         XCTAssertEqual(third.facts["t"]?.mayHoldNull("e"), true)
         XCTAssertEqual(["a", "b", "c", "d"].map { third.facts["t"]?.mayHoldNull($0) }, [false, false, false, false])
     }
+
+    /// The plan of the pipeline's one target, as the recorder makes it (the mapped columns, then `_file`, `_line`).
+    private func plan(_ target: CompiledTarget) -> StagedRowRecorder.TargetPlan {
+        let inserted = target.mappings.map(\.column.name)
+        return StagedRowRecorder.TargetPlan(table: 0, columnSlots: target.table.columns.map { inserted.firstIndex(of: $0.name) },
+                                            orderSlots: target.table.rowOrderColumnNames.map { inserted.firstIndex(of: $0) },
+                                            fileSlot: inserted.count)
+    }
+
+    /// Random rows split at random points (empty segments too): taking them in one by one (`record`, the oracle) and
+    /// composing the facts of each segment (`appending`, left to right, right to left, and through the stored form)
+    /// give the same facts, field by field; and the recorder, telling the segments apart by their `_file`, gives the
+    /// same facts for all the rows and each file's own.
+    func testTheFactsOfSegmentsComposeToTheFactsOfAllTheRows() throws {
+        var generator = SystemRandomNumberGenerator()
+        var inOrder = 0, outOfOrder = 0, unknown = 0, sharing = 0, boundaries = 0
+        let rounds = TestTier.size(300, fast: 100)
+        for (variant, primaryKey) in ["[\"b\", \"a\"]", "[\"c\"]", "[]"].enumerated() {
+            let pipeline = try pipeline(primaryKey: primaryKey)
+            let table = try XCTUnwrap(pipeline.manifest.table("t"))
+            let target = try XCTUnwrap(pipeline.sources.first?.targets.first)
+            let mapped = target.mappings.map(\.column.name)
+            let plan = plan(target)
+            let probe = try Database(path: ":memory:")
+            try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: probe)
+            let insert = try probe.prepare("INSERT INTO t (\(mapped.joined(separator: ", "))) VALUES (\(mapped.map { _ in "?" }.joined(separator: ", ")))")
+            for round in 0..<rounds {
+                var rows: [[SQLValue]] = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                    mapped.map { name in value(for: table.column(name)!.type, using: &generator) }
+                }
+                // Most rounds sort the rows as SQLite does (runs in order, equal neighbours), some then break the order once.
+                if round % 4 != 0 {
+                    try probe.execute("DELETE FROM t")
+                    for row in rows { try insert.run(row) }
+                    rows = try probe.rows("SELECT \(mapped.joined(separator: ", ")) FROM t ORDER BY \(SchemaSQL.rowOrder(table))").map(\.values)
+                    if round % 4 == 3, rows.count > 1 { rows.swapAt(Int.random(in: 1..<rows.count, using: &generator) - 1, rows.count - 1) }
+                }
+                var cuts = (0..<Int.random(in: 0...5, using: &generator)).map { _ in Int.random(in: 0...rows.count, using: &generator) }
+                cuts = [0] + cuts.sorted() + [rows.count]
+                let segments = zip(cuts, cuts.dropFirst()).enumerated().map { index, bounds in
+                    rows[bounds.0..<bounds.1].map { $0 + [.text("f\(index).txt"), .integer(1)] }
+                }
+                func fold(_ rows: [[SQLValue]]) -> StagedTableFacts {
+                    var facts = StagedTableFacts(table: table)
+                    for row in rows { facts.record(row, plan) }
+                    return facts
+                }
+                let all = fold(segments.flatMap { $0 })
+                let parts = segments.map(fold)
+                let context = "variant \(variant) round \(round): \(segments)"
+                let empty = StagedTableFacts(table: table)
+                XCTAssertEqual(parts.reduce(empty) { $0.appending($1) }.segment, all.segment, context)
+                XCTAssertEqual(parts.reversed().reduce(empty) { $1.appending($0) }.segment, all.segment, context)
+                let stored = try parts.map { try XCTUnwrap(StagedTableFacts(table: table, segment: $0.segment), context) }
+                XCTAssertEqual(stored.map(\.segment), parts.map(\.segment), context)
+                let composed = stored.reduce(empty) { $0.appending($1) }
+                XCTAssertEqual(composed.segment, all.segment, context)
+                XCTAssertEqual(table.columns.map { composed.mayHoldNull($0.name) }, table.columns.map { all.mayHoldNull($0.name) }, context)
+
+                // A row taken in after the composed facts is compared with the last stored row as with the last row.
+                if let next = rows.randomElement(using: &generator) {
+                    var afterAll = all, afterComposed = composed
+                    afterAll.record(next + [.text("g.txt"), .integer(1)], plan)
+                    afterComposed.record(next + [.text("g.txt"), .integer(1)], plan)
+                    XCTAssertEqual(afterComposed.segment, afterAll.segment, context)
+                }
+
+                var recorder = StagedRowRecorder(targets: [target], continuing: [:], keepingFiles: true)
+                for row in segments.joined() { recorder.record(row, target: 0) }
+                XCTAssertEqual(recorder.facts["t"]?.segment ?? empty.segment, all.segment, context)
+                let files = segments.enumerated().filter { !$0.element.isEmpty }
+                XCTAssertEqual(recorder.fileFacts.map(\.path), files.map { "f\($0.offset).txt" }, context)
+                XCTAssertEqual(recorder.fileFacts.map { $0.tables["t"]?.segment }, files.map { parts[$0.offset].segment }, context)
+
+                switch all.inOrder {
+                case true?: inOrder += 1
+                case false?: outOfOrder += 1
+                case nil: unknown += 1
+                }
+                if all.inOrder == true, all.longestSharedPrefix > 0 { sharing += 1 }
+                if files.count > 1 { boundaries += 1 }
+            }
+        }
+        // Every case occurred.
+        XCTAssertGreaterThan(inOrder, rounds / 10)
+        XCTAssertGreaterThan(outOfOrder, rounds / 10)
+        XCTAssertGreaterThan(unknown, rounds / 10)
+        XCTAssertGreaterThan(sharing, rounds / 30)
+        XCTAssertGreaterThan(boundaries, rounds)
+    }
+
+    /// Every value survives the stored form exactly, NaN and -0 included; what is not a token is refused.
+    func testTheStoredFormOfAValueIsExact() {
+        let values: [SQLValue] = [.null, .integer(0), .integer(.min), .integer(.max), .real(-0.0), .real(.nan), .real(.infinity), .real(1.5),
+                                  .text(""), .text("n"), .text("e\u{301}\n\"x"), .blob([]), .blob([0, 255, 16])]
+        for value in values {
+            let token = value.factsToken
+            let back = SQLValue(factsToken: token)
+            XCTAssertEqual(back?.factsToken, token, "\(value)")
+            if case .real(let number) = value, case .real(let read)? = back { XCTAssertEqual(read.bitPattern, number.bitPattern) }
+        }
+        for token in ["", "x1", "i", "i1.5", "r-1", "b0", "bzz", "nn"] { XCTAssertNil(SQLValue(factsToken: token), token) }
+    }
 }
