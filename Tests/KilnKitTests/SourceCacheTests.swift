@@ -87,4 +87,66 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).key,
                        SourceCache.key(pipeline.sources[0], manifest: pipeline.manifest, examplesPerCode: DiagnosticTally.defaultExamplesPerCode))
     }
+
+    /// A table keyed by `id`, filled from five files in key order and then from one more source.
+    private let keyedManifest = """
+        { bundle: "keyed", schemaVersion: 1,
+          tables: [{ name: "k", columns: [{ name: "id", type: "integer" }, { name: "name", type: "text", notNull: true }], primaryKey: ["id"] }],
+          sources: [{ name: "parts", format: "delimited", path: "parts/*.txt", options: { fields: ["id", "name", "note"] }, into: "k",
+                      columns: { id: "id", name: { field: "name", normalize: ["trim", "emptyToNull"] } } },
+                    { name: "extra", format: "delimited", path: "extra.txt", options: { fields: ["id", "name"] }, into: "k", columns: { id: "id", name: "name" } }] }
+        """
+
+    /// Stages `pipeline` as a build does, with its sources' entries beside `output` (`cached`) or reading every file;
+    /// returns each table's facts and what the cache supplied.
+    private func stagedFacts(_ pipeline: Pipeline, output: URL, cached: Bool) throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int]) {
+        let stagingURL = temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite")
+        let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
+        let log = DiagnosticLog()
+        var reused: [String: Int] = [:]
+        if cached {
+            let cache = SourceCache(cache: BuildCache(output: output), pipeline: pipeline, examplesPerCode: DiagnosticTally.defaultExamplesPerCode)
+            cache.prepare(staging, digests: { BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            for (position, source) in pipeline.sources.enumerated() {
+                _ = try cache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)
+            }
+            reused = Dictionary(uniqueKeysWithValues: cache.reused.map { ($0.source, $0.files) })
+        } else {
+            for source in pipeline.sources { _ = try staging.load(source, log: log) }
+        }
+        let facts = Dictionary(uniqueKeysWithValues: pipeline.manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0.segment) } })
+        try staging.database.close()
+        return (facts, reused)
+    }
+
+    /// After a build, one file edited: the facts of the table once the other files' rows are copied from the cache and
+    /// the edited one is read are the facts a staging that reads every file learns, whether the edit keeps the key
+    /// order, breaks it at the file's first row, repeats the key before it or leaves a name NULL.
+    func testTheFactsAfterCopyingTheUnchangedFilesAreAFullReadsFacts() throws {
+        let parts = (0..<5).map { part in (0..<4).map { "\(part * 10 + $0 + 1);name \(part)-\($0);n" }.joined(separator: "\n") + "\n" }
+        for (index, text) in parts.enumerated() { try write(text, to: "pipeline/parts/p\(index).txt") }
+        try write("100;last\n", to: "pipeline/extra.txt")
+        let pipeline = try loadPipeline(manifest: keyedManifest, rows: "")
+        let output = temporaryDirectory.appendingPathComponent("out/keyed.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
+
+        let edits: [(String, String, Bool?)] = [
+            ("in order", "21;other;n\n22;names;n\n23;here;n\n", true),
+            ("its first row before the last copied one", "13;back;n\n22;b;n\n23;c;n\n", false),
+            ("its first row repeating the key before it", "14;repeat;n\n22;b;n\n23;c;n\n", true),
+            ("a name NULL", "21;a;n\n22;;n\n23;c;n\n", true),
+        ]
+        for (what, text, inOrder) in edits {
+            try write(text, to: "pipeline/parts/p2.txt")
+            let edited = try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path)
+            let full = try stagedFacts(edited, output: output, cached: false)
+            let cached = try stagedFacts(edited, output: output, cached: true)
+            XCTAssertEqual(cached.reused, ["parts": 4, "extra": 1], what)
+            XCTAssertEqual(cached.facts, full.facts, what)
+            XCTAssertEqual(cached.facts["k"]?.inOrder, inOrder, what)
+            XCTAssertEqual(cached.facts["k"]?.rows, 20, what)
+        }
+        XCTAssertEqual(try stagedFacts(try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path), output: output, cached: true)
+            .facts["k"]?.nullable, "01", "the NULL name is known")
+    }
 }
