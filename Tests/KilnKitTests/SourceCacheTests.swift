@@ -149,4 +149,58 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertEqual(try stagedFacts(try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path), output: output, cached: true)
             .facts["k"]?.nullable, "01", "the NULL name is known")
     }
+
+    /// An entry whose database lacks the facts of a file's rows (its digest and record made to match): the entry is
+    /// damaged, so the source is read again, said so with a `build.cache` info, and the bundle is a full build's.
+    func testAnEntryMissingTheFactsOfAFilesRowsIsDamagedAndReadAgain() throws {
+        for index in 0..<3 { try write("\(index + 1);name \(index);n\n", to: "pipeline/parts/p\(index).txt") }
+        try write("100;last\n", to: "pipeline/extra.txt")
+        let pipeline = try loadPipeline(manifest: keyedManifest, rows: "")
+        let output = temporaryDirectory.appendingPathComponent("out/keyed.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
+        let bundle = try Data(contentsOf: output)
+
+        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
+        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "parts" })
+        let databaseURL = record.deletingPathExtension().appendingPathExtension("sqlite")
+        let database = try Database(path: databaseURL.path)
+        XCTAssertEqual(try database.rows("SELECT count(*) FROM _facts").first?.values.first, .integer(3), "one per file")
+        try database.execute("DELETE FROM _facts WHERE position = 1")
+        try database.close()
+        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        entry.databaseSHA256 = try FileDigest.sha256(of: databaseURL)
+        entry.checksum = try entry.computedChecksum()
+        try KilnJSON.encode(entry).write(to: record)
+        try FileManager.default.removeItem(at: BuildCache(output: output).recordURL)
+
+        let again = try Builder.build(pipeline, options: BuildOptions(output: output))
+        XCTAssertTrue(again.built)
+        XCTAssertEqual(again.reusedSources, ["extra"], "\"parts\" was read again")
+        let found = again.diagnostics.filter { $0.code == DiagnosticCode.buildCache.rawValue }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertTrue(found.first?.message.contains("of source \"parts\" is damaged or was edited (it cannot be read") == true, "\(found)")
+        XCTAssertEqual(try Data(contentsOf: output), bundle)
+    }
+
+    /// An entry of the format before `_facts` (what an earlier Kiln wrote, its checksum its own): read again without
+    /// a finding, as an entry of another key is, and written again in the current format.
+    func testAnEntryOfAnEarlierFormatIsReadAgainSilently() throws {
+        let pipeline = try loadPipeline(manifest: manifest, rows: "a;Mon\nb;Mon\n")
+        let output = temporaryDirectory.appendingPathComponent("out/cached.sqlite")
+        let full = try Builder.build(pipeline, options: BuildOptions(output: output))
+        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
+        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "s" })
+        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        entry.format = 1
+        entry.checksum = try entry.computedChecksum()
+        try KilnJSON.encode(entry).write(to: record)
+        try FileManager.default.removeItem(at: BuildCache(output: output).recordURL)
+
+        let again = try Builder.build(pipeline, options: BuildOptions(output: output))
+        XCTAssertEqual(again.reusedSources, ["second"], "\"s\" was read again")
+        XCTAssertEqual(again.diagnostics, full.diagnostics, "no build.cache finding")
+        XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).format, SourceCacheEntry.currentFormat)
+    }
 }
