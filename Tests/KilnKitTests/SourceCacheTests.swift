@@ -25,6 +25,14 @@ final class SourceCacheTests: KilnTestCase {
         return SourceCache.key(pipeline.sources[source], manifest: pipeline.manifest, examplesPerCode: examples)
     }
 
+    /// The record of the entry of the source named `name` of the bundle at `output`; there is one per source.
+    private func entryRecord(of name: String, output: URL) throws -> URL {
+        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
+        XCTAssertEqual(records.count, 2)
+        return try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == name })
+    }
+
     func testTheKeyFollowsWhatDecidesTheSourcesRowsAndNothingElse() throws {
         let original = try key(manifest)
         XCTAssertEqual(try key(manifest), original)
@@ -64,10 +72,7 @@ final class SourceCacheTests: KilnTestCase {
         let bundle = try Data(contentsOf: output)
 
         // Another Kiln (or other libraries) gives every key another value: the entry of "s" as such a Kiln wrote it.
-        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
-        XCTAssertEqual(records.count, 2)
-        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "s" })
+        let record = try entryRecord(of: "s", output: output)
         var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
         entry.key = String(repeating: "f", count: 64)
         entry.checksum = try entry.computedChecksum()
@@ -160,9 +165,7 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
         let bundle = try Data(contentsOf: output)
 
-        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
-        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "parts" })
+        let record = try entryRecord(of: "parts", output: output)
         let databaseURL = record.deletingPathExtension().appendingPathExtension("sqlite")
         let database = try Database(path: databaseURL.path)
         XCTAssertEqual(try database.rows("SELECT count(*) FROM _facts").first?.values.first, .integer(3), "one per file")
@@ -189,9 +192,7 @@ final class SourceCacheTests: KilnTestCase {
         let pipeline = try loadPipeline(manifest: manifest, rows: "a;Mon\nb;Mon\n")
         let output = temporaryDirectory.appendingPathComponent("out/cached.sqlite")
         let full = try Builder.build(pipeline, options: BuildOptions(output: output))
-        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
-        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "s" })
+        let record = try entryRecord(of: "s", output: output)
         var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
         entry.format = 1
         entry.checksum = try entry.computedChecksum()
