@@ -143,12 +143,11 @@ final class StagedTableFactsTests: KilnTestCase {
                                             fileSlot: inserted.count)
     }
 
-    /// Every field of `facts` as bytes (the stored form's JSON): texts compared byte for byte, not as Swift compares
-    /// strings (which takes "\u{E9}" for "e\u{301}").
-    private func exact(_ facts: StagedTableFacts) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(facts.segment)
+    /// Every field of `facts` (its stored form) as bytes: texts compared byte for byte, not as Swift compares strings
+    /// (which takes "\u{E9}" for "e\u{301}").
+    private func exact(_ facts: StagedTableFacts) -> [UInt8] {
+        let segment = facts.segment
+        return Array("\(segment.rows) \(segment.nullable) \(String(describing: segment.inOrder)) \(segment.longestSharedPrefix) \(segment.edges)".utf8)
     }
 
     /// Random rows split at random points (empty segments too): taking them in one by one (`record`, the oracle) and
@@ -193,12 +192,12 @@ final class StagedTableFactsTests: KilnTestCase {
                 let parts = segments.map(fold)
                 let context = "variant \(variant) round \(round): \(segments)"
                 let empty = StagedTableFacts(table: table)
-                XCTAssertEqual(try exact(parts.reduce(empty) { $0.appending($1) }), try exact(all), context)
-                XCTAssertEqual(try exact(parts.reversed().reduce(empty) { $1.appending($0) }), try exact(all), context)
-                let stored = try parts.map { try XCTUnwrap(StagedTableFacts(table: table, segment: $0.segment), context) }
-                XCTAssertEqual(try stored.map(exact), try parts.map(exact), context)
+                XCTAssertEqual(exact(parts.reduce(empty) { $0.appending($1) }), exact(all), context)
+                XCTAssertEqual(exact(parts.reversed().reduce(empty) { $1.appending($0) }), exact(all), context)
+                let stored = try parts.map { try XCTUnwrap(empty.restoring($0.segment), context) }
+                XCTAssertEqual(stored.map(exact), parts.map(exact), context)
                 let composed = stored.reduce(empty) { $0.appending($1) }
-                XCTAssertEqual(try exact(composed), try exact(all), context)
+                XCTAssertEqual(exact(composed), exact(all), context)
                 XCTAssertEqual(table.columns.map { composed.mayHoldNull($0.name) }, table.columns.map { all.mayHoldNull($0.name) }, context)
 
                 // A row taken in after the composed facts is compared with the last stored row as with the last row.
@@ -206,15 +205,15 @@ final class StagedTableFactsTests: KilnTestCase {
                     var afterAll = all, afterComposed = composed
                     afterAll.record(next + [.text("g.txt"), .integer(1)], plan)
                     afterComposed.record(next + [.text("g.txt"), .integer(1)], plan)
-                    XCTAssertEqual(try exact(afterComposed), try exact(afterAll), context)
+                    XCTAssertEqual(exact(afterComposed), exact(afterAll), context)
                 }
 
                 var recorder = StagedRowRecorder(targets: [target], continuing: [:], keepingFiles: true)
                 for row in segments.joined() { recorder.record(row, target: 0) }
-                XCTAssertEqual(try exact(recorder.facts["t"] ?? empty), try exact(all), context)
+                XCTAssertEqual(exact(recorder.facts["t"] ?? empty), exact(all), context)
                 let files = segments.enumerated().filter { !$0.element.isEmpty }
                 XCTAssertEqual(recorder.fileFacts.map(\.path), files.map { "f\($0.offset).txt" }, context)
-                XCTAssertEqual(try recorder.fileFacts.map { try $0.tables["t"].map(exact) }, try files.map { try exact(parts[$0.offset]) }, context)
+                XCTAssertEqual(try recorder.fileFacts.map { try $0.tables["t"].map(exact) }, try files.map { exact(parts[$0.offset]) }, context)
 
                 switch all.inOrder {
                 case true?: inOrder += 1
@@ -244,5 +243,27 @@ final class StagedTableFactsTests: KilnTestCase {
             if case .real(let number) = value, case .real(let read)? = back { XCTAssertEqual(read.bitPattern, number.bitPattern) }
         }
         for token in ["", "x1", "i", "i1.5", "r-1", "b0", "bzz", "nn"] { XCTAssertNil(SQLValue(factsToken: token), token) }
+    }
+
+    /// A stored segment that does not fit its table (or is cut short) is refused, not read as other facts.
+    func testAStoredSegmentThatDoesNotFitItsTableIsRefused() throws {
+        let pipeline = try pipeline(primaryKey: "[\"b\", \"a\"]")
+        let empty = StagedTableFacts(table: try XCTUnwrap(pipeline.manifest.table("t")))
+        // Order columns b, a, then c, d, e: five values for the first row, five for the last.
+        let edges = "2:i12:tp20:r46116860184273879043:b012:tx" + "2:i22:tq1:n1:n1:n"
+        let good = StagedTableFacts.Segment(rows: 2, nullable: "00001", inOrder: true, longestSharedPrefix: 0, edges: edges)
+        let restored = try XCTUnwrap(empty.restoring(good))
+        XCTAssertEqual(restored.segment, good)
+        XCTAssertEqual(restored.first, [.integer(1), .text("p"), .real(2), .blob([1]), .text("x")])
+        XCTAssertEqual(restored.last, [.integer(2), .text("q"), .null, .null, .null])
+        var bad: [StagedTableFacts.Segment] = []
+        for change in [{ (s: inout StagedTableFacts.Segment) in s.nullable = "0000" }, { $0.nullable = "00002" }, { $0.rows = -1 }, { $0.rows = 0 },
+                       { $0.edges = String($0.edges.dropLast()) }, { $0.edges += "1:n" }, { $0.edges = "9" + $0.edges }, { $0.edges = "x" + $0.edges }] {
+            var segment = good
+            change(&segment)
+            bad.append(segment)
+        }
+        for segment in bad { XCTAssertNil(empty.restoring(segment), "\(segment)") }
+        XCTAssertNil(try XCTUnwrap(empty.restoring(good)).restoring(good), "only facts without rows take a segment")
     }
 }

@@ -30,7 +30,7 @@ package struct SourceCacheEntry: ChecksummedRecord {
 ///
 /// The entry's database holds the source's tables as staging does, `_files` (each file's position, path and SHA-256),
 /// `_ranges` (the rowids of each file's rows in each table), `_facts` (what the staging writer learned of each file's
-/// rows in each table, `StagedTableFacts.Segment` as JSON: copied rows continue the table's facts as read ones would)
+/// rows in each table, a `StagedTableFacts.Segment` a row: copied rows continue the table's facts as read ones would)
 /// and `_findings` (the findings the read reported, in order, each with its file's position and the key of a finding
 /// made once per source).
 /// Not `Sendable`: one build uses it on its own thread.
@@ -229,13 +229,16 @@ package final class SourceCache {
     /// - Throws: `KilnError.io` when one is missing or does not fit its table (the entry is damaged).
     private static func facts(in database: Database, positions: Set<Int>, tables: [TableSpec]) throws -> [Int: [String: StagedTableFacts]] {
         var facts: [Int: [String: StagedTableFacts]] = [:]
-        let decoder = JSONDecoder()
-        try database.forEachRow("SELECT r.position, r.tbl, r.last - r.first + 1, f.facts FROM _ranges r "
+        let empty = Dictionary(tables.map { ($0.name, StagedTableFacts(table: $0)) }, uniquingKeysWith: { first, _ in first })
+        try database.forEachRow("SELECT r.position, r.tbl, r.last - r.first + 1, f.rows, f.nullable, f.in_order, f.shared, f.edges FROM _ranges r "
                                 + "LEFT JOIN _facts f ON f.position = r.position AND f.tbl = r.tbl ORDER BY r.position") { row in
-            guard case .integer(let position) = row.values[0], positions.contains(Int(position)) else { return }
-            guard case .text(let name) = row.values[1], let table = tables.first(where: { $0.name == name }), case .integer(let rows) = row.values[2],
-                  case .text(let json) = row.values[3], let segment = try? decoder.decode(StagedTableFacts.Segment.self, from: Data(json.utf8)),
-                  segment.rows == rows, let known = StagedTableFacts(table: table, segment: segment) else {
+            let values = row.values
+            guard case .integer(let position) = values[0], positions.contains(Int(position)) else { return }
+            let inOrder: Bool?? = switch values[5] { case .null: .some(nil); case .integer(let flag) where flag == 0 || flag == 1: .some(flag == 1); default: nil }
+            guard case .text(let name) = values[1], let none = empty[name], case .integer(let rows) = values[2], values[3] == .integer(rows),
+                  case .text(let nullable) = values[4], let inOrder, case .integer(let shared) = values[6], case .text(let edges) = values[7],
+                  let known = none.restoring(StagedTableFacts.Segment(rows: Int(rows), nullable: nullable, inOrder: inOrder,
+                                                                      longestSharedPrefix: Int(shared), edges: edges)) else {
                 throw KilnError.io("the facts of a file's rows are missing or do not fit its table")
             }
             facts[Int(position), default: [:]][name] = known
@@ -343,13 +346,13 @@ package final class SourceCache {
     /// at its file's position: one for each file and table `_ranges` has rows of.
     /// - Throws: `KilnError.io` when one is missing (the entry would not be trusted).
     private static func writeFacts(_ files: [String: [String: StagedTableFacts]], positions: [String: Int], in database: Database) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let addFacts = try database.prepare("INSERT INTO _facts (position, tbl, facts) VALUES (?, ?, ?)")
+        let addFacts = try database.prepare("INSERT INTO _facts (position, tbl, rows, nullable, in_order, shared, edges) VALUES (?, ?, ?, ?, ?, ?, ?)")
         for (path, tables) in files {
             guard let position = positions[path] else { continue }
             for (name, facts) in tables {
-                try addFacts.run([.integer(Int64(position)), .text(name), .text(String(decoding: try encoder.encode(facts.segment), as: UTF8.self))])
+                let segment = facts.segment
+                try addFacts.run([.integer(Int64(position)), .text(name), .integer(Int64(segment.rows)), .text(segment.nullable),
+                                  segment.inOrder.map { .integer($0 ? 1 : 0) } ?? .null, .integer(Int64(segment.longestSharedPrefix)), .text(segment.edges)])
             }
         }
         let missing = try database.rows("SELECT count(*) FROM _ranges r WHERE NOT EXISTS (SELECT 1 FROM _facts f WHERE f.position = r.position AND f.tbl = r.tbl)")
@@ -422,7 +425,8 @@ package final class SourceCache {
             try database.execute("""
                 CREATE TABLE _files (position INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL);
                 CREATE TABLE _ranges (position INTEGER NOT NULL, tbl TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
-                CREATE TABLE _facts (position INTEGER NOT NULL, tbl TEXT NOT NULL, facts TEXT NOT NULL, PRIMARY KEY (position, tbl));
+                CREATE TABLE _facts (position INTEGER NOT NULL, tbl TEXT NOT NULL, rows INTEGER NOT NULL, nullable TEXT NOT NULL, in_order INTEGER,
+                                     shared INTEGER NOT NULL, edges TEXT NOT NULL, PRIMARY KEY (position, tbl));
                 CREATE TABLE _findings (seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL,
                                         message TEXT NOT NULL, file TEXT, line INTEGER, col INTEGER, once TEXT)
                 """)

@@ -128,41 +128,65 @@ package struct StagedTableFacts: Sendable {
 
 extension StagedTableFacts {
     /// The facts of a run of rows as the build cache keeps them for each file (`SourceCache`), every value exact:
-    /// `nullable` one `0`/`1` per column, the order values of the first and last row as `SQLValue.factsToken`s.
-    package struct Segment: Codable, Equatable, Sendable {
+    /// `nullable` one `0`/`1` per column; `edges` the order values of the first and then the last row, each a
+    /// `SQLValue.factsToken` written as its UTF-8 length, `:` and the token (empty when there are no rows).
+    package struct Segment: Equatable, Sendable {
         package var rows: Int
         package var nullable: String
         package var inOrder: Bool?
         package var longestSharedPrefix: Int
-        package var first: [String]?
-        package var last: [String]?
+        package var edges: String
     }
 
     /// These facts as a `Segment`.
     package var segment: Segment {
-        Segment(rows: rows, nullable: String(nullableColumns.map { $0 ? "1" : "0" }), inOrder: inOrder,
-                longestSharedPrefix: longestSharedPrefix, first: first?.map(\.factsToken), last: last?.map(\.factsToken))
+        let edges = ((first ?? []) + (last ?? [])).map { value in
+            let token = value.factsToken
+            return "\(token.utf8.count):" + token
+        }
+        return Segment(rows: rows, nullable: String(nullableColumns.map { $0 ? "1" : "0" }), inOrder: inOrder,
+                       longestSharedPrefix: longestSharedPrefix, edges: edges.joined())
     }
 
-    /// The facts of `table`'s rows `segment` describes; `nil` when it does not fit the table (another number of
-    /// columns or order columns, a value that is no token).
-    package init?(table: TableSpec, segment: Segment) {
-        self.init(table: table)
-        let nullable = segment.nullable.utf8.map { $0 == UInt8(ascii: "1") }
-        guard segment.rows >= 0, nullable.count == columns.count, segment.nullable.utf8.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: "1") }),
-              (segment.first == nil) == (segment.last == nil), (segment.first == nil) == (segment.rows == 0) else { return nil }
-        func values(_ tokens: [String]?) -> [SQLValue]?? {
-            guard let tokens else { return .some(nil) }
-            let values = tokens.compactMap(SQLValue.init(factsToken:))
-            return values.count == tokens.count && values.count == orderTypes.count ? .some(values) : nil
+    /// The facts `segment` describes, of the table of these facts (which hold no rows); `nil` when it does not fit
+    /// the table (another number of columns or of order values, a value that is no token).
+    package func restoring(_ segment: Segment) -> StagedTableFacts? {
+        let flags = Array(segment.nullable.utf8)
+        guard rows == 0, segment.rows >= 0, segment.longestSharedPrefix >= 0, flags.count == columns.count,
+              flags.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: "1") }),
+              let values = StagedTableFacts.values(segment.edges, count: segment.rows == 0 ? 0 : 2 * orderTypes.count) else { return nil }
+        var facts = self
+        facts.rows = segment.rows
+        facts.nullableColumns = flags.map { $0 == UInt8(ascii: "1") }
+        facts.inOrder = segment.inOrder
+        facts.longestSharedPrefix = segment.longestSharedPrefix
+        if segment.rows > 0 {
+            facts.first = Array(values[..<orderTypes.count])
+            let last = Array(values[orderTypes.count...])
+            facts.previous = (last, last.indices.map { $0 })
         }
-        guard let first = values(segment.first), let last = values(segment.last) else { return nil }
-        rows = segment.rows
-        nullableColumns = nullable
-        inOrder = segment.inOrder
-        longestSharedPrefix = segment.longestSharedPrefix
-        self.first = first
-        previous = last.map { ($0, $0.indices.map { $0 }) }
+        return facts
+    }
+
+    /// The `count` values `edges` (`Segment.edges`) holds; `nil` unless it holds exactly that many tokens.
+    private static func values(_ edges: String, count: Int) -> [SQLValue]? {
+        let bytes = Array(edges.utf8)
+        var values: [SQLValue] = []
+        var index = 0
+        while index < bytes.count {
+            var length = 0, digits = 0
+            while index < bytes.count, digits < 10, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                length = length * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+                digits += 1
+            }
+            guard digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: ":"), length <= bytes.count - index - 1,
+                  let token = String(validating: bytes[(index + 1)..<(index + 1 + length)], as: UTF8.self),
+                  let value = SQLValue(factsToken: token) else { return nil }
+            values.append(value)
+            index += 1 + length
+        }
+        return values.count == count ? values : nil
     }
 }
 
