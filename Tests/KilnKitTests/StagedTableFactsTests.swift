@@ -235,11 +235,12 @@ final class StagedTableFactsTests: KilnTestCase {
     /// Every value survives the stored form exactly, NaN and -0 included; what is not a token is refused.
     func testTheStoredFormOfAValueIsExact() {
         let values: [SQLValue] = [.null, .integer(0), .integer(.min), .integer(.max), .real(-0.0), .real(.nan), .real(.infinity), .real(1.5),
-                                  .text(""), .text("n"), .text("e\u{301}\n\"x"), .blob([]), .blob([0, 255, 16])]
+                                  .text(""), .text("n"), .text("e\u{301}\n\"x"), .text("\u{301}x"), .text("\r\n"), .blob([]), .blob([0, 255, 16])]
         for value in values {
             let token = value.factsToken
             let back = SQLValue(factsToken: token)
-            XCTAssertEqual(back?.factsToken, token, "\(value)")
+            XCTAssertEqual(back.map { Array($0.factsToken.utf8) }, Array(token.utf8), "\(value)")
+            if case .text(let text) = value, case .text(let read)? = back { XCTAssertEqual(Array(read.utf8), Array(text.utf8)) }
             if case .real(let number) = value, case .real(let read)? = back { XCTAssertEqual(read.bitPattern, number.bitPattern) }
         }
         for token in ["", "x1", "i", "i1.5", "r-1", "b0", "bzz", "nn"] { XCTAssertNil(SQLValue(factsToken: token), token) }

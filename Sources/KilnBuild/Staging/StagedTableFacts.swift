@@ -43,15 +43,6 @@ package struct StagedTableFacts: Sendable {
         nullableColumns = Array(repeating: false, count: columns.count)
     }
 
-    /// The facts of a table some of whose rows were copied without being seen and whose facts are not known: any
-    /// column may hold NULL and the order is for SQL to tell.
-    package static func unknown(table: TableSpec) -> StagedTableFacts {
-        var facts = StagedTableFacts(table: table)
-        facts.nullableColumns = Array(repeating: true, count: facts.columns.count)
-        facts.inOrder = nil
-        return facts
-    }
-
     /// True when some row may hold NULL in `column` (or the table has no such column).
     package func mayHoldNull(_ column: String) -> Bool {
         guard let position = columns.firstIndex(of: column) else { return true }
@@ -205,13 +196,14 @@ extension SQLValue {
 
     /// The value `token` (`factsToken`) stands for; `nil` for anything else.
     package init?(factsToken token: String) {
-        guard let tag = token.first else { return nil }
-        let rest = token.dropFirst()
+        // The tag is one ASCII byte: the text after it may start with a combining mark, which `Character`s would join to it.
+        guard let tag = token.utf8.first.map({ Character(Unicode.Scalar($0)) }) else { return nil }
+        let rest = String(decoding: token.utf8.dropFirst(), as: UTF8.self)
         switch tag {
         case "n" where rest.isEmpty: self = .null
         case "i": guard let value = Int64(rest) else { return nil }; self = .integer(value)
         case "r": guard let bits = UInt64(rest) else { return nil }; self = .real(Double(bitPattern: bits))
-        case "t": self = .text(String(rest))
+        case "t": self = .text(rest)
         case "b":
             let digits = Array(rest.utf8)
             guard digits.count % 2 == 0 else { return nil }
