@@ -305,6 +305,56 @@ final class SourceCacheCommandTests: CLITestCase {
         try compareWithFullBuild("fts", "out/fts.sqlite", "no tampered index reached the bundle")
     }
 
+    /// The real Patras stop list (in code order) split into 12 files of one source filling a table keyed by the code,
+    /// with names that must not be NULL: the rebuild after an edit takes the other 11 files from the cache, and what
+    /// it knows of their rows (`StagedTableFacts`, stored per file) must give the findings and bytes of a full build,
+    /// whether the edit keeps the order, breaks it at the file's first line, repeats the key of the line before the
+    /// file or blanks a name.
+    func testAKeyedTableFromManyFilesGetsAFullBuildsFindingsAfterEachEdit() throws {
+        let lines = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("raw/patras/StopsUTF8.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        let parts = stride(from: 0, to: lines.count, by: 14).map { Array(lines[$0..<min(lines.count, $0 + 14)]) }
+        XCTAssertEqual(parts.count, 12)
+        func write(_ part: Int, _ lines: [String]) throws {
+            try (lines.joined(separator: "\n") + "\n").write(to: file("stops/parts/part-\(String(format: "%02d", part)).txt"), atomically: true, encoding: .utf8)
+        }
+        try FileManager.default.createDirectory(at: file("stops/parts"), withIntermediateDirectories: true)
+        for (index, part) in parts.enumerated() { try write(index, part) }
+        try """
+            { bundle: "stops", schemaVersion: 1,
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true },
+                                                 { name: "longitude", type: "real" }, { name: "latitude", type: "real" }],
+                         primaryKey: ["code"] }],
+              sources: [{ name: "stops", format: "delimited", path: "parts/*.txt", options: { fields: ["name", "code", "longitude", "latitude"] },
+                          into: "stop", columns: { code: "code", name: { field: "name", normalize: ["trim", "emptyToNull"] }, longitude: "longitude", latitude: "latitude" } }] }
+            """.write(to: file("stops/kiln.json5"), atomically: true, encoding: .utf8)
+        _ = try build("stops", "out/stops.sqlite")
+
+        func name(_ line: String) -> String { String(line.split(separator: ";")[0]) }
+        let edits: [(what: String, part: Int, lines: [String], finding: DiagnosticCode?)] = [
+            ("a name changed", 5, parts[5].enumerated().map { $0 == 3 ? $1.replacingOccurrences(of: name($1), with: name($1) + " Α") : $1 }, nil),
+            ("a line of an earlier file first, under another name", 6, [parts[1][2].replacingOccurrences(of: name(parts[1][2]), with: "Άλλη")] + parts[6],
+             .duplicateKey),
+            // The last line of the file before repeated with a name that sorts after its own: still in order.
+            ("the key before the file repeated", 6, [parts[5][13].replacingOccurrences(of: name(parts[5][13]), with: "Ωραίο όνομα")] + parts[6], .duplicateKey),
+            ("a name blanked", 8, parts[8].enumerated().map { $0 == 0 ? ";" + $1.split(separator: ";", omittingEmptySubsequences: false).dropFirst().joined(separator: ";") : $1 },
+             .notNull),
+        ]
+        for edit in edits {
+            for (index, part) in parts.enumerated() { try write(index, part) }
+            try write(edit.part, edit.lines)
+            let (run, reuse) = try buildAndCompare("stops", "out/stops.sqlite", edit.what)
+            XCTAssertEqual(reuse["stops"]?[1], 12, edit.what)
+            XCTAssertGreaterThanOrEqual(reuse["stops"]?[0] ?? 0, 10, "\(edit.what): only the edited files were read")
+            if let finding = edit.finding {
+                XCTAssertEqual(run.status, 1, edit.what)
+                XCTAssertTrue(run.stderr.contains("  \(finding.rawValue) (error) ×1\n"), "\(edit.what): \(run.stderr)")
+            } else {
+                XCTAssertEqual(run.status, 0, "\(edit.what): \(run.stderr)")
+            }
+        }
+    }
+
     /// The entry files of the source named `name` (`SourceCache`: the first 16 hex digits of the SHA-256 of its name).
     private func entryDatabase(of name: String, in folder: URL) throws -> URL {
         folder.appendingPathComponent(try entryID(name) + ".sqlite")

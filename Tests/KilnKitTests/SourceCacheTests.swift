@@ -25,6 +25,14 @@ final class SourceCacheTests: KilnTestCase {
         return SourceCache.key(pipeline.sources[source], manifest: pipeline.manifest, examplesPerCode: examples)
     }
 
+    /// The record of the entry of the source named `name` of the bundle at `output`; there is one per source.
+    private func entryRecord(of name: String, output: URL) throws -> URL {
+        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
+        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
+        XCTAssertEqual(records.count, 2)
+        return try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == name })
+    }
+
     func testTheKeyFollowsWhatDecidesTheSourcesRowsAndNothingElse() throws {
         let original = try key(manifest)
         XCTAssertEqual(try key(manifest), original)
@@ -64,10 +72,7 @@ final class SourceCacheTests: KilnTestCase {
         let bundle = try Data(contentsOf: output)
 
         // Another Kiln (or other libraries) gives every key another value: the entry of "s" as such a Kiln wrote it.
-        let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
-        let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
-        XCTAssertEqual(records.count, 2)
-        let record = try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == "s" })
+        let record = try entryRecord(of: "s", output: output)
         var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
         entry.key = String(repeating: "f", count: 64)
         entry.checksum = try entry.computedChecksum()
@@ -86,5 +91,117 @@ final class SourceCacheTests: KilnTestCase {
         // The entry was written again with this Kiln's key.
         XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).key,
                        SourceCache.key(pipeline.sources[0], manifest: pipeline.manifest, examplesPerCode: DiagnosticTally.defaultExamplesPerCode))
+    }
+
+    /// A table keyed by `id`, filled from five files in key order and then from one more source.
+    private let keyedManifest = """
+        { bundle: "keyed", schemaVersion: 1,
+          tables: [{ name: "k", columns: [{ name: "id", type: "integer" }, { name: "name", type: "text", notNull: true }], primaryKey: ["id"] }],
+          sources: [{ name: "parts", format: "delimited", path: "parts/*.txt", options: { fields: ["id", "name", "note"] }, into: "k",
+                      columns: { id: "id", name: { field: "name", normalize: ["trim", "emptyToNull"] } } },
+                    { name: "extra", format: "delimited", path: "extra.txt", options: { fields: ["id", "name"] }, into: "k", columns: { id: "id", name: "name" } }] }
+        """
+
+    /// Stages `pipeline` as a build does, with its sources' entries beside `output` (`cached`) or reading every file;
+    /// returns each table's facts and what the cache supplied.
+    private func stagedFacts(_ pipeline: Pipeline, output: URL, cached: Bool) throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int]) {
+        let stagingURL = temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite")
+        let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
+        let log = DiagnosticLog()
+        var reused: [String: Int] = [:]
+        if cached {
+            let cache = SourceCache(cache: BuildCache(output: output), pipeline: pipeline, examplesPerCode: DiagnosticTally.defaultExamplesPerCode)
+            cache.prepare(staging, digests: { BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            for (position, source) in pipeline.sources.enumerated() {
+                _ = try cache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)
+            }
+            reused = Dictionary(uniqueKeysWithValues: cache.reused.map { ($0.source, $0.files) })
+        } else {
+            for source in pipeline.sources { _ = try staging.load(source, log: log) }
+        }
+        let facts = Dictionary(uniqueKeysWithValues: pipeline.manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0.segment) } })
+        try staging.database.close()
+        return (facts, reused)
+    }
+
+    /// After a build, one file edited: the facts of the table once the other files' rows are copied from the cache and
+    /// the edited one is read are the facts a staging that reads every file learns, whether the edit keeps the key
+    /// order, breaks it at the file's first row, repeats the key before it or leaves a name NULL.
+    func testTheFactsAfterCopyingTheUnchangedFilesAreAFullReadsFacts() throws {
+        let parts = (0..<5).map { part in (0..<4).map { "\(part * 10 + $0 + 1);name \(part)-\($0);n" }.joined(separator: "\n") + "\n" }
+        for (index, text) in parts.enumerated() { try write(text, to: "pipeline/parts/p\(index).txt") }
+        try write("100;last\n", to: "pipeline/extra.txt")
+        let pipeline = try loadPipeline(manifest: keyedManifest, rows: "")
+        let output = temporaryDirectory.appendingPathComponent("out/keyed.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
+
+        let edits: [(String, String, Bool?)] = [
+            ("in order", "21;other;n\n22;names;n\n23;here;n\n", true),
+            ("its first row before the last copied one", "13;back;n\n22;b;n\n23;c;n\n", false),
+            ("its first row repeating the key before it", "14;repeat;n\n22;b;n\n23;c;n\n", true),
+            ("a name NULL", "21;a;n\n22;;n\n23;c;n\n", true),
+        ]
+        for (what, text, inOrder) in edits {
+            try write(text, to: "pipeline/parts/p2.txt")
+            let edited = try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path)
+            let full = try stagedFacts(edited, output: output, cached: false)
+            let cached = try stagedFacts(edited, output: output, cached: true)
+            XCTAssertEqual(cached.reused, ["parts": 4, "extra": 1], what)
+            XCTAssertEqual(cached.facts, full.facts, what)
+            XCTAssertEqual(cached.facts["k"]?.inOrder, inOrder, what)
+            XCTAssertEqual(cached.facts["k"]?.rows, 20, what)
+        }
+        XCTAssertEqual(try stagedFacts(try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path), output: output, cached: true)
+            .facts["k"]?.nullable, "01", "the NULL name is known")
+    }
+
+    /// An entry whose database lacks the facts of a file's rows (its digest and record made to match): the entry is
+    /// damaged, so the source is read again, said so with a `build.cache` info, and the bundle is a full build's.
+    func testAnEntryMissingTheFactsOfAFilesRowsIsDamagedAndReadAgain() throws {
+        for index in 0..<3 { try write("\(index + 1);name \(index);n\n", to: "pipeline/parts/p\(index).txt") }
+        try write("100;last\n", to: "pipeline/extra.txt")
+        let pipeline = try loadPipeline(manifest: keyedManifest, rows: "")
+        let output = temporaryDirectory.appendingPathComponent("out/keyed.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
+        let bundle = try Data(contentsOf: output)
+
+        let record = try entryRecord(of: "parts", output: output)
+        let databaseURL = record.deletingPathExtension().appendingPathExtension("sqlite")
+        let database = try Database(path: databaseURL.path)
+        XCTAssertEqual(try database.rows("SELECT count(*) FROM _facts").first?.values.first, .integer(3), "one per file")
+        try database.execute("DELETE FROM _facts WHERE position = 1")
+        try database.close()
+        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        entry.databaseSHA256 = try FileDigest.sha256(of: databaseURL)
+        entry.checksum = try entry.computedChecksum()
+        try KilnJSON.encode(entry).write(to: record)
+        try FileManager.default.removeItem(at: BuildCache(output: output).recordURL)
+
+        let again = try Builder.build(pipeline, options: BuildOptions(output: output))
+        XCTAssertTrue(again.built)
+        XCTAssertEqual(again.reusedSources, ["extra"], "\"parts\" was read again")
+        let found = again.diagnostics.filter { $0.code == DiagnosticCode.buildCache.rawValue }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertTrue(found.first?.message.contains("of source \"parts\" is damaged or was edited (it cannot be read") == true, "\(found)")
+        XCTAssertEqual(try Data(contentsOf: output), bundle)
+    }
+
+    /// An entry of the format before `_facts` (what an earlier Kiln wrote, its checksum its own): read again without
+    /// a finding, as an entry of another key is, and written again in the current format.
+    func testAnEntryOfAnEarlierFormatIsReadAgainSilently() throws {
+        let pipeline = try loadPipeline(manifest: manifest, rows: "a;Mon\nb;Mon\n")
+        let output = temporaryDirectory.appendingPathComponent("out/cached.sqlite")
+        let full = try Builder.build(pipeline, options: BuildOptions(output: output))
+        let record = try entryRecord(of: "s", output: output)
+        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        entry.format = 1
+        entry.checksum = try entry.computedChecksum()
+        try KilnJSON.encode(entry).write(to: record)
+        try FileManager.default.removeItem(at: BuildCache(output: output).recordURL)
+
+        let again = try Builder.build(pipeline, options: BuildOptions(output: output))
+        XCTAssertEqual(again.reusedSources, ["second"], "\"s\" was read again")
+        XCTAssertEqual(again.diagnostics, full.diagnostics, "no build.cache finding")
+        XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).format, SourceCacheEntry.currentFormat)
     }
 }

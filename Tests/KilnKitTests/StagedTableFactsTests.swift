@@ -134,4 +134,137 @@ final class StagedTableFactsTests: KilnTestCase {
         XCTAssertEqual(third.facts["t"]?.mayHoldNull("e"), true)
         XCTAssertEqual(["a", "b", "c", "d"].map { third.facts["t"]?.mayHoldNull($0) }, [false, false, false, false])
     }
+
+    /// The plan of the pipeline's one target, as the recorder makes it (the mapped columns, then `_file`, `_line`).
+    private func plan(_ target: CompiledTarget) -> StagedRowRecorder.TargetPlan {
+        let inserted = target.mappings.map(\.column.name)
+        return StagedRowRecorder.TargetPlan(table: 0, columnSlots: target.table.columns.map { inserted.firstIndex(of: $0.name) },
+                                            orderSlots: target.table.rowOrderColumnNames.map { inserted.firstIndex(of: $0) },
+                                            fileSlot: inserted.count)
+    }
+
+    /// Every field of `facts` (its stored form) as bytes: texts compared byte for byte, not as Swift compares strings
+    /// (which takes "\u{E9}" for "e\u{301}").
+    private func exact(_ facts: StagedTableFacts) -> [UInt8] {
+        let segment = facts.segment
+        return Array("\(segment.rows) \(segment.nullable) \(String(describing: segment.inOrder)) \(segment.longestSharedPrefix) \(segment.edges)".utf8)
+    }
+
+    /// Random rows split at random points (empty segments too): taking them in one by one (`record`, the oracle) and
+    /// composing the facts of each segment (`appending`, left to right, right to left, and through the stored form)
+    /// give the same facts, field by field; and the recorder, telling the segments apart by their `_file`, gives the
+    /// same facts for all the rows and each file's own.
+    func testTheFactsOfSegmentsComposeToTheFactsOfAllTheRows() throws {
+        var generator = SystemRandomNumberGenerator()
+        var inOrder = 0, outOfOrder = 0, unknown = 0, sharing = 0, boundaries = 0
+        let rounds = TestTier.size(300, fast: 100)
+        for (variant, primaryKey) in ["[\"b\", \"a\"]", "[\"c\"]", "[]"].enumerated() {
+            let pipeline = try pipeline(primaryKey: primaryKey)
+            let table = try XCTUnwrap(pipeline.manifest.table("t"))
+            let target = try XCTUnwrap(pipeline.sources.first?.targets.first)
+            let mapped = target.mappings.map(\.column.name)
+            let plan = plan(target)
+            let probe = try Database(path: ":memory:")
+            try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: probe)
+            let insert = try probe.prepare("INSERT INTO t (\(mapped.joined(separator: ", "))) VALUES (\(mapped.map { _ in "?" }.joined(separator: ", ")))")
+            for round in 0..<rounds {
+                var rows: [[SQLValue]] = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                    mapped.map { name in value(for: table.column(name)!.type, using: &generator) }
+                }
+                // Most rounds sort the rows as SQLite does (runs in order, equal neighbours), some then break the order once.
+                if round % 4 != 0 {
+                    try probe.execute("DELETE FROM t")
+                    for row in rows { try insert.run(row) }
+                    rows = try probe.rows("SELECT \(mapped.joined(separator: ", ")) FROM t ORDER BY \(SchemaSQL.rowOrder(table))").map(\.values)
+                    if round % 4 == 3, rows.count > 1 { rows.swapAt(Int.random(in: 1..<rows.count, using: &generator) - 1, rows.count - 1) }
+                }
+                var cuts = (0..<Int.random(in: 0...5, using: &generator)).map { _ in Int.random(in: 0...rows.count, using: &generator) }
+                cuts = [0] + cuts.sorted() + [rows.count]
+                let segments = zip(cuts, cuts.dropFirst()).enumerated().map { index, bounds in
+                    rows[bounds.0..<bounds.1].map { $0 + [.text("f\(index).txt"), .integer(1)] }
+                }
+                func fold(_ rows: [[SQLValue]]) -> StagedTableFacts {
+                    var facts = StagedTableFacts(table: table)
+                    for row in rows { facts.record(row, plan) }
+                    return facts
+                }
+                let all = fold(segments.flatMap { $0 })
+                let parts = segments.map(fold)
+                let context = "variant \(variant) round \(round): \(segments)"
+                let empty = StagedTableFacts(table: table)
+                XCTAssertEqual(exact(parts.reduce(empty) { $0.appending($1) }), exact(all), context)
+                XCTAssertEqual(exact(parts.reversed().reduce(empty) { $1.appending($0) }), exact(all), context)
+                let stored = try parts.map { try XCTUnwrap(empty.restoring($0.segment), context) }
+                XCTAssertEqual(stored.map(exact), parts.map(exact), context)
+                let composed = stored.reduce(empty) { $0.appending($1) }
+                XCTAssertEqual(exact(composed), exact(all), context)
+                XCTAssertEqual(table.columns.map { composed.mayHoldNull($0.name) }, table.columns.map { all.mayHoldNull($0.name) }, context)
+
+                // A row taken in after the composed facts is compared with the last stored row as with the last row.
+                if let next = rows.randomElement(using: &generator) {
+                    var afterAll = all, afterComposed = composed
+                    afterAll.record(next + [.text("g.txt"), .integer(1)], plan)
+                    afterComposed.record(next + [.text("g.txt"), .integer(1)], plan)
+                    XCTAssertEqual(exact(afterComposed), exact(afterAll), context)
+                }
+
+                var recorder = StagedRowRecorder(targets: [target], continuing: [:], keepingFiles: true)
+                for row in segments.joined() { recorder.record(row, target: 0) }
+                XCTAssertEqual(exact(recorder.facts["t"] ?? empty), exact(all), context)
+                let files = segments.enumerated().filter { !$0.element.isEmpty }
+                XCTAssertEqual(recorder.fileFacts.map(\.path), files.map { "f\($0.offset).txt" }, context)
+                XCTAssertEqual(try recorder.fileFacts.map { try $0.tables["t"].map(exact) }, try files.map { exact(parts[$0.offset]) }, context)
+
+                switch all.inOrder {
+                case true?: inOrder += 1
+                case false?: outOfOrder += 1
+                case nil: unknown += 1
+                }
+                if all.inOrder == true, all.longestSharedPrefix > 0 { sharing += 1 }
+                if files.count > 1 { boundaries += 1 }
+            }
+        }
+        // Every case occurred.
+        XCTAssertGreaterThan(inOrder, rounds / 10)
+        XCTAssertGreaterThan(outOfOrder, rounds / 10)
+        XCTAssertGreaterThan(unknown, rounds / 10)
+        XCTAssertGreaterThan(sharing, rounds / 30)
+        XCTAssertGreaterThan(boundaries, rounds)
+    }
+
+    /// Every value survives the stored form exactly, NaN and -0 included; what is not a token is refused.
+    func testTheStoredFormOfAValueIsExact() {
+        let values: [SQLValue] = [.null, .integer(0), .integer(.min), .integer(.max), .real(-0.0), .real(.nan), .real(.infinity), .real(1.5),
+                                  .text(""), .text("n"), .text("e\u{301}\n\"x"), .text("\u{301}x"), .text("\r\n"), .blob([]), .blob([0, 255, 16])]
+        for value in values {
+            let token = value.factsToken
+            let back = SQLValue(factsToken: token)
+            XCTAssertEqual(back.map { Array($0.factsToken.utf8) }, Array(token.utf8), "\(value)")
+            if case .text(let text) = value, case .text(let read)? = back { XCTAssertEqual(Array(read.utf8), Array(text.utf8)) }
+            if case .real(let number) = value, case .real(let read)? = back { XCTAssertEqual(read.bitPattern, number.bitPattern) }
+        }
+        for token in ["", "x1", "i", "i1.5", "r-1", "b0", "bzz", "nn"] { XCTAssertNil(SQLValue(factsToken: token), token) }
+    }
+
+    /// A stored segment that does not fit its table (or is cut short) is refused, not read as other facts.
+    func testAStoredSegmentThatDoesNotFitItsTableIsRefused() throws {
+        let pipeline = try pipeline(primaryKey: "[\"b\", \"a\"]")
+        let empty = StagedTableFacts(table: try XCTUnwrap(pipeline.manifest.table("t")))
+        // Order columns b, a, then c, d, e: five values for the first row, five for the last.
+        let edges = "2:i12:tp20:r46116860184273879043:b012:tx" + "2:i22:tq1:n1:n1:n"
+        let good = StagedTableFacts.Segment(rows: 2, nullable: "00001", inOrder: true, longestSharedPrefix: 0, edges: edges)
+        let restored = try XCTUnwrap(empty.restoring(good))
+        XCTAssertEqual(restored.segment, good)
+        XCTAssertEqual(restored.first, [.integer(1), .text("p"), .real(2), .blob([1]), .text("x")])
+        XCTAssertEqual(restored.last, [.integer(2), .text("q"), .null, .null, .null])
+        var bad: [StagedTableFacts.Segment] = []
+        for change in [{ (s: inout StagedTableFacts.Segment) in s.nullable = "0000" }, { $0.nullable = "00002" }, { $0.rows = -1 }, { $0.rows = 0 },
+                       { $0.edges = String($0.edges.dropLast()) }, { $0.edges += "1:n" }, { $0.edges = "9" + $0.edges }, { $0.edges = "x" + $0.edges }] {
+            var segment = good
+            change(&segment)
+            bad.append(segment)
+        }
+        for segment in bad { XCTAssertNil(empty.restoring(segment), "\(segment)") }
+        XCTAssertNil(try XCTUnwrap(empty.restoring(good)).restoring(good), "only facts without rows take a segment")
+    }
 }

@@ -16,7 +16,7 @@ package struct SourceCacheEntry: ChecksummedRecord {
     package var databaseStamp: FileStamp?
     package var checksum = ""
 
-    package static let currentFormat = 1
+    package static let currentFormat = 2
 }
 
 /// Per-source and per-file reuse for a build that cannot keep the whole bundle (`BuildCache`): each source's staged
@@ -29,8 +29,10 @@ package struct SourceCacheEntry: ChecksummedRecord {
 /// at any point leaves either the old entry, no entry, or one whose digest does not match (read again, reported).
 ///
 /// The entry's database holds the source's tables as staging does, `_files` (each file's position, path and SHA-256),
-/// `_ranges` (the rowids of each file's rows in each table) and `_findings` (the findings the read reported, in order,
-/// each with its file's position and the key of a finding made once per source).
+/// `_ranges` (the rowids of each file's rows in each table), `_facts` (what the staging writer learned of each file's
+/// rows in each table, a `StagedTableFacts.Segment` a row: copied rows continue the table's facts as read ones would)
+/// and `_findings` (the findings the read reported, in order, each with its file's position and the key of a finding
+/// made once per source).
 /// Not `Sendable`: one build uses it on its own thread.
 package final class SourceCache {
     /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
@@ -59,6 +61,10 @@ package final class SourceCache {
         package let digests: [String: String]
         /// True when every file is copied, in the entry's order: the entry stays as it is.
         package let whole: Bool
+        /// The facts of the rows of each copied file (by entry position), by table name (the tables it has rows of).
+        package let facts: [Int: [String: StagedTableFacts]]
+        /// The path of each copied file, by entry position.
+        package let paths: [Int: String]
     }
 
     /// What one source added to staging: each of its tables' last rowid before and after, and the findings it
@@ -67,6 +73,8 @@ package final class SourceCache {
         package var before: [String: Int64]
         package var after: [String: Int64]
         package var findings: [Finding]
+        /// The facts of each file's rows (by path), by table name (the tables it has rows of).
+        package var files: [String: [String: StagedTableFacts]]
     }
 
     /// A finding as the build's log took it in while a source was staged.
@@ -149,11 +157,12 @@ package final class SourceCache {
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
             let (recordURL, databaseURL) = entryFiles(source.spec.name)
             guard OutputPath.entryKind(recordURL) == .regular, let data = FileManager.default.contents(atPath: recordURL.path) else { continue }
-            guard let entry = SourceCacheEntry.verified(data), entry.format == SourceCacheEntry.currentFormat else {
+            guard let entry = SourceCacheEntry.verified(data) else {
                 reportDamaged(source, recordURL, "its record's checksum does not match", log)
                 continue
             }
-            guard entry.key == key, entry.source == source.spec.name else { continue }
+            // An entry of another format is one another Kiln wrote, as one of another key.
+            guard entry.format == SourceCacheEntry.currentFormat, entry.key == key, entry.source == source.spec.name else { continue }
             guard OutputPath.entryKind(databaseURL) == .regular,
                   FileStamp(databaseURL).map({ $0 == entry.databaseStamp }) == true
                     || (try? FileDigest.sha256(of: databaseURL)) == entry.databaseSHA256 else {
@@ -209,7 +218,32 @@ package final class SourceCache {
         guard !copied.isEmpty else { return nil }
         var whole = false
         if steps.count == 1, case .copy(let run) = steps[0], run == 0...(count - 1), copied.count == source.files.count { whole = true }
-        return Plan(database: url, steps: steps, digests: copied, whole: whole)
+        let paths = Dictionary(uniqueKeysWithValues: copied.keys.compactMap { path in cached[path].map { ($0.position, path) } })
+        return Plan(database: url, steps: steps, digests: copied, whole: whole,
+                    facts: try SourceCache.facts(in: database, positions: Set(paths.keys), tables: SourceCache.tables(of: source, in: pipeline.manifest)),
+                    paths: paths)
+    }
+
+    /// The facts of the rows of each file at `positions` in the entry `database`, by table: one for each file and
+    /// table `_ranges` has rows of, holding that many rows.
+    /// - Throws: `KilnError.io` when one is missing or does not fit its table (the entry is damaged).
+    private static func facts(in database: Database, positions: Set<Int>, tables: [TableSpec]) throws -> [Int: [String: StagedTableFacts]] {
+        var facts: [Int: [String: StagedTableFacts]] = [:]
+        let empty = Dictionary(tables.map { ($0.name, StagedTableFacts(table: $0)) }, uniquingKeysWith: { first, _ in first })
+        try database.forEachRow("SELECT r.position, r.tbl, r.last - r.first + 1, f.rows, f.nullable, f.in_order, f.shared, f.edges FROM _ranges r "
+                                + "LEFT JOIN _facts f ON f.position = r.position AND f.tbl = r.tbl ORDER BY r.position") { row in
+            let values = row.values
+            guard case .integer(let position) = values[0], positions.contains(Int(position)) else { return }
+            let inOrder: Bool?? = switch values[5] { case .null: .some(nil); case .integer(let flag) where flag == 0 || flag == 1: .some(flag == 1); default: nil }
+            guard case .text(let name) = values[1], let none = empty[name], case .integer(let rows) = values[2], values[3] == .integer(rows),
+                  case .text(let nullable) = values[4], let inOrder, case .integer(let shared) = values[6], case .text(let edges) = values[7],
+                  let known = none.restoring(StagedTableFacts.Segment(rows: Int(rows), nullable: nullable, inOrder: inOrder,
+                                                                      longestSharedPrefix: Int(shared), edges: edges)) else {
+                throw KilnError.io("the facts of a file's rows are missing or do not fit its table")
+            }
+            facts[Int(position), default: [:]][name] = known
+        }
+        return facts
     }
 
     /// Stages `source` (at `position`) into `staging` (the file `stagingURL`) as its plan says, noting its findings
@@ -226,6 +260,11 @@ package final class SourceCache {
             staging.fileStarted = nil
         }
         var digests: [String: String] = [:]
+        var files: [String: [String: StagedTableFacts]] = [:]
+        staging.keepsFileFacts = true
+        func takeFileFacts() {
+            for (path, facts) in staging.takeFileFacts() { files[path] = facts }
+        }
         if let plan = plans[position] {
             var copier: Database?
             defer { try? copier?.close() }
@@ -233,6 +272,7 @@ package final class SourceCache {
                 switch step {
                 case .read(let count):
                     digests.merge(try staging.load(source, log: log, next: count)) { first, _ in first }
+                    takeFileFacts()
                 case .copy(let run):
                     // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
                     try staging.file.write { _ in
@@ -240,14 +280,23 @@ package final class SourceCache {
                         copier = connection
                         try copy(run, tables: tables, with: connection, log: log, tap: tap)
                     }
-                    staging.rowsCopied(into: tables)
+                    // The facts of the run's rows, file after file, continue the tables' facts.
+                    var copied: [String: StagedTableFacts] = [:]
+                    for entryPosition in run {
+                        for (name, facts) in plan.facts[entryPosition] ?? [:] {
+                            copied[name] = copied[name].map { $0.appending(facts) } ?? facts
+                        }
+                        if let path = plan.paths[entryPosition] { files[path] = plan.facts[entryPosition] ?? [:] }
+                    }
+                    staging.rowsCopied(copied, into: tables)
                 }
             }
             digests.merge(plan.digests) { first, _ in first }
         } else {
             digests = try staging.load(source, log: log)
+            takeFileFacts()
         }
-        staged[position] = Staged(before: before, after: try SourceCache.lastRowids(tables, in: staging.database), findings: tap.findings)
+        staged[position] = Staged(before: before, after: try SourceCache.lastRowids(tables, in: staging.database), findings: tap.findings, files: files)
         return digests
     }
 
@@ -291,6 +340,23 @@ package final class SourceCache {
             }
             if let once = values[7].storedText { log.report(finding, once: once) } else { log.report(finding) }
         }
+    }
+
+    /// Writes the facts of each file's rows in each table (`files`, by path) into the entry `database`'s `_facts`, each
+    /// at its file's position: one for each file and table `_ranges` has rows of.
+    /// - Throws: `KilnError.io` when one is missing (the entry would not be trusted).
+    private static func writeFacts(_ files: [String: [String: StagedTableFacts]], positions: [String: Int], in database: Database) throws {
+        let addFacts = try database.prepare("INSERT INTO _facts (position, tbl, rows, nullable, in_order, shared, edges) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        for (path, tables) in files {
+            guard let position = positions[path] else { continue }
+            for (name, facts) in tables {
+                let segment = facts.segment
+                try addFacts.run([.integer(Int64(position)), .text(name), .integer(Int64(segment.rows)), .text(segment.nullable),
+                                  segment.inOrder.map { .integer($0 ? 1 : 0) } ?? .null, .integer(Int64(segment.longestSharedPrefix)), .text(segment.edges)])
+            }
+        }
+        let missing = try database.rows("SELECT count(*) FROM _ranges r WHERE NOT EXISTS (SELECT 1 FROM _facts f WHERE f.position = r.position AND f.tbl = r.tbl)")
+        guard missing.first?.values.first == .integer(0) else { throw KilnError.io("the facts of some file's rows are missing") }
     }
 
     /// The declared columns of `table` and its provenance columns, quoted, for an `INSERT … SELECT`.
@@ -359,6 +425,8 @@ package final class SourceCache {
             try database.execute("""
                 CREATE TABLE _files (position INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL);
                 CREATE TABLE _ranges (position INTEGER NOT NULL, tbl TEXT NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
+                CREATE TABLE _facts (position INTEGER NOT NULL, tbl TEXT NOT NULL, rows INTEGER NOT NULL, nullable TEXT NOT NULL, in_order INTEGER,
+                                     shared INTEGER NOT NULL, edges TEXT NOT NULL, PRIMARY KEY (position, tbl));
                 CREATE TABLE _findings (seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL,
                                         message TEXT NOT NULL, file TEXT, line INTEGER, col INTEGER, once TEXT)
                 """)
@@ -386,6 +454,7 @@ package final class SourceCache {
                     throw KilnError.io("the rows of \(table.name) are not grouped by file")
                 }
             }
+            try SourceCache.writeFacts(staged.files, positions: positions, in: database)
             let addFinding = try database.prepare("INSERT INTO _findings (position, code, severity, message, file, line, col, once) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
             for finding in staged.findings {
                 // A finding made before the first file (none is) could not be replayed in its place.

@@ -8,9 +8,16 @@ import KilnReaders
 /// checks that would scan the staged table again need not: which columns received a NULL, whether each row sorts
 /// strictly after the one before it in the bundle's order (`StagedRowOrder`), and how many leading order columns two
 /// neighbouring rows shared at most. Only a table filled by sources has facts; a query table's rows come from SQL.
+///
+/// The facts of a run of rows compose: with the first and last row's order values kept, the facts of rows A then B
+/// are `facts(A).appending(facts(B))`, exactly what taking in A's rows and then B's gives. So the build cache keeps
+/// each file's facts (`Segment`) and a build that copies files from it knows what reading them would have told.
 package struct StagedTableFacts: Sendable {
     /// The table's columns, in declaration order.
     package let columns: [String]
+    /// The declared type of each order column (`TableSpec.rowOrderColumnNames`), which decides how SQLite stores
+    /// what is bound to it.
+    package let orderTypes: [ColumnType]
     /// Rows inserted.
     package private(set) var rows = 0
     /// For each column (declaration order), whether some row left it NULL or bound a value SQLite may store as NULL.
@@ -24,27 +31,27 @@ package struct StagedTableFacts: Sendable {
     /// of the first k order columns has two neighbours alike exactly when this is at least k. Meaningful while
     /// `inOrder` is true.
     package private(set) var longestSharedPrefix = 0
+    /// The first row's order values, as bound (NULL for a column it did not bind); `nil` before the first row.
+    package private(set) var first: [SQLValue]?
     /// The previous row's values and where its order columns are among them (`nil` for a column it did not bind).
     private var previous: (values: [SQLValue], orderSlots: [Int?])?
 
-    package init(columns: [String]) {
-        self.columns = columns
+    /// No rows yet of `table`.
+    package init(table: TableSpec) {
+        columns = table.columns.map(\.name)
+        orderTypes = table.rowOrderColumnNames.map { name in table.column(name)?.type ?? .blob }
         nullableColumns = Array(repeating: false, count: columns.count)
-    }
-
-    /// The facts of a table some of whose rows were copied without being seen (from the build cache, `SourceCache`):
-    /// any column may hold NULL and the order is for SQL to tell.
-    package static func unknown(columns: [String]) -> StagedTableFacts {
-        var facts = StagedTableFacts(columns: columns)
-        facts.nullableColumns = Array(repeating: true, count: columns.count)
-        facts.inOrder = nil
-        return facts
     }
 
     /// True when some row may hold NULL in `column` (or the table has no such column).
     package func mayHoldNull(_ column: String) -> Bool {
         guard let position = columns.firstIndex(of: column) else { return true }
         return nullableColumns[position]
+    }
+
+    /// The last row's order values, as bound; `nil` before the first row.
+    package var last: [SQLValue]? {
+        previous.map { row in row.orderSlots.map { $0.map { row.values[$0] } ?? .null } }
     }
 
     /// Takes in the next inserted row: `values` as bound, with `plan` saying where each column is among them.
@@ -54,19 +61,40 @@ package struct StagedTableFacts: Sendable {
             if let slot, !values[slot].mayBeStoredAsNull { continue }
             nullableColumns[column] = true
         }
-        if inOrder == true, let previous {
-            compare(previous, (values, plan.orderSlots), types: plan.orderTypes)
+        if let previous {
+            if inOrder == true { compare(previous, (values, plan.orderSlots)) }
+        } else {
+            first = plan.orderSlots.map { $0.map { values[$0] } ?? .null }
         }
         previous = (values, plan.orderSlots)
     }
 
+    /// The facts of these rows followed by `next`'s (of the same table): what `record` would have learned taking in
+    /// `next`'s rows after these. The last row here is compared with `next`'s first as `record` compares neighbours.
+    package func appending(_ next: StagedTableFacts) -> StagedTableFacts {
+        var facts = self
+        facts.rows += next.rows
+        for (column, nullable) in next.nullableColumns.enumerated() where nullable { facts.nullableColumns[column] = true }
+        if facts.inOrder == true {
+            if let previous, let following = next.first {
+                facts.compare(previous, (following, following.indices.map { $0 }))
+            }
+            if facts.inOrder == true {
+                facts.inOrder = next.inOrder
+                facts.longestSharedPrefix = max(facts.longestSharedPrefix, next.longestSharedPrefix)
+            }
+        }
+        if facts.first == nil { facts.first = next.first }
+        if let last = next.previous { facts.previous = last }
+        return facts
+    }
+
     /// Compares the row `b` with the row `a` inserted before it, column by column in the bundle's order, until the
     /// first column that differs: it must sort after. Counts the leading columns they share.
-    private mutating func compare(_ a: (values: [SQLValue], orderSlots: [Int?]), _ b: (values: [SQLValue], orderSlots: [Int?]),
-                                  types: [ColumnType]) {
+    private mutating func compare(_ a: (values: [SQLValue], orderSlots: [Int?]), _ b: (values: [SQLValue], orderSlots: [Int?])) {
         var shared = 0
         var sharing = true
-        for (position, type) in types.enumerated() {
+        for (position, type) in orderTypes.enumerated() {
             let first = a.orderSlots[position].map { a.values[$0] } ?? .null
             let second = b.orderSlots[position].map { b.values[$0] } ?? .null
             guard let order = StagedValueOrder.compare(first, second, storedAs: type) else {
@@ -89,7 +117,110 @@ package struct StagedTableFacts: Sendable {
     }
 }
 
-/// Keeps the `StagedTableFacts` of the tables one source fills, row by row, on the thread that inserts the rows.
+extension StagedTableFacts {
+    /// The facts of a run of rows as the build cache keeps them for each file (`SourceCache`), every value exact:
+    /// `nullable` one `0`/`1` per column; `edges` the order values of the first and then the last row, each a
+    /// `SQLValue.factsToken` written as its UTF-8 length, `:` and the token (empty when there are no rows).
+    package struct Segment: Equatable, Sendable {
+        package var rows: Int
+        package var nullable: String
+        package var inOrder: Bool?
+        package var longestSharedPrefix: Int
+        package var edges: String
+    }
+
+    /// These facts as a `Segment`.
+    package var segment: Segment {
+        let edges = ((first ?? []) + (last ?? [])).map { value in
+            let token = value.factsToken
+            return "\(token.utf8.count):" + token
+        }
+        return Segment(rows: rows, nullable: String(nullableColumns.map { $0 ? "1" : "0" }), inOrder: inOrder,
+                       longestSharedPrefix: longestSharedPrefix, edges: edges.joined())
+    }
+
+    /// The facts `segment` describes, of the table of these facts (which hold no rows); `nil` when it does not fit
+    /// the table (another number of columns or of order values, a value that is no token).
+    package func restoring(_ segment: Segment) -> StagedTableFacts? {
+        let flags = Array(segment.nullable.utf8)
+        guard rows == 0, segment.rows >= 0, segment.longestSharedPrefix >= 0, flags.count == columns.count,
+              flags.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: "1") }),
+              let values = StagedTableFacts.values(segment.edges, count: segment.rows == 0 ? 0 : 2 * orderTypes.count) else { return nil }
+        var facts = self
+        facts.rows = segment.rows
+        facts.nullableColumns = flags.map { $0 == UInt8(ascii: "1") }
+        facts.inOrder = segment.inOrder
+        facts.longestSharedPrefix = segment.longestSharedPrefix
+        if segment.rows > 0 {
+            facts.first = Array(values[..<orderTypes.count])
+            let last = Array(values[orderTypes.count...])
+            facts.previous = (last, last.indices.map { $0 })
+        }
+        return facts
+    }
+
+    /// The `count` values `edges` (`Segment.edges`) holds; `nil` unless it holds exactly that many tokens.
+    private static func values(_ edges: String, count: Int) -> [SQLValue]? {
+        let bytes = Array(edges.utf8)
+        var values: [SQLValue] = []
+        var index = 0
+        while index < bytes.count {
+            var length = 0, digits = 0
+            while index < bytes.count, digits < 10, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                length = length * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+                digits += 1
+            }
+            guard digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: ":"), length <= bytes.count - index - 1,
+                  let token = String(validating: bytes[(index + 1)..<(index + 1 + length)], as: UTF8.self),
+                  let value = SQLValue(factsToken: token) else { return nil }
+            values.append(value)
+            index += 1 + length
+        }
+        return values.count == count ? values : nil
+    }
+}
+
+extension SQLValue {
+    /// The value as one exact token: `n` (NULL), `i` and the integer, `r` and the real's bit pattern (so NaN and -0
+    /// survive), `t` and the text, `b` and the bytes in hexadecimal.
+    package var factsToken: String {
+        switch self {
+        case .null: return "n"
+        case .integer(let value): return "i\(value)"
+        case .real(let value): return "r\(value.bitPattern)"
+        case .text(let value): return "t" + value
+        case .blob(let bytes): return "b" + bytes.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    /// The value `token` (`factsToken`) stands for; `nil` for anything else.
+    package init?(factsToken token: String) {
+        // The tag is one ASCII byte: the text after it may start with a combining mark, which `Character`s would join to it.
+        guard let tag = token.utf8.first.map({ Character(Unicode.Scalar($0)) }) else { return nil }
+        let rest = String(decoding: token.utf8.dropFirst(), as: UTF8.self)
+        switch tag {
+        case "n" where rest.isEmpty: self = .null
+        case "i": guard let value = Int64(rest) else { return nil }; self = .integer(value)
+        case "r": guard let bits = UInt64(rest) else { return nil }; self = .real(Double(bitPattern: bits))
+        case "t": self = .text(rest)
+        case "b":
+            let digits = Array(rest.utf8)
+            guard digits.count % 2 == 0 else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(digits.count / 2)
+            for index in stride(from: 0, to: digits.count, by: 2) {
+                guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(byte)
+            }
+            self = .blob(bytes)
+        default: return nil
+        }
+    }
+}
+
+/// Keeps the `StagedTableFacts` of the tables one source fills, row by row, on the thread that inserts the rows, and
+/// each file's own facts (`fileFacts`): the rows of each file come one after the other, told apart by their `_file`.
 package struct StagedRowRecorder: Sendable {
     /// Where one target's inserted values go in its table.
     package struct TargetPlan: Sendable {
@@ -99,21 +230,31 @@ package struct StagedRowRecorder: Sendable {
         package let columnSlots: [Int?]
         /// For each of the table's order columns (`SchemaSQL.rowOrderColumns`), its position among the values.
         package let orderSlots: [Int?]
-        /// The declared type of each order column, which decides how SQLite stores what is bound to it.
-        package let orderTypes: [ColumnType]
+        /// The position of `_file` among the values.
+        package let fileSlot: Int
     }
 
-    /// The facts of the tables the targets fill, in the order they were first met.
-    package private(set) var tables: [StagedTableFacts]
-    /// The names of `tables`.
+    /// The names of the tables the targets fill, in the order they were first met.
     package let tableNames: [String]
+    /// The facts of each table up to the file being inserted.
+    private var before: [StagedTableFacts]
+    /// The facts of each table's rows of the file being inserted.
+    private var current: [StagedTableFacts]
+    /// No rows yet, for each table.
+    private let empty: [StagedTableFacts]
+    /// The `_file` of the rows being inserted (`nil` before the first).
+    private var file: String?
+    /// The facts of each file done, in order, by table name (tables it has rows of), when the recorder keeps them.
+    private var filesDone: [(path: String, tables: [String: StagedTableFacts])] = []
+    private let keepsFiles: Bool
     private let plans: [TargetPlan]
 
     /// A recorder for `targets` (each inserting its mappings' columns, then `_file` and `_line`), continuing the
-    /// facts `known` holds for tables that earlier sources filled.
-    package init(targets: [CompiledTarget], continuing known: [String: StagedTableFacts]) {
+    /// facts `known` holds for tables that earlier sources filled; with `keepingFiles`, each file's facts are kept.
+    package init(targets: [CompiledTarget], continuing known: [String: StagedTableFacts], keepingFiles: Bool = false) {
         var names: [String] = []
         var tables: [StagedTableFacts] = []
+        var empty: [StagedTableFacts] = []
         var plans: [TargetPlan] = []
         for target in targets {
             let table = target.table
@@ -123,29 +264,52 @@ package struct StagedRowRecorder: Sendable {
             } else {
                 position = names.count
                 names.append(table.name)
-                tables.append(known[table.name] ?? StagedTableFacts(columns: table.columns.map(\.name)))
+                empty.append(StagedTableFacts(table: table))
+                tables.append(known[table.name] ?? empty[position])
             }
             let inserted = target.mappings.map(\.column.name)
-            let orderColumns = table.rowOrderColumnNames
             plans.append(TargetPlan(table: position,
                                     columnSlots: table.columns.map { inserted.firstIndex(of: $0.name) },
-                                    orderSlots: orderColumns.map { inserted.firstIndex(of: $0) },
-                                    orderTypes: orderColumns.map { name in table.column(name)?.type ?? .blob }))
+                                    orderSlots: table.rowOrderColumnNames.map { inserted.firstIndex(of: $0) },
+                                    fileSlot: inserted.count))
         }
         self.tableNames = names
-        self.tables = tables
+        self.before = tables
+        self.current = empty
+        self.empty = empty
         self.plans = plans
+        keepsFiles = keepingFiles
     }
 
     /// Takes in a row just inserted for `target`.
     package mutating func record(_ values: [SQLValue], target: Int) {
         let plan = plans[target]
-        tables[plan.table].record(values, plan)
+        if case .text(let path) = values[plan.fileSlot], path == file {} else { startFile(values[plan.fileSlot]) }
+        current[plan.table].record(values, plan)
+    }
+
+    /// Ends the facts of the file being inserted: the next rows are those of the file `value` names.
+    private mutating func startFile(_ value: SQLValue) {
+        if let file, keepsFiles {
+            filesDone.append((file, Dictionary(uniqueKeysWithValues: zip(tableNames, current).filter { $0.1.rows > 0 })))
+        }
+        for index in current.indices where current[index].rows > 0 {
+            before[index] = before[index].appending(current[index])
+            current[index] = empty[index]
+        }
+        if case .text(let path) = value { file = path } else { file = nil }
     }
 
     /// The facts by table name, for the next source's recorder and for the checks.
     package var facts: [String: StagedTableFacts] {
-        Dictionary(uniqueKeysWithValues: zip(tableNames, tables))
+        Dictionary(uniqueKeysWithValues: zip(tableNames, zip(before, current).map { $0.appending($1) }))
+    }
+
+    /// The facts of each file's rows, in the order they came, by table name (the tables it has rows of); empty unless
+    /// the recorder keeps them.
+    package var fileFacts: [(path: String, tables: [String: StagedTableFacts])] {
+        guard keepsFiles, let file else { return filesDone }
+        return filesDone + [(file, Dictionary(uniqueKeysWithValues: zip(tableNames, current).filter { $0.1.rows > 0 }))]
     }
 }
 

@@ -34,7 +34,7 @@ package final class StagingArea {
     /// whose rows SQL wrote.
     package func facts(of table: TableSpec) -> StagedTableFacts? {
         guard table.query == nil else { return nil }
-        return recordedFacts[table.name] ?? StagedTableFacts(columns: table.columns.map(\.name))
+        return recordedFacts[table.name] ?? StagedTableFacts(table: table)
     }
 
     /// The files of each source (by position) whose rows the build cache copies in instead (`SourceCache`): they are
@@ -52,9 +52,25 @@ package final class StagingArea {
         digestCache.merge(digests) { first, _ in first }
     }
 
-    /// Notes that rows of `tables` were copied in without the staging writer seeing them.
-    package func rowsCopied(into tables: [TableSpec]) {
-        for table in tables { recordedFacts[table.name] = StagedTableFacts.unknown(columns: table.columns.map(\.name)) }
+    /// Notes that rows were copied in without the staging writer seeing them, with the facts of those rows by table
+    /// (`tables` names the tables): they continue each table's facts as if the writer had inserted them.
+    package func rowsCopied(_ facts: [String: StagedTableFacts], into tables: [TableSpec]) {
+        for table in tables {
+            guard let copied = facts[table.name] else { continue }
+            recordedFacts[table.name] = (recordedFacts[table.name] ?? StagedTableFacts(table: table)).appending(copied)
+        }
+    }
+
+    /// True to keep the facts of each file loaded (`StagedRowRecorder.fileFacts`) for `takeFileFacts`: the build
+    /// cache stores them.
+    package var keepsFileFacts = false
+    /// The facts of each file loaded since `takeFileFacts` last returned them, in order.
+    private var loadedFileFacts: [(path: String, tables: [String: StagedTableFacts])] = []
+
+    /// The facts of each file loaded since the last call, in load order, by table name (the tables it has rows of).
+    package func takeFileFacts() -> [(path: String, tables: [String: StagedTableFacts])] {
+        defer { loadedFileFacts = [] }
+        return loadedFileFacts
     }
 
     /// The files of `source` `load` reads, in order: those the build cache does not supply.
@@ -77,15 +93,15 @@ package final class StagingArea {
             return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
         var digests: [String: String] = [:]
-        let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts)
+        let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts, keepingFiles: keepsFileFacts)
         if StagingArea.singleThreaded {
             let shaper = RowShaper(targets: source.targets)
-            let facts = try file.write { database in
+            let loaded = try file.write { database in
                 let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
                 try load(source, files: files, log: log, into: sink)
-                return sink.recorder.facts
+                return sink.recorder
             }
-            recordedFacts.merge(facts) { $1 }
+            recorded(loaded)
             for input in files { digests[input.relativePath] = try digest(of: input) }
             return digests
         }
@@ -95,7 +111,7 @@ package final class StagingArea {
             let writer = StagingWriter(lending: connection, insertSQL: insertSQL, recorder: recorder)
             do {
                 try load(source, from: readAhead, items: start..<end, shaper: RowShaper(targets: source.targets), log: log, into: writer)
-                if let recorded = try writer.finish() { recordedFacts.merge(recorded.facts) { $1 } }
+                if let finished = try writer.finish() { recorded(finished) }
             } catch {
                 readAhead.cancel()
                 // The writer's own failure explains the reader's.
@@ -105,6 +121,12 @@ package final class StagingArea {
         }
         for input in files { digests[input.relativePath] = try digest(of: input) }
         return digests
+    }
+
+    /// Takes in what `recorder` learned of the rows of a load.
+    private func recorded(_ recorder: StagedRowRecorder) {
+        recordedFacts.merge(recorder.facts) { $1 }
+        loadedFileFacts += recorder.fileFacts
     }
 
     /// Takes `source`'s files from the read-ahead, in order, into the writer thread, the whole source inside one
