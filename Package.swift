@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds optimize across Kiln's own targets, as if they were one module: every function's body is available
+/// to the layers above (`-enable-cmo-everything`), so the readers' per-line calls into Core and the C wrappers are
+/// inlined and specialized. Without it, splitting the layers into targets made regex extraction 1.7× slower; with
+/// SwiftPM's conservative default or plain `-cross-module-optimization`, 1.15× (`scripts/bench --against`,
+/// docs/PERFORMANCE.md). Debug builds are left as they are, for compile times.
+let kilnSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-enable-cmo-everything"], .when(configuration: .release))]
+
 let package = Package(
     name: "Kiln",
     products: [
@@ -24,14 +31,14 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CGlibc"),
         // The layers, lowest first; each may import only the ones before it (docs/ARCHITECTURE.md, "Layers").
-        .target(name: "KilnC", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto", "CICU", "CJPEG", "CPNG", "CLibZip", "CLibical", "CYAJL", "CZlib", "CBZip2", "CLZMA", "CZstd", "CGlibc"]),
-        .target(name: "KilnCore", dependencies: ["KilnC"]),
-        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"]),
-        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"]),
-        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"]),
-        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"]),
-        .executableTarget(name: "kiln", dependencies: ["KilnKit"]),
-        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"]),
+        .target(name: "KilnC", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto", "CICU", "CJPEG", "CPNG", "CLibZip", "CLibical", "CYAJL", "CZlib", "CBZip2", "CLZMA", "CZstd", "CGlibc"], swiftSettings: kilnSettings),
+        .target(name: "KilnCore", dependencies: ["KilnC"], swiftSettings: kilnSettings),
+        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"], swiftSettings: kilnSettings),
+        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"], swiftSettings: kilnSettings),
+        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"], swiftSettings: kilnSettings),
+        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"], swiftSettings: kilnSettings),
+        .executableTarget(name: "kiln", dependencies: ["KilnKit"], swiftSettings: kilnSettings),
+        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"], swiftSettings: kilnSettings),
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnKitTests", dependencies: ["KilnKit", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln", "KilnTestSupport"]),
