@@ -74,7 +74,7 @@ struct ExportCommand: KilnCommand {
         }
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
         // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
         var isFolder: ObjCBool = false
@@ -88,13 +88,13 @@ struct ExportCommand: KilnCommand {
             if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: "--out")) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
-            return 0
+            return .success
         }
         if package != nil { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }
-        return 0
+        return .success
     }
 }
