@@ -1,5 +1,9 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+
+/// Strict memory safety (SE-0458) for every layer above KilnC: unsafe code belongs in KilnC's wrappers, so the
+/// compiler warns about any use of it elsewhere.
+let strict: [SwiftSetting] = [.strictMemorySafety()]
 
 let package = Package(
     name: "Kiln",
@@ -25,13 +29,13 @@ let package = Package(
         .systemLibrary(name: "CGlibc"),
         // The layers, lowest first; each may import only the ones before it (docs/ARCHITECTURE.md, "Layers").
         .target(name: "KilnC", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto", "CICU", "CJPEG", "CPNG", "CLibZip", "CLibical", "CYAJL", "CZlib", "CBZip2", "CLZMA", "CZstd", "CGlibc"]),
-        .target(name: "KilnCore", dependencies: ["KilnC"]),
-        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"]),
-        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"]),
-        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"]),
-        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"]),
-        .executableTarget(name: "kiln", dependencies: ["KilnKit"]),
-        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"]),
+        .target(name: "KilnCore", dependencies: ["KilnC"], swiftSettings: strict),
+        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"], swiftSettings: strict),
+        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"], swiftSettings: strict),
+        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"], swiftSettings: strict),
+        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"], swiftSettings: strict),
+        .executableTarget(name: "kiln", dependencies: ["KilnKit"], swiftSettings: strict),
+        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"], swiftSettings: strict),
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnKitTests", dependencies: ["KilnKit", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln", "KilnTestSupport"]),

@@ -77,8 +77,7 @@ struct ExportCommand: KilnCommand {
     func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
         // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
-        var isFolder: ObjCBool = false
-        let pipelineGiven = exportName == BuiltInExport.room.rawValue && FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isFolder) && isFolder.boolValue
+        let pipelineGiven = exportName == BuiltInExport.room.rawValue && OutputPath.entryKind(bundle, followingLinks: true) == .folder
         let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)

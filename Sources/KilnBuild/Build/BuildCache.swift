@@ -17,13 +17,12 @@ package struct FileStamp: Codable, Equatable, Sendable {
 
     /// The stamp of the file `url` names now (links followed), or `nil` when there is none.
     package init?(_ url: URL) {
-        var status = stat()
-        guard stat(url.path, &status) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        guard let status = FileStatus(path: url.path) else { return nil }
+        device = status.device
+        inode = status.inode
+        size = status.size
+        modified = status.modified
+        changed = status.changed
     }
 }
 
@@ -220,7 +219,7 @@ package struct BuildCache {
     /// Removes the record, before a build replaces the files it describes.
     package func forget() {
         guard isUsable, OutputPath.entryKind(recordURL) == .regular else { return }
-        unlink(recordURL.path)
+        FileCalls.unlink(recordURL.path)
     }
 
     /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken

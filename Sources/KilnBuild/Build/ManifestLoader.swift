@@ -115,12 +115,11 @@ public enum ManifestLoader {
     /// Finds the manifest for `path`: the file itself, or `kiln.json5` inside a folder.
     /// - Throws: `KilnError.usage` when there is no manifest there.
     public static func manifestURL(for path: String) throws -> URL {
-        var isFolder: ObjCBool = false
         let url = URL(fileURLWithPath: path)
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+        guard let kind = OutputPath.entryKind(url, followingLinks: true) else {
             throw KilnError.usage("no pipeline at \(path): expected a folder holding \(defaultFileName), or a manifest file")
         }
-        let file = isFolder.boolValue ? url.appendingPathComponent(defaultFileName) : url
+        let file = kind == .folder ? url.appendingPathComponent(defaultFileName) : url
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw KilnError.usage("no \(defaultFileName) in \(path)")
         }

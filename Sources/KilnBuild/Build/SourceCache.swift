@@ -323,7 +323,7 @@ package final class SourceCache {
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
             let (recordURL, databaseURL) = entryFiles(source.spec.name)
-            if OutputPath.entryKind(recordURL) == .regular { unlink(recordURL.path) }
+            if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
             do {
                 try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: databaseURL)
                 var entry = SourceCacheEntry(source: source.spec.name,
@@ -332,7 +332,7 @@ package final class SourceCache {
                 entry.checksum = try entry.computedChecksum()
                 try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
             } catch {
-                unlink(recordURL.path)
+                FileCalls.unlink(recordURL.path)
             }
         }
     }
