@@ -143,7 +143,7 @@ func printOut(_ text: String, workflowCommands: Bool = false) throws {
 
 /// The pipeline folder as a path from the current folder, ending in `/` (empty for the current folder itself), so
 /// that printed input paths open from where the command was run.
-func pipelinePrefix(_ pipeline: Pipeline) -> String {
+func pipelinePrefix(_ pipeline: CompiledPipeline) -> String {
     let relative = displayPath(pipeline.manifest.directory)
     return relative.isEmpty ? "" : relative + "/"
 }

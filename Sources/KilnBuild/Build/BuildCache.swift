@@ -145,7 +145,7 @@ package struct BuildCache {
 
         /// The inputs of `pipeline`, each digest taken from `record` when the file's stamp is the one recorded with
         /// it, else computed; `nil` when a file cannot be read (the build will say so).
-        package init?(of pipeline: Pipeline, record: BuildCacheRecord?) {
+        package init?(of pipeline: CompiledPipeline, record: BuildCacheRecord?) {
             let recorded = Dictionary((record?.inputs ?? []).map { ($0.path, $0) }) { first, _ in first }
             for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
                 let stamp = FileStamp(file.url)
@@ -161,13 +161,13 @@ package struct BuildCache {
     }
 
     /// True when the build's outcome depends on nothing but the key: no baseline to compare with.
-    package static func applies(to pipeline: Pipeline, options: BuildOptions) -> Bool {
+    package static func applies(to pipeline: CompiledPipeline, options: BuildOptions) -> Bool {
         options.baseline == nil && pipeline.manifest.baselineURL == nil
     }
 
     /// The key of a build of `pipeline` to `output` and `report` whose inputs have the SHA-256 `digests`
     /// (by path relative to the pipeline folder).
-    package static func key(_ pipeline: Pipeline, output: URL, report: URL, digests: [String: String]) -> String {
+    package static func key(_ pipeline: CompiledPipeline, output: URL, report: URL, digests: [String: String]) -> String {
         var lines = ["kiln build cache \(BuildCacheRecord.currentFormat)", environment, "manifest \(pipeline.manifest.sha256)",
                      "output \(output.relativePath) \(output.standardizedFileURL.path)",
                      "report \(report.relativePath) \(report.standardizedFileURL.path)"]
@@ -188,7 +188,7 @@ package struct BuildCache {
     }
 
     /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
-    package func lookup(_ pipeline: Pipeline, output: URL, report: URL) -> Lookup {
+    package func lookup(_ pipeline: CompiledPipeline, output: URL, report: URL) -> Lookup {
         guard isUsable else {
             return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full", inputs: nil)
         }
@@ -226,7 +226,7 @@ package struct BuildCache {
     /// before they were read (an input whose stamp changed since is recorded without one, so that the next build
     /// reads it again).
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
-    package func store(_ outcome: BuildOutcome, of pipeline: Pipeline, report: Data, stamps: [String: FileStamp]) throws {
+    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, stamps: [String: FileStamp]) throws {
         guard isUsable else { return }
         let reportDigest = SHA256Digest()
         reportDigest.update(report)
@@ -257,7 +257,7 @@ package struct BuildCache {
     }
 
     /// The stamps of `pipeline`'s inputs now, by path relative to the pipeline folder.
-    package static func stamps(of pipeline: Pipeline) -> [String: FileStamp] {
+    package static func stamps(of pipeline: CompiledPipeline) -> [String: FileStamp] {
         var stamps: [String: FileStamp] = [:]
         for file in pipeline.sources.flatMap(\.files) { stamps[file.relativePath] = FileStamp(file.url) }
         return stamps

@@ -85,7 +85,7 @@ package final class CompiledMapping {
 }
 
 /// A loaded, checked manifest with its sources compiled: everything a build needs.
-public struct Pipeline {
+public struct CompiledPipeline {
     public let manifest: Manifest
     public let sources: [CompiledSource]
     package let locator: JSON5Locator
@@ -132,7 +132,7 @@ public enum ManifestLoader {
     /// not the raw inputs) no source path is looked up and every source has no files.
     /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
     /// A manifest's `exportsFrom` is kept as written; `withSharedExports` reads it when exports are needed.
-    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> Pipeline {
+    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> CompiledPipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
@@ -156,7 +156,7 @@ public enum ManifestLoader {
             ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
             InputIdentity.shared.record(file.url)
         }
-        return Pipeline(manifest: manifest, sources: sources, locator: locator)
+        return CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
     }
 
     /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:

@@ -35,7 +35,7 @@ package struct SourceCacheEntry: ChecksummedRecord {
 package final class SourceCache {
     /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
     package let folder: URL
-    private let pipeline: Pipeline
+    private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     /// What the cache supplies of each source, by position; a source without a plan is read in full.
     package private(set) var plans: [Int: Plan] = [:]
@@ -85,7 +85,7 @@ package final class SourceCache {
     /// False when the cache folders are not folders (a link, a file): then nothing is read or written there.
     private let usable: Bool
 
-    package init(cache: BuildCache, pipeline: Pipeline, examplesPerCode: Int) {
+    package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
         folder = cache.folder.appendingPathComponent("sources")
         usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
         self.pipeline = pipeline
