@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// Release builds optimize across Kiln's own targets, as if they were one module: every function's body is available
@@ -7,6 +7,9 @@ import PackageDescription
 /// SwiftPM's conservative default or plain `-cross-module-optimization`, 1.15× (`scripts/bench --against`,
 /// docs/PERFORMANCE.md). Debug builds are left as they are, for compile times.
 let kilnSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-enable-cmo-everything"], .when(configuration: .release))]
+/// Strict memory safety (SE-0458) for every layer above KilnC: unsafe code belongs in KilnC's wrappers, so the
+/// compiler warns about any use of it elsewhere.
+let strict: [SwiftSetting] = [.strictMemorySafety()]
 
 let package = Package(
     name: "Kiln",
@@ -32,13 +35,13 @@ let package = Package(
         .systemLibrary(name: "CGlibc"),
         // The layers, lowest first; each may import only the ones before it (docs/ARCHITECTURE.md, "Layers").
         .target(name: "KilnC", dependencies: ["CSQLite", "CPCRE2", "CLibXML2", "CCrypto", "CICU", "CJPEG", "CPNG", "CLibZip", "CLibical", "CYAJL", "CZlib", "CBZip2", "CLZMA", "CZstd", "CGlibc"], swiftSettings: kilnSettings),
-        .target(name: "KilnCore", dependencies: ["KilnC"], swiftSettings: kilnSettings),
-        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"], swiftSettings: kilnSettings),
-        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"], swiftSettings: kilnSettings),
-        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"], swiftSettings: kilnSettings),
-        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"], swiftSettings: kilnSettings),
-        .executableTarget(name: "kiln", dependencies: ["KilnKit"], swiftSettings: kilnSettings),
-        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"], swiftSettings: kilnSettings),
+        .target(name: "KilnCore", dependencies: ["KilnC"], swiftSettings: kilnSettings + strict),
+        .target(name: "KilnManifest", dependencies: ["KilnC", "KilnCore"], swiftSettings: kilnSettings + strict),
+        .target(name: "KilnReaders", dependencies: ["KilnC", "KilnCore", "KilnManifest"], swiftSettings: kilnSettings + strict),
+        .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"], swiftSettings: kilnSettings + strict),
+        .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"], swiftSettings: kilnSettings + strict),
+        .executableTarget(name: "kiln", dependencies: ["KilnKit"], swiftSettings: kilnSettings + strict),
+        .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"], swiftSettings: kilnSettings + strict),
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnKitTests", dependencies: ["KilnKit", "KilnTestSupport"]),
         .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln", "KilnTestSupport"]),

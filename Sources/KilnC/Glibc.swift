@@ -1,8 +1,9 @@
 // The platform layer: every call Kiln makes that is particular to Linux and glibc (the allocator, thread priority,
-// write(2) and fsync(2) by module name, signal dispositions, the terminal's width) is in this file, so a port (macOS:
-// Darwin's malloc zones, pthread QoS instead of a thread's nice value) has one file to write, with CGlibc's shim.h.
-// POSIX calls other files make (open, stat, flock, kill, strerror) are the same on both. Kiln is built and tested
-// on Linux only.
+// write(2) and fsync(2) by module name, signal dispositions, the terminal's width, `stat`'s fields) is in this file,
+// so a port (macOS: Darwin's malloc zones, pthread QoS instead of a thread's nice value) has one file to write, with
+// CGlibc's shim.h. The POSIX calls on paths the layers above make (stat, open, unlink, rename, fnmatch, strerror) are
+// wrapped here too, Swift strings in and Swift values out; flock, close and kill on a descriptor or a number are the
+// same on both. Kiln is built and tested on Linux only.
 #if os(Linux)
 internal import CGlibc
 import Foundation
@@ -62,7 +63,7 @@ public enum DescriptorWrite {
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
-                throw Failure(code: code, message: String(cString: strerror(code)))
+                throw Failure(code: code, message: SystemError.message(code))
             }
             offset += written
         }
@@ -129,7 +130,7 @@ public enum AdvisoryLocks {
         guard descriptor >= 0 else {
             let code = errno
             if code == ENOENT { return false }
-            throw DescriptorWrite.Failure(code: code, message: String(cString: strerror(code)))
+            throw DescriptorWrite.Failure(code: code, message: SystemError.message(code))
         }
         // Closing a descriptor drops this process's locks on the file: SQLite's connections in this process must
         // not be open on it (Kiln asks before it opens a bundle).
@@ -140,7 +141,7 @@ public enum AdvisoryLocks {
             case 1: return true
             default:
                 let code = errno
-                throw DescriptorWrite.Failure(code: code, message: String(cString: strerror(code)))
+                throw DescriptorWrite.Failure(code: code, message: SystemError.message(code))
             }
         }
         return false
@@ -156,6 +157,77 @@ public enum ThreadCPUClock {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+}
+
+/// What `stat(2)` says of a file, as Swift values: which file it is (device and inode), its type, size and times.
+package struct FileStatus: Sendable {
+    package let device: UInt64
+    package let inode: UInt64
+    /// The type bits of the mode (`st_mode & S_IFMT`), to compare with `S_IFREG`, `S_IFDIR`, `S_IFLNK`…
+    package let type: UInt32
+    package let size: Int64
+    /// The last modification of the data and of the status (`st_mtim`, `st_ctim`), in nanoseconds since 1970.
+    package let modified: Int64
+    package let changed: Int64
+
+    /// The file at `path` (the link itself when `followingLinks` is false), or `nil` when there is none.
+    package init?(path: String, followingLinks: Bool = true) {
+        var status = stat()
+        guard (followingLinks ? stat(path, &status) : lstat(path, &status)) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The file open on `descriptor`, or `nil` when the system cannot say.
+    package init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        type = UInt32(status.st_mode & S_IFMT)
+        size = Int64(status.st_size)
+        modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+    }
+}
+
+/// `open(2)`, `unlink(2)`, `rename(2)` and `fnmatch(3)` on Swift strings; on failure `errno` says why
+/// (`SystemError.lastMessage`).
+package enum FileCalls {
+    /// The new descriptor, or -1.
+    package static func open(_ path: String, _ flags: Int32, mode: UInt32 = 0) -> Int32 {
+        Glibc.open(path, flags, mode_t(mode))
+    }
+
+    /// True when the entry at `path` was removed.
+    @discardableResult
+    package static func unlink(_ path: String) -> Bool {
+        Glibc.unlink(path) == 0
+    }
+
+    /// True when `source` was renamed to `destination` (replacing it in one step).
+    package static func rename(_ source: String, to destination: String) -> Bool {
+        Glibc.rename(source, destination) == 0
+    }
+
+    /// True when `name` matches the shell wildcard `pattern` (`*`, `?`, `[…]`; no flags).
+    package static func matches(_ name: String, pattern: String) -> Bool {
+        fnmatch(pattern, name, 0) == 0
+    }
+}
+
+/// The system's sentences for `errno` values (`strerror(3)`).
+package enum SystemError {
+    /// The sentence for `code`, e.g. "No space left on device".
+    package static func message(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// The sentence for the current `errno`.
+    package static var lastMessage: String { message(errno) }
 }
 #else
 #error("Kiln's platform layer (this file and Sources/CGlibc/shim.h) is written for Linux and glibc only; port it here.")

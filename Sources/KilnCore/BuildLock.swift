@@ -20,7 +20,7 @@ package final class BuildLock {
         let deadline = Date().addingTimeInterval(timeout)
         var waited = false
         while true {
-            let candidate = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            let candidate = FileCalls.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
             guard candidate >= 0 else { throw KilnError.io("cannot create the lock file \(url.path): \(BuildLock.lastError())") }
             if flock(candidate, LOCK_EX | LOCK_NB) == 0 {
                 if BuildLock.isStillAtPath(candidate, url.path) {
@@ -38,7 +38,7 @@ package final class BuildLock {
             }
             close(candidate)
             guard failure == EWOULDBLOCK || failure == EINTR else {
-                throw KilnError.io("cannot lock \(url.path): \(String(cString: strerror(failure)))")
+                throw KilnError.io("cannot lock \(url.path): \(SystemError.message(failure))")
             }
             guard Date() < deadline else {
                 throw KilnError.io("another build is writing the same bundle (\(url.path) is locked); waited \(Int(timeout)) s")
@@ -56,17 +56,16 @@ package final class BuildLock {
     /// Removes the lock file and releases the lock; later calls do nothing.
     package func release() {
         guard descriptor >= 0 else { return }
-        unlink(url.path)
+        FileCalls.unlink(url.path)
         close(descriptor)
         descriptor = -1
     }
 
     /// True when `path` still names the file open as `descriptor` (the holder before may have removed it).
     private static func isStillAtPath(_ descriptor: Int32, _ path: String) -> Bool {
-        var held = stat(), current = stat()
-        guard fstat(descriptor, &held) == 0, stat(path, &current) == 0 else { return false }
-        return held.st_dev == current.st_dev && held.st_ino == current.st_ino
+        guard let held = FileKey(descriptor: descriptor) else { return false }
+        return held == FileKey(URL(fileURLWithPath: path))
     }
 
-    private static func lastError() -> String { String(cString: strerror(errno)) }
+    private static func lastError() -> String { SystemError.lastMessage }
 }

@@ -9,20 +9,18 @@ package struct FileKey: Hashable, Sendable {
 
     /// The file `url` names now (links followed), or `nil` when there is none.
     package init?(_ url: URL) {
-        var status = stat()
-        guard stat(url.path, &status) == 0 else { return nil }
+        guard let status = FileStatus(path: url.path) else { return nil }
         self.init(status)
     }
 
     /// The file open on `descriptor`, or `nil` when the system cannot say.
     package init?(descriptor: Int32) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
+        guard let status = FileStatus(descriptor: descriptor) else { return nil }
         self.init(status)
     }
 
-    private init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
+    private init(_ status: FileStatus) {
+        device = status.device
+        inode = status.inode
     }
 }

@@ -16,8 +16,8 @@ package enum FileSync {
     /// - Throws: `KilnError.io` when the destination is not Kiln's to replace or renaming fails.
     package static func move(_ temporary: URL, to destination: URL) throws {
         try checkReplaceable(destination)
-        guard rename(temporary.path, destination.path) == 0 else {
-            throw KilnError.io("cannot move the new file to \(destination.path): \(String(cString: strerror(errno)))")
+        guard FileCalls.rename(temporary.path, to: destination.path) else {
+            throw KilnError.io("cannot move the new file to \(destination.path): \(SystemError.lastMessage)")
         }
         try? fsync(destination.deletingLastPathComponent())
     }
@@ -37,10 +37,10 @@ package enum FileSync {
     /// Calls `fsync` on the file or folder at `url`.
     /// - Throws: `KilnError.io` when it cannot be opened or synced.
     package static func fsync(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(String(cString: strerror(errno)))") }
+        let descriptor = FileCalls.open(url.path, O_RDONLY)
+        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(SystemError.lastMessage)") }
         defer { close(descriptor) }
-        guard DescriptorSync.sync(descriptor) else { throw KilnError.io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
+        guard DescriptorSync.sync(descriptor) else { throw KilnError.io("cannot sync \(url.path): \(SystemError.lastMessage)") }
     }
 }
 

@@ -73,10 +73,8 @@ public enum OutputPath {
 
     /// The kind of the entry at `path` (the link itself unless `followingLinks`), or `nil` when there is none.
     package static func entryKind(atPath path: String, followingLinks: Bool = false) -> Kind? {
-        var status = stat()
-        let result = followingLinks ? stat(path, &status) : lstat(path, &status)
-        guard result == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
+        guard let status = FileStatus(path: path, followingLinks: followingLinks) else { return nil }
+        switch status.type {
         case S_IFREG: return .regular
         case S_IFDIR: return .folder
         case S_IFLNK: return .symbolicLink
@@ -90,8 +88,7 @@ public enum OutputPath {
 
     /// The size in bytes of the file at `url` (following links), or `nil` when it cannot be read.
     package static func size(of url: URL) -> Int? {
-        var status = stat()
-        return stat(url.path, &status) == 0 ? Int(status.st_size) : nil
+        FileStatus(path: url.path).map { Int($0.size) }
     }
 
     /// A path and, when something exists there, its device and inode: compared with many paths (an output against
@@ -103,10 +100,9 @@ public enum OutputPath {
 
         package init(_ url: URL) {
             self.url = url
-            var status = stat()
-            let exists = stat(url.path, &status) == 0
-            device = exists ? UInt64(status.st_dev) : nil
-            inode = exists ? UInt64(status.st_ino) : 0
+            let status = FileStatus(path: url.path)
+            device = status?.device
+            inode = status?.inode ?? 0
         }
 
         /// True when `other` names the same file: the same device and inode when both exist, else the same path

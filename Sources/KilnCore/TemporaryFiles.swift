@@ -34,7 +34,7 @@ public final class TemporaryFiles: @unchecked Sendable {
         lock.lock()  // never unlocked: the process exits
         removedAtExit = paths.keys.sorted()
         removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
-        return removedAtExit.filter { unlink($0) == 0 }
+        return removedAtExit.filter { FileCalls.unlink($0) }
     }
 
     /// The files a C library writes beside `path` before renaming them to it (libzip: `<path>.XXXXXX`).
@@ -48,7 +48,7 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     /// Removes again the files `removeAll()` removed, right before the process exits.
     public func removeAgain() {
-        for path in removedAtExit { unlink(path) }
+        for path in removedAtExit { FileCalls.unlink(path) }
     }
 
     /// The files `removeAll()` removed (read and written only by the thread that holds the lock for good).

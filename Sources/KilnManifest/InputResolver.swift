@@ -36,7 +36,7 @@ package struct InputResolver {
         var names: [String]
         if last.contains("*") || last.contains("?") {
             let listing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            names = listing.filter { !$0.hasPrefix(".") && fnmatch(last, $0, 0) == 0 }.sorted()
+            names = listing.filter { !$0.hasPrefix(".") && FileCalls.matches($0, pattern: last) }.sorted()
             guard !names.isEmpty else { throw issue("no file matches \"\(pattern)\" in \(absolute ? folder.path : directory.path)") }
         } else {
             names = [last]

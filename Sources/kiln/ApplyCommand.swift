@@ -33,10 +33,10 @@ struct ApplyCommand: KilnCommand {
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
         let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update, names: OutputNames(output: "BUNDLE"))
         try printOut("applied \(patch.relativePath) (\(outcome.kind)) to \(bundle.relativePath): \(outcome.from.prefix(12)) → \(outcome.to.prefix(12))\n")
-        return 0
+        return .success
     }
 }

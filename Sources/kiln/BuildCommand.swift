@@ -84,7 +84,7 @@ struct BuildCommand: KilnCommand {
         }
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         let pipeline = try ManifestLoader.load(pipelinePath, allowedPaths: allowedPaths)
         var options = self.options
         options.htmlReport = html
@@ -120,7 +120,7 @@ struct BuildCommand: KilnCommand {
         case .github: try printOut(outcome.github(summary), workflowCommands: true)
         case .text: if !jsonProgress { printText(outcome, summary) }  // with --progress json, stderr holds the JSON lines only
         }
-        return outcome.built ? 0 : 1
+        return ExitStatus(passed: outcome.built)
     }
 
     /// True for `--progress json`: stderr is the JSON-lines stream and nothing else.

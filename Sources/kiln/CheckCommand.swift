@@ -38,9 +38,9 @@ struct CheckCommand: KilnCommand {
 
     /// Checks the bundle and prints the report: 0 when no error, 1 otherwise.
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
         try printReport(try report.rendered(as: format), format)
-        return report.passed ? 0 : 1
+        return ExitStatus(passed: report.passed)
     }
 }

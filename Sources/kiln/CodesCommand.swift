@@ -34,7 +34,7 @@ struct CodesCommand: KilnCommand {
         var rule: String? = nil
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         var entries = DiagnosticCode.catalogue.map { Entry(code: $0.rawValue, severity: $0.severity.rawValue, meaning: $0.meaning) }
         var ruleEntries: [Entry] = []
         if let manifestPath {
@@ -49,7 +49,7 @@ struct CodesCommand: KilnCommand {
             entries += ruleEntries
             try StandardOutput.write(KilnJSON.encode(entries))
             try StandardOutput.write("\n")
-            return 0
+            return .success
         }
         let width = ((entries + ruleEntries).map(\.code.count).max() ?? 0) + 2
         func line(_ entry: Entry) -> String {
@@ -61,6 +61,6 @@ struct CodesCommand: KilnCommand {
             text += "\nrules of \(manifestPath):\n" + ruleEntries.map(line).joined()
         }
         try printOut(text)
-        return 0
+        return .success
     }
 }

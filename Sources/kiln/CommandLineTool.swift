@@ -1,7 +1,7 @@
 import Foundation
 import KilnKit
 
-/// The `kiln` command: parses the arguments, runs one library call, prints, and returns the exit code.
+/// The `kiln` command: parses the arguments, runs one library call, prints, and returns the exit status.
 /// Help and data go to stdout; errors go to stderr as `Error: …` with the usage line.
 struct CommandLineTool {
     let arguments: [String]
@@ -50,42 +50,42 @@ struct CommandLineTool {
         return text
     }
 
-    /// Runs the command line; a failure to write standard output is an I/O error (74) like any other.
-    func run() -> Int32 {
+    /// Runs the command line; a failure to write standard output is an I/O error like any other.
+    func run() -> ExitStatus {
         do {
             return try dispatch()
         } catch {
             printError("\(error)")
-            return 74
+            return .io
         }
     }
 
-    private func dispatch() throws -> Int32 {
+    private func dispatch() throws -> ExitStatus {
         guard let first = arguments.first else {
             try printOut(CommandLineTool.overview)
-            return 0
+            return .success
         }
         switch first {
         case "-h", "--help":
             try printOut(CommandLineTool.overview)
-            return 0
+            return .success
         case "--version":
             if let extra = arguments.dropFirst().first {
                 return usageError("--version takes no argument, found \"\(extra)\"", usage: "kiln --version")
             }
             try printOut(KilnVersion.current + "\n")
-            return 0
+            return .success
         case "help":
             if arguments.dropFirst().first == "--man" {
                 if let extra = arguments.dropFirst(2).first {
                     return usageError("help --man takes no argument, found \"\(extra)\"", usage: "kiln help --man")
                 }
                 try StandardOutput.write(ManualPage.text(commands: CommandLineTool.commands))
-                return 0
+                return .success
             }
             guard let name = arguments.dropFirst().first else {
                 try printOut(CommandLineTool.overview)
-                return 0
+                return .success
             }
             guard let command = CommandLineTool.commands.first(where: { $0.name == name }) else {
                 return usageError("unknown command \"\(name)\"", usage: "kiln help <command>")
@@ -94,7 +94,7 @@ struct CommandLineTool {
                 return usageError("help takes one command name, found \"\(extra)\" too", usage: "kiln help <command>")
             }
             try printOut(command.help)
-            return 0
+            return .success
         default:
             guard let command = CommandLineTool.commands.first(where: { $0.name == first }) else {
                 return usageError("unknown command \"\(first)\"; commands: \(CommandLineTool.commands.map(\.name).joined(separator: ", "))",
@@ -103,24 +103,24 @@ struct CommandLineTool {
             let rest = Array(arguments.dropFirst())
             if rest.contains("-h") || rest.contains("--help") {
                 try printOut(command.help)
-                return 0
+                return .success
             }
             do {
                 return try command.run(rest)
             } catch let error as KilnError {
                 if case .usage(let message) = error { return usageError(message, usage: command.usage) }
                 printError(error.description)
-                return error.exitCode
+                return ExitStatus(error)
             } catch {
                 printError("\(error)")
-                return 74
+                return .io
             }
         }
     }
 
-    private func usageError(_ message: String, usage: String) -> Int32 {
+    private func usageError(_ message: String, usage: String) -> ExitStatus {
         printError(message + "\nUsage: " + usage)
-        return 64
+        return .usage
     }
 }
 
@@ -143,7 +143,7 @@ func printOut(_ text: String, workflowCommands: Bool = false) throws {
 
 /// The pipeline folder as a path from the current folder, ending in `/` (empty for the current folder itself), so
 /// that printed input paths open from where the command was run.
-func pipelinePrefix(_ pipeline: Pipeline) -> String {
+func pipelinePrefix(_ pipeline: CompiledPipeline) -> String {
     let relative = displayPath(pipeline.manifest.directory)
     return relative.isEmpty ? "" : relative + "/"
 }
@@ -169,9 +169,9 @@ protocol KilnCommand {
     /// Validates the parsed arguments.
     /// - Throws: `KilnError.usage` for missing or extra arguments.
     init(_ arguments: inout ParsedArguments) throws
-    /// Runs and returns the exit code.
-    /// - Throws: `KilnError` mapped to its exit code.
-    func run() throws -> Int32
+    /// Runs and returns the exit status.
+    /// - Throws: `KilnError`, which the dispatcher maps to its exit status.
+    func run() throws -> ExitStatus
 }
 
 extension KilnCommand {
@@ -273,7 +273,7 @@ struct CommandEntry: Sendable {
     let details: String
     let options: [CommandOption]
     let argumentCompletion: CommandOption.Completion
-    let run: @Sendable ([String]) throws -> Int32
+    let run: @Sendable ([String]) throws -> ExitStatus
 
     init<Command: KilnCommand>(_ type: Command.Type) {
         name = type.name
@@ -383,17 +383,5 @@ struct ParsedArguments {
             throw KilnError.usage("--format must be one of \(allowed.joined(separator: ", ")), not \"\(format)\"")
         }
         return format
-    }
-}
-
-extension KilnError {
-    /// The process exit code of each kind of failure: 1 validation, 64 usage or manifest (sysexits' EX_USAGE),
-    /// 74 I/O (EX_IOERR). Exit codes belong to the command-line tool, not the library.
-    var exitCode: Int32 {
-        switch self {
-        case .usage, .manifest: return 64
-        case .validation: return 1
-        case .io: return 74
-        }
     }
 }

@@ -30,8 +30,8 @@ struct CompletionsCommand: KilnCommand {
         self.shell = shell
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         try StandardOutput.write(ShellCompletion(commands: CommandLineTool.commands).script(for: shell))
-        return 0
+        return .success
     }
 }

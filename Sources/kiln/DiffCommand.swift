@@ -49,7 +49,7 @@ struct DiffCommand: KilnCommand {
 
     /// Compares the bundles and prints the report: 0 within the thresholds, 1 otherwise.
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         var limits = thresholds
         var severity: [String: Severity] = [:]
         var userFilled: Set<String> = []
@@ -64,7 +64,7 @@ struct DiffCommand: KilnCommand {
         let diff = try BundleDiff.compare(old: old, new: new, thresholds: limits, examples: examples, severity: severity,
                                           userFilled: userFilled)
         try printReport(try diff.rendered(as: format), format)
-        return diff.passed ? 0 : 1
+        return ExitStatus(passed: diff.passed)
     }
 
     /// The manifest `ManifestLocation` finds for NEW, when there is one (a diff needs none).

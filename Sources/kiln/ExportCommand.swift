@@ -74,11 +74,10 @@ struct ExportCommand: KilnCommand {
         }
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
         // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
-        var isFolder: ObjCBool = false
-        let pipelineGiven = exportName == BuiltInExport.room.rawValue && FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isFolder) && isFolder.boolValue
+        let pipelineGiven = exportName == BuiltInExport.room.rawValue && OutputPath.entryKind(bundle, followingLinks: true) == .folder
         let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)
@@ -88,13 +87,13 @@ struct ExportCommand: KilnCommand {
             if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: "--out")) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
-            return 0
+            return .success
         }
         if package != nil { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }
-        return 0
+        return .success
     }
 }

@@ -58,13 +58,13 @@ struct ExtractCommand: KilnCommand {
         return Terminal.columns(STDOUT_FILENO)
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
         try ExtractionStream.write(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files,
                                    fields: fields, fieldsName: "--fields", width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
             TerminalText.sanitize($0)
         }
-        return 0
+        return .success
     }
 }

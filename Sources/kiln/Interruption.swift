@@ -3,11 +3,14 @@ import Foundation
 import KilnKit
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP during a command: the temporary files the run registered
-/// (`TemporaryFiles`) are removed, stderr says so, and the process exits with 128 + the signal's number (130, 143,
-/// 129). A bundle is only ever put in place by one rename, so the one in place is whole: the previous or the new.
+/// (`TemporaryFiles`) are removed, stderr says so, and the process exits with the signal's status (`ExitStatus`: 128 +
+/// the signal's number). A bundle is only ever put in place by one rename, so the one in place is whole: the previous
+/// or the new.
 enum Interruption {
-    /// The signals handled, with their names.
-    static let signals: [(number: Int32, name: String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
+    /// The signals handled, with their names and the status each exits with.
+    static let signals: [(number: Int32, name: String, status: ExitStatus)] = [
+        (SIGINT, "SIGINT", .interrupted), (SIGTERM, "SIGTERM", .terminated), (SIGHUP, "SIGHUP", .hangUp),
+    ]
 
     /// Replaces the default action of each signal (which would leave the temporary files) with the cleanup, and
     /// ignores SIGPIPE and SIGXFSZ, whose default action kills the process mid-write: a closed pipe or a file-size
@@ -16,7 +19,7 @@ enum Interruption {
     static func install() {
         ProcessSignals.ignore(SIGPIPE)
         ProcessSignals.ignore(SIGXFSZ)
-        for (number, name) in signals {
+        for (number, name, status) in signals {
             ProcessSignals.ignore(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
@@ -25,7 +28,7 @@ enum Interruption {
                 let text = "kiln: interrupted by \(name): \(what); the bundle in place, if any, is whole (the previous one or the new one)\n"
                 StandardError.write(TerminalText.sanitize(text))
                 TemporaryFiles.shared.removeAgain()
-                ProcessSignals.exitNow(128 + number)
+                ProcessSignals.exitNow(status.rawValue)
             }
             source.resume()
             TemporaryFiles.shared.retain(source as AnyObject)

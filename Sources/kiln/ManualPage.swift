@@ -46,10 +46,9 @@ enum ManualPage {
         lines += [".SS \"kiln help\"", ".B kiln help [COMMAND] [\\-\\-man]", ".PP",
                   "Shows the overview, or the help of COMMAND (as", ".I command \\-\\-help", "does)."]
         lines += CommandLineTool.helpOptions.flatMap(optionLines)
+        lines.append(".SH EXIT STATUS")
+        lines += ExitStatus.allCases.flatMap { [".TP", ".B \($0.rawValue)"] + text($0.meaning) }
         lines += [
-            ".SH EXIT STATUS",
-            "0 success, 1 validation errors (or a threshold exceeded), 64 usage or manifest error, 74 I/O error;",
-            "129, 130 and 143 after SIGHUP, SIGINT (Ctrl-C) and SIGTERM, the temporary files removed.",
             ".SH SEE ALSO",
             ".BR sqlite3 (1);",
             "the manual in the repository: README.md and docs/reference/commands.md.",

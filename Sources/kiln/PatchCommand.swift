@@ -48,7 +48,7 @@ struct PatchCommand: KilnCommand {
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         var userFilled: Set<String> = []
         var limit = self.limit
         BundleReadLimitOption.apply(sqlSeconds)
@@ -71,6 +71,6 @@ struct PatchCommand: KilnCommand {
         if manifest.patches.count == 1 { text += "no changeset: it would be larger than the limit (\(manifest.limitBytes) bytes), or a table has no primary key\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"
         try printOut(text)
-        return 0
+        return .success
     }
 }

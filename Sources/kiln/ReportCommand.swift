@@ -41,7 +41,7 @@ struct ReportCommand: KilnCommand {
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
         let document = try ReportDocument.read(report)
         if let bundle, !FileManager.default.fileExists(atPath: bundle.path) {
@@ -54,7 +54,7 @@ struct ReportCommand: KilnCommand {
         for file in protected { ProtectedFiles.shared.protect(file.url, as: file.role) }
         try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document)).write(to: page)
         printToStandardError("wrote \(page.relativePath)\n")
-        return 0
+        return .success
     }
 
     /// `x.report.json` → `x.report.html` (or `x.html` for any other name).

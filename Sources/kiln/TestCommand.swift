@@ -32,11 +32,11 @@ struct TestCommand: KilnCommand {
         if update, format != .text { throw KilnError.usage("--update writes the expected files; it takes no --format") }
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> ExitStatus {
         let pipeline = try ManifestLoader.load(pipelinePath)
         guard !pipeline.manifest.fixtures.isEmpty else {
             try printOut("no fixtures in \(pipeline.manifest.file.lastPathComponent)\n")
-            return 0
+            return .success
         }
         let outcomes = try FixtureRunner(pipeline: pipeline).run(update: update)
         let pathPrefix = pipelinePrefix(pipeline)
@@ -45,7 +45,7 @@ struct TestCommand: KilnCommand {
         case .github: try printReport(outcomes.github(pathPrefix: pathPrefix), format)
         case .text, .json: try printText(outcomes)
         }
-        return outcomes.allSatisfy(\.passed) || update ? 0 : 1
+        return ExitStatus(passed: outcomes.allSatisfy(\.passed) || update)
     }
 
     /// `ok` or the differences per fixture, then the count (with `--update`, the files written).

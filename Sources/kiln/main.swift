@@ -4,4 +4,4 @@ import KilnKit
 StandardDescriptors.reserve()
 ProcessHeap.limitArenas()
 Interruption.install()
-exit(CommandLineTool(arguments: Array(CommandLine.arguments.dropFirst())).run())
+exit(CommandLineTool(arguments: Array(CommandLine.arguments.dropFirst())).run().rawValue)

@@ -185,9 +185,11 @@ final class CompletionsCommandTests: CLITestCase {
         let rendered = try program("/usr/bin/man", ["-l", "kiln.1"], environment: ["MANWIDTH": "120", "MANPAGER": "cat", "PAGER": "cat"])
         XCTAssertEqual(rendered.status, 0, rendered.stderr)
         XCTAssertEqual(rendered.stderr, "")
-        // Each command is a subsection (.SS "kiln NAME") whose options are tagged paragraphs (.TP, then the tag).
+        // Each command is a subsection (.SS "kiln NAME", up to the next one or section) whose options are tagged
+        // paragraphs (.TP, then the tag).
         var seen: [String: Set<String>] = [:]
-        for section in page.stdout.components(separatedBy: "\n.SS \"kiln ").dropFirst() {
+        for subsection in page.stdout.components(separatedBy: "\n.SS \"kiln ").dropFirst() {
+            let section = subsection.components(separatedBy: "\n.SH ")[0]
             let name = String(section.prefix { $0 != "\"" })
             let tags = section.components(separatedBy: "\n.TP\n").dropFirst().compactMap { paragraph in
                 paragraph.prefix { $0 != "\n" }.split(separator: " ").dropFirst().first.map { $0.replacingOccurrences(of: "\\-", with: "-") }

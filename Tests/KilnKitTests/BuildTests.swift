@@ -10,13 +10,13 @@ final class BuildTests: KilnTestCase {
     // MARK: Helpers
 
     /// Copies raw/patras into the temporary folder and loads it.
-    private func patras(_ name: String = "patras") throws -> Pipeline {
+    private func patras(_ name: String = "patras") throws -> CompiledPipeline {
         let folder = try copyRepositoryFolder("raw/patras", as: name)
         return try ManifestLoader.load(folder.path)
     }
 
     /// Copies the broken fixture and the real manifest beside it; `severity` replaces the manifest's overrides.
-    private func broken(severity: String? = nil) throws -> Pipeline {
+    private func broken(severity: String? = nil) throws -> CompiledPipeline {
         let folder = try copyRepositoryFolder("Tests/Fixtures/patras-broken", as: "broken")
         var manifest = try String(contentsOf: KilnTestCase.repositoryRoot.appendingPathComponent("raw/patras/kiln.json5"), encoding: .utf8)
         if let severity {
@@ -32,7 +32,7 @@ final class BuildTests: KilnTestCase {
         temporaryDirectory.appendingPathComponent("out").appendingPathComponent(name)
     }
 
-    private func build(_ pipeline: Pipeline, to name: String = "patras.sqlite", report: URL? = nil) throws -> BuildOutcome {
+    private func build(_ pipeline: CompiledPipeline, to name: String = "patras.sqlite", report: URL? = nil) throws -> BuildOutcome {
         try Builder.build(pipeline, options: BuildOptions(output: output(name), report: report))
     }
 

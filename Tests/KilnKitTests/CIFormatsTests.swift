@@ -10,7 +10,7 @@ import XCTest
 /// The JUnit and GitHub renderings that `kiln build`, `kiln diff` and `kiln test` share with `kiln check`.
 final class CIFormatsTests: KilnTestCase {
     /// A pipeline of one source (`rows.txt`, a name and a number per line) and one range rule on the number.
-    private func rulePipeline(rows: String) throws -> Pipeline {
+    private func rulePipeline(rows: String) throws -> CompiledPipeline {
         try loadPipeline(manifest: """
             { bundle: "ci", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "integer", notNull: true }], primaryKey: ["name"] }],

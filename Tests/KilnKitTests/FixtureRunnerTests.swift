@@ -61,7 +61,7 @@ final class FixtureRunnerTests: KilnTestCase {
 
     private var folder: URL { temporaryDirectory.appendingPathComponent("tiny") }
 
-    private func pipeline(_ manifestText: String? = nil) throws -> Pipeline {
+    private func pipeline(_ manifestText: String? = nil) throws -> CompiledPipeline {
         try write(manifestText ?? manifest, to: "tiny/kiln.json5")
         return try ManifestLoader.load(folder.path)
     }

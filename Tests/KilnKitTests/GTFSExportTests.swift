@@ -10,7 +10,7 @@ import KilnTestSupport
 /// The pieces of the GTFS export: CSV, clock times past midnight, Orthodox Easter and the holidays it moves, the ZIP
 /// archive, and export parameters. Expected values come from python-dateutil, Python's csv and zipfile modules.
 final class GTFSExportTests: KilnTestCase {
-    private func patras() throws -> (pipeline: Pipeline, bundle: URL) {
+    private func patras() throws -> (pipeline: CompiledPipeline, bundle: URL) {
         let folder = try copyRepositoryFolder("raw/patras", as: "patras")
         let pipeline = try ManifestLoader.load(folder.path)
         let bundle = temporaryDirectory.appendingPathComponent("patras.sqlite")

@@ -9,7 +9,7 @@ import XCTest
 /// The library side of build faults (the binary's side is `FaultTests`): the lock that makes builds of one bundle
 /// take turns, the removal of what killed builds left behind, and the order of the report and the bundle.
 final class HostileBuildTests: KilnTestCase {
-    private func pipeline() throws -> Pipeline {
+    private func pipeline() throws -> CompiledPipeline {
         let folder = temporaryDirectory.appendingPathComponent("patras")
         if !FileManager.default.fileExists(atPath: folder.path) { _ = try copyRepositoryFolder("raw/patras", as: "patras") }
         return try ManifestLoader.load(folder.path)

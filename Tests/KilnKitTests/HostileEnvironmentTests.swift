@@ -135,7 +135,7 @@ final class HostileEnvironmentTests: KilnTestCase {
 
     // MARK: Through a build
 
-    private func pipeline(table: String = "", rules: String = "", limits: String = "") throws -> Pipeline {
+    private func pipeline(table: String = "", rules: String = "", limits: String = "") throws -> CompiledPipeline {
         try write("""
             { bundle: "env", schemaVersion: 1,\(limits)
               tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }\(table)],

@@ -58,7 +58,7 @@ class KilnTestCase: XCTestCase {
 
     /// Loads a pipeline written for the test: `manifest` as `pipeline/kiln.json5` and its one input `rows` as
     /// `pipeline/rows.txt` in the temporary folder.
-    func loadPipeline(manifest: String, rows: String) throws -> Pipeline {
+    func loadPipeline(manifest: String, rows: String) throws -> CompiledPipeline {
         try write(rows, to: "pipeline/rows.txt")
         let folder = try write(manifest, to: "pipeline/kiln.json5").deletingLastPathComponent()
         return try ManifestLoader.load(folder.path)

@@ -12,7 +12,7 @@ import XCTest
 final class ReadAheadTests: KilnTestCase {
     /// A pipeline over `count` delimited files `stops/NNN.txt`, each with `lines` stops; every seventh line of a file
     /// has a latitude that is not a number (a shaping finding) and every eleventh too few fields (a reading finding).
-    private func pipeline(files count: Int, lines: Int) throws -> Pipeline {
+    private func pipeline(files count: Int, lines: Int) throws -> CompiledPipeline {
         let folder = temporaryDirectory.appendingPathComponent("pipeline")
         let stops = folder.appendingPathComponent("stops")
         try FileManager.default.createDirectory(at: stops, withIntermediateDirectories: true)
@@ -58,7 +58,7 @@ final class ReadAheadTests: KilnTestCase {
         Dictionary(grouping: findings, by: \.code).mapValues { $0.map(\.message) }
     }
 
-    private func start(_ pipeline: Pipeline, workers: Int, aheadBytes: Int) throws -> ReadAhead {
+    private func start(_ pipeline: CompiledPipeline, workers: Int, aheadBytes: Int) throws -> ReadAhead {
         let source = pipeline.sources[0]
         let items = source.files.map { ReadAhead.Item(source: 0, input: $0, digest: true) }
         let tools = try (0..<workers).map { _ in [ReadAhead.Tools(reader: try source.makeReader(), shaper: RowShaper(targets: try source.makeTargets()))] }
@@ -66,7 +66,7 @@ final class ReadAheadTests: KilnTestCase {
     }
 
     /// The same files read and shaped on this thread, one after the other: what the workers must reproduce.
-    private func expected(_ pipeline: Pipeline) throws -> [(rows: [[SQLValue]], findings: [Diagnostic], digest: String)] {
+    private func expected(_ pipeline: CompiledPipeline) throws -> [(rows: [[SQLValue]], findings: [Diagnostic], digest: String)] {
         let source = pipeline.sources[0]
         let shaper = RowShaper(targets: source.targets)
         return try source.files.map { input in

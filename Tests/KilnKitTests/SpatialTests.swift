@@ -35,13 +35,13 @@ final class SpatialTests: KilnTestCase {
         """
     }
 
-    private func pipeline(_ text: String) throws -> Pipeline {
+    private func pipeline(_ text: String) throws -> CompiledPipeline {
         try write(places, to: "places/places.txt")
         try write(text, to: "places/kiln.json5")
         return try ManifestLoader.load(temporaryDirectory.appendingPathComponent("places").path)
     }
 
-    private func bundle() throws -> (URL, Pipeline) {
+    private func bundle() throws -> (URL, CompiledPipeline) {
         let pipeline = try pipeline(manifest())
         let output = temporaryDirectory.appendingPathComponent("places.sqlite")
         let outcome = try Builder.build(pipeline, options: BuildOptions(output: output))

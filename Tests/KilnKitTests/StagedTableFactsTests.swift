@@ -14,7 +14,7 @@ import KilnTestSupport
 /// a text one, an integer beside an equal real, integers beyond 2^53, NaN, empty blobs, text equal only under Unicode
 /// equivalence).
 final class StagedTableFactsTests: KilnTestCase {
-    private func pipeline(primaryKey: String) throws -> Pipeline {
+    private func pipeline(primaryKey: String) throws -> CompiledPipeline {
         try loadPipeline(manifest: """
             { bundle: "facts", schemaVersion: 1,
               tables: [{ name: "t", columns: [{ name: "a", type: "text" }, { name: "b", type: "integer" }, { name: "c", type: "real" },

@@ -17,13 +17,12 @@ package struct FileStamp: Codable, Equatable, Sendable {
 
     /// The stamp of the file `url` names now (links followed), or `nil` when there is none.
     package init?(_ url: URL) {
-        var status = stat()
-        guard stat(url.path, &status) == 0 else { return nil }
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        guard let status = FileStatus(path: url.path) else { return nil }
+        device = status.device
+        inode = status.inode
+        size = status.size
+        modified = status.modified
+        changed = status.changed
     }
 }
 
@@ -146,7 +145,7 @@ package struct BuildCache {
 
         /// The inputs of `pipeline`, each digest taken from `record` when the file's stamp is the one recorded with
         /// it, else computed; `nil` when a file cannot be read (the build will say so).
-        package init?(of pipeline: Pipeline, record: BuildCacheRecord?) {
+        package init?(of pipeline: CompiledPipeline, record: BuildCacheRecord?) {
             let recorded = Dictionary((record?.inputs ?? []).map { ($0.path, $0) }) { first, _ in first }
             for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
                 let stamp = FileStamp(file.url)
@@ -162,13 +161,13 @@ package struct BuildCache {
     }
 
     /// True when the build's outcome depends on nothing but the key: no baseline to compare with.
-    package static func applies(to pipeline: Pipeline, options: BuildOptions) -> Bool {
+    package static func applies(to pipeline: CompiledPipeline, options: BuildOptions) -> Bool {
         options.baseline == nil && pipeline.manifest.baselineURL == nil
     }
 
     /// The key of a build of `pipeline` to `output` and `report` whose inputs have the SHA-256 `digests`
     /// (by path relative to the pipeline folder).
-    package static func key(_ pipeline: Pipeline, output: URL, report: URL, digests: [String: String]) -> String {
+    package static func key(_ pipeline: CompiledPipeline, output: URL, report: URL, digests: [String: String]) -> String {
         var lines = ["kiln build cache \(BuildCacheRecord.currentFormat)", environment, "manifest \(pipeline.manifest.sha256)",
                      "output \(output.relativePath) \(output.standardizedFileURL.path)",
                      "report \(report.relativePath) \(report.standardizedFileURL.path)"]
@@ -189,7 +188,7 @@ package struct BuildCache {
     }
 
     /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
-    package func lookup(_ pipeline: Pipeline, output: URL, report: URL) -> Lookup {
+    package func lookup(_ pipeline: CompiledPipeline, output: URL, report: URL) -> Lookup {
         guard isUsable else {
             return .rebuild(reason: "the build cache \(displayPath(folder)) is not a folder holding a regular file: it is not used, and the bundle was built in full", inputs: nil)
         }
@@ -220,14 +219,14 @@ package struct BuildCache {
     /// Removes the record, before a build replaces the files it describes.
     package func forget() {
         guard isUsable, OutputPath.entryKind(recordURL) == .regular else { return }
-        unlink(recordURL.path)
+        FileCalls.unlink(recordURL.path)
     }
 
     /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken
     /// before they were read (an input whose stamp changed since is recorded without one, so that the next build
     /// reads it again).
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
-    package func store(_ outcome: BuildOutcome, of pipeline: Pipeline, report: Data, stamps: [String: FileStamp]) throws {
+    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, stamps: [String: FileStamp]) throws {
         guard isUsable else { return }
         let reportDigest = SHA256Digest()
         reportDigest.update(report)
@@ -258,7 +257,7 @@ package struct BuildCache {
     }
 
     /// The stamps of `pipeline`'s inputs now, by path relative to the pipeline folder.
-    package static func stamps(of pipeline: Pipeline) -> [String: FileStamp] {
+    package static func stamps(of pipeline: CompiledPipeline) -> [String: FileStamp] {
         var stamps: [String: FileStamp] = [:]
         for file in pipeline.sources.flatMap(\.files) { stamps[file.relativePath] = FileStamp(file.url) }
         return stamps

@@ -26,7 +26,7 @@ extension BuildOutcome {
     /// JUnit XML: a suite `sources` with a test case per source of `pipeline` (the findings about its files), a suite
     /// `rules` with one per manifest rule (the findings of its code), and a suite `build` with one case for the rest
     /// (the bundle, the baseline). Each error is in its case's failure.
-    public func junit(_ pipeline: Pipeline, _ summary: BuildSummary) -> String {
+    public func junit(_ pipeline: CompiledPipeline, _ summary: BuildSummary) -> String {
         let rules = pipeline.manifest.rules.map(\.code)
         var sourceOfFile: [String: String] = [:]
         for source in pipeline.sources {

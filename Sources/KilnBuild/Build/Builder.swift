@@ -100,7 +100,7 @@ public struct TargetOutput: Sendable {
 extension BuildOutcome {
     /// Fills in what the report says about the pipeline besides the findings: the manifest's digest, the inputs'
     /// sizes, the tables' descriptions and the meaning of every code found.
-    package mutating func describe(_ pipeline: Pipeline) {
+    package mutating func describe(_ pipeline: CompiledPipeline) {
         let manifest = pipeline.manifest
         self.manifest = (manifest.file.lastPathComponent, manifest.sha256)
         for file in pipeline.sources.flatMap(\.files) where inputs[file.relativePath] != nil {
@@ -152,7 +152,7 @@ public enum Builder {
     /// - Throws: `KilnError.io` when inputs, outputs or the `options.baseline` cannot be read or written, or another
     ///   build of the same bundle holds it longer than `options.lockTimeout`; `KilnError.manifest` when SQLite
     ///   refuses SQL the manifest wrote. Validation errors do not throw: they are in the outcome.
-    public static func build(_ pipeline: Pipeline, options: BuildOptions = BuildOptions()) throws -> BuildOutcome {
+    public static func build(_ pipeline: CompiledPipeline, options: BuildOptions = BuildOptions()) throws -> BuildOutcome {
         let manifest = pipeline.manifest
         if let baseline = options.baseline, !FileManager.default.fileExists(atPath: baseline.path) {
             throw KilnError.io("cannot read the baseline \(baseline.path): there is no such file")
@@ -397,7 +397,7 @@ public enum Builder {
     }
 
     /// The outcome the cache recorded, for a build that changed nothing.
-    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: Pipeline, output: URL, report: URL) -> BuildOutcome {
+    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: CompiledPipeline, output: URL, report: URL) -> BuildOutcome {
         var outcome = BuildOutcome(bundle: pipeline.manifest.bundle, output: output, reportURL: report, built: true, tables: record.tables,
                                    inputs: Dictionary(record.inputs.map { ($0.path, $0.sha256) }) { first, _ in first },
                                    diagnostics: record.diagnostics)
@@ -448,7 +448,7 @@ public enum Builder {
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,
     /// the baseline (for the report), or each other.
     /// - Throws: `KilnError.usage` with one sentence.
-    private static func checkOutputs(_ pipeline: Pipeline, output: URL, report: URL, baseline: URL?, names: OutputNames, htmlReport: Bool) throws {
+    private static func checkOutputs(_ pipeline: CompiledPipeline, output: URL, report: URL, baseline: URL?, names: OutputNames, htmlReport: Bool) throws {
         var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
         for file in pipeline.sources.flatMap(\.files) {
             protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))

@@ -85,7 +85,7 @@ package final class CompiledMapping {
 }
 
 /// A loaded, checked manifest with its sources compiled: everything a build needs.
-public struct Pipeline {
+public struct CompiledPipeline {
     public let manifest: Manifest
     public let sources: [CompiledSource]
     package let locator: JSON5Locator
@@ -115,12 +115,11 @@ public enum ManifestLoader {
     /// Finds the manifest for `path`: the file itself, or `kiln.json5` inside a folder.
     /// - Throws: `KilnError.usage` when there is no manifest there.
     public static func manifestURL(for path: String) throws -> URL {
-        var isFolder: ObjCBool = false
         let url = URL(fileURLWithPath: path)
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+        guard let kind = OutputPath.entryKind(url, followingLinks: true) else {
             throw KilnError.usage("no pipeline at \(path): expected a folder holding \(defaultFileName), or a manifest file")
         }
-        let file = isFolder.boolValue ? url.appendingPathComponent(defaultFileName) : url
+        let file = kind == .folder ? url.appendingPathComponent(defaultFileName) : url
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw KilnError.usage("no \(defaultFileName) in \(path)")
         }
@@ -133,7 +132,7 @@ public enum ManifestLoader {
     /// not the raw inputs) no source path is looked up and every source has no files.
     /// - Throws: `KilnError.usage` when there is no manifest, `KilnError.manifest` for any mistake in it.
     /// A manifest's `exportsFrom` is kept as written; `withSharedExports` reads it when exports are needed.
-    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> Pipeline {
+    public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> CompiledPipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
@@ -157,7 +156,7 @@ public enum ManifestLoader {
             ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
             InputIdentity.shared.record(file.url)
         }
-        return Pipeline(manifest: manifest, sources: sources, locator: locator)
+        return CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
     }
 
     /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:

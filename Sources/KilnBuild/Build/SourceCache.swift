@@ -37,7 +37,7 @@ package struct SourceCacheEntry: ChecksummedRecord {
 package final class SourceCache {
     /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
     package let folder: URL
-    private let pipeline: Pipeline
+    private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     /// What the cache supplies of each source, by position; a source without a plan is read in full.
     package private(set) var plans: [Int: Plan] = [:]
@@ -93,7 +93,7 @@ package final class SourceCache {
     /// False when the cache folders are not folders (a link, a file): then nothing is read or written there.
     private let usable: Bool
 
-    package init(cache: BuildCache, pipeline: Pipeline, examplesPerCode: Int) {
+    package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
         folder = cache.folder.appendingPathComponent("sources")
         usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
         self.pipeline = pipeline
@@ -389,7 +389,7 @@ package final class SourceCache {
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
             let (recordURL, databaseURL) = entryFiles(source.spec.name)
-            if OutputPath.entryKind(recordURL) == .regular { unlink(recordURL.path) }
+            if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
             do {
                 try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: databaseURL)
                 var entry = SourceCacheEntry(source: source.spec.name,
@@ -398,7 +398,7 @@ package final class SourceCache {
                 entry.checksum = try entry.computedChecksum()
                 try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
             } catch {
-                unlink(recordURL.path)
+                FileCalls.unlink(recordURL.path)
             }
         }
     }

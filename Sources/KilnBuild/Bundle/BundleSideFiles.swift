@@ -42,8 +42,8 @@ package enum BundleSideFiles {
             }
         }
         for file in present(beside: destination) {
-            guard unlink(file.path) == 0 || errno == ENOENT else {
-                throw KilnError.io("cannot remove \(file.path), which SQLite would apply to the new bundle: \(String(cString: strerror(errno)))")
+            guard FileCalls.unlink(file.path) || errno == ENOENT else {
+                throw KilnError.io("cannot remove \(file.path), which SQLite would apply to the new bundle: \(SystemError.lastMessage)")
             }
         }
     }

@@ -12,11 +12,11 @@ import KilnReaders
 ///     if !report.passed { … }
 public struct BundleChecker {
     /// The pipeline whose manifest the bundle is checked against.
-    public let pipeline: Pipeline
+    public let pipeline: CompiledPipeline
     private var manifest: Manifest { pipeline.manifest }
 
     /// A checker for bundles of `pipeline`.
-    public init(pipeline: Pipeline) {
+    public init(pipeline: CompiledPipeline) {
         self.pipeline = pipeline
     }
 

@@ -7,9 +7,9 @@ import KilnReaders
 /// Runs a manifest's fixtures: each example input goes through its source's reader, and the records and unmatched
 /// lines are compared with the expected JSON file. A difference is shown as a readable line diff.
 public struct FixtureRunner {
-    public let pipeline: Pipeline
+    public let pipeline: CompiledPipeline
 
-    public init(pipeline: Pipeline) {
+    public init(pipeline: CompiledPipeline) {
         self.pipeline = pipeline
     }
 

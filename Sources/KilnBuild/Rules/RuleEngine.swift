@@ -8,7 +8,7 @@ import KilnReaders
 /// (keys, unique sets, not-null, references, range, enum, pattern) and the manifest's explicit rules.
 /// Each offending row becomes one diagnostic with the file and line it came from.
 package struct RuleEngine {
-    package let pipeline: Pipeline
+    package let pipeline: CompiledPipeline
     package private(set) var database: Database
     package private(set) var log: DiagnosticLog
     /// False on a shipped bundle, whose tables carry no `_file`/`_line` columns.
@@ -392,7 +392,7 @@ private final class RuleHelper: Sendable {
             try lease.attach(to: database, as: "staging")
             defer { try? lease.release(detaching: "staging", from: database) }
             try database.execute("PRAGMA staging.cache_size = -8192")
-            var engine = RuleEngine(pipeline: Pipeline(manifest: manifest, sources: [], locator: JSON5Locator(text: "")), database: database,
+            var engine = RuleEngine(pipeline: CompiledPipeline(manifest: manifest, sources: [], locator: JSON5Locator(text: "")), database: database,
                                     log: DiagnosticLog(overrides: overrides))
             engine.hasProvenance = hasProvenance
             engine.inOrder = inOrder

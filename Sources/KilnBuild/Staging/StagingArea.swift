@@ -13,7 +13,7 @@ package final class StagingArea {
     package let file: StagingDatabase
     /// The owner's connection, for reads between write phases (`StagingDatabase.database`).
     package var database: Database { file.database }
-    private let pipeline: Pipeline
+    private let pipeline: CompiledPipeline
     /// Digests already computed: several sources may read the same file.
     private var digestCache: [String: String] = [:]
     /// Each source's position in the pipeline, by name: looking it up by a scan made 4 000 sources quadratic.
@@ -21,7 +21,7 @@ package final class StagingArea {
 
     /// Creates the staging tables in a new database at `url`.
     /// - Throws: `SQLiteError` when the file cannot be created.
-    package init(url: URL, pipeline: Pipeline) throws {
+    package init(url: URL, pipeline: CompiledPipeline) throws {
         file = try StagingDatabase(url: url)
         self.pipeline = pipeline
         try file.write { try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: $0) }

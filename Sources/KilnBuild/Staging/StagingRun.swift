@@ -14,7 +14,7 @@ public struct StagingStatistics: Sendable {
     public var diagnostics: Int
 }
 
-extension Pipeline {
+extension CompiledPipeline {
     /// Reads every source and stages its records in a database at `url` (replaced, then left for inspection),
     /// without running the rules or writing a bundle: the first two stages alone, for measuring readers and
     /// shaping (`scripts/bench`) and for looking at staged rows while writing a manifest.

@@ -82,32 +82,54 @@ public struct MarkupText {
     /// `HTMLDocument.nodes` selects with the same test, one node after the other. Each picked element renders its
     /// own lines, also one inside another (the outer one's lines first).
     package final class PickedLines: HTMLEventHandler {
-        // Only the parser's callbacks, on the parsing thread, touch these: no run-time exclusivity checks per event.
-        private let test: DescendantElementTest
-        private let cellSeparator: String
-        /// One renderer per picked element, in document order.
-        @exclusivity(unchecked) private var renderers: [Renderer] = []
-        /// The picked elements still open: their renderer, their depth, and the depth of the element whose content
-        /// the renderer skips (0: none).
-        @exclusivity(unchecked) private var open: [(renderer: Int, depth: Int, skipping: Int)] = []
-        @exclusivity(unchecked) private var depth = 0
-        /// How many open picked elements are not skipping content.
-        @exclusivity(unchecked) private var reading = 0
-        /// What was found of each element name of the page, by `HTMLStartTag.nameIdentity`: a page has a few dozen.
-        @exclusivity(unchecked) private var names: [(identity: Int, role: Role, passes: Bool)] = []
+        /// Only the parser's callbacks, on the parsing thread, touch it: no run-time exclusivity checks per event.
+        @exclusivity(unchecked) private var state: State
 
         package init(test: DescendantElementTest, cellSeparator: String) {
+            // Unsafe only as `state` skips the exclusivity check (see `withState`).
+            unsafe state = State(test: test, cellSeparator: cellSeparator)
+        }
+
+        /// The one access to `state`: `@exclusivity(unchecked)` is memory-unsafe only when two accesses overlap, and
+        /// the events come one at a time from the parsing thread.
+        private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+            unsafe body(&state)
+        }
+
+        /// The lines, once the page is parsed.
+        package var lines: [Line] { withState { $0.renderers.flatMap(\.lines) } }
+
+        package var wantsText: Bool { withState { $0.reading > 0 } }
+
+        package func startElement(_ tag: HTMLStartTag) { withState { $0.startElement(tag) } }
+
+        package func endElement() { withState { $0.endElement() } }
+
+        package func text(_ bytes: [UInt8], nodeLine: Int) { withState { $0.text(bytes, nodeLine: nodeLine) } }
+    }
+
+    /// What `PickedLines` keeps between events.
+    private struct State {
+        let test: DescendantElementTest
+        let cellSeparator: String
+        /// One renderer per picked element, in document order.
+        var renderers: [Renderer] = []
+        /// The picked elements still open: their renderer, their depth, and the depth of the element whose content
+        /// the renderer skips (0: none).
+        private var open: [(renderer: Int, depth: Int, skipping: Int)] = []
+        private var depth = 0
+        /// How many open picked elements are not skipping content.
+        private(set) var reading = 0
+        /// What was found of each element name of the page, by `HTMLStartTag.nameIdentity`: a page has a few dozen.
+        private var names: [(identity: Int, role: Role, passes: Bool)] = []
+
+        init(test: DescendantElementTest, cellSeparator: String) {
             self.test = test
             self.cellSeparator = cellSeparator
         }
 
-        /// The lines, once the page is parsed.
-        package var lines: [Line] { renderers.flatMap(\.lines) }
-
-        package var wantsText: Bool { reading > 0 }
-
         /// The role of the tag's element and whether its name passes the test.
-        private func known(_ tag: HTMLStartTag) -> (role: Role, passes: Bool) {
+        private mutating func known(_ tag: HTMLStartTag) -> (role: Role, passes: Bool) {
             let identity = tag.nameIdentity
             for name in names where name.identity == identity { return (name.role, name.passes) }
             let found = (role: MarkupText.role(of: tag.name), passes: test.name.map(tag.hasName) ?? true)
@@ -115,7 +137,7 @@ public struct MarkupText {
             return found
         }
 
-        package func startElement(_ tag: HTMLStartTag) {
+        mutating func startElement(_ tag: HTMLStartTag) {
             depth += 1
             let (role, namePasses) = known(tag)
             let picked = namePasses && tag.passesAttributes(of: test)
@@ -133,12 +155,12 @@ public struct MarkupText {
             }
         }
 
-        private func skip(_ index: Int) {
+        private mutating func skip(_ index: Int) {
             open[index].skipping = depth
             reading -= 1
         }
 
-        package func endElement() {
+        mutating func endElement() {
             for index in open.indices {
                 if open[index].skipping == 0 {
                     renderers[open[index].renderer].endElement()
@@ -155,7 +177,7 @@ public struct MarkupText {
             depth -= 1
         }
 
-        package func text(_ bytes: [UInt8], nodeLine: Int) {
+        mutating func text(_ bytes: [UInt8], nodeLine: Int) {
             let (text, line) = LibXML2TextNode.located(bytes, nodeLine: nodeLine)
             for entry in open where entry.skipping == 0 {
                 renderers[entry.renderer].text(text, line: line)

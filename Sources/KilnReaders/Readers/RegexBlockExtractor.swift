@@ -118,14 +118,18 @@ package final class RegexBlockExtractor {
         private let input: InputFile
         private let log: DiagnosticLog
         private var carried: [String?]
-        // `feed` is the only code that touches the three below, and no record consumer can reach this page: their
-        // accesses need no run-time exclusivity check (one per access and per line otherwise).
         /// The array the last record's values were written into, reused while the consumer lets records go.
-        @exclusivity(unchecked) private var values: [String?] = []
-        /// The token of the records emitted from `values` (see `RecordReuseToken`).
-        @exclusivity(unchecked) private var token = RecordReuseToken()
-        /// True when `values` no longer holds the carried fields (a heading changed them since it was filled).
-        @exclusivity(unchecked) private var valuesStale = true
+        private struct ReusedValues {
+            var values: [String?] = []
+            /// The token of the records emitted from `values` (see `RecordReuseToken`).
+            var token = RecordReuseToken()
+            /// True when `values` no longer holds the carried fields (a heading changed them since it was filled).
+            var stale = true
+        }
+
+        /// `feed` is the only code that touches it, and no record consumer can reach this page: its accesses need no
+        /// run-time exclusivity check (one per access and per line otherwise).
+        @exclusivity(unchecked) private var reuse = ReusedValues()
         /// The rows given so far, counted when the source expects a least number (`minRows`).
         private var rowCount = 0
         /// For each required block: whether it was found, by value of its `per` field, in first-seen order. Only this
@@ -156,27 +160,7 @@ package final class RegexBlockExtractor {
             do {
                 let row = extractor.row
                 if let groups = try row.match(subject) {
-                    if !isKnownUniquelyReferenced(&token) {
-                        // A consumer keeps an earlier record: a fresh array, its values appended one by one rather
-                        // than copied whole (an array of optionals copied in one go goes through the runtime's
-                        // generic per-element copy). The token stays: it is unique again once the consumer lets
-                        // every record go.
-                        var fresh: [String?] = []
-                        fresh.reserveCapacity(carried.count)
-                        for value in carried { fresh.append(value) }
-                        values = fresh
-                    } else if valuesStale {
-                        if values.count != carried.count {
-                            values = carried
-                        } else {
-                            for (field, value) in carried.enumerated() { values[field] = value }
-                        }
-                    }
-                    valuesStale = false
-                    for (field, group) in extractor.rowFields { values[field] = row.group(group, of: subject, in: groups) }
-                    if extractor.expect?.minRows != nil { rowCount += 1 }
-                    if !extractor.requirements.isEmpty { try note(values) }
-                    try emit(Record(extractor.kind, values: values, line: line, reuseToken: token))
+                    try withReuse { reuse in try emitRow(subject, groups, line: line, into: &reuse, emit: emit) }
                     return
                 }
                 for (level, heading) in extractor.headings.enumerated() {
@@ -184,7 +168,7 @@ package final class RegexBlockExtractor {
                     let effect = extractor.headingEffects[level]
                     for (field, group) in effect.sets { carried[field] = heading.group(group, of: subject, in: groups) }
                     for field in effect.clears { carried[field] = nil }
-                    valuesStale = true
+                    withReuse { $0.stale = true }
                     return
                 }
                 for pattern in extractor.skip where try pattern.matches(subject) { return }
@@ -197,6 +181,40 @@ package final class RegexBlockExtractor {
                 log.report(.extractMatchLimit, "\(error.description) on the line \"\(excerpt(subject.lineText))\"; the line is passed over",
                            at: input.at(line))
             }
+        }
+
+        /// The record of a row the row pattern matched, its values written into `reuse.values` while the consumer
+        /// lets records go.
+        private func emitRow(_ subject: some ExtractedLine, _ groups: RegexGroups, line: Int, into reuse: inout ReusedValues,
+                             emit: (Record) throws -> Void) throws {
+            let row = extractor.row
+            if !isKnownUniquelyReferenced(&reuse.token) {
+                // A consumer keeps an earlier record: a fresh array, its values appended one by one rather
+                // than copied whole (an array of optionals copied in one go goes through the runtime's
+                // generic per-element copy). The token stays: it is unique again once the consumer lets
+                // every record go.
+                var fresh: [String?] = []
+                fresh.reserveCapacity(carried.count)
+                for value in carried { fresh.append(value) }
+                reuse.values = fresh
+            } else if reuse.stale {
+                if reuse.values.count != carried.count {
+                    reuse.values = carried
+                } else {
+                    for (field, value) in carried.enumerated() { reuse.values[field] = value }
+                }
+            }
+            reuse.stale = false
+            for (field, group) in extractor.rowFields { reuse.values[field] = row.group(group, of: subject, in: groups) }
+            if extractor.expect?.minRows != nil { rowCount += 1 }
+            if !extractor.requirements.isEmpty { try note(reuse.values) }
+            try emit(Record(extractor.kind, values: reuse.values, line: line, reuseToken: reuse.token))
+        }
+
+        /// The one access to `reuse`: `@exclusivity(unchecked)` is memory-unsafe only when two accesses overlap, and
+        /// only `feed` makes them.
+        private func withReuse<Result>(_ body: (inout ReusedValues) throws -> Result) rethrows -> Result {
+            try unsafe body(&reuse)
         }
 
         /// Records which required blocks a row satisfies.

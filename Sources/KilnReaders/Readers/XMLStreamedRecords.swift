@@ -56,16 +56,23 @@ package final class StreamedRecords: XMLEventHandler {
     package init(fields: [StreamedField], path: ElementPath, context: [ContextElement], kind: RecordKind,
          emit: @escaping (Record) throws -> Void) {
         self.emit = emit
-        scan = RecordScan(fields: fields, path: path, stack: ElementStack(context: context), kind: kind)
+        // Unsafe only as `scan` skips the exclusivity check (see `withScan`).
+        unsafe scan = RecordScan(fields: fields, path: path, stack: ElementStack(context: context), kind: kind)
+    }
+
+    /// The one access to `scan`: `@exclusivity(unchecked)` is memory-unsafe only when two accesses overlap, and the
+    /// events come one at a time from the parsing thread.
+    private func withScan<Result>(_ body: (inout RecordScan) -> Result) -> Result {
+        unsafe body(&scan)
     }
 
     package func start(_ tag: XMLStartTag) -> Bool {
-        scan.start(tag)
+        withScan { $0.start(tag) }
         return true
     }
 
     package func end() -> Bool {
-        guard let record = scan.end() else { return true }
+        guard let record = withScan({ $0.end() }) else { return true }
         do {
             try emit(record)
             records += 1
@@ -76,7 +83,7 @@ package final class StreamedRecords: XMLEventHandler {
         }
     }
 
-    package func text(_ text: XMLText) { scan.text(text) }
+    package func text(_ text: XMLText) { withScan { $0.text(text) } }
 }
 
 /// The state of `StreamedRecords` between events.
