@@ -9,7 +9,7 @@ import PackageDescription
 let kilnSettings: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-Xfrontend", "-enable-cmo-everything"], .when(configuration: .release))]
 /// Strict memory safety (SE-0458) for every layer above KilnC: unsafe code belongs in KilnC's wrappers, so the
 /// compiler warns about any use of it elsewhere.
-let strict: [SwiftSetting] = [.strictMemorySafety()]
+let strict: [SwiftSetting] = [.strictMemorySafety(), .treatWarning("StrictMemorySafety", as: .error)]
 
 let package = Package(
     name: "Kiln",

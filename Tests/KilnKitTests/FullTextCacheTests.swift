@@ -24,7 +24,7 @@ final class FullTextCacheTests: KilnTestCase {
         """
     }
 
-    private func key(_ pipeline: Pipeline, _ digests: [String: String], table: String = "place") throws -> String? {
+    private func key(_ pipeline: CompiledPipeline, _ digests: [String: String], table: String = "place") throws -> String? {
         let cache = FullTextCache(cache: BuildCache(output: temporaryDirectory.appendingPathComponent("out/keys.sqlite")),
                                   pipeline: pipeline, examplesPerCode: 100)
         let spec = try XCTUnwrap(pipeline.manifest.tables.first { $0.name == table })

@@ -104,7 +104,7 @@ final class SourceCacheTests: KilnTestCase {
 
     /// Stages `pipeline` as a build does, with its sources' entries beside `output` (`cached`) or reading every file;
     /// returns each table's facts and what the cache supplied.
-    private func stagedFacts(_ pipeline: Pipeline, output: URL, cached: Bool) throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int]) {
+    private func stagedFacts(_ pipeline: CompiledPipeline, output: URL, cached: Bool) throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int]) {
         let stagingURL = temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite")
         let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
         let log = DiagnosticLog()

@@ -31,7 +31,7 @@ package struct FullTextCacheEntry: ChecksummedRecord {
 package final class FullTextCache {
     /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/fulltext`.
     package let folder: URL
-    private let pipeline: Pipeline
+    private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     private let usable: Bool
     /// The full-text indexes this build took from the cache, by full-text table name.
@@ -39,7 +39,7 @@ package final class FullTextCache {
     /// True when an entry was found damaged: the build says so (a `build.cache` info).
     package private(set) var foundDamaged = false
 
-    package init(cache: BuildCache, pipeline: Pipeline, examplesPerCode: Int) {
+    package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
         folder = cache.folder.appendingPathComponent("fulltext")
         usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
         self.pipeline = pipeline
@@ -109,7 +109,7 @@ package final class FullTextCache {
     package func keep(_ name: String, key: String, scratch: URL) {
         guard usable, [nil, .folder].contains(OutputPath.entryKind(folder)) else { return }
         let (recordURL, databaseURL) = entryFiles(name)
-        if OutputPath.entryKind(recordURL) == .regular { unlink(recordURL.path) }
+        if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
         do {
             guard [nil, .regular].contains(OutputPath.entryKind(databaseURL)) else {
                 throw KilnError.io("the build cache entry \(databaseURL.path) is not a regular file")
@@ -121,7 +121,7 @@ package final class FullTextCache {
             entry.checksum = try entry.computedChecksum()
             try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
         } catch {
-            unlink(recordURL.path)
+            FileCalls.unlink(recordURL.path)
         }
     }
 }
