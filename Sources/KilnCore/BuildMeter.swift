@@ -39,7 +39,7 @@ public final class BuildMeter: Sendable {
     package func readBytes(_ count: Int) { bytes.wrappingAdd(count, ordering: .relaxed) }
     /// A file was read to its end.
     package func readFile(at url: URL) {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        let size = FileStatus(path: url.path, followingLinks: false).map { Int($0.size) } ?? 0
         fileBytes.wrappingAdd(size, ordering: .relaxed)
         files.wrappingAdd(1, ordering: .relaxed)
     }

@@ -31,7 +31,7 @@ extension CompiledPipeline {
         }
         try staging.database.close()
         let bytes = sources.flatMap(\.files).reduce(0) { total, file in
-            total + ((try? FileManager.default.attributesOfItem(atPath: file.url.path)[.size] as? Int) ?? 0)
+            total + (file.sizeOnDisk ?? 0)
         }
         return StagingStatistics(records: records, bytes: bytes, diagnostics: log.diagnostics.count + log.tally.totalNotStored)
     }
