@@ -50,6 +50,6 @@ public enum MD5Digest {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return Hexadecimal.text(of: Array(digest.prefix(Int(length))))
     }
 }

@@ -130,6 +130,11 @@ final class SQLiteReaderTests: KilnTestCase {
         // The hexadecimal text is Python's bytes.hex() for every byte value.
         let all = (0...255).map(UInt8.init)
         XCTAssertEqual(Hexadecimal.text(of: all), try PythonOracle.lines(ofProgram: "print(bytes(range(256)).hex())", []).first)
+        // Read back: Python's text (and its upper case) gives the bytes; an odd count or another character gives none.
+        let python = try XCTUnwrap(try PythonOracle.lines(ofProgram: "print(bytes(range(256)).hex())", []).first)
+        XCTAssertEqual(Hexadecimal.bytes(of: Array(python.utf8)), all)
+        XCTAssertEqual(Hexadecimal.bytes(of: Array(python.uppercased().utf8)), all)
+        for bad in ["abc", "0g", "+f", " 0", "0x"] { XCTAssertNil(Hexadecimal.bytes(of: Array(bad.utf8)), bad) }
     }
 
     func testTheDateFunctionsAnswerAsSQLitesOwnExceptForTheClock() throws {

@@ -190,7 +190,7 @@ extension SQLValue {
         case .integer(let value): return "i\(value)"
         case .real(let value): return "r\(value.bitPattern)"
         case .text(let value): return "t" + value
-        case .blob(let bytes): return "b" + bytes.map { String(format: "%02x", $0) }.joined()
+        case .blob(let bytes): return "b" + Hexadecimal.text(of: bytes)
         }
     }
 
@@ -205,14 +205,7 @@ extension SQLValue {
         case "r": guard let bits = UInt64(rest) else { return nil }; self = .real(Double(bitPattern: bits))
         case "t": self = .text(rest)
         case "b":
-            let digits = Array(rest.utf8)
-            guard digits.count % 2 == 0 else { return nil }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(digits.count / 2)
-            for index in stride(from: 0, to: digits.count, by: 2) {
-                guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(byte)
-            }
+            guard let bytes = Hexadecimal.bytes(of: token.utf8.dropFirst()) else { return nil }
             self = .blob(bytes)
         default: return nil
         }
