@@ -30,7 +30,7 @@ final class SourceCacheTests: KilnTestCase {
         let folder = BuildCache(output: output).folder.appendingPathComponent("sources")
         let records = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.map { folder.appendingPathComponent($0) }
         XCTAssertEqual(records.count, 2)
-        return try XCTUnwrap(records.first { (try? JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: $0)))?.source == name })
+        return try XCTUnwrap(records.first { (try? JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: $0)))?.name == name })
     }
 
     func testTheKeyFollowsWhatDecidesTheSourcesRowsAndNothingElse() throws {
@@ -73,7 +73,7 @@ final class SourceCacheTests: KilnTestCase {
 
         // Another Kiln (or other libraries) gives every key another value: the entry of "s" as such a Kiln wrote it.
         let record = try entryRecord(of: "s", output: output)
-        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        var entry = try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record))
         entry.key = String(repeating: "f", count: 64)
         entry.checksum = try entry.computedChecksum()
         try KilnJSON.encode(entry).write(to: record)
@@ -89,7 +89,7 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertEqual(try Data(contentsOf: output), bundle)
         XCTAssertEqual(again.diagnostics, full.diagnostics)
         // The entry was written again with this Kiln's key.
-        XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).key,
+        XCTAssertEqual(try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record)).key,
                        SourceCache.key(pipeline.sources[0], manifest: pipeline.manifest, examplesPerCode: DiagnosticTally.defaultExamplesPerCode))
     }
 
@@ -171,7 +171,7 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertEqual(try database.rows("SELECT count(*) FROM _facts").first?.values.first, .integer(3), "one per file")
         try database.execute("DELETE FROM _facts WHERE position = 1")
         try database.close()
-        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        var entry = try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record))
         entry.databaseSHA256 = try FileDigest.sha256(of: databaseURL)
         entry.checksum = try entry.computedChecksum()
         try KilnJSON.encode(entry).write(to: record)
@@ -193,7 +193,7 @@ final class SourceCacheTests: KilnTestCase {
         let output = temporaryDirectory.appendingPathComponent("out/cached.sqlite")
         let full = try Builder.build(pipeline, options: BuildOptions(output: output))
         let record = try entryRecord(of: "s", output: output)
-        var entry = try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record))
+        var entry = try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record))
         entry.format = 1
         entry.checksum = try entry.computedChecksum()
         try KilnJSON.encode(entry).write(to: record)
@@ -202,6 +202,6 @@ final class SourceCacheTests: KilnTestCase {
         let again = try Builder.build(pipeline, options: BuildOptions(output: output))
         XCTAssertEqual(again.reusedSources, ["second"], "\"s\" was read again")
         XCTAssertEqual(again.diagnostics, full.diagnostics, "no build.cache finding")
-        XCTAssertEqual(try JSONDecoder().decode(SourceCacheEntry.self, from: Data(contentsOf: record)).format, SourceCacheEntry.currentFormat)
+        XCTAssertEqual(try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record)).format, SourceCache.currentFormat)
     }
 }

@@ -4,21 +4,6 @@ import KilnCore
 import KilnManifest
 import KilnReaders
 
-/// The record of one full-text index kept in the build cache, `<cache>/fulltext/<id>.json` beside `<id>.sqlite`: the
-/// key of everything that decided the rows it indexes (`FullTextCache.key`), and the SHA-256 and stamp of the
-/// database holding the index.
-package struct FullTextCacheEntry: ChecksummedRecord {
-    package var format = FullTextCacheEntry.currentFormat
-    package var index: String
-    package var key: String
-    package var databaseSHA256: String
-    /// The database's stamp when it was kept: a database with another stamp is hashed again before it is trusted.
-    package var databaseStamp: FileStamp?
-    package var checksum = ""
-
-    package static let currentFormat = 1
-}
-
 /// Keeps the full-text indexes a build made (`FullTextBuild`'s scratch databases) in the build cache, so that a later
 /// build whose full-text table would hold the same rows copies the index kept instead of indexing every row again.
 /// A table's rows are decided by the sources that fill it: the index is reused when each of them has the same key as
@@ -29,8 +14,10 @@ package struct FullTextCacheEntry: ChecksummedRecord {
 /// then its checksummed record); one whose record or database does not match is a `build.cache` info and the index
 /// is built again. Not `Sendable`: one build uses it on its own thread.
 package final class FullTextCache {
-    /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/fulltext`.
-    package let folder: URL
+    /// The format of the entries this Kiln writes (`CacheEntryRecord.format`); an entry of another is built again.
+    package static let currentFormat = 1
+    /// The entries: `<bundle folder>/.kiln-cache/<bundle file>/fulltext`.
+    private let entries: CacheEntryFolder
     private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     private let usable: Bool
@@ -40,8 +27,8 @@ package final class FullTextCache {
     package private(set) var foundDamaged = false
 
     package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
-        folder = cache.folder.appendingPathComponent("fulltext")
-        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
+        entries = CacheEntryFolder(folder: cache.folder.appendingPathComponent("fulltext"), format: FullTextCache.currentFormat)
+        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(entries.folder))
         self.pipeline = pipeline
         self.examplesPerCode = examplesPerCode
     }
@@ -51,7 +38,7 @@ package final class FullTextCache {
     package func key(_ fullText: FullTextSpec, of table: TableSpec, digests: [String: String]) -> String? {
         guard table.query == nil else { return nil }
         let manifest = pipeline.manifest
-        var lines = ["kiln full-text cache \(FullTextCacheEntry.currentFormat)", BuildCache.environment,
+        var lines = ["kiln full-text cache \(FullTextCache.currentFormat)", BuildCache.environment,
                      "table \(String(reflecting: table))", "fulltext \(String(reflecting: fullText))"]
         var filled = false
         for source in pipeline.sources where source.targets.contains(where: { $0.table.name == table.name }) {
@@ -68,33 +55,19 @@ package final class FullTextCache {
         return digest.hexDigest()
     }
 
-    /// The record and database of the entry of the full-text table `name`.
-    private func entryFiles(_ name: String) -> (record: URL, database: URL) {
-        let digest = SHA256Digest()
-        digest.update(Data(name.utf8))
-        let id = String(digest.hexDigest().prefix(16))
-        return (folder.appendingPathComponent("\(id).json"), folder.appendingPathComponent("\(id).sqlite"))
-    }
-
     /// The database of the kept index of `name` when its entry has the key `key` and its database is the one recorded;
     /// `nil` otherwise (a damaged entry is reported into `log`). The database is only read, never moved.
     package func reusable(_ name: String, key: String, log: DiagnosticLog) -> URL? {
-        guard usable, OutputPath.entryKind(folder) == .folder else { return nil }
-        let (recordURL, databaseURL) = entryFiles(name)
-        guard OutputPath.entryKind(recordURL) == .regular, let data = FileManager.default.contents(atPath: recordURL.path) else { return nil }
-        guard let entry = FullTextCacheEntry.verified(data), entry.format == FullTextCacheEntry.currentFormat else {
-            reportDamaged(name, recordURL, "its record's checksum does not match", log)
+        guard usable else { return nil }
+        switch entries.lookup(name, key: key) {
+        case .absent: return nil
+        case .damaged(let file, let why):
+            reportDamaged(name, file, why, log)
             return nil
+        case .found(let database):
+            reused.append(name)
+            return database
         }
-        guard entry.key == key, entry.index == name else { return nil }
-        guard OutputPath.entryKind(databaseURL) == .regular,
-              FileStamp(databaseURL).map({ $0 == entry.databaseStamp }) == true
-                || (try? FileDigest.sha256(of: databaseURL)) == entry.databaseSHA256 else {
-            reportDamaged(name, databaseURL, "its SHA-256 is not the one recorded", log)
-            return nil
-        }
-        reused.append(name)
-        return databaseURL
     }
 
     private func reportDamaged(_ name: String, _ file: URL, _ why: String, _ log: DiagnosticLog) {
@@ -107,21 +80,7 @@ package final class FullTextCache {
     /// synced and renamed into place (so `scratch` is gone afterwards), then its record written. An index that cannot
     /// be kept leaves no entry (its next build indexes the rows again).
     package func keep(_ name: String, key: String, scratch: URL) {
-        guard usable, [nil, .folder].contains(OutputPath.entryKind(folder)) else { return }
-        let (recordURL, databaseURL) = entryFiles(name)
-        if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
-        do {
-            guard [nil, .regular].contains(OutputPath.entryKind(databaseURL)) else {
-                throw KilnError.io("the build cache entry \(databaseURL.path) is not a regular file")
-            }
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileSync.replace(databaseURL, with: scratch)
-            var entry = FullTextCacheEntry(index: name, key: key, databaseSHA256: try FileDigest.sha256(of: databaseURL),
-                                           databaseStamp: FileStamp(databaseURL))
-            entry.checksum = try entry.computedChecksum()
-            try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
-        } catch {
-            FileCalls.unlink(recordURL.path)
-        }
+        guard usable else { return }
+        entries.store(name, key: key) { database in try FileSync.replace(database, with: scratch) }
     }
 }

@@ -4,21 +4,6 @@ import KilnCore
 import KilnManifest
 import KilnReaders
 
-/// The record of one source's entry in the build cache, `<cache>/sources/<id>.json` beside `<id>.sqlite`: the key of
-/// everything besides its files that decided the source's rows and findings (`SourceCache.key`), and the SHA-256 and
-/// stamp of the database holding them.
-package struct SourceCacheEntry: ChecksummedRecord {
-    package var format = SourceCacheEntry.currentFormat
-    package var source: String
-    package var key: String
-    package var databaseSHA256: String
-    /// The database's stamp when it was written: a database with another stamp is hashed again before it is trusted.
-    package var databaseStamp: FileStamp?
-    package var checksum = ""
-
-    package static let currentFormat = 2
-}
-
 /// Per-source and per-file reuse for a build that cannot keep the whole bundle (`BuildCache`): each source's staged
 /// rows and reading findings are kept in a database of its own in the build cache, with the SHA-256 of each file they
 /// came from. A source whose key is unchanged takes the rows of its unchanged files from there (`INSERT … SELECT`
@@ -35,8 +20,11 @@ package struct SourceCacheEntry: ChecksummedRecord {
 /// made once per source).
 /// Not `Sendable`: one build uses it on its own thread.
 package final class SourceCache {
+    /// The format of the entries this Kiln writes (`CacheEntryRecord.format`); an entry of another is read again.
+    package static let currentFormat = 3
     /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
-    package let folder: URL
+    package var folder: URL { entries.folder }
+    private let entries: CacheEntryFolder
     private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     /// What the cache supplies of each source, by position; a source without a plan is read in full.
@@ -94,8 +82,8 @@ package final class SourceCache {
     private let usable: Bool
 
     package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
-        folder = cache.folder.appendingPathComponent("sources")
-        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
+        entries = CacheEntryFolder(folder: cache.folder.appendingPathComponent("sources"), format: SourceCache.currentFormat)
+        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(entries.folder))
         self.pipeline = pipeline
         self.examplesPerCode = examplesPerCode
     }
@@ -106,7 +94,7 @@ package final class SourceCache {
     /// types; the vocabularies its normalizers name; the manifest's severities and limits; the findings kept per code.
     package static func key(_ source: CompiledSource, manifest: Manifest, examplesPerCode: Int) -> String {
         let spec = source.spec
-        var lines = ["kiln source cache \(SourceCacheEntry.currentFormat)", BuildCache.environment,
+        var lines = ["kiln source cache \(SourceCache.currentFormat)", BuildCache.environment,
                      "source \(spec.name)", "format \(spec.format)", "path \(spec.path)",
                      "options " + String(decoding: (try? KilnJSON.encode(spec.options)) ?? Data(), as: UTF8.self)]
         var vocabularies = Set<String>()
@@ -140,14 +128,6 @@ package final class SourceCache {
         }
     }
 
-    /// The record and database of the entry of the source named `name`.
-    private func entryFiles(_ name: String) -> (record: URL, database: URL) {
-        let digest = SHA256Digest()
-        digest.update(Data(name.utf8))
-        let id = String(digest.hexDigest().prefix(16))
-        return (folder.appendingPathComponent("\(id).json"), folder.appendingPathComponent("\(id).sqlite"))
-    }
-
     /// Plans each source from its entry, telling `staging` which files it need not read. `digests` gives the inputs'
     /// SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a `build.cache` info.
     package func prepare(_ staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
@@ -155,19 +135,13 @@ package final class SourceCache {
         var known: [String: String]?
         for (position, source) in pipeline.sources.enumerated() {
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
-            let (recordURL, databaseURL) = entryFiles(source.spec.name)
-            guard OutputPath.entryKind(recordURL) == .regular, let data = FileManager.default.contents(atPath: recordURL.path) else { continue }
-            guard let entry = SourceCacheEntry.verified(data) else {
-                reportDamaged(source, recordURL, "its record's checksum does not match", log)
+            let databaseURL: URL
+            switch entries.lookup(source.spec.name, key: key) {
+            case .absent: continue
+            case .damaged(let file, let why):
+                reportDamaged(source, file, why, log)
                 continue
-            }
-            // An entry of another format is one another Kiln wrote, as one of another key.
-            guard entry.format == SourceCacheEntry.currentFormat, entry.key == key, entry.source == source.spec.name else { continue }
-            guard OutputPath.entryKind(databaseURL) == .regular,
-                  FileStamp(databaseURL).map({ $0 == entry.databaseStamp }) == true
-                    || (try? FileDigest.sha256(of: databaseURL)) == entry.databaseSHA256 else {
-                reportDamaged(source, databaseURL, "its SHA-256 is not the one recorded", log)
-                continue
+            case .found(let database): databaseURL = database
             }
             if known == nil { known = digests() ?? [:] }
             do {
@@ -388,27 +362,14 @@ package final class SourceCache {
         guard usable else { return }
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
-            let (recordURL, databaseURL) = entryFiles(source.spec.name)
-            if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
-            do {
-                try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: databaseURL)
-                var entry = SourceCacheEntry(source: source.spec.name,
-                                             key: SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode),
-                                             databaseSHA256: try FileDigest.sha256(of: databaseURL), databaseStamp: FileStamp(databaseURL))
-                entry.checksum = try entry.computedChecksum()
-                try AtomicFile.write(try KilnJSON.encode(entry), to: recordURL)
-            } catch {
-                FileCalls.unlink(recordURL.path)
+            entries.store(source.spec.name, key: SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)) { database in
+                try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: database)
             }
         }
     }
 
     /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
     private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], to destination: URL) throws {
-        guard [nil, .folder].contains(OutputPath.entryKind(folder)), [nil, .regular].contains(OutputPath.entryKind(destination)) else {
-            throw KilnError.io("the build cache folder \(folder.path) is not a folder")
-        }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         BuildFiles(destination: destination).removeStale()
         let temporary = AtomicFile.temporary(for: destination)
         TemporaryFiles.shared.register(temporary)
