@@ -120,7 +120,7 @@ public struct BuildReport: Encodable {
             outcome.reusedFiles[source].map { ReusedSource(source: source, files: $0.files, of: $0.of) }
         }
         reusedSources = reused.isEmpty ? nil : reused
-        reusedIndexes = outcome.reusedBundle || outcome.reusedIndexes.isEmpty ? nil : outcome.reusedIndexes
+        reusedIndexes = outcome.reusedIndexes.isEmpty ? nil : outcome.reusedIndexes
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }

@@ -129,6 +129,9 @@ public enum Builder {
         for (position, source) in pipeline.sources.enumerated() {
             for target in source.targets { lastSource[target.table.name] = position }
         }
+        // The key of each full-text index's rows (`FullTextCache.key`), by full-text table name: the index built
+        // under it is kept once the build succeeds.
+        var fullTextKeys: [String: String] = [:]
         // The shipped tables whose staged rows need no sort (`StagedRowOrder`).
         var inOrder: Set<String> = []
         // The bundle's tables are written on a thread of their own, each as soon as it is staged (and those declared
@@ -150,8 +153,9 @@ public enum Builder {
             let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
             if let fullText = table.fullText {
-                if options.useCache, let key = fullTextCache?.key(fullText, of: table, digests: inputs),
-                   let kept = fullTextCache?.reusable(fullText.name, key: key, log: log) {
+                let key = fullTextCache?.key(fullText, of: table, digests: inputs)
+                fullTextKeys[fullText.name] = key
+                if options.useCache, let key, let kept = fullTextCache?.reusable(fullText.name, key: key, log: log) {
                     fullTextBuild.adopt(table.name, index: kept)
                 } else {
                     fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
@@ -287,10 +291,8 @@ public enum Builder {
         try report.install()
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
         sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
-        for table in shipped {
-            guard let fullTextCache, let fullText = table.fullText, let key = fullTextCache.key(fullText, of: table, digests: inputs),
-                  let built = fullTextBuild.builtIndex(fullText.name) else { continue }
-            fullTextCache.keep(fullText.name, key: key, scratch: built)
+        for (name, key) in fullTextKeys.sorted(by: { $0.key < $1.key }) {
+            if let built = fullTextBuild.builtIndex(name) { fullTextCache?.keep(name, key: key, scratch: built) }
         }
         if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true, fullTextCache?.foundDamaged != true {
             try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)

@@ -26,6 +26,18 @@ package struct CacheEntryFolder {
     /// The entries' format: a record of another one was written by another Kiln, and is passed over like one of
     /// another key.
     package let format: Int
+    /// False when the cache or this folder is not a folder (a link, a file): then nothing is read or written there.
+    package let usable: Bool
+
+    /// The folder `name` of the build cache `cache`, holding entries of `format`.
+    package init(_ name: String, of cache: BuildCache, format: Int) {
+        folder = cache.folder.appendingPathComponent(name)
+        self.format = format
+        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
+    }
+
+    /// True when the folder can hold entries to look up: usable and there.
+    package var hasEntries: Bool { usable && OutputPath.entryKind(folder) == .folder }
 
     /// What `lookup` found.
     package enum Lookup {
@@ -48,7 +60,7 @@ package struct CacheEntryFolder {
     /// The entry named `name` when its record is intact and of this format, holds `key`, and its database is the one
     /// recorded (by stamp, else by SHA-256).
     package func lookup(_ name: String, key: String) -> Lookup {
-        guard OutputPath.entryKind(folder) == .folder else { return .absent }
+        guard hasEntries else { return .absent }
         let (recordURL, databaseURL) = files(name)
         guard OutputPath.entryKind(recordURL) == .regular, let data = FileManager.default.contents(atPath: recordURL.path) else { return .absent }
         if let written = try? JSONDecoder().decode(Format.self, from: data), written.format != format { return .absent }
@@ -71,8 +83,10 @@ package struct CacheEntryFolder {
 
     /// Replaces the entry named `name` with one for `key`: its record is removed first, then `write` puts the
     /// complete database at the URL it is given (synced and renamed into place), then the new record is written.
-    /// An entry that cannot be written is left without a record (the next build does the work again).
+    /// An entry that cannot be written is left without a record (the next build does the work again); nothing is
+    /// written in a folder that is not `usable`.
     package func store(_ name: String, key: String, writing write: (URL) throws -> Void) {
+        guard usable else { return }
         let (recordURL, databaseURL) = files(name)
         if OutputPath.entryKind(recordURL) == .regular { FileCalls.unlink(recordURL.path) }
         do {

@@ -20,15 +20,13 @@ package final class FullTextCache {
     private let entries: CacheEntryFolder
     private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
-    private let usable: Bool
     /// The full-text indexes this build took from the cache, by full-text table name.
     package private(set) var reused: [String] = []
     /// True when an entry was found damaged: the build says so (a `build.cache` info).
     package private(set) var foundDamaged = false
 
     package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
-        entries = CacheEntryFolder(folder: cache.folder.appendingPathComponent("fulltext"), format: FullTextCache.currentFormat)
-        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(entries.folder))
+        entries = CacheEntryFolder("fulltext", of: cache, format: FullTextCache.currentFormat)
         self.pipeline = pipeline
         self.examplesPerCode = examplesPerCode
     }
@@ -58,7 +56,6 @@ package final class FullTextCache {
     /// The database of the kept index of `name` when its entry has the key `key` and its database is the one recorded;
     /// `nil` otherwise (a damaged entry is reported into `log`). The database is only read, never moved.
     package func reusable(_ name: String, key: String, log: DiagnosticLog) -> URL? {
-        guard usable else { return nil }
         switch entries.lookup(name, key: key) {
         case .absent: return nil
         case .damaged(let file, let why):
@@ -80,7 +77,6 @@ package final class FullTextCache {
     /// synced and renamed into place (so `scratch` is gone afterwards), then its record written. An index that cannot
     /// be kept leaves no entry (its next build indexes the rows again).
     package func keep(_ name: String, key: String, scratch: URL) {
-        guard usable else { return }
         entries.store(name, key: key) { database in try FileSync.replace(database, with: scratch) }
     }
 }

@@ -22,8 +22,7 @@ import KilnReaders
 package final class SourceCache {
     /// The format of the entries this Kiln writes (`CacheEntryRecord.format`); an entry of another is read again.
     package static let currentFormat = 3
-    /// The folder of the entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
-    package var folder: URL { entries.folder }
+    /// The entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
     private let entries: CacheEntryFolder
     private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
@@ -78,12 +77,9 @@ package final class SourceCache {
         package var findings: [Finding] = []
     }
 
-    /// False when the cache folders are not folders (a link, a file): then nothing is read or written there.
-    private let usable: Bool
 
     package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
-        entries = CacheEntryFolder(folder: cache.folder.appendingPathComponent("sources"), format: SourceCache.currentFormat)
-        usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(entries.folder))
+        entries = CacheEntryFolder("sources", of: cache, format: SourceCache.currentFormat)
         self.pipeline = pipeline
         self.examplesPerCode = examplesPerCode
     }
@@ -131,7 +127,7 @@ package final class SourceCache {
     /// Plans each source from its entry, telling `staging` which files it need not read. `digests` gives the inputs'
     /// SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a `build.cache` info.
     package func prepare(_ staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
-        guard usable, OutputPath.entryKind(folder) == .folder else { return }
+        guard entries.hasEntries else { return }
         var known: [String: String]?
         for (position, source) in pipeline.sources.enumerated() {
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
@@ -359,7 +355,7 @@ package final class SourceCache {
     /// entry (its next build reads it). Called once the build is done with staging (no write phase, no lease left),
     /// so its own connection reads the staging file alone.
     package func store(stagingURL: URL, inputs: [String: String]) {
-        guard usable else { return }
+        guard entries.usable else { return }
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
             entries.store(source.spec.name, key: SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)) { database in
