@@ -36,6 +36,13 @@ public final class SHA256Digest {
     public func hexDigest() -> String {
         Hexadecimal.text(of: bytes())
     }
+
+    /// The SHA-256 of `data`, as lowercase hexadecimal.
+    public static func hex(of data: Data) -> String {
+        let digest = SHA256Digest()
+        digest.update(data)
+        return digest.hexDigest()
+    }
 }
 
 /// MD5 (OpenSSL's EVP interface), only where a format defines itself by it: Room's schema identity hash.

@@ -19,7 +19,8 @@ package struct FileKey: Hashable, Sendable {
         self.init(status)
     }
 
-    private init(_ status: FileStatus) {
+    /// The file `status` describes.
+    package init(_ status: FileStatus) {
         device = status.device
         inode = status.inode
     }

@@ -16,7 +16,13 @@ public final class InputIdentity: Sendable {
     /// Records the file `url` names now (following links, as reading does).
     public func record(_ url: URL) {
         guard let identity = FileKey(url) else { return }
-        identities.withLock { $0[url.standardizedFileURL.path] = identity }
+        record(url, identity: identity)
+    }
+
+    /// Records that `url` names `identity` now (what `stat` just said of it).
+    package func record(_ url: URL, identity: FileKey) {
+        let path = InputIdentity.key(url)
+        identities.withLock { $0[path] = identity }
     }
 
     /// Opens the input at `url` (named `name` in messages) for reading, and checks that the file opened is the one
@@ -27,12 +33,23 @@ public final class InputIdentity: Sendable {
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
         }
-        guard let expected = identities.withLock({ $0[url.standardizedFileURL.path] }) else { return handle }
+        let path = InputIdentity.key(url)
+        guard let expected = identities.withLock({ $0[path] }) else { return handle }
         guard FileKey(descriptor: handle.fileDescriptor) == expected else {
             try? handle.close()
             let now = OutputPath.entryKind(url).map { $0 == .symbolicLink ? "a symbolic link to \(url.resolvingSymlinksInPath().path)" : $0.phrase } ?? "gone"
             throw KilnError.io("input \(name) changed after it was checked: it is now \(now), not the file the build started with; nothing of it is read")
         }
         return handle
+    }
+
+    /// The path `url` is recorded under: its absolute path without `.` and `..` components or doubled slashes.
+    /// Foundation's `standardizedFileURL` is asked only for a path that has one of them (it costs more than the
+    /// `stat` of the file, and inputs are rarely written that way).
+    static func key(_ url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), !path.contains("//"), !path.contains("/./"), !path.contains("/../"),
+              !path.hasSuffix("/."), !path.hasSuffix("/..") else { return url.standardizedFileURL.path }
+        return path
     }
 }

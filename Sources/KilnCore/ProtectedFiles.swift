@@ -16,6 +16,11 @@ public final class ProtectedFiles: Sendable {
     /// nothing exists is not recorded (there is nothing to destroy).
     public func protect(_ url: URL, as role: String) {
         guard let identity = FileKey(url) else { return }
+        protect(url, identity: identity, as: role)
+    }
+
+    /// Protects the file at `url`, which `stat` just said is `identity` (one `stat` for all that is recorded of it).
+    package func protect(_ url: URL, identity: FileKey, as role: String) {
         roles.withLock { roles in
             // An entry for a file since removed (whose inode this file was given) is replaced.
             if let entry = roles[identity], FileKey(URL(fileURLWithPath: entry.path)) == identity { return }

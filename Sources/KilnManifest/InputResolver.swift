@@ -57,7 +57,8 @@ package struct InputResolver {
                     let url = folder.appendingPathComponent(name)
                     throw issue(outside(url, real))
                 }
-                return InputFile(url: folder.appendingPathComponent(name, isDirectory: false), relativePath: relative(path: joined(paths.standardized, name), base: base))
+                let standardized = joined(paths.standardized, name)
+                return InputFile(url: URL(fileURLWithPath: standardized, isDirectory: false), relativePath: relative(path: standardized, base: base))
             }
             let url = folder.appendingPathComponent(name)
             switch OutputPath.entryKind(url, followingLinks: true) {

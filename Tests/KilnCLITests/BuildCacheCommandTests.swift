@@ -106,6 +106,20 @@ final class BuildCacheCommandTests: CLITestCase {
         _ = report
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("up to date: "))
 
+        // The list of inputs beside the record, edited (one digest's last digit), is not trusted either.
+        let list = "out/\(KilnFileNames.cacheFolder)/app.sqlite/inputs.txt"
+        var listText = try String(contentsOf: file(list), encoding: .utf8)
+        let tab = try XCTUnwrap(listText.range(of: "\t"))
+        let digit = listText.index(before: tab.lowerBound)
+        listText.replaceSubrange(digit...digit, with: listText[digit] == "0" ? "1" : "0")
+        try listText.write(to: file(list), atomically: false, encoding: .utf8)
+        let edited = try build("patras", "out/app.sqlite")
+        XCTAssertTrue(edited.stderr.hasPrefix("built out/app.sqlite "), edited.stderr)
+        XCTAssertTrue(edited.stderr.contains("  build.cache (info) ×1\n    the build cache's list of inputs out/.kiln-cache/app.sqlite/inputs.txt is missing, damaged or was edited"), edited.stderr)
+        XCTAssertEqual(try sha256("out/app.sqlite"), built)
+        XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("built "))
+        XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("up to date: "))
+
         // A bundle changed since it was written (one byte appended) is not kept.
         let handle = try FileHandle(forWritingTo: file("out/app.sqlite"))
         try handle.seekToEnd()
@@ -157,7 +171,7 @@ final class BuildCacheCommandTests: CLITestCase {
         }
         XCTAssertGreaterThan(killed, 0, "no build was killed before it ended")
         let cache = file("out/\(KilnFileNames.cacheFolder)/web.sqlite").path
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "sources"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "inputs.txt", "sources"])
         for folder in ["sources", "fulltext"] {
             let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/" + folder)
             XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")

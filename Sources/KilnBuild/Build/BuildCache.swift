@@ -15,14 +15,23 @@ package struct FileStamp: Codable, Equatable, Sendable {
     package var modified: Int64
     package var changed: Int64
 
+    package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+        self.changed = changed
+    }
+
+    /// The stamp `status` gives.
+    package init(_ status: FileStatus) {
+        self.init(device: status.device, inode: status.inode, size: status.size, modified: status.modified, changed: status.changed)
+    }
+
     /// The stamp of the file `url` names now (links followed), or `nil` when there is none.
     package init?(_ url: URL) {
         guard let status = FileStatus(path: url.path) else { return nil }
-        device = status.device
-        inode = status.inode
-        size = status.size
-        modified = status.modified
-        changed = status.changed
+        self.init(status)
     }
 }
 
@@ -64,16 +73,26 @@ package struct BuildCacheRecord: ChecksummedRecord {
     /// again to be known unchanged (any write moves its status-change time).
     package var bundleStamp: FileStamp?
     package var reportStamp: FileStamp?
+    /// Where the bundle's bytes go, as the build measured them (a bundle whose digest is the recorded one has them).
+    package var bundleBytes: BundleBytes?
     /// The bundles written for manifest targets beside the main one (`<bundle>.<platform>.sqlite`).
     package var targetBundles: [TargetBundle] = []
-    package var inputs: [Input]
+    /// Every input, in path order: kept in `inputs.txt` beside the record (`BuildInputList`), not in it.
+    package var inputs: [Input] = []
+    /// The SHA-256 of that list, as written.
+    package var inputListSHA256 = ""
     package var tables: [TableCount]
     package var diagnostics: [Diagnostic]
     package var notStored: [NotStored]
     /// SHA-256 of the record written with an empty checksum: a record edited by hand, or cut short, is not trusted.
     package var checksum = ""
 
-    package static let currentFormat = 3
+    package static let currentFormat = 4
+
+    private enum CodingKeys: String, CodingKey {
+        case format, environment, key, bundleSHA256, reportSHA256, bundleStamp, reportStamp, bundleBytes, targetBundles, inputListSHA256,
+             tables, diagnostics, notStored, checksum
+    }
 }
 
 /// A record of the build cache that carries its own checksum: the SHA-256 of the record written with an empty
@@ -120,6 +139,9 @@ package struct BuildCache {
 
     /// The record of the last build.
     package var recordURL: URL { folder.appendingPathComponent("build.json") }
+
+    /// The list of the last build's inputs (`BuildInputList`), whose SHA-256 the record holds.
+    package var inputListURL: URL { folder.appendingPathComponent("inputs.txt") }
 
     /// Kiln's version and executable (its size and modification time: another build of Kiln may shape rows
     /// otherwise under the same version), SQLite's and ICU's versions.
@@ -194,12 +216,17 @@ package struct BuildCache {
         }
         guard let data = FileManager.default.contents(atPath: recordURL.path) else { return .rebuild(reason: nil, inputs: nil) }
         let shown = displayPath(recordURL)
-        guard let record = BuildCacheRecord.verified(data), record.format == BuildCacheRecord.currentFormat else {
+        guard var record = BuildCacheRecord.verified(data), record.format == BuildCacheRecord.currentFormat else {
             return .rebuild(reason: "the build cache \(shown) is damaged or was edited (its checksum does not match): the bundle was built in full", inputs: nil)
         }
         guard record.environment == BuildCache.environment else {
             return .rebuild(reason: "the build cache \(shown) was written by another Kiln or other libraries (\(record.environment)): the bundle was built in full", inputs: nil)
         }
+        guard [nil, .regular].contains(OutputPath.entryKind(inputListURL)), let list = FileManager.default.contents(atPath: inputListURL.path),
+              SHA256Digest.hex(of: list) == record.inputListSHA256, let recordedInputs = BuildInputList.decode(list) else {
+            return .rebuild(reason: "the build cache's list of inputs \(displayPath(inputListURL)) is missing, damaged or was edited (it is not the one \(shown) recorded): the bundle was built in full", inputs: nil)
+        }
+        record.inputs = recordedInputs
         guard let inputs = Inputs(of: pipeline, record: record) else { return .rebuild(reason: nil, inputs: nil) }
         guard BuildCache.key(pipeline, output: output, report: report, digests: inputs.digests) == record.key else { return .rebuild(reason: nil, inputs: inputs) }
         // SQLite would apply a -wal or -journal left beside the bundle to what its readers see: a build settles them.
@@ -220,6 +247,7 @@ package struct BuildCache {
     package func forget() {
         guard isUsable, OutputPath.entryKind(recordURL) == .regular else { return }
         FileCalls.unlink(recordURL.path)
+        if OutputPath.entryKind(inputListURL) == .regular { FileCalls.unlink(inputListURL.path) }
     }
 
     /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken
@@ -244,15 +272,22 @@ package struct BuildCache {
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
             bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: reportDigest.hexDigest(),
-            bundleStamp: bundleStamp, reportStamp: reportStamp,
+            bundleStamp: bundleStamp, reportStamp: reportStamp, bundleBytes: outcome.bytes,
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
             },
             inputs: inputs,
             tables: outcome.tables, diagnostics: outcome.diagnostics,
             notStored: outcome.notStored.sorted { $0.key < $1.key }.map { BuildCacheRecord.NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) })
+        // The list first: a build killed between the two renames leaves a list no record names, which the next
+        // build replaces.
+        let list = BuildInputList.encode(inputs)
+        record.inputListSHA256 = SHA256Digest.hex(of: list)
         record.checksum = try record.computedChecksum()
+        BuildFiles(destination: inputListURL).removeStale()
         BuildFiles(destination: recordURL).removeStale()
+        guard [nil, .regular].contains(OutputPath.entryKind(inputListURL)) else { return }
+        try AtomicFile.write(list, to: inputListURL)
         try AtomicFile.write(try KilnJSON.encode(record), to: recordURL)
     }
 

@@ -308,9 +308,9 @@ public enum Builder {
         outcome.notStored = Dictionary(record.notStored.map { (DiagnosticTally.Key(code: $0.code, severity: $0.severity), $0.count) }) { $0 + $1 }
         outcome.reusedSources = pipeline.sources.map(\.spec.name)
         outcome.reusedBundle = true
-        // What a full build says besides: the bundle's bytes (measured again, as they are in place) and the bundle
-        // each target opens (its own, when the record has one for its platform).
-        outcome.bytes = try? BundleBytes.measure(output, tables: pipeline.manifest.tables.filter(\.ship))
+        // What a full build says besides: the bundle's bytes (as the build measured them: the bundle is the one it
+        // wrote) and the bundle each target opens (its own, when the record has one for its platform).
+        outcome.bytes = record.bundleBytes
         outcome.targets = pipeline.manifest.targets.map { target in
             let own = record.targetBundles.first { $0.platform == target.platform }
             return TargetOutput(target: target, output: own.map { output.deletingLastPathComponent().appendingPathComponent($0.file) } ?? output)
@@ -353,22 +353,27 @@ public enum Builder {
     /// the baseline (for the report), or each other.
     /// - Throws: `KilnError.usage` with one sentence.
     private static func checkOutputs(_ pipeline: CompiledPipeline, output: URL, report: URL, baseline: URL?, names: OutputNames, htmlReport: Bool) throws {
+        // The manifest and the inputs are in `ProtectedFiles` since the pipeline was loaded: one lookup by identity,
+        // not a stat of each input for each output.
         var protected = [OutputPath.Protected(pipeline.manifest.file, "the manifest")]
-        for file in pipeline.sources.flatMap(\.files) {
-            protected.append(OutputPath.Protected(file.url, "the input \(file.relativePath)"))
+        func checkFile(_ url: URL, named option: String) throws {
+            try OutputPath.checkFile(url, named: option, protected: protected)
+            if let role = ProtectedFiles.shared.role(of: url) {
+                throw KilnError.usage("\(option) \(url.relativePath) is \(role); it would be overwritten")
+            }
         }
-        try OutputPath.checkFile(output, named: names.output, protected: protected)
+        try checkFile(output, named: names.output)
         protected.append(OutputPath.Protected(output, names.bundleRole))
         if let baseline { protected.append(OutputPath.Protected(baseline, "the baseline")) }
         for target in pipeline.manifest.targets {
             let bundle = KilnFileNames.targetBundle(for: output, platform: target.platform)
-            try OutputPath.checkFile(bundle, named: "the \(target.platform) bundle", protected: protected)
+            try checkFile(bundle, named: "the \(target.platform) bundle")
             protected.append(OutputPath.Protected(bundle, "the \(target.platform) bundle"))
         }
-        try OutputPath.checkFile(report, named: names.report, protected: protected)
+        try checkFile(report, named: names.report)
         if htmlReport {
             protected.append(OutputPath.Protected(report, "the JSON report"))
-            try OutputPath.checkFile(KilnFileNames.htmlReport(for: report), named: "the HTML report", protected: protected)
+            try checkFile(KilnFileNames.htmlReport(for: report), named: "the HTML report")
         }
     }
 

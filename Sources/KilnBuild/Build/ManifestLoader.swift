@@ -152,9 +152,10 @@ public enum ManifestLoader {
             }
         }
         ProtectedFiles.shared.protect(file, as: "the manifest")
-        for file in sources.flatMap(\.files) {
-            ProtectedFiles.shared.protect(file.url, as: "the input \(file.relativePath)")
-            InputIdentity.shared.record(file.url)
+        for input in sources.flatMap(\.files) {
+            guard let status = input.loadedStatus else { continue }
+            ProtectedFiles.shared.protect(input.url, identity: FileKey(status), as: "the input \(input.relativePath)")
+            InputIdentity.shared.record(input.url, identity: FileKey(status))
         }
         return CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
     }
@@ -217,7 +218,8 @@ public enum ManifestLoader {
         let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
         let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
+        var files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
+        for index in files.indices { files[index].loadedStatus = FileStatus(path: files[index].url.path) }
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
     }
 

@@ -33,7 +33,7 @@ public struct TableBytes: Codable, Sendable, Equatable {
 /// table (Debian's libsqlite3 is built with `SQLITE_ENABLE_DBSTAT_VTAB`). Each b-tree is the table's own, one of its
 /// indexes (`sqlite_schema.tbl_name`), or a shadow table of a virtual table (named `<virtual table>_…`) that
 /// `owners` assigns to a table; everything else (the schema, `kiln_metadata`, free pages) is `other`.
-public struct BundleBytes: Sendable, Equatable {
+public struct BundleBytes: Codable, Sendable, Equatable {
     /// The file's size: page size × page count.
     public var total: Int
     /// Per table, by name.
