@@ -13,11 +13,6 @@ public struct InputFile: Sendable {
     /// need not open it again.
     public var head: [UInt8]?
 
-    /// What `stat` said of the file (links followed) when the manifest was loaded and its inputs checked; `nil`
-    /// when that did not look (`resolvingInputs` false, a file made up by a test). The stamp a build compares with
-    /// its cache and the identity its reads are checked against are taken from it: one `stat` an input.
-    package var loadedStatus: FileStatus?
-
     /// How many leading bytes `head` holds at most.
     public static let headLength = 1 << 16
 
@@ -27,10 +22,10 @@ public struct InputFile: Sendable {
         self.head = head
     }
 
-    /// The file's size on disk in bytes (compressed, for a compressed file; of the file a link leads to, for a
-    /// link), as `loadedStatus` says or else `stat` now; `nil` when it cannot be read.
+    /// The file's size on disk in bytes now (compressed, for a compressed file; of the file a link leads to, for a
+    /// link, as Python's `os.path.getsize` says); `nil` when it cannot be read.
     public var sizeOnDisk: Int? {
-        (loadedStatus ?? FileStatus(path: url.path)).map { Int($0.size) }
+        FileStatus(path: url.path).map { Int($0.size) }
     }
 
     /// The whole file, when `head` holds all of it (a file shorter than `headLength`).

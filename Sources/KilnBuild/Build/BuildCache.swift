@@ -106,9 +106,7 @@ extension ChecksummedRecord {
     package func computedChecksum() throws -> String {
         var copy = self
         copy.checksum = ""
-        let digest = SHA256Digest()
-        digest.update(try KilnJSON.encode(copy))
-        return digest.hexDigest()
+        return SHA256Digest.hex(of: try KilnJSON.encode(copy))
     }
 
     /// The record `data` holds, when it decodes and its checksum is right.
@@ -197,16 +195,15 @@ package struct BuildCache {
             lines.append("source \(source.spec.name) \(source.files.count)")
             for file in source.files { lines.append("file \(digests[file.relativePath] ?? "-") \(file.relativePath)") }
         }
-        let digest = SHA256Digest()
-        digest.update(Data(lines.joined(separator: "\n").utf8))
-        return digest.hexDigest()
+        return SHA256Digest.hex(of: Data(lines.joined(separator: "\n").utf8))
     }
 
-    /// True unless the cache folders are something else than folders (a link, a file) or the record is something else
-    /// than a regular file (a FIFO would block the read): such a cache is neither read nor written.
+    /// True unless the cache folders are something else than folders (a link, a file) or the record or the list of
+    /// inputs is something else than a regular file (a FIFO would block the read): such a cache is neither read nor
+    /// written.
     package var isUsable: Bool {
         [folder.deletingLastPathComponent(), folder].allSatisfy { [nil, .folder].contains(OutputPath.entryKind($0)) }
-            && [nil, .regular].contains(OutputPath.entryKind(recordURL))
+            && [recordURL, inputListURL].allSatisfy { [nil, .regular].contains(OutputPath.entryKind($0)) }
     }
 
     /// Whether the bundle `output` and report `report` in place can stand for a build of `pipeline`.
@@ -222,7 +219,7 @@ package struct BuildCache {
         guard record.environment == BuildCache.environment else {
             return .rebuild(reason: "the build cache \(shown) was written by another Kiln or other libraries (\(record.environment)): the bundle was built in full", inputs: nil)
         }
-        guard [nil, .regular].contains(OutputPath.entryKind(inputListURL)), let list = FileManager.default.contents(atPath: inputListURL.path),
+        guard let list = FileManager.default.contents(atPath: inputListURL.path),
               SHA256Digest.hex(of: list) == record.inputListSHA256, let recordedInputs = BuildInputList.decode(list) else {
             return .rebuild(reason: "the build cache's list of inputs \(displayPath(inputListURL)) is missing, damaged or was edited (it is not the one \(shown) recorded): the bundle was built in full", inputs: nil)
         }
@@ -256,8 +253,6 @@ package struct BuildCache {
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
     package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, stamps: [String: FileStamp]) throws {
         guard isUsable else { return }
-        let reportDigest = SHA256Digest()
-        reportDigest.update(report)
         var inputs: [BuildCacheRecord.Input] = []
         // Looked up by path once, not searched for each input (40 000 pages took 160 s that way).
         let files = Dictionary(pipeline.sources.flatMap(\.files).map { ($0.relativePath, $0) }) { first, _ in first }
@@ -271,7 +266,7 @@ package struct BuildCache {
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
-            bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: reportDigest.hexDigest(),
+            bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: SHA256Digest.hex(of: report),
             bundleStamp: bundleStamp, reportStamp: reportStamp, bundleBytes: outcome.bytes,
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
@@ -286,7 +281,6 @@ package struct BuildCache {
         record.checksum = try record.computedChecksum()
         BuildFiles(destination: inputListURL).removeStale()
         BuildFiles(destination: recordURL).removeStale()
-        guard [nil, .regular].contains(OutputPath.entryKind(inputListURL)) else { return }
         try AtomicFile.write(list, to: inputListURL)
         try AtomicFile.write(try KilnJSON.encode(record), to: recordURL)
     }

@@ -152,8 +152,9 @@ public enum ManifestLoader {
             }
         }
         ProtectedFiles.shared.protect(file, as: "the manifest")
+        // One stat an input for both registries.
         for input in sources.flatMap(\.files) {
-            guard let status = input.loadedStatus else { continue }
+            guard let status = FileStatus(path: input.url.path) else { continue }
             ProtectedFiles.shared.protect(input.url, identity: FileKey(status), as: "the input \(input.relativePath)")
             InputIdentity.shared.record(input.url, identity: FileKey(status))
         }
@@ -218,8 +219,7 @@ public enum ManifestLoader {
         let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
         let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        var files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
-        for index in files.indices { files[index].loadedStatus = FileStatus(path: files[index].url.path) }
+        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
     }
 
