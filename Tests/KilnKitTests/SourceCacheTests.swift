@@ -105,23 +105,78 @@ final class SourceCacheTests: KilnTestCase {
     /// Stages `pipeline` as a build does, with its sources' entries beside `output` (`cached`) or reading every file;
     /// returns each table's facts and what the cache supplied.
     private func stagedFacts(_ pipeline: CompiledPipeline, output: URL, cached: Bool) throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int]) {
+        let staged = try stage(pipeline, output: output, cached: cached)
+        return (staged.facts, staged.reused)
+    }
+
+    /// Stages `pipeline` as `stagedFacts` does; returns besides the staged rows of `k` (in rowid order, as text), the
+    /// findings of the read and whether staging started as a copy of the first source's entry.
+    private func stage(_ pipeline: CompiledPipeline, output: URL, cached: Bool)
+        throws -> (facts: [String: StagedTableFacts.Segment], reused: [String: Int], rows: [String], findings: [String], seeded: Bool) {
         let stagingURL = temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite")
-        let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
         let log = DiagnosticLog()
         var reused: [String: Int] = [:]
+        let staging: StagingArea
         if cached {
             let cache = SourceCache(cache: BuildCache(output: output), pipeline: pipeline, examplesPerCode: DiagnosticTally.defaultExamplesPerCode)
-            cache.prepare(staging, digests: { BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            cache.prepare(digests: { BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: cache.stagingSeed())
+            cache.skipCachedFiles(in: staging)
             for (position, source) in pipeline.sources.enumerated() {
                 _ = try cache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)
             }
             reused = Dictionary(uniqueKeysWithValues: cache.reused.map { ($0.source, $0.files) })
         } else {
+            staging = try StagingArea(url: stagingURL, pipeline: pipeline)
             for source in pipeline.sources { _ = try staging.load(source, log: log) }
         }
         let facts = Dictionary(uniqueKeysWithValues: pipeline.manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0.segment) } })
+        let rows = try staging.database.rows("SELECT rowid, * FROM k ORDER BY rowid").map { "\($0.values)" }
+        let seeded = staging.seeded
         try staging.database.close()
-        return (facts, reused)
+        return (facts, reused, rows, log.sorted.map { "\($0.code) \($0.provenance?.file ?? "-"):\($0.provenance?.line ?? 0) \($0.message)" }, seeded)
+    }
+
+    /// After a build, a later source edited: staging starts as a copy of the first source's entry (none of its files
+    /// changed), and holds the rows, facts and findings a staging that reads every file has. An edit of the first
+    /// source's own files copies them in row by row instead, to the same end.
+    func testAnUnchangedFirstSourceSeedsStagingWithAFullReadsRowsFactsAndFindings() throws {
+        // p1's second line has a field too many: a finding of the read, which the seeded build must replay.
+        let parts = (0..<3).map { part in (0..<3).map { "\(part * 10 + $0 + 1);name \(part)-\($0);n" + (part == 1 && $0 == 1 ? ";extra" : "") }.joined(separator: "\n") + "\n" }
+        for (index, text) in parts.enumerated() { try write(text, to: "pipeline/parts/p\(index).txt") }
+        try write("100;last\n", to: "pipeline/extra.txt")
+        // The extra field is a warning here, so that the build writes its bundle.
+        let warning = keyedManifest.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 1, severity: { parse: \"warning\" },")
+        let pipeline = try loadPipeline(manifest: warning, rows: "")
+        let output = temporaryDirectory.appendingPathComponent("out/keyed.sqlite")
+        XCTAssertTrue(try Builder.build(pipeline, options: BuildOptions(output: output)).built)
+
+        for (what, path, text, seeded) in [("a later source", "pipeline/extra.txt", "100;later\n101;more\n", true),
+                                           ("a file of the first source", "pipeline/parts/p2.txt", "21;x;n\n", false)] {
+            try write(text, to: path)
+            let edited = try ManifestLoader.load(temporaryDirectory.appendingPathComponent("pipeline").path)
+            let full = try stage(edited, output: output, cached: false)
+            let cached = try stage(edited, output: output, cached: true)
+            XCTAssertEqual(cached.seeded, seeded, what)
+            XCTAssertFalse(full.seeded, what)
+            XCTAssertEqual(cached.rows, full.rows, what)
+            XCTAssertEqual(cached.facts, full.facts, what)
+            XCTAssertEqual(cached.findings, full.findings, what)
+            XCTAssertFalse(full.findings.isEmpty, "\(what): the read reported the extra field")
+            XCTAssertTrue(full.findings.contains { $0.contains("p1.txt:2") }, "\(what): \(full.findings)")
+        }
+        // Through a build: the first source's table written from its entry, the bundle and findings a full build's.
+        let pipelineFolder = temporaryDirectory.appendingPathComponent("pipeline").path
+        XCTAssertTrue(try Builder.build(try ManifestLoader.load(pipelineFolder), options: BuildOptions(output: output)).built)
+        try write("100;again\n", to: "pipeline/extra.txt")
+        let rebuilt = try Builder.build(try ManifestLoader.load(pipelineFolder), options: BuildOptions(output: output))
+        XCTAssertEqual(rebuilt.reusedFiles["parts"].map { [$0.files, $0.of] }, [3, 3], "every file of the first source from its entry")
+        let fresh = temporaryDirectory.appendingPathComponent("fresh/keyed.sqlite")
+        var options = BuildOptions(output: fresh)
+        options.useCache = false
+        let full = try Builder.build(try ManifestLoader.load(pipelineFolder), options: options)
+        XCTAssertEqual(try Data(contentsOf: output), try Data(contentsOf: fresh))
+        XCTAssertEqual(rebuilt.diagnostics, full.diagnostics)
     }
 
     /// After a build, one file edited: the facts of the table once the other files' rows are copied from the cache and

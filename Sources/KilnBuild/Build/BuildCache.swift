@@ -253,6 +253,10 @@ package struct BuildCache {
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
     package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, stamps: [String: FileStamp]) throws {
         guard isUsable else { return }
+        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build. The
+        // bundle is digested on a thread of its own (`FileDigest.start`) while the inputs are listed.
+        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
+        let bundleDigest = try FileDigest.start(outcome.output).digest
         var inputs: [BuildCacheRecord.Input] = []
         // Looked up by path once, not searched for each input (40 000 pages took 160 s that way).
         let files = Dictionary(pipeline.sources.flatMap(\.files).map { ($0.relativePath, $0) }) { first, _ in first }
@@ -261,12 +265,10 @@ package struct BuildCache {
             let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
             inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
         }
-        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build.
-        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
-            bundleSHA256: try FileDigest.sha256(of: outcome.output), reportSHA256: SHA256Digest.hex(of: report),
+            bundleSHA256: try bundleDigest.wait(), reportSHA256: SHA256Digest.hex(of: report),
             bundleStamp: bundleStamp, reportStamp: reportStamp, bundleBytes: outcome.bytes,
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))

@@ -163,14 +163,18 @@ public enum Builder {
                 }
             }
             handedOut.insert(table.name)
-            bundle(staging).staged(table.name, inOrder: ordered)
+            // A table only the seeded first source fills is read from its entry, which holds the same rows.
+            let copy = lastSource[table.name] == 0 ? sourceCache?.seededSource.flatMap { sourceCache?.plans[$0]?.database } : nil
+            bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
         }
         do {
-            let staging = try StagingArea(url: stagingURL, pipeline: pipeline)
-            staging.database.refuseOtherFiles()
             if options.useCache {
-                sourceCache?.prepare(staging, digests: { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+                sourceCache?.prepare(digests: { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
             }
+            // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
+            let staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: sourceCache?.stagingSeed())
+            staging.database.refuseOtherFiles()
+            sourceCache?.skipCachedFiles(in: staging)
             for (position, source) in pipeline.sources.enumerated() {
                 let started = Date()
                 let cached = sourceCache?.plans[position]?.digests
@@ -178,7 +182,7 @@ public enum Builder {
                     let toRead = source.files.filter { cached?[$0.relativePath] == nil }
                     if let cached { progress(.cached(source: source.spec.name, files: cached.count, of: source.files.count)) }
                     progress(.reading(source: source.spec.name, files: toRead.count, bytes: toRead.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }))
-                    return try rowCount(of: source, in: staging.database)
+                    return sourceCache?.seededSource == position ? 0 : try rowCount(of: source, in: staging.database)
                 }
                 if let sourceCache {
                     inputs.merge(try sourceCache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)) { first, _ in first }
@@ -231,6 +235,14 @@ public enum Builder {
 
         // The rules' connection is closed: hand its memory back before the bundle's caches fill.
         ProcessHeap.releaseFreeMemory()
+        // What was read stays reusable, whatever becomes of the bundle (the next build, after a fix, reads only what the
+        // fix changed): the sources' cache entries are written from the staging file, which nothing writes any more, on
+        // a thread of their own while the bundle is finished. The cache is handed over; it is waited for before the
+        // staging file goes (the `defer` runs before the one that removes it).
+        let reused = sourceCache?.reused ?? []
+        let sourceEntryDamaged = sourceCache?.foundDamaged == true
+        let storingSources = sourceCache.map { SourceCache.storing($0, stagingURL: stagingURL, inputs: inputs) }
+        defer { try? storingSources?.wait() }
         var pending: PendingBundle?
         defer { pending?.discard() }
         var comparison: BundleDiff?
@@ -267,14 +279,12 @@ public enum Builder {
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
         outcome.targets = targetOutputs
-        outcome.reusedSources = sourceCache?.reused.map(\.source) ?? []
-        outcome.reusedFiles = Dictionary(uniqueKeysWithValues: sourceCache?.reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) } ?? [])
+        outcome.reusedSources = reused.map(\.source)
+        outcome.reusedFiles = Dictionary(uniqueKeysWithValues: reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) })
         outcome.reusedIndexes = fullTextCache?.reused ?? []
         outcome.describe(pipeline)
         guard outcome.built, let pending else {
             try writeReport(outcome)
-            // What was read stays reusable: the next build, after a fix, reads only what the fix changed.
-            sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
             return outcome
         }
         // The report goes in place after its bundle: when the bundle cannot be (another process holds it), the
@@ -289,12 +299,13 @@ public enum Builder {
             throw error
         }
         try report.install()
-        // A build that found the cache unusable says so in its report: that report is not one to reuse.
-        sourceCache?.store(stagingURL: stagingURL, inputs: inputs)
+        // The sources' entries are in place before the record that would let a build reuse the whole bundle.
+        try? storingSources?.wait()
         for (name, key) in fullTextKeys.sorted(by: { $0.key < $1.key }) {
             if let built = fullTextBuild.builtIndex(name) { fullTextCache?.keep(name, key: key, scratch: built) }
         }
-        if cacheApplies, cacheReason == nil, sourceCache?.foundDamaged != true, fullTextCache?.foundDamaged != true {
+        // A build that found the cache unusable says so in its report: that report is not one to reuse.
+        if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true {
             try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
         }
         return outcome

@@ -124,9 +124,10 @@ package final class SourceCache {
         }
     }
 
-    /// Plans each source from its entry, telling `staging` which files it need not read. `digests` gives the inputs'
-    /// SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a `build.cache` info.
-    package func prepare(_ staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
+    /// Plans each source from its entry, before staging is made (`stagingSeed`, then `skipCachedFiles`). `digests`
+    /// gives the inputs' SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a
+    /// `build.cache` info.
+    package func prepare(digests: () -> [String: String]?, log: DiagnosticLog) {
         guard entries.hasEntries else { return }
         var known: [String: String]?
         for (position, source) in pipeline.sources.enumerated() {
@@ -143,12 +144,31 @@ package final class SourceCache {
             do {
                 guard let plan = try plan(source, database: databaseURL, digests: known ?? [:]) else { continue }
                 plans[position] = plan
-                staging.takeFromCache(plan.digests, source: position)
             } catch {
                 reportDamaged(source, databaseURL, "it cannot be read (\(error))", log)
             }
         }
     }
+
+    /// The tables of an entry that are not the source's: its files, their row ranges and facts, and the findings.
+    private static let bookkeepingTables = ["_files", "_ranges", "_facts", "_findings"]
+
+    /// The entry staging starts as a copy of, when the pipeline's first source takes every one of its files from its
+    /// entry: its rows are then neither copied in row by row nor read.
+    package func stagingSeed() -> StagingSeed? {
+        guard let plan = plans[0], plan.whole else { return nil }
+        return StagingSeed(database: plan.database, dropping: SourceCache.bookkeepingTables)
+    }
+
+    /// Tells `staging` which files of each source it need not read, and whether it holds the first source's rows
+    /// already (`StagingArea.seeded`).
+    package func skipCachedFiles(in staging: StagingArea) {
+        for (position, plan) in plans.sorted(by: { $0.key < $1.key }) { staging.takeFromCache(plan.digests, source: position) }
+        seededSource = staging.seeded && plans[0]?.whole == true ? 0 : nil
+    }
+
+    /// The source whose rows staging started with (`stagingSeed`), if any.
+    package private(set) var seededSource: Int?
 
     private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {
         foundDamaged = true
@@ -221,7 +241,9 @@ package final class SourceCache {
     /// - Throws: as `StagingArea.load`; `SQLiteError` when the entry's rows cannot be copied.
     package func stage(_ source: CompiledSource, at position: Int, in staging: StagingArea, stagingURL: URL, log: DiagnosticLog) throws -> [String: String] {
         let tables = SourceCache.tables(of: source, in: pipeline.manifest)
-        let before = try SourceCache.lastRowids(tables, in: staging.database)
+        let seeded = seededSource == position
+        // A seeded source's rows were in staging from the start: they begin after rowid 0.
+        let before = seeded ? Dictionary(uniqueKeysWithValues: tables.map { ($0.name, Int64(0)) }) : try SourceCache.lastRowids(tables, in: staging.database)
         let tap = FindingsTap()
         log.observer = { tap.findings.append(Finding(file: tap.file, diagnostic: $0, once: $1)) }
         staging.fileStarted = { tap.file = $0.relativePath }
@@ -244,11 +266,19 @@ package final class SourceCache {
                     digests.merge(try staging.load(source, log: log, next: count)) { first, _ in first }
                     takeFileFacts()
                 case .copy(let run):
-                    // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
-                    try staging.file.write { _ in
-                        let connection = try copier ?? SourceCache.attach(plan.database, toStaging: stagingURL)
-                        copier = connection
-                        try copy(run, tables: tables, with: connection, log: log, tap: tap)
+                    if seeded {
+                        // The rows are there already; the findings come from the entry itself.
+                        let entry = try Database(path: plan.database.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+                        defer { try? entry.close() }
+                        try replayFindings(run, of: "main", with: entry, log: log, tap: tap)
+                    } else {
+                        // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
+                        try staging.file.write { _ in
+                            let connection = try copier ?? SourceCache.attach(plan.database, toStaging: stagingURL)
+                            copier = connection
+                            try copy(run, tables: tables, with: connection)
+                            try replayFindings(run, of: "kiln_cache", with: connection, log: log, tap: tap)
+                        }
                     }
                     // The facts of the run's rows, file after file, continue the tables' facts.
                     var copied: [String: StagedTableFacts] = [:]
@@ -279,9 +309,9 @@ package final class SourceCache {
         return connection
     }
 
-    /// Copies the rows of the entry's files at positions `run` into staging, in order, and replays their findings.
-    private func copy(_ run: ClosedRange<Int>, tables: [TableSpec], with connection: Database, log: DiagnosticLog, tap: FindingsTap) throws {
-        let bounds: [SQLValue] = [.integer(Int64(run.lowerBound)), .integer(Int64(run.upperBound))]
+    /// Copies the rows of the entry's files at positions `run` into staging, in order.
+    private func copy(_ run: ClosedRange<Int>, tables: [TableSpec], with connection: Database) throws {
+        let bounds = SourceCache.bounds(run)
         try connection.execute("BEGIN")
         do {
             let ranges = try connection.rows("SELECT tbl, min(first), max(last) FROM kiln_cache._ranges WHERE position BETWEEN ? AND ? GROUP BY tbl", bounds)
@@ -297,11 +327,21 @@ package final class SourceCache {
             try? connection.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// The entry positions of `run`, as the bounds of a `BETWEEN`.
+    private static func bounds(_ run: ClosedRange<Int>) -> [SQLValue] {
+        [.integer(Int64(run.lowerBound)), .integer(Int64(run.upperBound))]
+    }
+
+    /// Replays into the build's log the findings of the entry's files at positions `run`, as their read reported
+    /// them, from the entry's tables in `schema` of `connection`.
+    private func replayFindings(_ run: ClosedRange<Int>, of schema: String, with connection: Database, log: DiagnosticLog, tap: FindingsTap) throws {
         try connection.forEachRow("""
             SELECT f.path, g.code, g.severity, g.message, g.file, g.line, g.col, g.once
-            FROM kiln_cache._findings g JOIN kiln_cache._files f ON f.position = g.position
+            FROM \(schema)._findings g JOIN \(schema)._files f ON f.position = g.position
             WHERE g.position BETWEEN ? AND ? ORDER BY g.seq
-            """, bounds) { row in
+            """, SourceCache.bounds(run)) { row in
             let values = row.values
             tap.file = values[0].storedText
             var finding = Diagnostic(code: values[1].storedText ?? "", severity: Severity(rawValue: values[2].storedText ?? "") ?? .info, message: values[3].storedText ?? "")
@@ -350,10 +390,18 @@ package final class SourceCache {
         }
     }
 
+    /// Starts `store` on a thread of its own (`kiln cache entries`), so that the build finishes its bundle meanwhile.
+    /// `cache` is handed over (docs/CONCURRENCY.md): the caller does not touch it again, and waits for the thread
+    /// before the staging file `stagingURL` is removed.
+    package static func storing(_ cache: SourceCache, stagingURL: URL, inputs: [String: String]) -> BackgroundThread<Void> {
+        let handoff = Handoff(cache)
+        return BackgroundThread(name: "kiln cache entries") { handoff.value.store(stagingURL: stagingURL, inputs: inputs) }
+    }
+
     /// Writes a new entry for every source this build staged but did not copy whole from its entry, from the staging
     /// file `stagingURL` (rows) and `inputs` (each file's SHA-256). A source that cannot be stored is left without an
-    /// entry (its next build reads it). Called once the build is done with staging (no write phase, no lease left),
-    /// so its own connection reads the staging file alone.
+    /// entry (its next build reads it). Called once the staging file's owner has closed it (no write phase can follow):
+    /// its own connection only reads the file, beside the bundle's and the full-text thread's read leases.
     package func store(stagingURL: URL, inputs: [String: String]) {
         guard entries.usable else { return }
         for (position, source) in pipeline.sources.enumerated() {

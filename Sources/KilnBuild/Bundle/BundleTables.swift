@@ -19,8 +19,9 @@ package final class BundleTables: @unchecked Sendable {
 
     /// What the builder said is staged, and where the writing thread is; guarded by `condition`.
     private let condition = NSCondition()
-    /// The tables staged before the others, each with whether its staged rows are already in the bundle's order.
-    private var stagedTables: [String: Bool] = [:]
+    /// The tables staged before the others, each with whether its staged rows are already in the bundle's order and
+    /// the file that holds them besides staging, if any.
+    private var stagedTables: [String: (inOrder: Bool, copy: URL?)] = [:]
     /// Once every table is staged: the tables already in the bundle's order.
     private var allStagedInOrder: Set<String>?
     private var cancelled = false
@@ -40,10 +41,13 @@ package final class BundleTables: @unchecked Sendable {
     }
 
     /// Says that `table`'s sources are all staged (no later source fills it) and whether its rows are already in the
-    /// bundle's order (`StagedRowOrder.isInOrder`): it may be written once the tables declared before it are.
-    package func staged(_ table: String, inOrder: Bool) {
+    /// bundle's order (`StagedRowOrder.isInOrder`): it may be written once the tables declared before it are. `copy`
+    /// names a database that holds the table's staged rows as staging does, with the same rowids, and that nothing
+    /// writes during the build (the build cache's entry staging was seeded from): the table is read from there,
+    /// without a lease of staging, so that staging's next write phase need not wait for it.
+    package func staged(_ table: String, inOrder: Bool, copy: URL? = nil) {
         condition.lock()
-        stagedTables[table] = inOrder
+        stagedTables[table] = (inOrder, copy)
         condition.broadcast()
         condition.unlock()
     }
@@ -57,15 +61,16 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order.
+    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order and
+    /// the database to read them from instead of staging, if any (`staged`).
     /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
-    package func waitUntilStaged(_ table: String) throws -> Bool {
+    package func waitUntilStaged(_ table: String) throws -> (inOrder: Bool, copy: URL?) {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if cancelled { throw KilnError.validation("the bundle was discarded") }
-            if let inOrder = stagedTables[table] { return inOrder }
-            if let inOrder = allStagedInOrder { return inOrder.contains(table) }
+            if let staged = stagedTables[table] { return staged }
+            if let inOrder = allStagedInOrder { return (inOrder.contains(table), nil) }
             condition.wait()
         }
     }

@@ -82,11 +82,12 @@ package struct BundleWriter {
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for table in manifest.tables where table.ship {
-            let inOrder = try tables.waitUntilStaged(table.name)
+            let (inOrder, copy) = try tables.waitUntilStaged(table.name)
             BuildMeter.shared.writing(table: table.name)
             defer { BuildMeter.shared.wroteTable() }
-            let lease = staging.lease()
-            try lease.attach(to: database, as: "staging")
+            // The rows are read from staging under a lease, or from the file that holds them besides, which nothing writes.
+            let lease = copy == nil ? staging.lease() : nil
+            if let copy { try database.attachReadOnly(copy.path, as: "staging") } else { try lease?.attach(to: database, as: "staging") }
             // The staging tables are read once, in rowid order or through SQLite's sorter (which may use a second
             // core): a small page cache will do, while the rules hold theirs.
             try database.execute("PRAGMA staging.cache_size = -4096")
@@ -108,7 +109,7 @@ package struct BundleWriter {
                     counts.append((table.name, Int(count)))
                 }
             }
-            try lease.release(detaching: "staging", from: database)
+            if let lease { try lease.release(detaching: "staging", from: database) } else { try database.execute("DETACH DATABASE staging") }
             // The next table may wait for later sources: its pages need not be cached meanwhile.
             try database.execute("PRAGMA shrink_memory")
         }

@@ -4,6 +4,14 @@ import KilnCore
 import KilnManifest
 import KilnReaders
 
+/// A database staging may start as a copy of: the build cache's entry of the pipeline's first source, when every one
+/// of its files is unchanged (`SourceCache.stagingSeed`). It holds that source's tables as staging does, with its rows,
+/// and the tables named in `dropping`, which are not staging's.
+package struct StagingSeed {
+    package let database: URL
+    package let dropping: [String]
+}
+
 /// The staging database: every declared table, without constraints so that every bad row can be reported, plus the
 /// provenance columns `_file` and `_line`. Records stream into it; rules are SQL over it. The file and its
 /// connections belong to `file` (`StagingDatabase`): each load and each query table is written in a write phase.
@@ -19,13 +27,28 @@ package final class StagingArea {
     /// Each source's position in the pipeline, by name: looking it up by a scan made 4 000 sources quadratic.
     private lazy var sourceIndexes = Dictionary(pipeline.sources.enumerated().map { ($1.spec.name, $0) }, uniquingKeysWith: { first, _ in first })
 
-    /// Creates the staging tables in a new database at `url`.
+    /// Creates the staging tables in a new database at `url`. With a `seed` (`StagingSeed`), the database starts as a
+    /// copy of its file, already holding the first source's rows; its other tables are dropped and the manifest's
+    /// tables it lacks are created. A seed that cannot be copied is not used (`seeded`).
     /// - Throws: `SQLiteError` when the file cannot be created.
-    package init(url: URL, pipeline: CompiledPipeline) throws {
-        file = try StagingDatabase(url: url)
+    package init(url: URL, pipeline: CompiledPipeline, seed: StagingSeed? = nil) throws {
+        file = try StagingDatabase(url: url, seed: seed?.database)
         self.pipeline = pipeline
-        try file.write { try SchemaSQL.createStagingTables(pipeline.manifest.tables, in: $0) }
+        let seeded = file.seeded
+        try file.write { database in
+            var present = Set<String>()
+            if seeded, let seed {
+                for table in seed.dropping { try database.execute("DROP TABLE \(quoteIdentifier(table))") }
+                try database.forEachRow("SELECT name FROM sqlite_schema WHERE type = 'table'") { row in
+                    if case .text(let name) = row.values[0] { present.insert(name) }
+                }
+            }
+            try SchemaSQL.createStagingTables(pipeline.manifest.tables.filter { !present.contains($0.name) }, in: database)
+        }
     }
+
+    /// True when staging started as a copy of its seed, holding the first source's rows.
+    package var seeded: Bool { file.seeded }
 
     /// What the staging writers learned of the rows of each table sources filled (`StagedTableFacts`).
     private var recordedFacts: [String: StagedTableFacts] = [:]

@@ -33,15 +33,20 @@ package final class StagingDatabase: @unchecked Sendable {
     private var writing = false
     /// True while a write phase lends the connection to another thread.
     private var lent = false
+    /// True when the file started as a copy of a seed database.
+    package let seeded: Bool
     /// Read leases handed out and not yet returned.
     private var leases = 0
     /// Threads waiting for a lease: a write phase lets them go first.
     private var waitingForLeases = 0
 
-    /// Creates the staging file at `url` (replacing any file there) with the owner's connection.
+    /// Creates the staging file at `url` (replacing any file there) with the owner's connection: empty, or a copy of
+    /// the database `seed` when it is given and can be copied (`seeded` says whether it was).
     /// - Throws: `SQLiteError` when the file cannot be created.
-    package init(url: URL) throws {
+    package init(url: URL, seed: URL? = nil) throws {
         try? FileManager.default.removeItem(at: url)
+        seeded = seed.map { (try? FileManager.default.copyItem(at: $0, to: url)) != nil } ?? false
+        if seed != nil, !seeded { try? FileManager.default.removeItem(at: url) }
         self.url = url
         connection = try Database(path: url.path, functions: KilnSQLFunctions.all)
         try connection.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; PRAGMA threads = 2; PRAGMA query_only = 1")
