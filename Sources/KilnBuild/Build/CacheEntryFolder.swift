@@ -51,9 +51,7 @@ package struct CacheEntryFolder {
 
     /// The record and database of the entry named `name`.
     package func files(_ name: String) -> (record: URL, database: URL) {
-        let digest = SHA256Digest()
-        digest.update(Data(name.utf8))
-        let id = String(digest.hexDigest().prefix(16))
+        let id = String(SHA256Digest.hex(of: Data(name.utf8)).prefix(16))
         return (folder.appendingPathComponent("\(id).json"), folder.appendingPathComponent("\(id).sqlite"))
     }
 

@@ -48,9 +48,7 @@ package final class FullTextCache {
             }
         }
         guard filled else { return nil }
-        let digest = SHA256Digest()
-        digest.update(Data(lines.joined(separator: "\n").utf8))
-        return digest.hexDigest()
+        return SHA256Digest.hex(of: Data(lines.joined(separator: "\n").utf8))
     }
 
     /// The database of the kept index of `name` when its entry has the key `key` and its database is the one recorded;

@@ -110,9 +110,7 @@ package final class SourceCache {
         lines.append("severity " + manifest.severity.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.rawValue)" }.joined(separator: " "))
         lines.append("limits \(String(reflecting: manifest.limits))")
         lines.append("examples \(examplesPerCode)")
-        let digest = SHA256Digest()
-        digest.update(Data(lines.joined(separator: "\n").utf8))
-        return digest.hexDigest()
+        return SHA256Digest.hex(of: Data(lines.joined(separator: "\n").utf8))
     }
 
     /// The tables `source` fills, each once, in the order its targets name them.

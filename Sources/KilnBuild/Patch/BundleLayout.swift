@@ -125,9 +125,7 @@ package enum ContentDigest {
         for table in tables.sorted(by: { $0.name < $1.name }) {
             summary += table.name + "\t" + (try self.table(table.name, columns: table.columns, order: table.order, in: database, schema: schema)) + "\n"
         }
-        let digest = SHA256Digest()
-        digest.update(Data(summary.utf8))
-        return digest.hexDigest()
+        return SHA256Digest.hex(of: Data(summary.utf8))
     }
 
     /// The digest of one table's (or virtual table's) `columns`, its rows sorted by `order`.
