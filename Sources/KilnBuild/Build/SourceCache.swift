@@ -9,16 +9,18 @@ import KilnReaders
 /// came from. A source whose key is unchanged takes the rows of its unchanged files from there (`INSERT … SELECT`
 /// through an attached connection, in file order, so staging holds the rows a full read would have put there, in the
 /// same order) and replays their findings into the build's log as the read had reported them; only its new or
-/// changed files are read. After a successful build, every source not wholly reused gets a new entry (its database
-/// written to a temporary file, synced, renamed through the output guard, then its record), so that a build killed
-/// at any point leaves either the old entry, no entry, or one whose digest does not match (read again, reported).
+/// changed files are read. A first source whose files are all unchanged is not copied at all: staging starts as a
+/// copy of its entry (`stagingSeed`). Once staging is done (whether or not the build then succeeds), every source
+/// not wholly reused gets a new entry (its database written to a temporary file, synced, renamed through the output
+/// guard, then its record), so that a build killed at any point leaves either the old entry, no entry, or one whose
+/// digest does not match (read again, reported).
 ///
 /// The entry's database holds the source's tables as staging does, `_files` (each file's position, path and SHA-256),
 /// `_ranges` (the rowids of each file's rows in each table), `_facts` (what the staging writer learned of each file's
 /// rows in each table, a `StagedTableFacts.Segment` a row: copied rows continue the table's facts as read ones would)
 /// and `_findings` (the findings the read reported, in order, each with its file's position and the key of a finding
 /// made once per source).
-/// Not `Sendable`: one build uses it on its own thread.
+/// Not `Sendable`: the build's thread uses it, then hands it over to the thread that writes the entries (`storing`).
 package final class SourceCache {
     /// The format of the entries this Kiln writes (`CacheEntryRecord.format`); an entry of another is read again.
     package static let currentFormat = 3
