@@ -247,24 +247,38 @@ package struct BuildCache {
         if OutputPath.entryKind(inputListURL) == .regular { FileCalls.unlink(inputListURL.path) }
     }
 
-    /// Records the build `outcome` of `pipeline`, whose report is `report`; `stamps` are the inputs' stamps taken
-    /// before they were read (an input whose stamp changed since is recorded without one, so that the next build
-    /// reads it again).
-    /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
-    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, stamps: [String: FileStamp]) throws {
-        guard isUsable else { return }
-        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build. The
-        // bundle is digested on a thread of its own (`FileDigest.start`) while the inputs are listed.
-        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
-        let bundleDigest = try FileDigest.start(outcome.output).digest
+    /// The inputs of a build as its record lists them (`BuildInputList`), each with its SHA-256 and, when it is
+    /// unchanged since the build took it, its stamp; made once the inputs are read (`listing`), before the bundle is
+    /// finished, and written by `store`.
+    package struct InputListing {
+        package let inputs: [BuildCacheRecord.Input]
+        /// `inputs.txt`'s bytes.
+        package let list: Data
+    }
+
+    /// The listing of `digests` (each input's SHA-256, by path) of `pipeline`; `stamps` are the inputs' stamps taken
+    /// before they were read: an input whose stamp changed since is listed without one, so that the next build reads
+    /// it again. Called after the inputs were read.
+    package static func listing(_ digests: [String: String], of pipeline: CompiledPipeline, stamps: [String: FileStamp]) -> InputListing {
         var inputs: [BuildCacheRecord.Input] = []
         // Looked up by path once, not searched for each input (40 000 pages took 160 s that way).
         let files = Dictionary(pipeline.sources.flatMap(\.files).map { ($0.relativePath, $0) }) { first, _ in first }
-        for path in outcome.inputs.keys.sorted() {
+        for path in digests.keys.sorted() {
             let file = files[path]
             let stamp = stamps[path].flatMap { before in file.flatMap { FileStamp($0.url) } == before ? before : nil }
-            inputs.append(BuildCacheRecord.Input(path: path, sha256: outcome.inputs[path] ?? "", stamp: stamp))
+            inputs.append(BuildCacheRecord.Input(path: path, sha256: digests[path] ?? "", stamp: stamp))
         }
+        return InputListing(inputs: inputs, list: BuildInputList.encode(inputs))
+    }
+
+    /// Records the build `outcome` of `pipeline`, whose report is `report` and whose inputs `listing` lists.
+    /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
+    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, listing: InputListing) throws {
+        guard isUsable else { return }
+        // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build. The
+        // bundle is digested on a thread of its own (`FileDigest.start`) while the key is worked out.
+        let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
+        let bundleDigest = try FileDigest.start(outcome.output).digest
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),
@@ -273,17 +287,16 @@ package struct BuildCache {
             targetBundles: try outcome.targets.filter { $0.output != outcome.output }.map {
                 BuildCacheRecord.TargetBundle(platform: $0.target.platform, file: $0.output.lastPathComponent, sha256: try FileDigest.sha256(of: $0.output))
             },
-            inputs: inputs,
+            inputs: listing.inputs,
             tables: outcome.tables, diagnostics: outcome.diagnostics,
             notStored: outcome.notStored.sorted { $0.key < $1.key }.map { BuildCacheRecord.NotStored(code: $0.key.code, severity: $0.key.severity, count: $0.value) })
         // The list first: a build killed between the two renames leaves a list no record names, which the next
         // build replaces.
-        let list = BuildInputList.encode(inputs)
-        record.inputListSHA256 = SHA256Digest.hex(of: list)
+        record.inputListSHA256 = SHA256Digest.hex(of: listing.list)
         record.checksum = try record.computedChecksum()
         BuildFiles(destination: inputListURL).removeStale()
         BuildFiles(destination: recordURL).removeStale()
-        try AtomicFile.write(list, to: inputListURL)
+        try AtomicFile.write(listing.list, to: inputListURL)
         try AtomicFile.write(try KilnJSON.encode(record), to: recordURL)
     }
 

@@ -60,14 +60,22 @@ public struct TargetOutput: Sendable {
 }
 
 extension BuildOutcome {
+    /// The size in bytes of each of `inputs` (paths of `pipeline`'s files) that can be stated now.
+    package static func sizes(of inputs: [String: String], in pipeline: CompiledPipeline) -> [String: Int] {
+        var sizes: [String: Int] = [:]
+        for file in pipeline.sources.flatMap(\.files) where inputs[file.relativePath] != nil {
+            sizes[file.relativePath] = file.sizeOnDisk
+        }
+        return sizes
+    }
+
     /// Fills in what the report says about the pipeline besides the findings: the manifest's digest, the inputs'
-    /// sizes, the tables' descriptions and the meaning of every code found.
-    package mutating func describe(_ pipeline: CompiledPipeline) {
+    /// sizes (`sizes(of:in:)`, unless the build measured them already: `sizes`), the tables' descriptions and the
+    /// meaning of every code found.
+    package mutating func describe(_ pipeline: CompiledPipeline, inputSizes sizes: [String: Int]? = nil) {
         let manifest = pipeline.manifest
         self.manifest = (manifest.file.lastPathComponent, manifest.sha256)
-        for file in pipeline.sources.flatMap(\.files) where inputs[file.relativePath] != nil {
-            inputSizes[file.relativePath] = file.sizeOnDisk
-        }
+        inputSizes = sizes ?? BuildOutcome.sizes(of: inputs, in: pipeline)
         for table in manifest.tables { tableDescriptions[table.name] = table.description }
         for rule in manifest.rules {
             if case .bounds(let table, let latitude, let longitude, let box) = rule.check {

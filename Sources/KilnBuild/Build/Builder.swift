@@ -168,14 +168,24 @@ public enum Builder {
             bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
         }
         do {
-            if options.useCache {
-                sourceCache?.prepare(digests: { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
-            }
             // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
-            let staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: sourceCache?.stagingSeed())
+            // The other sources are then planned once its tables are handed to the bundle's thread (nothing is read
+            // before), so that the bundle's first tables start sooner; otherwise before staging is made.
+            let digests = { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }
+            let laterSources = 1..<max(1, pipeline.sources.count)
+            if options.useCache { sourceCache?.prepare(0..<1, digests: digests, log: log) }
+            let seed = sourceCache?.stagingSeed()
+            var laterSourcesPlanned = !options.useCache || seed == nil
+            if options.useCache, seed == nil { sourceCache?.prepare(laterSources, digests: digests, log: log) }
+            let staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: seed)
             staging.database.refuseOtherFiles()
             sourceCache?.skipCachedFiles(in: staging)
             for (position, source) in pipeline.sources.enumerated() {
+                if position > 0, !laterSourcesPlanned {
+                    sourceCache?.prepare(laterSources, digests: digests, log: log)
+                    sourceCache?.skipCachedFiles(in: staging)
+                    laterSourcesPlanned = true
+                }
                 let started = Date()
                 let cached = sourceCache?.plans[position]?.digests
                 let records = try options.progress.map { progress in
@@ -247,12 +257,18 @@ public enum Builder {
         defer { pending?.discard() }
         var comparison: BundleDiff?
         var bytes: BundleBytes?
+        var listing: BuildCache.InputListing?
+        var inputSizes: [String: Int]?
         if log.hasErrors {
             fullTextBuild.discard()
             bundleTables?.discard()
         } else if let bundleTables {
+            options.progress?(.writing(output))
+            // While the bundle's thread writes the last tables, this one states the inputs for the report and lists
+            // them for the build record (now that they were read).
+            inputSizes = BuildOutcome.sizes(of: inputs, in: pipeline)
+            if cacheApplies { listing = BuildCache.listing(inputs, of: pipeline, stamps: stamps) }
             do {
-                options.progress?(.writing(output))
                 let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
                 pending = prepared
                 let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
@@ -282,7 +298,7 @@ public enum Builder {
         outcome.reusedSources = reused.map(\.source)
         outcome.reusedFiles = Dictionary(uniqueKeysWithValues: reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) })
         outcome.reusedIndexes = fullTextCache?.reused ?? []
-        outcome.describe(pipeline)
+        outcome.describe(pipeline, inputSizes: inputSizes)
         guard outcome.built, let pending else {
             try writeReport(outcome)
             return outcome
@@ -306,7 +322,7 @@ public enum Builder {
         }
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
         if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true {
-            try? cache.store(outcome, of: pipeline, report: reportData, stamps: stamps)
+            if let listing { try? cache.store(outcome, of: pipeline, report: reportData, listing: listing) }
         }
         return outcome
     }

@@ -124,13 +124,17 @@ package final class SourceCache {
         }
     }
 
-    /// Plans each source from its entry, before staging is made (`stagingSeed`, then `skipCachedFiles`). `digests`
-    /// gives the inputs' SHA-256 (asked once, and only when an entry's key matches); an entry found damaged is a
-    /// `build.cache` info.
-    package func prepare(digests: () -> [String: String]?, log: DiagnosticLog) {
+    /// The inputs' SHA-256, once `prepare` has asked for them.
+    private var knownDigests: [String: String]?
+
+    /// Plans the sources at `positions` (all when `nil`) from their entries, before anything is read (`stagingSeed`,
+    /// then `skipCachedFiles`). `digests` gives the inputs' SHA-256 (asked once, and only when an entry's key
+    /// matches); an entry found damaged is a `build.cache` info.
+    package func prepare(_ positions: Range<Int>? = nil, digests: () -> [String: String]?, log: DiagnosticLog) {
         guard entries.hasEntries else { return }
-        var known: [String: String]?
-        for (position, source) in pipeline.sources.enumerated() {
+        let sources = pipeline.sources.indices.clamped(to: positions ?? pipeline.sources.indices)
+        for position in sources {
+            let source = pipeline.sources[position]
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
             let databaseURL: URL
             switch entries.lookup(source.spec.name, key: key) {
@@ -140,9 +144,10 @@ package final class SourceCache {
                 continue
             case .found(let database): databaseURL = database
             }
-            if known == nil { known = digests() ?? [:] }
+            let known = knownDigests ?? digests() ?? [:]
+            knownDigests = known
             do {
-                guard let plan = try plan(source, database: databaseURL, digests: known ?? [:]) else { continue }
+                guard let plan = try plan(source, database: databaseURL, digests: known) else { continue }
                 plans[position] = plan
             } catch {
                 reportDamaged(source, databaseURL, "it cannot be read (\(error))", log)
