@@ -119,10 +119,11 @@ final class SourceCacheTests: KilnTestCase {
         let staging: StagingArea
         if cached {
             let cache = SourceCache(cache: BuildCache(output: output), pipeline: pipeline, examplesPerCode: DiagnosticTally.defaultExamplesPerCode)
-            cache.prepare(digests: { BuildCache.Inputs(of: pipeline, record: nil)?.digests }, log: log)
+            let digests = { BuildCache.Inputs(of: pipeline, record: nil)?.digests }
+            cache.prepare(digests: digests, log: log)
             staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: cache.stagingSeed())
-            cache.skipCachedFiles(in: staging)
             for (position, source) in pipeline.sources.enumerated() {
+                cache.prepareToStage(position, in: staging, digests: digests, log: log)
                 _ = try cache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)
             }
             reused = Dictionary(uniqueKeysWithValues: cache.reused.map { ($0.source, $0.files) })

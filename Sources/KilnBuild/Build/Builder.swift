@@ -164,28 +164,17 @@ public enum Builder {
             }
             handedOut.insert(table.name)
             // A table only the seeded first source fills is read from its entry, which holds the same rows.
-            let copy = lastSource[table.name] == 0 ? sourceCache?.seededSource.flatMap { sourceCache?.plans[$0]?.database } : nil
+            let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
             bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
         }
         do {
-            // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
-            // The other sources are then planned once its tables are handed to the bundle's thread (nothing is read
-            // before), so that the bundle's first tables start sooner; otherwise before staging is made.
             let digests = { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }
-            let laterSources = 1..<max(1, pipeline.sources.count)
-            if options.useCache { sourceCache?.prepare(0..<1, digests: digests, log: log) }
-            let seed = sourceCache?.stagingSeed()
-            var laterSourcesPlanned = !options.useCache || seed == nil
-            if options.useCache, seed == nil { sourceCache?.prepare(laterSources, digests: digests, log: log) }
-            let staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: seed)
+            if options.useCache { sourceCache?.prepare(digests: digests, log: log) }
+            // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
+            let staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: sourceCache?.stagingSeed())
             staging.database.refuseOtherFiles()
-            sourceCache?.skipCachedFiles(in: staging)
             for (position, source) in pipeline.sources.enumerated() {
-                if position > 0, !laterSourcesPlanned {
-                    sourceCache?.prepare(laterSources, digests: digests, log: log)
-                    sourceCache?.skipCachedFiles(in: staging)
-                    laterSourcesPlanned = true
-                }
+                sourceCache?.prepareToStage(position, in: staging, digests: digests, log: log)
                 let started = Date()
                 let cached = sourceCache?.plans[position]?.digests
                 let records = try options.progress.map { progress in

@@ -124,16 +124,42 @@ package final class SourceCache {
         }
     }
 
-    /// The inputs' SHA-256, once `prepare` has asked for them.
+    /// The inputs' SHA-256, once a plan has asked for them.
     private var knownDigests: [String: String]?
+    /// False while the sources after a first one that seeds staging are not planned yet (`prepareToStage`).
+    private var laterSourcesPlanned = true
 
-    /// Plans the sources at `positions` (all when `nil`) from their entries, before anything is read (`stagingSeed`,
-    /// then `skipCachedFiles`). `digests` gives the inputs' SHA-256 (asked once, and only when an entry's key
-    /// matches); an entry found damaged is a `build.cache` info.
-    package func prepare(_ positions: Range<Int>? = nil, digests: () -> [String: String]?, log: DiagnosticLog) {
+    /// Plans the first source from its entry, before staging is made (`stagingSeed`), and the others too unless the
+    /// first one seeds staging: those are then planned once it is staged (`prepareToStage`), before anything is read,
+    /// so that the bundle's first tables start sooner. `digests` gives the inputs' SHA-256 (asked once, and only
+    /// when an entry's key matches); an entry found damaged is a `build.cache` info.
+    package func prepare(digests: () -> [String: String]?, log: DiagnosticLog) {
+        plan(pipeline.sources.indices.prefix(1), digests: digests, log: log)
+        if stagingSeed() == nil {
+            plan(pipeline.sources.indices.dropFirst(), digests: digests, log: log)
+        } else {
+            laterSourcesPlanned = false
+        }
+    }
+
+    /// Called before the source at `position` is staged into `staging`: tells staging which files it need not read
+    /// (planning now the sources after a seeded first one: nothing was read before them), and notes whether staging
+    /// holds the first source's rows already (`StagingArea.seeded`).
+    package func prepareToStage(_ position: Int, in staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
+        if position == 0 {
+            seededSource = staging.seeded && plans[0]?.whole == true ? 0 : nil
+            for (planned, plan) in plans.sorted(by: { $0.key < $1.key }) { staging.takeFromCache(plan.digests, source: planned) }
+        } else if !laterSourcesPlanned {
+            laterSourcesPlanned = true
+            plan(pipeline.sources.indices.dropFirst(), digests: digests, log: log)
+            for (planned, plan) in plans.sorted(by: { $0.key < $1.key }) where planned > 0 { staging.takeFromCache(plan.digests, source: planned) }
+        }
+    }
+
+    /// Plans the sources at `positions` from their entries.
+    private func plan(_ positions: Range<Int>, digests: () -> [String: String]?, log: DiagnosticLog) {
         guard entries.hasEntries else { return }
-        let sources = pipeline.sources.indices.clamped(to: positions ?? pipeline.sources.indices)
-        for position in sources {
+        for position in positions {
             let source = pipeline.sources[position]
             let key = SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)
             let databaseURL: URL
@@ -165,15 +191,12 @@ package final class SourceCache {
         return StagingSeed(database: plan.database, dropping: SourceCache.bookkeepingTables)
     }
 
-    /// Tells `staging` which files of each source it need not read, and whether it holds the first source's rows
-    /// already (`StagingArea.seeded`).
-    package func skipCachedFiles(in staging: StagingArea) {
-        for (position, plan) in plans.sorted(by: { $0.key < $1.key }) { staging.takeFromCache(plan.digests, source: position) }
-        seededSource = staging.seeded && plans[0]?.whole == true ? 0 : nil
-    }
-
     /// The source whose rows staging started with (`stagingSeed`), if any.
     package private(set) var seededSource: Int?
+
+    /// The entry staging started as a copy of, if it did: a bundle table only the first source fills may be read
+    /// from there (`BundleTables.staged(_:inOrder:copy:)`).
+    package var seededEntry: URL? { seededSource.flatMap { plans[$0]?.database } }
 
     private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {
         foundDamaged = true
