@@ -48,8 +48,11 @@ package enum StagedRowOrder {
         let source = "staging.\(quoteIdentifier(table.name))"
         if inOrder { return "SELECT \(selected) FROM \(source) ORDER BY rowid" }
         let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-        // Selecting every column, DISTINCT sorts once; a subset is selected from the distinct rows, then ordered.
-        if selected == columns { return "SELECT DISTINCT \(columns) FROM \(source) ORDER BY \(SchemaSQL.rowOrder(table))" }
-        return "SELECT \(selected) FROM (SELECT DISTINCT \(columns) FROM \(source)) ORDER BY \(SchemaSQL.rowOrder(table))"
+        // Selecting every column, DISTINCT sorts once. A subset is selected from the rows grouped on every column (the
+        // order's columns are all of them): the same rows as DISTINCT, through one pass of SQLite's sorter, where a
+        // DISTINCT subquery first fills a temporary B-tree and then sorts again (3x slower on 300 000 wide rows).
+        let order = SchemaSQL.rowOrder(table)
+        if selected == columns { return "SELECT DISTINCT \(columns) FROM \(source) ORDER BY \(order)" }
+        return "SELECT \(selected) FROM \(source) GROUP BY \(order) ORDER BY \(order)"
     }
 }
