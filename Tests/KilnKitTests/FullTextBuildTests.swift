@@ -99,3 +99,66 @@ extension FullTextBuildTests {
         XCTAssertEqual(try bundle.rows("SELECT code FROM place_search WHERE place_search MATCH 'Ακτή'").compactMap { $0.values.first?.textValue }, ["1"])
     }
 }
+
+extension FullTextBuildTests {
+    /// For a target whose SQLite has FTS4 and no FTS5 (Android 24), the FTS4 table its bundle gets is indexed from the
+    /// same rows after the FTS5 index; its shadow rows are those FTS4 writes when it rebuilds the table in place. A
+    /// target with FTS5 gets none, and an index the cache supplied (`adopt`) leaves the target to rebuild its own.
+    func testATargetsFTS4IndexHoldsTheRowsFTS4RebuildsAndAnAdoptedIndexHasNone() throws {
+        let pipeline = try loadPipeline(manifest: """
+            { bundle: "targets", schemaVersion: 1, targets: { ios: "15", android: "24" },
+              tables: [{ name: "place", columns: [{ name: "id", type: "integer" }, { name: "name", type: "text" }], primaryKey: ["id"],
+                         fullText: { name: "place_search", columns: ["name"], unindexed: ["id"], tokenize: "unicode61 remove_diacritics 2" } }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["id", "name"] }, into: "place",
+                          columns: { id: "id", name: "name" } }] }
+            """, rows: "1;Άγιος Ανδρέας\n")
+        let tables = pipeline.manifest.tables
+        let table = try XCTUnwrap(tables.first)
+        let fullText = try XCTUnwrap(table.fullText)
+        let android = try XCTUnwrap(pipeline.manifest.targets.first { $0.platform == "android" })
+        let ios = try XCTUnwrap(pipeline.manifest.targets.first { $0.platform == "ios" })
+        let staging = try StagingDatabase(url: temporaryDirectory.appendingPathComponent("staging.sqlite"))
+        let names = ["Άγιος Ανδρέας", "Ακτή Δυμαίων", "Αγίου Νικολάου", "Café Müller", "Ρίο"]
+        try staging.write { database in
+            try SchemaSQL.createStagingTables(tables, in: database)
+            // Staged out of key order, so that the rows are sorted and take their keys as rowids.
+            for (number, name) in names.enumerated().reversed() {
+                try database.execute("INSERT INTO place (id, name) VALUES (\(number * 7 + 3), \(quoteLiteral(name)))")
+            }
+        }
+        let build = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("out.sqlite"), targets: [android, ios])
+        defer { build.discard() }
+        build.start("place", staging: staging, inOrder: false)
+        let indexes = build.targetIndexes(for: android)
+        let index = try XCTUnwrap(indexes["place_search"], "\(indexes)")
+        XCTAssertEqual(build.targetIndexes(for: ios), [:], "iOS has FTS5")
+        // The oracle: the bundle's table with the FTS4 table, rebuilt in place; then the same with the built index copied in.
+        let declaration = try XCTUnwrap(TargetSQL.fullText4(fullText, of: table, target: android))
+        func bundle(_ name: String) throws -> Database {
+            let database = try Database(path: temporaryDirectory.appendingPathComponent(name).path)
+            try database.execute(SchemaSQL.createTable(table))
+            let lease = staging.lease()
+            try lease.attach(to: database, as: "staging")
+            try database.execute("INSERT INTO place (id, name) \(StagedRowOrder.rows(of: table, selecting: "id, name", inOrder: false))")
+            try lease.release(detaching: "staging", from: database)
+            try database.execute(declaration)
+            return database
+        }
+        let rebuilt = try bundle("rebuilt.sqlite")
+        try rebuilt.execute("INSERT INTO place_search (place_search) VALUES ('rebuild')")
+        let copied = try bundle("copied.sqlite")
+        try copied.execute("ATTACH DATABASE \(quoteLiteral(index.path)) AS built")
+        try copied.transaction { try FullTextBuild.copyShadowTables(of: "place_search", from: "built", into: copied) }
+        for shadow in ["segments", "segdir", "docsize", "stat"].map({ "place_search_\($0)" }) {
+            let theirs = try rebuilt.rows("SELECT * FROM \(shadow) ORDER BY 1, 2").map(\.values)
+            XCTAssertFalse(theirs.isEmpty && !shadow.hasSuffix("_segments"), shadow)
+            XCTAssertEqual(try copied.rows("SELECT * FROM \(shadow) ORDER BY 1, 2").map(\.values), theirs, shadow)
+        }
+        XCTAssertEqual(try copied.rows("SELECT id FROM place_search WHERE place_search MATCH 'muller'").compactMap { $0.values.first?.number }, [24])
+
+        let adopting = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("adopted.sqlite"), targets: [android])
+        defer { adopting.discard() }
+        adopting.adopt("place", index: index)
+        XCTAssertEqual(adopting.targetIndexes(for: android), [:], "an adopted index: the target rebuilds its FTS4 table")
+    }
+}

@@ -122,7 +122,7 @@ public enum Builder {
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
         // staged, and runs while later sources are staged and the rules checked (`FullTextBuild`).
         let shipped = manifest.tables.filter(\.ship)
-        let fullTextBuild = FullTextBuild(tables: shipped, destination: output)
+        let fullTextBuild = FullTextBuild(tables: shipped, destination: output, targets: manifest.targets)
         defer { fullTextBuild.discard() }
         // The last source filling each table: a full-text table filled only by sources is complete after it.
         var lastSource: [String: Int] = [:]
@@ -276,7 +276,7 @@ public enum Builder {
         defer { for bundle in targetBundles { bundle.discard() } }
         var targetOutputs: [TargetOutput] = []
         if let pending, !log.hasErrors {
-            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, log: log)
+            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, fullTextBuild: fullTextBuild, log: log)
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
@@ -338,7 +338,7 @@ public enum Builder {
     /// Checks the finished bundle against each manifest target; a target it does not open on gets its own bundle
     /// (`<bundle>.<platform>.sqlite`, `PendingTargetBundle`) with what the target has instead. What a target still
     /// lacks is a `target.unsupported` error (nothing is committed then).
-    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
+    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, fullTextBuild: FullTextBuild, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
         var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
         do {
             let database = try Database(path: pending.temporary.path, mode: .readOnly, functions: KilnSQLFunctions.all)
@@ -350,7 +350,8 @@ public enum Builder {
                     continue
                 }
                 let destination = KilnFileNames.targetBundle(for: pending.destination, platform: target.platform)
-                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target)
+                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target,
+                                                                              fullTextIndexes: fullTextBuild.targetIndexes(for: target))
                 bundles.append(bundle)
                 outputs.append(TargetOutput(target: target, output: destination))
                 for note in notes { log.report(.targetFold, note) }

@@ -15,14 +15,34 @@ import KilnReaders
 /// else its rows' positions): the bundle's FTS5 table reads its text from that table (external content), and its four
 /// shadow tables come from here. Their rows are the ones FTS5 writes when it indexes the bundle's table in place
 /// (`'rebuild'`). A scratch database outlives its copy, so that the build cache can keep it (`FullTextCache`); an
-/// index the cache kept for the same rows is adopted instead of built (`adopt`). One thread, one index at a time, so that memory stays flat however many full-text tables a manifest
-/// declares.
+/// index the cache kept for the same rows is adopted instead of built (`adopt`). For a target whose SQLite lacks FTS5
+/// (Android's), the FTS4 table its bundle gets instead is indexed from the same rows next, in a scratch database of its
+/// own, and copied into that bundle (`targetIndexes(for:)`), so that it is not rebuilt after the main bundle is done.
+/// One thread, one index at a time, so that memory stays flat however many full-text tables a manifest declares.
 package final class FullTextBuild: Sendable {
     private struct Index: Sendable {
         package let table: TableSpec
         package let fullText: FullTextSpec
         package let scratch: URL
         package let done = DispatchSemaphore(value: 0)
+        /// The FTS4 tables a target's bundle has instead of this FTS5 one (`TargetSQL.fullText4`), one per distinct
+        /// declaration, indexed from the same rows once this index is done.
+        package let targetIndexes: [TargetIndex]
+    }
+
+    /// An FTS4 index built for the targets whose bundles declare the full-text table as `declaration`, in a scratch
+    /// database of its own (its shadow tables share names with the FTS5 table's).
+    private final class TargetIndex: Sendable {
+        let declaration: String
+        let scratch: URL
+        let done = DispatchSemaphore(value: 0)
+        /// Set before `done` is signalled, once the index is complete.
+        let built = Mutex(false)
+
+        init(declaration: String, scratch: URL) {
+            self.declaration = declaration
+            self.scratch = scratch
+        }
     }
 
     private let indexes: [Index]
@@ -40,14 +60,32 @@ package final class FullTextBuild: Sendable {
     private static let rowidColumn = "kiln rowid"
 
     /// Prepares the indexing of the full-text tables of `tables` (those with a `fullText` declaration), in scratch
-    /// databases named after `destination`; `start` starts each.
-    package init(tables: [TableSpec], destination: URL) {
-        indexes = tables.compactMap { table in table.fullText.map { (table, $0) } }.enumerated().map { number, declared in
-            Index(table: declared.0, fullText: declared.1, scratch: KilnFileNames.fullTextScratch(for: destination, number: number + 1))
+    /// databases named after `destination`; `start` starts each. For each of `targets` whose SQLite has FTS4 but not
+    /// FTS5, the FTS4 table its bundle gets instead is indexed from the same rows too, after the FTS5 index
+    /// (`targetIndexes(for:)`), so that writing that bundle copies the index instead of rebuilding it.
+    package init(tables: [TableSpec], destination: URL, targets: [SQLiteTarget] = []) {
+        let declared = tables.compactMap { table in table.fullText.map { (table, $0) } }
+        // The FTS5 indexes' scratch databases are numbered first, the targets' after them.
+        var scratchNumber = declared.count
+        func nextScratch() -> URL {
+            scratchNumber += 1
+            return KilnFileNames.fullTextScratch(for: destination, number: scratchNumber)
         }
-        for index in indexes {
-            try? FileManager.default.removeItem(at: index.scratch)
-            TemporaryFiles.shared.register(index.scratch)
+        indexes = declared.enumerated().map { number, declared in
+            let (table, fullText) = declared
+            let scratch = KilnFileNames.fullTextScratch(for: destination, number: number + 1)
+            var declarations: [String] = []
+            for target in targets {
+                if let declaration = TargetSQL.fullText4(fullText, of: table, target: target), !declarations.contains(declaration) {
+                    declarations.append(declaration)
+                }
+            }
+            return Index(table: table, fullText: fullText, scratch: scratch,
+                         targetIndexes: declarations.map { TargetIndex(declaration: $0, scratch: nextScratch()) })
+        }
+        for scratch in indexes.flatMap({ [$0.scratch] + $0.targetIndexes.map(\.scratch) }) {
+            try? FileManager.default.removeItem(at: scratch)
+            TemporaryFiles.shared.register(scratch)
         }
     }
 
@@ -83,7 +121,46 @@ package final class FullTextBuild: Sendable {
                 return
             }
             index.done.signal()
+            for targetIndex in index.targetIndexes {
+                // A target's index that cannot be built is left to the target's bundle, which rebuilds it in place.
+                let built = (try? FullTextBuild.buildTargetIndex(targetIndex, of: index, stop: stop)) != nil
+                targetIndex.built.withLock { $0 = built }
+                targetIndex.done.signal()
+            }
         }
+    }
+
+    /// Indexes the rows the FTS5 index of `index` was built from into the FTS4 table of `targetIndex`, under the
+    /// same rowids, in their order: the shadow rows FTS4 writes when it rebuilds the table in a target's bundle.
+    private static func buildTargetIndex(_ targetIndex: TargetIndex, of index: Index, stop: StopSignal) throws {
+        let database = try Database(path: targetIndex.scratch.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
+        defer { try? database.close() }
+        try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
+        try database.execute("ATTACH DATABASE \(quoteLiteral(index.scratch.path)) AS kiln_rows")
+        let columns = indexedColumns(index.fullText)
+        let rowid = SchemaSQL.rowidColumn(of: index.table) == nil ? "rowid" : quoteIdentifier(rowidColumn)
+        try database.stopping(when: stop) {
+            try database.transaction {
+                try database.execute(targetIndex.declaration)
+                try database.execute("INSERT INTO main.\(quoteIdentifier(index.fullText.name)) (docid, \(columns)) SELECT \(rowid), \(columns) FROM kiln_rows.\(quoteIdentifier(rowsTable)) ORDER BY rowid")
+            }
+        }
+        try database.execute("DETACH DATABASE kiln_rows")
+    }
+
+    /// The FTS4 indexes built for `target`'s bundle (`init`'s `targets`), by full-text table name, once each is
+    /// complete: those a failure, an adopted FTS5 index or a build that never started left out are rebuilt in the
+    /// target's bundle. Valid until `discard()`.
+    package func targetIndexes(for target: SQLiteTarget) -> [String: URL] {
+        var found: [String: URL] = [:]
+        for index in indexes where hasStarted(index.table.name) {
+            guard let declaration = TargetSQL.fullText4(index.fullText, of: index.table, target: target),
+                  let targetIndex = index.targetIndexes.first(where: { $0.declaration == declaration }) else { continue }
+            targetIndex.done.wait()
+            targetIndex.done.signal()
+            if targetIndex.built.withLock({ $0 }) { found[index.fullText.name] = targetIndex.scratch }
+        }
+        return found
     }
 
     /// Takes the index of `table` from `database`, an index a build of the same rows made earlier (`FullTextCache`),
@@ -96,7 +173,10 @@ package final class FullTextBuild: Sendable {
             state.adopted[index.fullText.name] = database
             return true
         }
-        if first { index.done.signal() }
+        guard first else { return }
+        index.done.signal()
+        // The targets' bundles rebuild their FTS4 tables of an adopted index.
+        for targetIndex in index.targetIndexes { targetIndex.done.signal() }
     }
 
     /// The scratch database holding the index of the full-text table `name`, once this build built it without a
@@ -111,6 +191,7 @@ package final class FullTextBuild: Sendable {
     private func fail(_ index: Index, _ error: any Error & Sendable) {
         state.withLock { $0.failures[index.fullText.name] = error }
         index.done.signal()
+        for targetIndex in index.targetIndexes { targetIndex.done.signal() }
     }
 
     /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
@@ -160,18 +241,22 @@ package final class FullTextBuild: Sendable {
         let (failure, adopted) = state.withLock { ($0.failures[name], $0.adopted[name]) }
         if let failure { throw failure }
         try database.execute("ATTACH DATABASE \(quoteLiteral((adopted ?? index.scratch).path)) AS kiln_fulltext")
-        let prefix = name + "_"
-        let shadows = try database.rows("SELECT name FROM kiln_fulltext.sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",
-                                        [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).compactMap { $0.values.first?.textValue }
-        try database.transaction {
-            for shadow in shadows {
-                // Emptied first, so that SQLite copies the rows as they are stored (its transfer optimization), in
-                // the order of their keys.
-                try database.execute("DELETE FROM main.\(quoteIdentifier(shadow))")
-                try database.execute("INSERT INTO main.\(quoteIdentifier(shadow)) SELECT * FROM kiln_fulltext.\(quoteIdentifier(shadow))")
-            }
-        }
+        try database.transaction { try FullTextBuild.copyShadowTables(of: name, from: "kiln_fulltext", into: database) }
         try database.execute("DETACH DATABASE kiln_fulltext")
+    }
+
+    /// Replaces the rows of each shadow table of the full-text table `name` in the main schema of `database` by
+    /// those of the same table in the attached schema `schema`, in name order. Run inside a transaction.
+    package static func copyShadowTables(of name: String, from schema: String, into database: Database) throws {
+        let prefix = name + "_"
+        let shadows = try database.rows("SELECT name FROM \(quoteIdentifier(schema)).sqlite_schema WHERE type = 'table' AND substr(name, 1, ?) = ? ORDER BY name",
+                                        [.integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]).compactMap { $0.values.first?.textValue }
+        for shadow in shadows {
+            // Emptied first, so that SQLite copies the rows as they are stored (its transfer optimization), in the
+            // order of their keys.
+            try database.execute("DELETE FROM main.\(quoteIdentifier(shadow))")
+            try database.execute("INSERT INTO main.\(quoteIdentifier(shadow)) SELECT * FROM \(quoteIdentifier(schema)).\(quoteIdentifier(shadow))")
+        }
     }
 
     /// Stops the indexing (the bundle is not needed after all, or is complete), waits for its thread and removes the
@@ -179,9 +264,9 @@ package final class FullTextBuild: Sendable {
     package func discard() {
         stop.raise()
         queue.sync {}
-        for index in indexes {
-            try? FileManager.default.removeItem(at: index.scratch)
-            TemporaryFiles.shared.unregister(index.scratch)
+        for scratch in indexes.flatMap({ [$0.scratch] + $0.targetIndexes.map(\.scratch) }) {
+            try? FileManager.default.removeItem(at: scratch)
+            TemporaryFiles.shared.unregister(scratch)
         }
     }
 }

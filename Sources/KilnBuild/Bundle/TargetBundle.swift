@@ -58,6 +58,14 @@ package enum TargetSQL {
         return "CREATE VIRTUAL TABLE \(quoteIdentifier(fullText.name)) USING fts4(\((columns + options).joined(separator: ", ")))"
     }
 
+    /// The FTS4 table `target`'s bundle gets instead of the FTS5 table of `fullText` (`createFullText4`), when its
+    /// SQLite has FTS4 but not FTS5 and the tokenizer carries over; `nil` otherwise.
+    package static func fullText4(_ fullText: FullTextSpec, of table: TableSpec, target: SQLiteTarget) -> String? {
+        guard !target.supports(module: "fts5"), target.supports(module: "fts4"),
+              let tokenizer = fts4Tokenizer(fullText.tokenize, target: target).tokenizer else { return nil }
+        return createFullText4(fullText, of: table, tokenizer: tokenizer)
+    }
+
     /// The words of `table`'s indexed text with a letter of several diacritics (which `remove_diacritics=1` leaves
     /// accented) whose search without accents finds other rows in the FTS4 table than in the FTS5 table of `source`
     /// (a pre-folded column, indexed too, makes them alike); their count and the first, with both row counts.
@@ -105,10 +113,14 @@ package enum TargetSQL {
 
     /// Replaces, in `database`, the virtual tables of `manifest` that `target` lacks by what it has, in declaration
     /// order; `source`: the schema holding the original R*Trees to copy the bounds from (their 32-bit values, so that
-    /// a region holds the same rows), and the FTS4 tables are rebuilt from their tables; `nil`: the DDL only (for
-    /// `kiln check`'s expected schema). Returns the findings to report (a fold that differs) and the problems left.
+    /// a region holds the same rows), and the FTS4 tables are filled from their tables; `nil`: the DDL only (for
+    /// `kiln check`'s expected schema). An FTS4 table named in `indexed` (full-text table name → attached schema) takes
+    /// its shadow rows from the index built there for this target (`FullTextBuild.targetIndexes`); the others are
+    /// rebuilt in place, which writes the same rows. Returns the findings to report (a fold that differs) and the
+    /// problems left.
     @discardableResult
-    package static func convert(_ database: Database, manifest: Manifest, target: SQLiteTarget, source: String?) throws -> (notes: [String], problems: [TargetProblem]) {
+    package static func convert(_ database: Database, manifest: Manifest, target: SQLiteTarget, source: String?,
+                                indexed: [String: String] = [:]) throws -> (notes: [String], problems: [TargetProblem]) {
         var notes: [String] = [], problems: [TargetProblem] = []
         for table in manifest.tables where table.ship {
             if let fullText = table.fullText, !target.supports(module: "fts5"), target.supports(module: "fts4") {
@@ -118,7 +130,9 @@ package enum TargetSQL {
                 } else if let tokenizer {
                     try database.execute("DROP TABLE \(quoteIdentifier(fullText.name))")
                     try database.execute(createFullText4(fullText, of: table, tokenizer: tokenizer))
-                    if source != nil {
+                    if let schema = indexed[fullText.name] {
+                        try FullTextBuild.copyShadowTables(of: fullText.name, from: schema, into: database)
+                    } else if source != nil {
                         try database.execute("INSERT INTO \(quoteIdentifier(fullText.name)) (\(quoteIdentifier(fullText.name))) VALUES ('rebuild')")
                     }
                     if folded, let source, let example = try unfoldedWords(fullText, of: table, in: database, source: source) {
@@ -156,7 +170,8 @@ package struct PendingTargetBundle: Sendable {
     /// (`bundle.target`) and counting the new tables' rows, and a final VACUUM: the same inputs give the same bytes.
     /// Returns it with the findings of the conversion and what the target still lacks.
     /// - Throws: `SQLiteError` or `KilnError.io` when the copy cannot be written.
-    package static func write(from source: URL, to destination: URL, manifest: Manifest, target: SQLiteTarget) throws -> (PendingTargetBundle, [String], [TargetProblem]) {
+    package static func write(from source: URL, to destination: URL, manifest: Manifest, target: SQLiteTarget,
+                              fullTextIndexes: [String: URL] = [:]) throws -> (PendingTargetBundle, [String], [TargetProblem]) {
         let temporary = KilnFileNames.temporary(for: destination)
         try? FileManager.default.removeItem(at: temporary)
         TemporaryFiles.shared.register(temporary)
@@ -169,8 +184,13 @@ package struct PendingTargetBundle: Sendable {
             defer { try? database.close() }
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try database.execute("ATTACH DATABASE \(quoteLiteral(source.path)) AS kiln_source")
+            var indexed: [String: String] = [:]
+            for (number, (name, index)) in fullTextIndexes.sorted(by: { $0.key < $1.key }).enumerated() {
+                indexed[name] = "kiln_index\(number + 1)"
+                try database.execute("ATTACH DATABASE \(quoteLiteral(index.path)) AS \(quoteIdentifier("kiln_index\(number + 1)"))")
+            }
             let (notes, problems) = try database.transaction {
-                let converted = try TargetSQL.convert(database, manifest: manifest, target: target, source: "kiln_source")
+                let converted = try TargetSQL.convert(database, manifest: manifest, target: target, source: "kiln_source", indexed: indexed)
                 let metadata = quoteIdentifier(BundleWriter.metadataTable)
                 try database.execute("INSERT INTO \(metadata) (key, value) VALUES ('bundle.target', \(quoteLiteral(target.platform)))")
                 for table in manifest.tables where table.ship {
@@ -180,6 +200,7 @@ package struct PendingTargetBundle: Sendable {
                 return converted
             }
             try database.execute("DETACH DATABASE kiln_source")
+            for schema in indexed.values.sorted() { try database.execute("DETACH DATABASE \(quoteIdentifier(schema))") }
             try database.execute("VACUUM")
             let left = TargetCompatibility.problems(try TargetCompatibility.entries(of: database), target: target)
             // A table whose conversion failed is named once, by what stopped it.
