@@ -85,14 +85,7 @@ final class FullTextIndexCommandTests: CLITestCase {
     /// rebuilds them in place from their tables. Real data (the travel guide, the Patras stops) and a generated dump
     /// large enough for FTS4 to flush and merge segments.
     func testTheAndroidBundlesFTS4IndexesAreTheOnesFTS4BuildsInPlace() throws {
-        let dump = file("dump")
-        try FileManager.default.createDirectory(at: dump, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CLITestCase.repositoryRoot.appendingPathComponent("raw/itravel/kiln.json5"),
-                                         to: dump.appendingPathComponent("kiln.json5"))
-        let generator = CLITestCase.repositoryRoot.appendingPathComponent("scripts/gen-mediawiki-dump").path
-        let generated = try program("/usr/bin/env", ["python3", generator, "--megabytes", "4",
-                                                     "--out", dump.appendingPathComponent("itravel-export.xml").path])
-        XCTAssertEqual(generated.status, 0, generated.stderr)
+        let dump = try generatedTravelDump("dump", megabytes: 4)
         for (folder, bundle) in [(CLITestCase.repositoryRoot.appendingPathComponent("raw/itravel"), "itravel"),
                                  (CLITestCase.repositoryRoot.appendingPathComponent("raw/patras"), "patras"), (dump, "dump")] {
             let output = file("out/\(bundle).sqlite")

@@ -11,14 +11,7 @@ final class PagePoolCommandTests: CLITestCase {
     }
 
     func testAGeneratedDumpGivesTheSameBytesAndFindingsWithNoneOneAndTwoPageWorkers() throws {
-        let folder = file("dump")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: CLITestCase.repositoryRoot.appendingPathComponent("raw/itravel/kiln.json5"),
-                                         to: folder.appendingPathComponent("kiln.json5"))
-        let generator = CLITestCase.repositoryRoot.appendingPathComponent("scripts/gen-mediawiki-dump").path
-        let generated = try program("/usr/bin/env", ["python3", generator, "--megabytes", "2",
-                                                     "--out", folder.appendingPathComponent("itravel-export.xml").path])
-        XCTAssertEqual(generated.status, 0, generated.stderr)
+        let folder = try generatedTravelDump("dump", megabytes: 2)
         let serial = try assertSameBytes(folder.path)
         // The dump's findings (bad coordinates, addresses, listings far from their page) are many and in page order.
         XCTAssertTrue(serial.stdout.contains("listing.far-from-page") || serial.stderr.contains("listing.far-from-page"),
