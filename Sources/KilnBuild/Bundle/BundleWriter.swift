@@ -71,6 +71,9 @@ package struct BundleWriter {
         }
     }
 
+    /// The page cache (KiB) of the bundle's connection while an R*Tree is filled.
+    static let spatialCacheKiB = 65536
+
     /// Writes every shipped table, in declaration order, each once `tables` says it is staged, reading it from
     /// `staging` under a lease returned as soon as the table is written.
     private func fillTables(_ database: Database, staging: StagingDatabase, as tables: BundleTables) throws -> [(String, Int)] {
@@ -103,7 +106,12 @@ package struct BundleWriter {
                     }
                     if let spatial = table.spatial {
                         try database.execute(SchemaSQL.createSpatial(spatial))
+                        // An R*Tree insert reads nodes all over the tree: with the tree larger than the page cache
+                        // each one is read again from the file (1.5 M listings: 60 MB of nodes, half the bundle's
+                        // writing). A larger cache for this statement only; the bytes do not depend on it.
+                        try database.execute("PRAGMA main.cache_size = -\(BundleWriter.spatialCacheKiB)")
                         try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+                        try database.execute("PRAGMA main.cache_size = -8192")
                     }
                     let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
                     counts.append((table.name, Int(count)))
