@@ -71,15 +71,15 @@ package struct BundleWriter {
         }
     }
 
-    /// The page cache (KiB) of the bundle's connection while an R*Tree is filled.
-    static let spatialCacheKiB = 65536
+    /// The page cache (KiB) of the bundle's connection, and the larger one while an R*Tree is filled.
+    static let cacheKiB = 8192, spatialCacheKiB = 65536
 
     /// Writes every shipped table, in declaration order, each once `tables` says it is staged, reading it from
     /// `staging` under a lease returned as soon as the table is written.
     private func fillTables(_ database: Database, staging: StagingDatabase, as tables: BundleTables) throws -> [(String, Int)] {
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
-            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192; PRAGMA threads = 2
+            PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -\(BundleWriter.cacheKiB); PRAGMA threads = 2
             """)
         var counts: [(String, Int)] = []
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
@@ -111,7 +111,7 @@ package struct BundleWriter {
                         // writing). A larger cache for this statement only; the bytes do not depend on it.
                         try database.execute("PRAGMA main.cache_size = -\(BundleWriter.spatialCacheKiB)")
                         try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
-                        try database.execute("PRAGMA main.cache_size = -8192")
+                        try database.execute("PRAGMA main.cache_size = -\(BundleWriter.cacheKiB)")
                     }
                     let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
                     counts.append((table.name, Int(count)))

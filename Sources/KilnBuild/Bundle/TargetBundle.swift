@@ -147,14 +147,14 @@ package enum TargetSQL {
                 }
                 try database.execute("DROP TABLE \(quoteIdentifier(spatial.name))")
                 // The table is filled before its region index is made: one sort instead of a random insert per box.
-                let (table, indexes) = (createBoxes(spatial)[0], createBoxes(spatial).dropFirst())
-                try database.execute(table)
+                let statements = createBoxes(spatial)
+                try database.execute(statements[0])
                 if source != nil {
                     let columns = SpatialSpec.columns.joined(separator: ", ")
                     try database.execute("INSERT INTO \(quoteIdentifier(spatial.name)) (\(columns)) SELECT \(columns) FROM \(boxes) ORDER BY id")
                     try database.execute("DROP TABLE \(boxes)")
                 }
-                for statement in indexes { try database.execute(statement) }
+                for statement in statements.dropFirst() { try database.execute(statement) }
             }
         }
         return (notes, problems)
