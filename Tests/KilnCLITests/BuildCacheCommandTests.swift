@@ -139,6 +139,37 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertEqual(try sha256("out/app.sqlite"), built)
     }
 
+    /// A build killed while writing a cache entry leaves its temporary files (`.<id>.json.<pid>.tmp`,
+    /// `.<id>.sqlite.<pid>.tmp`) in the entries' folder; the next build that writes that entry removes them.
+    func testTheTemporaryFilesOfAKilledEntryWriteAreRemovedWhenTheEntryIsWrittenAgain() throws {
+        try copy("raw/patras-web", to: "web")
+        _ = try build("web", "out/web.sqlite")
+        let sources = file("out/\(KilnFileNames.cacheFolder)/web.sqlite/sources")
+        let records = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".json") }
+        XCTAssertFalse(records.isEmpty)
+        func contents(_ name: String) -> Data? { FileManager.default.contents(atPath: sources.appendingPathComponent(name).path) }
+        let before = Dictionary(uniqueKeysWithValues: records.map { ($0, contents($0)) })
+        let dead = 2_000_000_000  // above Linux's pid_max: no process has it
+        let stale = records.flatMap { record in
+            let id = record.dropLast(".json".count)
+            return [".\(id).json.\(dead).tmp", ".\(id).sqlite.\(dead).tmp"]
+        }
+        for name in stale { XCTAssertTrue(FileManager.default.createFile(atPath: sources.appendingPathComponent(name).path, contents: Data("x".utf8))) }
+        try replace("<name>Πλατεία Ρίου</name>", with: "<name>Ρίο</name>", in: "web/stops-2.xml")
+        let run = try build("web", "out/web.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let rewritten = records.filter { contents($0) != before[$0] }
+        XCTAssertFalse(rewritten.isEmpty, "the edited source's entry is written again")
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: sources.path))
+        for record in records {
+            let id = record.dropLast(".json".count)
+            let temporaries = [".\(id).json.\(dead).tmp", ".\(id).sqlite.\(dead).tmp"]
+            if rewritten.contains(record) {
+                XCTAssertTrue(left.isDisjoint(with: temporaries), "\(record): \(left.sorted())")
+            }
+        }
+    }
+
     func testKilledAndSimultaneousBuildsLeaveTheBundleAFullBuildWrites() throws {
         try TestTier.requireFull("a loop of killed builds")
         try copy("raw/patras-web", to: "web")

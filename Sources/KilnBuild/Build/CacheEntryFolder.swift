@@ -92,6 +92,10 @@ package struct CacheEntryFolder {
                 throw KilnError.io("the build cache folder \(folder.path) is not a folder")
             }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // A build killed while writing this entry left its temporary files (`.<id>.sqlite.<pid>.tmp`,
+            // `.<id>.json.<pid>.tmp`); this build holds the bundle's lock, so no other is writing them.
+            BuildFiles(destination: databaseURL).removeStale()
+            BuildFiles(destination: recordURL).removeStale()
             try write(databaseURL)
             var entry = CacheEntryRecord(format: format, name: name, key: key, databaseSHA256: try FileDigest.sha256(of: databaseURL),
                                          databaseStamp: FileStamp(databaseURL))

@@ -442,7 +442,6 @@ package final class SourceCache {
 
     /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
     private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], to destination: URL) throws {
-        BuildFiles(destination: destination).removeStale()
         let temporary = AtomicFile.temporary(for: destination)
         TemporaryFiles.shared.register(temporary)
         defer {
