@@ -167,32 +167,32 @@ package final class XMLEventParser {
         sax.initialized = XML_SAX2_MAGIC
         sax.startElementNs = { userData, localName, _, uri, _, _, attributeCount, _, attributes in
             guard let userData, let localName else { return }
-            ParseState.from(userData).start(localName, uri, attributes, Int(attributeCount))
+            ParseState.with(userData) { $0.start(localName, uri, attributes, Int(attributeCount)) }
         }
         sax.endElementNs = { userData, _, _, _ in
             guard let userData else { return }
-            ParseState.from(userData).end()
+            ParseState.with(userData) { $0.end() }
         }
         sax.characters = { userData, bytes, count in
             guard let userData, let bytes else { return }
-            ParseState.from(userData).text(bytes, Int(count))
+            ParseState.with(userData) { $0.text(bytes, Int(count)) }
         }
         sax.ignorableWhitespace = sax.characters
         sax.comment = { userData, _ in
             guard let userData else { return }
-            ParseState.from(userData).textRun = 0
+            ParseState.with(userData) { $0.textRun = 0 }
         }
         sax.processingInstruction = { userData, _, _ in
             guard let userData else { return }
-            ParseState.from(userData).textRun = 0
+            ParseState.with(userData) { $0.textRun = 0 }
         }
         sax.internalSubset = { userData, _, _, _ in
             guard let userData else { return }
-            ParseState.from(userData).documentType()
+            ParseState.with(userData) { $0.documentType() }
         }
         sax.serror = { userData, error in
             guard let userData, let error else { return }
-            ParseState.from(userData).collector.record(error.pointee)
+            ParseState.with(userData) { $0.collector.record(error.pointee) }
         }
         return sax
     }
@@ -215,8 +215,10 @@ package final class XMLEventParser {
 
         package init(handler: XMLEventHandler) { self.handler = handler }
 
-        package static func from(_ userData: UnsafeMutableRawPointer) -> ParseState {
-            Unmanaged<ParseState>.fromOpaque(userData).takeUnretainedValue()
+        /// Runs `body` on the state passed as libxml2's user data, which the parser keeps alive for the whole parse:
+        /// no retain and release per event.
+        package static func with(_ userData: UnsafeMutableRawPointer, _ body: (ParseState) -> Void) {
+            Unmanaged<ParseState>.fromOpaque(userData)._withUnsafeGuaranteedRef(body)
         }
 
         func start(_ localName: UnsafePointer<xmlChar>, _ uri: UnsafePointer<xmlChar>?,

@@ -184,6 +184,38 @@ final class LinearReadersTests: HostileTestCase {
         XCTAssertNil(overfull("<p a = \"1 2 3 4\" b='5 6 7'>", html: true))
     }
 
+    func testTheAttributeScanFindsTheSameTagWhateverTheChunksAndCountsItsLineFromTheText() {
+        // Documents of random markup pieces, each scanned whole, a byte at a time and in random chunks: the tag found
+        // must not depend on where the chunks end, must start with "<", and its line is 1 + the line feeds before it.
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["<", ">", "a", "bc", "=", "\"", "'", " ", "\n", "<!--", "-->", "<![CDATA[", "]]>", "<!", "<?", "?>",
+                      "/", "<script>", "</script>", "<style ", "</STYLE>", "-", "]", "<p ", "x\ny", String(repeating: "t", count: 70)]
+        var found = 0
+        for _ in 0..<3000 {
+            let text = Array((0..<Int.random(in: 1...80, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined().utf8)
+            let html = Bool.random(using: &generator)
+            let limit = Int.random(in: 0...4, using: &generator)
+            func scan(_ chunkSize: () -> Int) -> MarkupAttributeScan.Overfull? {
+                var scan = MarkupAttributeScan(html: html, limit: limit)
+                var start = 0
+                while start < text.count {
+                    let end = min(text.count, start + chunkSize())
+                    if let overfull = scan.scan(text[start..<end]) { return overfull }
+                    start = end
+                }
+                return nil
+            }
+            let whole = scan { text.count }
+            XCTAssertEqual(scan { 1 }, whole, String(decoding: text, as: UTF8.self))
+            XCTAssertEqual(scan { Int.random(in: 1...100, using: &generator) }, whole, String(decoding: text, as: UTF8.self))
+            guard let whole else { continue }
+            found += 1
+            XCTAssertEqual(text[whole.offset], UInt8(ascii: "<"))
+            XCTAssertEqual(whole.line, 1 + text[..<whole.offset].filter { $0 == 0x0A }.count)
+        }
+        XCTAssertGreaterThan(found, 100)  // the limits are low enough for many documents to reach them
+    }
+
     func testAnXMLElementWithTooManyAttributesStopsTheFileAfterTheRecordsBeforeIt() throws {
         let attributes = (0...MarkupAttributeScan.maximumAttributes).map { "a\($0)=\"v\"" }.joined(separator: " ")
         let text = "<root>\n<item id=\"1\"/>\n<item id=\"2\" \(attributes)/>\n<item id=\"3\"/>\n</root>\n"

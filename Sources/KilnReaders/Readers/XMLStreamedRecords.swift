@@ -114,7 +114,7 @@ private struct RecordScan {
         self.stack = stack
         self.kind = kind
         matched = Array(repeating: 0, count: fields.count)
-        values = Array(repeating: nil, count: fields.count)
+        values = Self.noValues(fields.count, room: kind.fieldNames.count)
         found = Array(repeating: false, count: fields.count)
         collectingDepth = Array(repeating: -1, count: fields.count)
         texts = Array(repeating: [], count: fields.count)
@@ -151,6 +151,14 @@ private struct RecordScan {
         }
     }
 
+    /// `count` nil values in an array with room for `room`.
+    private static func noValues(_ count: Int, room: Int) -> [String?] {
+        var values: [String?] = []
+        values.reserveCapacity(room)
+        values.append(contentsOf: repeatElement(nil, count: count))
+        return values
+    }
+
     /// The innermost open element ends; the record when it was a record's element.
     package mutating func end() -> Record? {
         guard let current = depth else {
@@ -171,8 +179,9 @@ private struct RecordScan {
             return nil
         }
         depth = nil
+        // The values move into the record, which has room for the rest: no string is copied or retained.
         var record = values
-        record.reserveCapacity(kind.fieldNames.count)
+        values = Self.noValues(fields.count, room: kind.fieldNames.count)
         record.append(contentsOf: stack.contextValues)
         record.append(String(ordinal))
         record.append(String(position))
