@@ -121,14 +121,15 @@ package struct MarkupAttributeScan {
             index += 1
             switch state {
             case .text, .quoted, .tag:
-                break
+                break  // read by the loops above
             case .tagOpen:
                 if MarkupAttributeScan.isLetter(byte) {
                     state = .tag
                     attributes = 0
                     inWord = true
                     afterEquals = false
-                    name = PackedName(byte | 0x20)
+                    name = PackedName()
+                    name.append(byte | 0x20)
                 } else if byte == 0x21 {
                     state = .declaration
                     recent = (0, 0)
@@ -226,11 +227,6 @@ private struct PackedName: Equatable {
     private var count = 0
 
     init() {}
-
-    init(_ first: UInt8) {
-        packed = UInt64(first)
-        count = 1
-    }
 
     init(_ text: String) {
         for byte in text.utf8 { append(byte) }

@@ -187,7 +187,7 @@ final class LinearReadersTests: HostileTestCase {
     func testTheAttributeScanFindsTheSameTagWhateverTheChunksAndCountsItsLineFromTheText() {
         // Documents of random markup pieces, each scanned whole, a byte at a time and in random chunks: the tag found
         // must not depend on where the chunks end, must start with "<", and its line is 1 + the line feeds before it.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: 0x5CA7)
         let pieces = ["<", ">", "a", "bc", "=", "\"", "'", " ", "\n", "<!--", "-->", "<![CDATA[", "]]>", "<!", "<?", "?>",
                       "/", "<script>", "</script>", "<style ", "</STYLE>", "-", "]", "<p ", "x\ny", String(repeating: "t", count: 70)]
         var found = 0
