@@ -1,5 +1,5 @@
-/* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h), the calling thread's id and the
-   terminal's width (ioctl is variadic, which Swift does not import). Linux only: see Sources/KilnC/Glibc.swift. */
+/* glibc calls that Swift's Glibc module does not import: malloc tuning (malloc.h), the calling thread's id, early
+   writeback and the terminal's width (ioctl is variadic, which Swift does not import). Linux only: see Sources/KilnC/Glibc.swift. */
 #ifdef __linux__
 #include <malloc.h>
 #include <sys/ioctl.h>
@@ -16,6 +16,11 @@ static inline void kiln_malloc_trim(void) { (void)malloc_trim(0); }
 /* Raises the nice value of the calling thread alone (Linux schedules threads, not processes, by nice value) to
    `nice`; 0 on success. Without privileges it can only go up. */
 static inline int kiln_thread_set_nice(int nice) { return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice); }
+
+/* Starts writing the dirty pages of the open file `fd` to disk without waiting for them (sync_file_range(2) with
+   SYNC_FILE_RANGE_WRITE over the whole file), so that a later fsync has less left to wait for; 0 on success.
+   The system call, because glibc declares its wrapper only under _GNU_SOURCE. */
+static inline int kiln_start_writeback(int fd) { return (int)syscall(SYS_sync_file_range, fd, (long long)0, (long long)0, 2 /* SYNC_FILE_RANGE_WRITE */); }
 
 /* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */
 static inline int kiln_terminal_columns(int descriptor) {

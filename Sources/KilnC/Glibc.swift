@@ -90,6 +90,10 @@ public enum StandardDescriptors {
 public enum DescriptorSync {
     /// True when the file's data reached the disk; on false, `errno` says why.
     package static func sync(_ descriptor: Int32) -> Bool { Glibc.fsync(descriptor) == 0 }
+
+    /// Starts writing the file's dirty pages to disk without waiting (`sync_file_range(2)`); false when the system
+    /// refused (then the fsync does it all).
+    package static func startWriteback(_ descriptor: Int32) -> Bool { kiln_start_writeback(descriptor) == 0 }
 }
 
 /// Signal dispositions and the exit a signal handler may make, for the command line's interruption handling.
@@ -206,6 +210,11 @@ package enum FileCalls {
     @discardableResult
     package static func unlink(_ path: String) -> Bool {
         Glibc.unlink(path) == 0
+    }
+
+    /// True when `new` was made a second name of the file `existing` names (a hard link).
+    package static func link(_ existing: String, as new: String) -> Bool {
+        Glibc.link(existing, new) == 0
     }
 
     /// True when `source` was renamed to `destination` (replacing it in one step).

@@ -4,6 +4,7 @@ import KilnC
 /// How Kiln names the files it writes beside an output — one place for every convention, so that writing them,
 /// cleaning up after a dead run (`BuildFiles.removeStale`) and the docs agree:
 /// - `.<name>.<pid>.tmp`: a file being written (bundle, report, export file) before its rename over `<name>`;
+/// - `.<name>.<pid>.old.tmp`: a second name of the large file `<name>` replaced, removed after the rename;
 /// - `.<name>.staging.<pid>.sqlite`: a build's staging database; `.<name>.staging.<pid>.fts<n>.sqlite`: the scratch
 ///   database where the full-text index of the bundle's n-th full-text table is built;
 /// - `.<name>.lock`: the lock serializing builds of `<name>`;
@@ -14,6 +15,11 @@ public enum KilnFileNames {
     /// The temporary file this process writes before replacing `destination`.
     public static func temporary(for destination: URL) -> URL {
         hidden(destination, ".\(ProcessInfo.processInfo.processIdentifier).tmp")
+    }
+
+    /// The second name this process gives the large file at `destination` before replacing it (`FileSync.move`).
+    public static func replaced(for destination: URL) -> URL {
+        hidden(destination, ".\(ProcessInfo.processInfo.processIdentifier).old.tmp")
     }
 
     /// This process's staging database for a build of `destination`.

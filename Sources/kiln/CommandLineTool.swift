@@ -52,6 +52,8 @@ struct CommandLineTool {
 
     /// Runs the command line; a failure to write standard output is an I/O error like any other.
     func run() -> ExitStatus {
+        // Old files whose blocks are freed on threads of their own (`FileSync.move`) are gone before the process is.
+        defer { LaterRemovals.shared.wait() }
         do {
             return try dispatch()
         } catch {

@@ -98,6 +98,7 @@ final class BuildCacheCommandTests: CLITestCase {
         var rebuiltReport = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/app.report.json"))) as? [String: Any])
         XCTAssertNotNil(rebuiltReport.removeValue(forKey: "reusedSources"))
         XCTAssertEqual(rebuiltReport.removeValue(forKey: "reusedIndexes") as? [String], ["stop_search"], "the stops' rows are the same")
+        XCTAssertEqual(rebuiltReport.removeValue(forKey: "reusedTables") as? [String], ["stop"], "the bundle's first table, before the query table `line`")
         _ = try build("patras", "fresh/app.sqlite", "--no-cache")
         // The same report but for the paths of its bundles.
         let freshText = try String(contentsOf: file("fresh/app.report.json"), encoding: .utf8).replacingOccurrences(of: "\"fresh/", with: "\"out/")
@@ -202,8 +203,8 @@ final class BuildCacheCommandTests: CLITestCase {
         }
         XCTAssertGreaterThan(killed, 0, "no build was killed before it ended")
         let cache = file("out/\(KilnFileNames.cacheFolder)/web.sqlite").path
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "inputs.txt", "sources"])
-        for folder in ["sources", "fulltext"] {
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "inputs.txt", "sources", "tables"])
+        for folder in ["sources", "fulltext", "tables"] {
             let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/" + folder)
             XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")
         }

@@ -13,11 +13,11 @@ final class SourceCacheCommandTests: CLITestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
     }
 
-    /// The report's bytes without its `reusedIndexes` and `reusedSources` members, which only a build that reused
+    /// The report's bytes without its `reusedIndexes`, `reusedSources` and `reusedTables` members, which only a build that reused
     /// something writes: Kiln's reports are JSON with sorted keys, two spaces and " : ", so each is one block of lines.
     private func reportBytesWithoutReuse(_ path: String) throws -> String {
         var text = try String(contentsOf: file(path), encoding: .utf8)
-        for member in ["reusedIndexes", "reusedSources"] {
+        for member in ["reusedIndexes", "reusedSources", "reusedTables"] {
             guard let start = text.range(of: "\n  \"\(member)\" : [\n") else { continue }
             let end = try XCTUnwrap(text.range(of: "\n  ],\n", range: start.upperBound..<text.endIndex))
             text = String(text[..<start.lowerBound]) + "\n" + String(text[end.upperBound...])
@@ -303,6 +303,78 @@ final class SourceCacheCommandTests: CLITestCase {
                       run.stderr)
         XCTAssertNil(try reusedIndexes())
         try compareWithFullBuild("fts", "out/fts.sqlite", "no tampered index reached the bundle")
+    }
+
+    /// The bundle's first tables, whose rows are those of the last build, come from the file the last build kept
+    /// after them (`BundlePrefixCache`), and the bundle is still the bytes of a full build: after an edit of the third
+    /// table's source, of the second's, of the first's; after the first table's declaration changed; and after the
+    /// kept file was edited behind Kiln's back (a `build.cache` info, the tables written again).
+    func testTheBundlesFirstTablesComeFromTheFileKeptAfterThemAndTheBytesStayAFullBuilds() throws {
+        _ = try writePipeline("kept", manifest: """
+            { bundle: "kept", schemaVersion: 1,
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true }],
+                         primaryKey: ["code"], fullText: { name: "stop_search", columns: ["name"], unindexed: ["code"] } },
+                       { name: "note", columns: [{ name: "file", type: "text" }, { name: "text", type: "text" }] },
+                       { name: "line", columns: [{ name: "number", type: "integer" }, { name: "name", type: "text" }], primaryKey: ["number"] }],
+              sources: [{ name: "stops", format: "delimited", path: "stops.txt", options: { fields: ["name", "code"] }, into: "stop",
+                          columns: { code: "code", name: "name" } },
+                        { name: "notes", format: "delimited", path: "notes/*.txt", options: { fields: ["text"] }, into: "note",
+                          columns: { file: "_file", text: "text" } },
+                        { name: "lines", format: "delimited", path: "lines.txt", options: { fields: ["number", "name"] }, into: "line",
+                          columns: { number: "number", name: "name" } }] }
+            """)
+        try (0..<3000).map { "Στάση Πανεπιστημίου \($0); \(100_000 + $0)\n" }.joined().write(to: file("kept/stops.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: file("kept/notes"), withIntermediateDirectories: true)
+        for name in ["a", "b"] { try "note \(name)\n".write(to: file("kept/notes/\(name).txt"), atomically: true, encoding: .utf8) }
+        try "1; Πανεπιστήμιο\n2; Ρίο\n".write(to: file("kept/lines.txt"), atomically: true, encoding: .utf8)
+        _ = try build("kept", "out/kept.sqlite", "--no-cache")
+        let kept = file("out/\(KilnFileNames.cacheFolder)/kept.sqlite/tables")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: kept.path).map { URL(fileURLWithPath: $0).pathExtension }.sorted(),
+                       ["json", "json", "sqlite", "sqlite"], "a file kept after `stop` and one after `note`, none after the last table")
+        let reusedTables = { try self.report("out/kept.report.json")["reusedTables"] as? [String] }
+
+        try "1; Πανεπιστήμιο\n2; Ρίο\n3; Πάτρα\n".write(to: file("kept/lines.txt"), atomically: true, encoding: .utf8)
+        var (run, _) = try buildAndCompare("kept", "out/kept.sqlite", "a line added")
+        XCTAssertTrue(run.stderr.contains("reused from the build cache (the same rows, not written again): the bundle's tables through note\n"), run.stderr)
+        _ = try build("kept", "out/kept.sqlite")
+        try "1; Πανεπιστήμιο\n".write(to: file("kept/lines.txt"), atomically: true, encoding: .utf8)
+        _ = try build("kept", "out/kept.sqlite")
+        XCTAssertEqual(try reusedTables(), ["stop", "note"])
+
+        try "note b, edited\n".write(to: file("kept/notes/b.txt"), atomically: true, encoding: .utf8)
+        (run, _) = try buildAndCompare("kept", "out/kept.sqlite", "a note edited")
+        XCTAssertTrue(run.stderr.contains("the bundle's tables through stop\n"), run.stderr)
+
+        try replace("Στάση Πανεπιστημίου 1500;", with: "Στάση Ρίου 1500;", in: "kept/stops.txt")
+        (run, _) = try buildAndCompare("kept", "out/kept.sqlite", "a stop renamed")
+        XCTAssertFalse(run.stderr.contains("not written again"), run.stderr)
+
+        try replace(#"{ name: "name", type: "text", notNull: true }"#, with: #"{ name: "name", type: "text", notNull: true, description: "as posted" }"#, in: "kept/kiln.json5")
+        _ = try build("kept", "out/kept.sqlite")
+        XCTAssertNil(try reusedTables(), "the first table's declaration changed")
+        try compareWithFullBuild("kept", "out/kept.sqlite", "a table declaration changed")
+
+        // The file kept after `stop` edited behind Kiln's back: not trusted, the tables written again, and said so.
+        try "note b, edited again\n".write(to: file("kept/notes/b.txt"), atomically: true, encoding: .utf8)
+        var damaged = 0
+        for entry in try FileManager.default.contentsOfDirectory(at: kept, includingPropertiesForKeys: nil) where entry.pathExtension == "json" {
+            let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: entry)) as? [String: Any])
+            guard record["name"] as? String == "through stop" else { continue }
+            let database = entry.deletingPathExtension().appendingPathExtension("sqlite")
+            let edit = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute(\"UPDATE stop SET name = 'x' WHERE code = '100007'\"); d.commit()",
+                                                    database.path])
+            XCTAssertEqual(edit.status, 0, edit.stderr)
+            damaged += 1
+        }
+        XCTAssertEqual(damaged, 1)
+        run = try build("kept", "out/kept.sqlite")
+        XCTAssertTrue(run.stderr.contains("of the bundle's tables through stop is damaged or was edited (its SHA-256 is not the one recorded): those tables were written again"),
+                      run.stderr)
+        XCTAssertNil(try reusedTables())
+        try compareWithFullBuild("kept", "out/kept.sqlite", "no tampered table reached the bundle")
+        let search = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT count(*) FROM stop WHERE name = 'x'\").fetchone()[0])",
+                                                  file("out/kept.sqlite").path])
+        XCTAssertEqual(search.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "0", search.stderr)
     }
 
     /// The real Patras stop list (in code order) split into 12 files of one source filling a table keyed by the code,

@@ -20,6 +20,23 @@ final class BackgroundSyncTests: KilnTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: temporary.path))
     }
 
+    /// A large file replaced keeps a second name through the rename, which `LaterRemovals` takes away afterwards: a
+    /// reader that had it open still reads the old bytes, the new file is in place, and nothing is left beside it.
+    func testALargeFileReplacedIsRemovedAfterTheRenameAndLeavesNothingBehind() throws {
+        let destination = temporaryDirectory.appendingPathComponent("bundle.sqlite")
+        XCTAssertTrue(FileManager.default.createFile(atPath: destination.path, contents: Data("old".utf8)))
+        let old = try FileHandle(forUpdating: destination)
+        try old.truncate(atOffset: UInt64(FileSync.largeFileBytes))  // sparse: large without writing 64 MiB
+        let temporary = try write("new", to: ".bundle.sqlite.tmp")
+        try FileSync.move(temporary, to: destination)
+        LaterRemovals.shared.wait()
+        XCTAssertEqual(try String(contentsOf: destination, encoding: .utf8), "new")
+        try old.seek(toOffset: 0)
+        XCTAssertEqual(try old.read(upToCount: 3), Data("old".utf8), "the old file lives on while it is open")
+        try old.close()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporaryDirectory.path).sorted(), ["bundle.sqlite"])
+    }
+
     func testAFileThatCannotBeSyncedFailsTheWaitEachTime() throws {
         let missing = temporaryDirectory.appendingPathComponent("gone.sqlite")
         let sync = BackgroundSync(missing)

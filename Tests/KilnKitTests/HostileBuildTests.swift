@@ -68,12 +68,12 @@ final class HostileBuildTests: KilnTestCase {
         try finished.run()
         finished.waitUntilExit()
         let dead = finished.processIdentifier, alive = ProcessInfo.processInfo.processIdentifier
-        let stale = [".app.sqlite.\(dead).tmp", ".app.sqlite.staging.\(dead).fts1.sqlite", ".app.sqlite.staging.\(dead).fts12.sqlite-journal",
+        let stale = [".app.sqlite.\(dead).old.tmp", ".app.sqlite.\(dead).tmp", ".app.sqlite.staging.\(dead).fts1.sqlite", ".app.sqlite.staging.\(dead).fts12.sqlite-journal",
                      ".app.sqlite.staging.\(dead).sqlite", ".app.sqlite.staging.\(dead).sqlite-journal"]
         let kept = [".app.sqlite.\(alive).tmp", ".app.sqlite.staging.\(alive).sqlite", ".app.sqlite.staging.\(alive).fts1.sqlite",
                     ".app.sqlite.x.tmp", ".app.sqlite.staging.x.sqlite", ".app.sqlite.staging.\(dead).fts.sqlite",
                     ".app.sqlite.staging.\(dead).ftsx.sqlite", ".app.sqlite.staging.\(dead).fts1.db",
-                    ".app.sqlite2.\(dead).tmp", ".app.sqlite.\(dead).txt", "app.sqlite.\(dead).tmp"]
+                    ".app.sqlite2.\(dead).tmp", ".app.sqlite.\(alive).old.tmp", ".app.sqlite.\(dead).new.tmp", ".app.sqlite.\(dead).txt", "app.sqlite.\(dead).tmp"]
         for name in stale + kept { XCTAssertTrue(FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())) }
         let removed = BuildFiles(destination: folder.appendingPathComponent("app.sqlite")).removeStale().map(\.lastPathComponent)
         XCTAssertEqual(removed, stale)

@@ -5,6 +5,7 @@ import XCTest
 @testable import KilnManifest
 @testable import KilnReaders
 @testable import KilnBuild
+import KilnTestSupport
 
 /// `JSONText`, the one JSON string escaper: hostile text stays valid JSON that parses back to the same string, holds
 /// no character a terminal obeys, and is the same bytes whether written by hand or through `KilnJSON`.
@@ -30,6 +31,40 @@ final class JSONTextTests: XCTestCase {
             let encoded = String(decoding: try KilnJSON.encode(["k": text]), as: UTF8.self)
             XCTAssertEqual(encoded, "{\n  \"k\" : " + JSONText.string(text) + "\n}", text.debugDescription)
         }
+    }
+
+    /// A report with its flat objects filled by `KilnJSON.encode(_:filling:)` against the same report through the
+    /// encoder alone: random keys of hostile, non-ASCII and canonically equivalent text (the encoder orders keys by
+    /// their UTF-8 bytes, not as Swift compares strings), empty objects, one entry, many.
+    func testFillingFlatObjectsGivesTheEncodersBytes() throws {
+        struct Report: Encodable {
+            var name = "x\u{202E}y"
+            var inputs: [String: String] = [:]
+            var nested: [String: [String: Int]] = ["inputs": [:]]
+            var sizes: [String: Int] = [:]
+            var zlast = [1, 2]
+        }
+        let pieces = JSONTextTests.hostile + ["é", "e\u{301}", "Å", "A\u{30A}", "ß", "ς", "日", "10", "9", "/", "-", "A", "a"]
+        var generator = SeededGenerator(seed: 0x150A)
+        func key() -> String {
+            (0..<Int.random(in: 1...3, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+        }
+        for round in 0..<200 {
+            var full = Report()
+            for _ in 0..<(round % 5 == 0 ? 0 : Int.random(in: 1...30, using: &generator)) {
+                full.inputs[key()] = pieces.randomElement(using: &generator)!
+            }
+            for _ in 0..<(round % 7 == 0 ? 0 : Int.random(in: 1...30, using: &generator)) {
+                full.sizes[key()] = Int.random(in: -5...1_000_000, using: &generator)
+            }
+            var rest = full
+            rest.inputs = [:]
+            rest.sizes = [:]
+            let filled = try KilnJSON.encode(rest, filling: [("inputs", .strings(full.inputs)), ("sizes", .integers(full.sizes))])
+            XCTAssertEqual(String(decoding: filled, as: UTF8.self), String(decoding: try KilnJSON.encode(full), as: UTF8.self), "round \(round)")
+        }
+        XCTAssertThrowsError(try KilnJSON.encode(Report(inputs: ["k": "v"]), filling: [("inputs", .strings([:]))]),
+                             "a member that is not an empty object is not silently left as it was")
     }
 
     func testTheByteCheckAgreesWithTheCharacterRule() {

@@ -271,14 +271,43 @@ package struct BuildCache {
         return InputListing(inputs: inputs, list: BuildInputList.encode(inputs))
     }
 
-    /// Records the build `outcome` of `pipeline`, whose report is `report` and whose inputs `listing` lists.
+    /// The SHA-256 of a finished bundle, started on a thread of its own as soon as the bundle is complete in its
+    /// temporary file (`BundleWriter.finish`), so that it runs while the report is encoded and the bundle committed,
+    /// not after.
+    package struct EarlyDigest {
+        /// The temporary file's stamp before it was read.
+        let stamp: FileStamp
+        let digest: FileDigest.Pending
+
+        /// Starts digesting the complete bundle at `temporary`; `nil` when it cannot be read (`store` digests the
+        /// committed file then).
+        package init?(_ temporary: URL) {
+            guard let stamp = FileStamp(temporary), let started = try? FileDigest.start(temporary) else { return nil }
+            self.stamp = stamp
+            digest = started.digest
+        }
+
+        /// The digest, when `committed` (the bundle's stamp once in place) names the file that was digested, unwritten
+        /// since: the rename moves only its status-change time.
+        func sha256(ifStill committed: FileStamp?) -> String? {
+            guard let committed, committed.device == stamp.device, committed.inode == stamp.inode,
+                  committed.size == stamp.size, committed.modified == stamp.modified else { return nil }
+            return try? digest.wait()
+        }
+    }
+
+    /// Records the build `outcome` of `pipeline`, whose report is `report` and whose inputs `listing` lists;
+    /// `earlyDigest` is the bundle's digest started before it was committed, if any.
     /// - Throws: `KilnError.io` when the bundle cannot be read or the record written.
-    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, listing: InputListing) throws {
+    package func store(_ outcome: BuildOutcome, of pipeline: CompiledPipeline, report: Data, listing: InputListing,
+                       earlyDigest: EarlyDigest? = nil) throws {
         guard isUsable else { return }
         // Stamps before digests: a file changed after its stamp was taken has another stamp at the next build. The
-        // bundle is digested on a thread of its own (`FileDigest.start`) while the key is worked out.
+        // bundle is digested on a thread of its own (`FileDigest.start`) while the key is worked out, unless its
+        // early digest holds.
         let bundleStamp = FileStamp(outcome.output), reportStamp = FileStamp(outcome.reportURL)
-        let bundleDigest = try FileDigest.start(outcome.output).digest
+        let early = earlyDigest?.sha256(ifStill: bundleStamp)
+        let bundleDigest = try early.map(FileDigest.Pending.init(finished:)) ?? FileDigest.start(outcome.output).digest
         var record = BuildCacheRecord(
             environment: BuildCache.environment,
             key: BuildCache.key(pipeline, output: outcome.output, report: outcome.reportURL, digests: outcome.inputs),

@@ -65,7 +65,10 @@ package struct BuildFiles {
             rest = rest[..<dot]
         }
         guard rest.hasSuffix(".tmp") else { return nil }
-        return Int32(rest.dropLast(".tmp".count))
+        rest = rest.dropLast(".tmp".count)
+        // The second name of a large file replaced (`KilnFileNames.replaced`).
+        if rest.hasSuffix(".old") { rest = rest.dropLast(".old".count) }
+        return Int32(rest)
     }
 
     /// True for what follows `staging.<pid>.` in the name of a staging database, a full-text scratch database or

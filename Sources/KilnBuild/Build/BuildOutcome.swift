@@ -43,6 +43,9 @@ public struct BuildOutcome: Sendable {
     public var reusedFiles: [String: ReusedFiles] = [:]
     /// The full-text indexes copied from the build cache instead of built (`FullTextCache`), by full-text table name.
     public var reusedIndexes: [String] = []
+    /// The bundle's first tables, copied from a file the build cache kept after them instead of written
+    /// (`BundlePrefixCache`), in declaration order.
+    public var reusedTables: [String] = []
     /// True when nothing changed since the last build: the bundle and report in place were left as they were.
     public var reusedBundle = false
 }

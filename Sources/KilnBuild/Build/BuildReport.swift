@@ -82,6 +82,10 @@ public struct BuildReport: Encodable {
     /// was).
     package var reusedIndexes: [String]?
 
+    /// The bundle's first tables, copied from a file the build cache kept after them instead of written, in
+    /// declaration order (absent when none was).
+    package var reusedTables: [String]?
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     package var baseline: [TableChange]?
 
@@ -121,6 +125,7 @@ public struct BuildReport: Encodable {
         }
         reusedSources = reused.isEmpty ? nil : reused
         reusedIndexes = outcome.reusedIndexes.isEmpty ? nil : outcome.reusedIndexes
+        reusedTables = outcome.reusedTables.isEmpty ? nil : outcome.reusedTables
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }
@@ -132,6 +137,10 @@ public struct BuildReport: Encodable {
 
     /// The report as pretty-printed JSON with sorted keys.
     public func json() throws -> Data {
-        try KilnJSON.encode(self)
+        // The inputs' two objects hold an entry per input file (50 000 pages): written without Foundation's encoder.
+        var rest = self
+        rest.inputs = [:]
+        rest.inputSizes = [:]
+        return try KilnJSON.encode(rest, filling: [("inputs", .strings(inputs)), ("inputSizes", .integers(inputSizes))])
     }
 }

@@ -86,7 +86,8 @@ public struct BuildSummary {
     }
 
     /// The lines saying what came from the build cache: the sources whose rows came (in part) from it (`reused from
-    /// the build cache …: stops (1 of 1 file)`), then the full-text indexes copied from it.
+    /// the build cache …: stops (1 of 1 file)`), then the full-text indexes copied from it, then the bundle's first
+    /// tables.
     private func reuseLines(_ outcome: BuildOutcome) -> [String] {
         var lines: [String] = []
         if !outcome.reusedSources.isEmpty {
@@ -98,6 +99,9 @@ public struct BuildSummary {
         if !outcome.reusedIndexes.isEmpty {
             lines.append("reused from the build cache (the same rows, not indexed again): full-text index "
                          + outcome.reusedIndexes.joined(separator: ", "))
+        }
+        if let last = outcome.reusedTables.last {
+            lines.append("reused from the build cache (the same rows, not written again): the bundle's tables through \(last)")
         }
         return lines
     }

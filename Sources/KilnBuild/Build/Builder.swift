@@ -117,6 +117,10 @@ public enum Builder {
         // Full-text indexes of tables whose rows come from the same sources and files as a kept one's are copied from
         // the cache instead of built (`FullTextCache`).
         let fullTextCache = cacheApplies ? FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        // The bundle starts from the file an earlier build kept after its first tables, when they would hold the same
+        // rows, and keeps its own for later builds (`BundlePrefixCache`).
+        let prefixCache = cacheApplies ? BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        defer { prefixCache?.wait() }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -163,6 +167,9 @@ public enum Builder {
                 }
             }
             handedOut.insert(table.name)
+            for (name, prefix) in prefixCache?.staged(table, inOrder: ordered, digests: inputs, useCache: options.useCache, log: log) ?? [] {
+                bundle(staging).prefix(name, prefix)
+            }
             // A table only the seeded first source fills is read from its entry, which holds the same rows.
             let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
             bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
@@ -248,6 +255,7 @@ public enum Builder {
         var bytes: BundleBytes?
         var listing: BuildCache.InputListing?
         var inputSizes: [String: Int]?
+        var earlyDigest: BuildCache.EarlyDigest?
         if log.hasErrors {
             fullTextBuild.discard()
             bundleTables?.discard()
@@ -260,6 +268,7 @@ public enum Builder {
             do {
                 let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
                 pending = prepared
+                if cacheApplies { earlyDigest = BuildCache.EarlyDigest(prepared.temporary) }
                 let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
                 bytes = measured
                 counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows, bytes: measured.tables[$0.table]) }
@@ -287,6 +296,7 @@ public enum Builder {
         outcome.reusedSources = reused.map(\.source)
         outcome.reusedFiles = Dictionary(uniqueKeysWithValues: reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) })
         outcome.reusedIndexes = fullTextCache?.reused ?? []
+        outcome.reusedTables = prefixCache?.reused ?? []
         outcome.describe(pipeline, inputSizes: inputSizes)
         guard outcome.built, let pending else {
             try writeReport(outcome)
@@ -310,8 +320,8 @@ public enum Builder {
             if let built = fullTextBuild.builtIndex(name) { fullTextCache?.keep(name, key: key, scratch: built) }
         }
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
-        if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true {
-            if let listing { try? cache.store(outcome, of: pipeline, report: reportData, listing: listing) }
+        if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true, prefixCache?.foundDamaged != true {
+            if let listing { try? cache.store(outcome, of: pipeline, report: reportData, listing: listing, earlyDigest: earlyDigest) }
         }
         return outcome
     }

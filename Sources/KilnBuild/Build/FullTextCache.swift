@@ -34,20 +34,9 @@ package final class FullTextCache {
     /// The key of the index `fullText` of `table` once the sources filling it are staged with the files `digests`
     /// gives (SHA-256 by relative path); `nil` for a query table, a table no source fills, or a file without a digest.
     package func key(_ fullText: FullTextSpec, of table: TableSpec, digests: [String: String]) -> String? {
-        guard table.query == nil else { return nil }
-        let manifest = pipeline.manifest
-        var lines = ["kiln full-text cache \(FullTextCache.currentFormat)", BuildCache.environment,
-                     "table \(String(reflecting: table))", "fulltext \(String(reflecting: fullText))"]
-        var filled = false
-        for source in pipeline.sources where source.targets.contains(where: { $0.table.name == table.name }) {
-            filled = true
-            lines.append("source \(SourceCache.key(source, manifest: manifest, examplesPerCode: examplesPerCode))")
-            for file in source.files {
-                guard let digest = digests[file.relativePath] else { return nil }
-                lines.append("file \(digest) \(file.relativePath)")
-            }
-        }
-        guard filled else { return nil }
+        guard let rows = SourceCache.rowsDescription(of: table, in: pipeline, digests: digests, examplesPerCode: examplesPerCode) else { return nil }
+        let lines = ["kiln full-text cache \(FullTextCache.currentFormat)", BuildCache.environment,
+                     "table \(String(reflecting: table))", "fulltext \(String(reflecting: fullText))"] + rows
         return SHA256Digest.hex(of: Data(lines.joined(separator: "\n").utf8))
     }
 

@@ -86,6 +86,23 @@ package final class SourceCache {
         self.examplesPerCode = examplesPerCode
     }
 
+    /// What decides the staged rows of `table` once its sources are staged with the files `digests` gives (SHA-256 by
+    /// relative path), as lines for a cache key: each source that fills it, in order, by its key, then its files by
+    /// digest and path. `nil` for a query table, a table no source fills, or a file without a digest.
+    package static func rowsDescription(of table: TableSpec, in pipeline: CompiledPipeline, digests: [String: String],
+                                        examplesPerCode: Int) -> [String]? {
+        guard table.query == nil else { return nil }
+        var lines: [String] = []
+        for source in pipeline.sources where source.targets.contains(where: { $0.table.name == table.name }) {
+            lines.append("source \(SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode))")
+            for file in source.files {
+                guard let digest = digests[file.relativePath] else { return nil }
+                lines.append("file \(digest) \(file.relativePath)")
+            }
+        }
+        return lines.isEmpty ? nil : lines
+    }
+
     /// The key of `source`: everything besides its files' bytes that decides its staged rows and findings — Kiln,
     /// its executable, SQLite and ICU (`BuildCache.environment`); the source's name, format, path and options
     /// (canonical JSON); each target's kind, table and column mappings with their normalizers; the tables' columns and
@@ -423,7 +440,12 @@ package final class SourceCache {
     /// before the staging file `stagingURL` is removed.
     package static func storing(_ cache: SourceCache, stagingURL: URL, inputs: [String: String]) -> BackgroundThread<Void> {
         let handoff = Handoff(cache)
-        return BackgroundThread(name: "kiln cache entries") { handoff.value.store(stagingURL: stagingURL, inputs: inputs) }
+        return BackgroundThread(name: "kiln cache entries") {
+            // The bundle's thread and the builder's are the build's longest path; the entries are waited for only
+            // at its end, so this thread steps back for them (`ThreadPriority`).
+            ThreadPriority.stepBack()
+            handoff.value.store(stagingURL: stagingURL, inputs: inputs)
+        }
     }
 
     /// Writes a new entry for every source this build staged but did not copy whole from its entry, from the staging

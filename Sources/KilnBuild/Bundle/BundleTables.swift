@@ -4,6 +4,20 @@ import KilnCore
 import KilnManifest
 import KilnReaders
 
+/// What the bundle's thread does with its file once a table and those declared before it are written
+/// (`BundleTables.prefix`): start from `kept`, a file an earlier build kept at that point with the same rows in
+/// those tables (the builder's build cache decides that), instead of writing them; or, when there is none, hand the
+/// file to `keep`, which copies it before the next table changes it.
+package struct TablePrefix: Sendable {
+    package var kept: URL?
+    package var keep: (@Sendable (URL) -> Void)?
+
+    package init(kept: URL?, keep: (@Sendable (URL) -> Void)?) {
+        self.kept = kept
+        self.keep = keep
+    }
+}
+
 /// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`), each once the builder says
 /// it is staged: the open database and the row count of each table once done, or the error that stopped it.
 package final class BundleTables: @unchecked Sendable {
@@ -22,6 +36,8 @@ package final class BundleTables: @unchecked Sendable {
     /// The tables staged before the others, each with whether its staged rows are already in the bundle's order and
     /// the file that holds them besides staging, if any.
     private var stagedTables: [String: (inOrder: Bool, copy: URL?)] = [:]
+    /// What the builder said of the bundle's file once a table is written (`prefix`), by table name.
+    private var prefixes: [String: TablePrefix] = [:]
     /// Once every table is staged: the tables already in the bundle's order.
     private var allStagedInOrder: Set<String>?
     private var cancelled = false
@@ -52,6 +68,15 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Says what to do with the bundle's file once `table` (and those declared before it) is written: start from a
+    /// file kept by an earlier build instead, or keep it for later ones. Said before the last of those tables is
+    /// staged (`staged`), so the writing thread finds it when it comes to `table`.
+    package func prefix(_ table: String, _ prefix: TablePrefix) {
+        condition.lock()
+        prefixes[table] = prefix
+        condition.unlock()
+    }
+
     /// Says that staging is complete (query tables included) and which tables are in the bundle's order: every
     /// table may be written.
     package func allStaged(inOrder: Set<String>) {
@@ -61,16 +86,17 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order and
-    /// the database to read them from instead of staging, if any (`staged`).
+    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order,
+    /// the database to read them from instead of staging, if any (`staged`), and what to do with the bundle's file
+    /// once it is written (`prefix`).
     /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
-    package func waitUntilStaged(_ table: String) throws -> (inOrder: Bool, copy: URL?) {
+    package func waitUntilStaged(_ table: String) throws -> (inOrder: Bool, copy: URL?, prefix: TablePrefix?) {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if cancelled { throw KilnError.validation("the bundle was discarded") }
-            if let staged = stagedTables[table] { return staged }
-            if let inOrder = allStagedInOrder { return (inOrder.contains(table), nil) }
+            if let staged = stagedTables[table] { return (staged.inOrder, staged.copy, prefixes[table]) }
+            if let inOrder = allStagedInOrder { return (inOrder.contains(table), nil, prefixes[table]) }
             condition.wait()
         }
     }

@@ -36,12 +36,12 @@ package struct BundleWriter {
             }
             try? FileManager.default.removeItem(at: temporary)
             TemporaryFiles.shared.register(temporary)
-            let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
             let writer = BundleWriter(manifest: manifest)
-            let counts = try writer.fillTables(database, staging: staging, as: tables)
+            let (database, counts) = try writer.fillTables(staging: staging, as: tables)
             // What the tables' sorts and caches freed goes back to the system while the rules run.
             ProcessHeap.releaseFreeMemory()
             try writer.copyFullTextIndexes(database, from: fullTextBuild)
+            FileSync.startWriteback(temporary)
             return (database, counts)
         }
         return tables
@@ -74,20 +74,40 @@ package struct BundleWriter {
     /// The page cache (KiB) of the bundle's connection, and the larger one while an R*Tree is filled.
     static let cacheKiB = 8192, spatialCacheKiB = 65536
 
-    /// Writes every shipped table, in declaration order, each once `tables` says it is staged, reading it from
-    /// `staging` under a lease returned as soon as the table is written.
-    private func fillTables(_ database: Database, staging: StagingDatabase, as tables: BundleTables) throws -> [(String, Int)] {
+    /// Opens the bundle's file at `url` for writing its tables; the page size, encoding and the rest apply to a new file.
+    private static func open(_ url: URL) throws -> Database {
+        let database = try Database(path: url.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
         try database.execute("""
             PRAGMA page_size = 4096; PRAGMA auto_vacuum = NONE; PRAGMA encoding = 'UTF-8';
             PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -\(BundleWriter.cacheKiB); PRAGMA threads = 2
             """)
+        return database
+    }
+
+    /// Writes every shipped table into `tables.temporary`, in declaration order, each once `tables` says it is
+    /// staged, reading it from `staging` under a lease returned as soon as the table is written; returns the open
+    /// database and each table's row count. Where `tables` names a file kept after a table (`TablePrefix`), the
+    /// bundle starts again from a copy of it instead: each transaction leaves the whole bundle in the file (no
+    /// journal, nothing cached that is not written), so a copy taken after a table and written on from there gives
+    /// the bytes of a bundle written in one go.
+    private func fillTables(staging: StagingDatabase, as tables: BundleTables) throws -> (Database, [(String, Int)]) {
+        var database = try BundleWriter.open(tables.temporary)
+        let shipped = manifest.tables.filter(\.ship)
         var counts: [(String, Int)] = []
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
-        for table in manifest.tables where table.ship {
-            let (inOrder, copy) = try tables.waitUntilStaged(table.name)
+        for (position, table) in shipped.enumerated() {
+            let (inOrder, copy, prefix) = try tables.waitUntilStaged(table.name)
             BuildMeter.shared.writing(table: table.name)
             defer { BuildMeter.shared.wroteTable() }
+            if let kept = prefix?.kept {
+                try database.close()
+                try BundleWriter.replace(tables.temporary, with: kept)
+                database = try BundleWriter.open(tables.temporary)
+                counts = try shipped[...position].map { ($0.name, try BundleWriter.rowCount(of: $0.name, in: database)) }
+                FileSync.startWriteback(tables.temporary)
+                continue
+            }
             // The rows are read from staging under a lease, or from the file that holds them besides, which nothing writes.
             let lease = copy == nil ? staging.lease() : nil
             if let copy { try database.attachReadOnly(copy.path, as: "staging") } else { try lease?.attach(to: database, as: "staging") }
@@ -113,15 +133,32 @@ package struct BundleWriter {
                         try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
                         try database.execute("PRAGMA main.cache_size = -\(BundleWriter.cacheKiB)")
                     }
-                    let count = try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table.name))").first?.values.first?.number ?? 0
-                    counts.append((table.name, Int(count)))
+                    counts.append((table.name, try BundleWriter.rowCount(of: table.name, in: database)))
                 }
             }
             if let lease { try lease.release(detaching: "staging", from: database) } else { try database.execute("DETACH DATABASE staging") }
+            prefix?.keep?(tables.temporary)
+            // The disk writes the table while the next ones are written: the bundle's fsync waits for less.
+            FileSync.startWriteback(tables.temporary)
             // The next table may wait for later sources: its pages need not be cached meanwhile.
             try database.execute("PRAGMA shrink_memory")
         }
-        return counts
+        return (database, counts)
+    }
+
+    private static func rowCount(of table: String, in database: Database) throws -> Int {
+        Int(try database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table))").first?.values.first?.number ?? 0)
+    }
+
+    /// Puts a copy of `kept` where the bundle's file is.
+    /// - Throws: `KilnError.io` when it cannot be copied.
+    private static func replace(_ file: URL, with kept: URL) throws {
+        do {
+            try? FileManager.default.removeItem(at: file)
+            try FileManager.default.copyItem(at: kept, to: file)
+        } catch {
+            throw KilnError.io("cannot copy the kept tables \(kept.path) into the bundle \(file.path): \(error.localizedDescription)")
+        }
     }
 
     /// Copies each shipped table's full-text index into the bundle, in declaration order, waiting for it to be built.
