@@ -23,9 +23,12 @@ final class OutputGuardTests: KilnTestCase {
         ("FileHandle(forWriting", ["KilnBuild/Export/Exporter.swift", "KilnBuild/Extraction/ExtractionStream.swift"]),
         ("FileManager.default.moveItem", []),
         // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace; the
-        // staging file (a scratch file, never put in place) may start as a copy of a build-cache entry.
+        // staging file (a scratch file, never put in place) may start as a copy of a build-cache entry; the bundle's
+        // temporary file may start as a copy of a kept one (renamed into place by FileSync.move at the commit), and a
+        // kept one is copied from it to a scratch file that FileSync.replace puts in the cache.
         ("FileManager.default.copyItem", ["KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",
-                                          "KilnBuild/Staging/StagingDatabase.swift"]),
+                                          "KilnBuild/Staging/StagingDatabase.swift", "KilnBuild/Bundle/BundleWriter.swift",
+                                          "KilnBuild/Build/BundlePrefixCache.swift"]),
         // A target's bundle is written as a temporary (`VACUUM INTO`), converted in place, then put in place by FileSync.move.
         // A copy `patch` or `apply` changes is opened by `BundleFile.openCopy`; the build cache copies rows into the
         // staging file (a scratch file) inside a write phase of its owner.
