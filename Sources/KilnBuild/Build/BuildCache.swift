@@ -28,6 +28,12 @@ package struct FileStamp: Codable, Equatable, Sendable {
         self.init(device: status.device, inode: status.inode, size: status.size, modified: status.modified, changed: status.changed)
     }
 
+    /// True when `other` is this file with no write since: the same device, inode, size and modification time. The
+    /// status-change time may differ (a rename moves it).
+    package func isUnwritten(since other: FileStamp) -> Bool {
+        device == other.device && inode == other.inode && size == other.size && modified == other.modified
+    }
+
     /// The stamp of the file `url` names now (links followed), or `nil` when there is none.
     package init?(_ url: URL) {
         guard let status = FileStatus(path: url.path) else { return nil }
@@ -290,8 +296,7 @@ package struct BuildCache {
         /// The digest, when `committed` (the bundle's stamp once in place) names the file that was digested, unwritten
         /// since: the rename moves only its status-change time.
         func sha256(ifStill committed: FileStamp?) -> String? {
-            guard let committed, committed.device == stamp.device, committed.inode == stamp.inode,
-                  committed.size == stamp.size, committed.modified == stamp.modified else { return nil }
+            guard let committed, committed.isUnwritten(since: stamp) else { return nil }
             return try? digest.wait()
         }
     }

@@ -9,8 +9,8 @@ import KilnReaders
 /// those tables (the builder's build cache decides that), instead of writing them; or, when there is none, hand the
 /// file to `keep`, which copies it before the next table changes it.
 package struct TablePrefix: Sendable {
-    package var kept: URL?
-    package var keep: (@Sendable (URL) -> Void)?
+    package let kept: URL?
+    package let keep: (@Sendable (URL) -> Void)?
 
     package init(kept: URL?, keep: (@Sendable (URL) -> Void)?) {
         self.kept = kept
