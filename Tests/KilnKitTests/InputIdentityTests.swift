@@ -41,4 +41,33 @@ final class InputIdentityTests: KilnTestCase {
         XCTAssertTrue(try Builder.build(try ManifestLoader.load(input.deletingLastPathComponent().path), options: BuildOptions(output: output)).built,
                       "loading the manifest again checks the new file")
     }
+
+    /// The byte scan that lets `InputIdentity.key` skip Foundation agrees with Foundation's `standardizedFileURL`:
+    /// a path it calls standard is one Foundation leaves as it is, and every path Foundation would change (a `.`,
+    /// `..` or empty component) is sent to Foundation.
+    func testThePathScanAgreesWithFoundationsStandardization() {
+        let components = ["a", ".", "..", "", "...", ".a", "a.", "..b", "b..", "é", "x y", "%2e"]
+        var paths: [String] = []
+        for first in components { for second in components { for third in components {
+            paths.append("/\(first)/\(second)/\(third)")
+            paths.append("/\(first)/\(second)")
+        } } }
+        paths += ["/", "relative/a", "a", "", "/./", "/..", "/a/."]
+        var standardCount = 0
+        for path in paths {
+            let url = URL(fileURLWithPath: path)
+            let foundation = url.standardizedFileURL.path
+            if InputIdentity.isStandard(url.path) {
+                standardCount += 1
+                XCTAssertEqual(foundation, url.path, "the scan called \(url.path) standard; Foundation makes it \(foundation)")
+            }
+            XCTAssertEqual(InputIdentity.key(url), foundation, path)
+            let names = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            if path.hasPrefix("/"), names.dropLast().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) || ["." , ".."].contains(names.last ?? "") {
+                XCTAssertFalse(InputIdentity.isStandard(path), path)
+            }
+        }
+        XCTAssertGreaterThan(standardCount, 100, "most of the paths are standard and skip Foundation")
+        XCTAssertFalse(InputIdentity.isStandard("a/b"), "a relative path is not standard")
+    }
 }
