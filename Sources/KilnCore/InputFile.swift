@@ -12,6 +12,10 @@ public struct InputFile: Sendable {
     /// before (the digest pass) kept them: the checks that look at a file's start (blank file, declared encoding) then
     /// need not open it again.
     public var head: [UInt8]?
+    /// The device and inode the file had when its source's path was resolved (`nil` when the resolver did not take
+    /// them): the registries of inputs (`ProtectedFiles`, `InputIdentity`) record it without a `stat` of their own.
+    /// Never a stamp of the contents: the file may be written after.
+    package var resolvedKey: FileKey?
 
     /// How many leading bytes `head` holds at most.
     public static let headLength = 1 << 16

@@ -73,17 +73,25 @@ public enum OutputPath {
 
     /// The kind of the entry at `path` (the link itself unless `followingLinks`), or `nil` when there is none.
     package static func entryKind(atPath path: String, followingLinks: Bool = false) -> Kind? {
+        entry(atPath: path, followingLinks: followingLinks)?.kind
+    }
+
+    /// The kind and status of the entry at `path` (the link itself unless `followingLinks`), or `nil` when there is
+    /// none: for a caller that needs both, one `stat`.
+    package static func entry(atPath path: String, followingLinks: Bool = false) -> (kind: Kind, status: FileStatus)? {
         guard let status = FileStatus(path: path, followingLinks: followingLinks) else { return nil }
+        let kind: Kind
         switch status.type {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .folder
-        case S_IFLNK: return .symbolicLink
-        case S_IFCHR: return .characterDevice
-        case S_IFBLK: return .blockDevice
-        case S_IFIFO: return .fifo
-        case S_IFSOCK: return .socket
-        default: return .other
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .folder
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        case S_IFIFO: kind = .fifo
+        case S_IFSOCK: kind = .socket
+        default: kind = .other
         }
+        return (kind, status)
     }
 
     /// The size in bytes of the file at `url` (following links), or `nil` when it cannot be read.

@@ -49,7 +49,7 @@ package struct InputResolver {
         var folderPaths: (real: String, standardized: String)?
         func joined(_ folder: String, _ name: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
         return try names.map { name in
-            if name != "." && name != "..", OutputPath.entryKind(atPath: joined(folderPath, name)) == .regular {
+            if name != "." && name != "..", let entry = OutputPath.entry(atPath: joined(folderPath, name)), entry.kind == .regular {
                 let paths = folderPaths ?? (folder.resolvingSymlinksInPath().standardizedFileURL.path, folder.standardizedFileURL.path)
                 folderPaths = paths
                 let real = joined(paths.real, name)
@@ -58,7 +58,9 @@ package struct InputResolver {
                     throw issue(outside(url, real))
                 }
                 let standardized = joined(paths.standardized, name)
-                return InputFile(url: URL(fileURLWithPath: standardized, isDirectory: false), relativePath: relative(path: standardized, base: base))
+                var file = InputFile(url: URL(fileURLWithPath: standardized, isDirectory: false), relativePath: relative(path: standardized, base: base))
+                file.resolvedKey = FileKey(entry.status)
+                return file
             }
             let url = folder.appendingPathComponent(name)
             switch OutputPath.entryKind(url, followingLinks: true) {

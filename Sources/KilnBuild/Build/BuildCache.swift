@@ -156,8 +156,9 @@ package struct BuildCache {
 
     /// What a build found in the cache.
     package enum Lookup {
-        /// Nothing changed: the bundle and report in place are the ones the recorded build wrote.
-        case reuse(BuildCacheRecord)
+        /// Nothing changed: the bundle and report in place are the ones the recorded build wrote; `inputs`, the
+        /// inputs' digests and stamps as the lookup took them.
+        case reuse(BuildCacheRecord, inputs: Inputs)
         /// Build (each source's cache entry may still be reused, `SourceCache`); `reason`, when there is one, says why
         /// the cache could not be used although it was there (another Kiln, a damaged record, a bundle changed since),
         /// for an info finding; `inputs`, the inputs' digests and stamps when the lookup took them.
@@ -173,16 +174,30 @@ package struct BuildCache {
         /// it, else computed; `nil` when a file cannot be read (the build will say so).
         package init?(of pipeline: CompiledPipeline, record: BuildCacheRecord?) {
             let recorded = Dictionary((record?.inputs ?? []).map { ($0.path, $0) }) { first, _ in first }
-            for file in pipeline.sources.flatMap(\.files) where digests[file.relativePath] == nil {
-                let stamp = FileStamp(file.url)
-                stamps[file.relativePath] = stamp
-                if let known = recorded[file.relativePath], let recordedStamp = known.stamp, stamp == recordedStamp {
-                    digests[file.relativePath] = known.sha256
-                } else {
-                    guard let digest = try? FileDigest.sha256(of: file.url) else { return nil }
-                    digests[file.relativePath] = digest
+            let count = pipeline.sources.reduce(0) { $0 + $1.files.count }
+            digests.reserveCapacity(count)
+            stamps.reserveCapacity(count)
+            for source in pipeline.sources {
+                for file in source.files where digests[file.relativePath] == nil {
+                    let stamp = FileStamp(file.url)
+                    stamps[file.relativePath] = stamp
+                    if let known = recorded[file.relativePath], let recordedStamp = known.stamp, stamp == recordedStamp {
+                        digests[file.relativePath] = known.sha256
+                    } else {
+                        guard let digest = try? FileDigest.sha256(of: file.url) else { return nil }
+                        digests[file.relativePath] = digest
+                    }
                 }
             }
+        }
+
+        /// The size in bytes of each input as its stamp gives it, for those of `paths`: what
+        /// `BuildOutcome.sizes(of:in:)` would state again.
+        package func sizes(of paths: some Collection<String>) -> [String: Int] {
+            var sizes: [String: Int] = [:]
+            sizes.reserveCapacity(paths.count)
+            for path in paths { if let stamp = stamps[path] { sizes[path] = Int(stamp.size) } }
+            return sizes
         }
     }
 
@@ -243,7 +258,7 @@ package struct BuildCache {
                 return .rebuild(reason: "the \(role) \(displayPath(file)) is not the one the build cache \(shown) recorded (it changed since): the bundle was built in full", inputs: inputs)
             }
         }
-        return .reuse(record)
+        return .reuse(record, inputs: inputs)
     }
 
     /// Removes the record, before a build replaces the files it describes.

@@ -92,9 +92,9 @@ public enum Builder {
             // the rename of a full build would refuse it.
             try BundleSideFiles.refuseIfHeld(output)
             switch cache.lookup(pipeline, output: output, report: reportURL) {
-            case .reuse(let record):
+            case .reuse(let record, let inputs):
                 options.progress?(.reused(output))
-                return reusedOutcome(record, pipeline: pipeline, output: output, report: reportURL)
+                return reusedOutcome(record, inputs: inputs, pipeline: pipeline, output: output, report: reportURL)
             case .rebuild(let reason, let inputs):
                 cacheReason = reason
                 cachedInputs = inputs
@@ -326,8 +326,10 @@ public enum Builder {
         return outcome
     }
 
-    /// The outcome the cache recorded, for a build that changed nothing.
-    private static func reusedOutcome(_ record: BuildCacheRecord, pipeline: CompiledPipeline, output: URL, report: URL) -> BuildOutcome {
+    /// The outcome the cache recorded, for a build that changed nothing; the inputs' sizes are those of the stamps
+    /// the lookup took (`inputs`), not stated again.
+    private static func reusedOutcome(_ record: BuildCacheRecord, inputs: BuildCache.Inputs, pipeline: CompiledPipeline, output: URL,
+                                      report: URL) -> BuildOutcome {
         var outcome = BuildOutcome(bundle: pipeline.manifest.bundle, output: output, reportURL: report, built: true, tables: record.tables,
                                    inputs: Dictionary(record.inputs.map { ($0.path, $0.sha256) }) { first, _ in first },
                                    diagnostics: record.diagnostics)
@@ -341,7 +343,7 @@ public enum Builder {
             let own = record.targetBundles.first { $0.platform == target.platform }
             return TargetOutput(target: target, output: own.map { output.deletingLastPathComponent().appendingPathComponent($0.file) } ?? output)
         }
-        outcome.describe(pipeline)
+        outcome.describe(pipeline, inputSizes: inputs.sizes(of: outcome.inputs.keys))
         return outcome
     }
 

@@ -152,11 +152,13 @@ public enum ManifestLoader {
             }
         }
         ProtectedFiles.shared.protect(file, as: "the manifest")
-        // One stat an input for both registries.
-        for input in sources.flatMap(\.files) {
-            guard let status = FileStatus(path: input.url.path) else { continue }
-            ProtectedFiles.shared.protect(input.url, identity: FileKey(status), as: "the input \(input.relativePath)")
-            InputIdentity.shared.record(input.url, identity: FileKey(status))
+        // One identity an input for both registries: the resolver's, else one stat.
+        for source in sources {
+            for input in source.files {
+                guard let identity = input.resolvedKey ?? FileKey(input.url) else { continue }
+                ProtectedFiles.shared.protect(input.url, identity: identity, as: "the input \(input.relativePath)")
+                InputIdentity.shared.record(input.url, identity: identity)
+            }
         }
         return CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
     }
