@@ -98,6 +98,12 @@ public final class DiagnosticLog {
         self.overrides = overrides
     }
 
+    /// A log for findings made apart, to replay into one with these overrides that stores `examplesPerCode` of each.
+    public convenience init(overrides: [String: Severity], examplesPerCode: Int) {
+        self.init(overrides: overrides)
+        tally = DiagnosticTally(examplesPerCode: examplesPerCode)
+    }
+
     /// The severity a finding of `code` reported at `severity` is given: the manifest's override, if any.
     public func severity(of code: String, _ severity: Severity) -> Severity { overrides[code] ?? severity }
 
@@ -153,10 +159,7 @@ public final class DiagnosticLog {
         for (index, diagnostic) in diagnostics.enumerated() {
             if let key = onceKeyOfStored[index] { target.report(diagnostic, once: key) } else { target.report(diagnostic) }
         }
-        for (key, count) in tally.notStored.sorted(by: { $0.key < $1.key }) {
-            let placeholder = Diagnostic(code: key.code, severity: key.severity, message: "", provenance: nil)
-            for _ in 0..<count { target.report(placeholder) }
-        }
+        ReplayableFindings.replayLeftOut(tally.notStored.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, into: target)
     }
 
     /// The number of findings at `severity`.

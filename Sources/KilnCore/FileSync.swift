@@ -11,6 +11,21 @@ package enum FileSync {
         try move(temporary, to: destination)
     }
 
+    /// Writes `destination` whole or not at all: `write` fills a temporary file beside it (registered with
+    /// `TemporaryFiles`, and removed whatever happens), which is then synced and renamed over it (`replace`).
+    /// - Throws: what `write` throws, or `KilnError.io` when syncing or renaming fails; `destination` is then as it was.
+    package static func write(_ destination: URL, through write: (URL) throws -> Void) throws {
+        let temporary = AtomicFile.temporary(for: destination)
+        TemporaryFiles.shared.register(temporary)
+        defer {
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
+        }
+        try? FileManager.default.removeItem(at: temporary)
+        try write(temporary)
+        try replace(destination, with: temporary)
+    }
+
     /// `replace` for a `temporary` file already synced (`BackgroundSync`): renames it and syncs the folder. Every
     /// file Kiln writes ends in this rename, so it is where the output guard stands: the destination must be a regular
     /// file or nothing, and none of the files the command reads (`ProtectedFiles`).

@@ -99,6 +99,7 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertNotNil(rebuiltReport.removeValue(forKey: "reusedSources"))
         XCTAssertEqual(rebuiltReport.removeValue(forKey: "reusedIndexes") as? [String], ["stop_search"], "the stops' rows are the same")
         XCTAssertEqual(rebuiltReport.removeValue(forKey: "reusedTables") as? [String], ["stop"], "the bundle's first table, before the query table `line`")
+        XCTAssertNotNil(rebuiltReport.removeValue(forKey: "reusedRules"), "the rules over the tables no query fills")
         _ = try build("patras", "fresh/app.sqlite", "--no-cache")
         // The same report but for the paths of its bundles.
         let freshText = try String(contentsOf: file("fresh/app.report.json"), encoding: .utf8).replacingOccurrences(of: "\"fresh/", with: "\"out/")
@@ -203,8 +204,8 @@ final class BuildCacheCommandTests: CLITestCase {
         }
         XCTAssertGreaterThan(killed, 0, "no build was killed before it ended")
         let cache = file("out/\(KilnFileNames.cacheFolder)/web.sqlite").path
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "inputs.txt", "sources", "tables"])
-        for folder in ["sources", "fulltext", "tables"] {
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).sorted(), ["build.json", "fulltext", "inputs.txt", "rules", "sources", "tables"])
+        for folder in ["sources", "fulltext", "tables", "rules"] {
             let entries = try FileManager.default.contentsOfDirectory(atPath: cache + "/" + folder)
             XCTAssertFalse(entries.contains { !$0.hasSuffix(".json") && !$0.hasSuffix(".sqlite") }, "no temporary file left in the cache: \(entries)")
         }

@@ -13,10 +13,14 @@ final class SourceCacheCommandTests: CLITestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
     }
 
-    /// The report's bytes without its `reusedIndexes`, `reusedSources` and `reusedTables` members, which only a build that reused
-    /// something writes: Kiln's reports are JSON with sorted keys, two spaces and " : ", so each is one block of lines.
+    /// The report's bytes without its `reusedIndexes`, `reusedRules`, `reusedSources` and `reusedTables` members, which
+    /// only a build that reused something writes: Kiln's reports are JSON with sorted keys, two spaces and " : ", so
+    /// each is one block of lines (`reusedRules` one line).
     private func reportBytesWithoutReuse(_ path: String) throws -> String {
         var text = try String(contentsOf: file(path), encoding: .utf8)
+        if let line = text.range(of: #"\n  "reusedRules" : [0-9]+,\n"#, options: .regularExpression) {
+            text.replaceSubrange(line, with: "\n")
+        }
         for member in ["reusedIndexes", "reusedSources", "reusedTables"] {
             guard let start = text.range(of: "\n  \"\(member)\" : [\n") else { continue }
             let end = try XCTUnwrap(text.range(of: "\n  ],\n", range: start.upperBound..<text.endIndex))
@@ -303,6 +307,88 @@ final class SourceCacheCommandTests: CLITestCase {
                       run.stderr)
         XCTAssertNil(try reusedIndexes())
         try compareWithFullBuild("fts", "out/fts.sqlite", "no tampered index reached the bundle")
+    }
+
+    /// Rules over tables whose rows come from unchanged sources and files replay the findings they had
+    /// (`RuleFindingsCache`), and the report is still a full build's: after an edit of another source's file, of the
+    /// rules' own table, of a rule; a manifest's SQL rule (which may read any table) is checked whenever any table
+    /// changed; a rules entry edited behind Kiln's back is a `build.cache` info and every rule is checked.
+    func testRulesOverUnchangedRowsReplayTheirFindingsAndTheReportStaysAFullBuilds() throws {
+        _ = try writePipeline("rules", manifest: """
+            { bundle: "rules", schemaVersion: 1,
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text", notNull: true },
+                                                 { name: "ref", type: "text", pattern: "^[0-9]+$" }], primaryKey: ["code"] },
+                       { name: "note", columns: [{ name: "file", type: "text" }, { name: "text", type: "text", pattern: "^note" }] }],
+              sources: [{ name: "stops", format: "delimited", path: "stops.txt", options: { fields: ["name", "code", "ref"] }, into: "stop",
+                          columns: { code: "code", name: "name", ref: "ref" } },
+                        { name: "notes", format: "delimited", path: "notes/*.txt", options: { fields: ["text"] }, into: "note",
+                          columns: { file: "_file", text: "text" } }],
+              rules: [{ code: "long-name", kind: "sql", severity: "warning", message: "{name} is long",
+                        sql: "SELECT _file, _line, name FROM stop WHERE length(name) > 24 ORDER BY rowid" }],
+              severity: { pattern: "warning" } }
+            """)
+        // 300 stops, every third ref not a number (more findings of `pattern` than the report keeps), some names long,
+        // one code listed twice with the same values (a `duplicate-row` warning).
+        let stops = (0..<300).map { "Στάση \($0 % 7 == 0 ? "Πανεπιστημίου Πατρών " : "")\($0); \(100_000 + $0); \($0 % 3 == 0 ? "x\($0)" : "\($0)")\n" }
+        try (stops + [stops[5]]).joined().write(to: file("rules/stops.txt"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: file("rules/notes"), withIntermediateDirectories: true)
+        for name in ["a", "b"] { try "note \(name)\nremark \(name)\n".write(to: file("rules/notes/\(name).txt"), atomically: true, encoding: .utf8) }
+        let first = try build("rules", "out/rules.sqlite", "--no-cache")
+        XCTAssertFalse(first.stderr.contains("not checked again"), first.stderr)
+        let findings = try XCTUnwrap(try report("out/rules.report.json")["diagnostics"] as? [[String: Any]]).compactMap { $0["code"] as? String }
+        XCTAssertTrue(Set(findings).isSuperset(of: ["pattern", "long-name", "duplicate-row"]), "\(Set(findings))")
+        XCTAssertNotNil(try report("out/rules.report.json")["notStored"], "more findings of a code than the report keeps")
+        let entry = file("out/\(KilnFileNames.cacheFolder)/rules.sqlite/rules")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: entry.path).map { URL(fileURLWithPath: $0).pathExtension }.sorted(),
+                       ["json", "sqlite"], "one entry of findings")
+        let reusedRules = { try self.report("out/rules.report.json")["reusedRules"] as? Int }
+
+        // A note edited: the rules over `stop` alone replay their findings; the SQL rule, which may read `note`, and
+        // the note's pattern are checked again.
+        try "note b\nremark b, edited\n".write(to: file("rules/notes/b.txt"), atomically: true, encoding: .utf8)
+        var (run, _) = try buildAndCompare("rules", "out/rules.sqlite", "a note edited")
+        let stopRules = try XCTUnwrap(try ManifestLoader.load(file("rules").path)).manifest.tables[0]
+        XCTAssertTrue(run.stderr.contains("reused from the build cache (the same rows, not checked again): the findings of "), run.stderr)
+        _ = try build("rules", "out/rules.sqlite", "--no-cache")
+        try "note b\nremark b, edited again\n".write(to: file("rules/notes/b.txt"), atomically: true, encoding: .utf8)
+        _ = try build("rules", "out/rules.sqlite")
+        let overStops = try XCTUnwrap(try reusedRules(), "the rules over stop")
+        // The key rule and the pattern rule of `stop` have findings to replay; at most its not-null rules besides.
+        XCTAssertTrue((2...(2 + stopRules.columns.count)).contains(overStops), "\(overStops)")
+
+        // A stop edited: nothing is replayed but what reads only `note` (its pattern rule).
+        try replace("Στάση 1; 100001;", with: "Στάση Ένα; 100001;", in: "rules/stops.txt")
+        (run, _) = try buildAndCompare("rules", "out/rules.sqlite", "a stop renamed")
+        _ = try build("rules", "out/rules.sqlite", "--no-cache")
+        try replace("Στάση Ένα; 100001;", with: "Στάση Δύο; 100001;", in: "rules/stops.txt")
+        _ = try build("rules", "out/rules.sqlite")
+        XCTAssertEqual(try reusedRules(), 1, "the pattern of note.text")
+
+        // The SQL rule edited, nothing else: every other rule replays, the edited one is checked.
+        try replace("length(name) > 24", with: "length(name) > 20", in: "rules/kiln.json5")
+        (run, _) = try buildAndCompare("rules", "out/rules.sqlite", "a rule edited")
+        _ = try build("rules", "out/rules.sqlite", "--no-cache")
+        try replace("length(name) > 20", with: "length(name) > 22", in: "rules/kiln.json5")
+        _ = try build("rules", "out/rules.sqlite")
+        XCTAssertEqual(try reusedRules(), overStops + 1, "all but the SQL rule")
+
+        // The entry edited behind Kiln's back: not trusted, every rule checked, and said so.
+        try "note b\nremark b, edited a third time\n".write(to: file("rules/notes/b.txt"), atomically: true, encoding: .utf8)
+        let database = try XCTUnwrap(try FileManager.default.contentsOfDirectory(at: entry, includingPropertiesForKeys: nil).first { $0.pathExtension == "sqlite" })
+        let edit = try program("/usr/bin/env", ["python3", "-c", "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('UPDATE rule_findings SET findings = ?', (sys.argv[2],)); d.commit()",
+                                                database.path, #"{"notStored":[],"stored":[]}"#])
+        XCTAssertEqual(edit.status, 0, edit.stderr)
+        run = try build("rules", "out/rules.sqlite")
+        XCTAssertTrue(run.stderr.contains("of the rules' findings is damaged or was edited (its SHA-256 is not the one recorded): every rule was checked again"), run.stderr)
+        XCTAssertNil(try reusedRules())
+        let damagedReport = try XCTUnwrap(try report("out/rules.report.json")["diagnostics"] as? [[String: Any]]).filter { $0["code"] as? String != "build.cache" }
+        _ = try build("rules", "fresh/rules.sqlite", "--no-cache")
+        let fullReport = try XCTUnwrap(try report("fresh/rules.report.json")["diagnostics"] as? [[String: Any]])
+        XCTAssertEqual(NSArray(array: damagedReport), NSArray(array: fullReport), "no made-up finding reached the report")
+        // The next build trusts the entry that build wrote.
+        try "note b\nremark b, edited a fourth time\n".write(to: file("rules/notes/b.txt"), atomically: true, encoding: .utf8)
+        (run, _) = try buildAndCompare("rules", "out/rules.sqlite", "after a damaged entry")
+        XCTAssertTrue(run.stderr.contains("not checked again"), run.stderr)
     }
 
     /// The bundle's first tables, whose rows are those of the last build, come from the file the last build kept

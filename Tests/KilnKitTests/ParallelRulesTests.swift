@@ -30,9 +30,11 @@ final class ParallelRulesTests: KilnTestCase {
           ] }
         """
 
-    /// Stages the same rows into a new staging file, runs the rules (on two threads when `parallel`) and returns the
-    /// log and the lookup indexes staging then holds.
-    private func check(parallel: Bool) throws -> (log: DiagnosticLog, indexes: [String]) {
+    /// Stages the same rows into a new staging file, runs the rules (on two threads when `parallel`; those of `known`
+    /// replayed instead) and returns the log, the lookup indexes staging then holds and the findings of each rule
+    /// checked.
+    private func check(parallel: Bool, known: [Int: ReplayableFindings] = [:])
+        throws -> (log: DiagnosticLog, indexes: [String], found: [Int: ReplayableFindings]) {
         let pipeline = try loadPipeline(manifest: manifest, rows: "a;b\n")
         let staging = try StagingDatabase(url: temporaryDirectory.appendingPathComponent("staging-\(UUID().uuidString).sqlite"))
         try staging.write { database in
@@ -54,11 +56,12 @@ final class ParallelRulesTests: KilnTestCase {
             try staging.write { _ in try create() }
         }
         if parallel { engine.parallel = staging }
-        try engine.run()
+        engine.known = known
+        let found = try engine.run()
         XCTAssertEqual(staging.outstandingLeases, 0, "the helper returned its lease")
         let indexes = try staging.database.rows("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").compactMap { $0.values.first?.textValue }
         try staging.database.close()
-        return (log, indexes)
+        return (log, indexes, found)
     }
 
     func testFindingsComeOutInTheOrderOfASerialRun() throws {
@@ -73,5 +76,39 @@ final class ParallelRulesTests: KilnTestCase {
             XCTAssertEqual(parallel.log.tally.notStored, serial.log.tally.notStored)
             XCTAssertEqual(parallel.indexes, serial.indexes)
         }
+    }
+
+    /// Rules whose findings are known (the build cache's) are not checked, and their findings replayed in their turn
+    /// give the log of a run that checked them: every rule known, some, or none, on one thread or two.
+    func testKnownFindingsReplayedInTheirTurnGiveTheLogOfARunThatCheckedThem() throws {
+        let serial = try check(parallel: false)
+        XCTAssertFalse(serial.indexes.isEmpty, "the references and key rules made lookup indexes")
+        XCTAssertFalse(serial.found.isEmpty)
+        XCTAssertTrue(serial.found.values.contains { !$0.notStored.isEmpty }, "a rule found more rows than a code stores")
+        let all = try check(parallel: false, known: serial.found)
+        XCTAssertEqual(all.log.diagnostics, serial.log.diagnostics)
+        XCTAssertEqual(all.log.tally.notStored, serial.log.tally.notStored)
+        // No rule of known findings was checked; a not-null rule that one scan of its table answered with others
+        // is checked alone now, and finds nothing.
+        XCTAssertTrue(Set(all.found.keys).isDisjoint(with: serial.found.keys), "\(all.found.keys.sorted())")
+        XCTAssertTrue(all.found.values.allSatisfy { $0 == ReplayableFindings(DiagnosticLog()) })
+        XCTAssertEqual(all.indexes, [], "no rule ran, so no lookup index was made")
+        for parallel in [false, true] {
+            let some = serial.found.filter { $0.key % 2 == 0 }
+            let run = try check(parallel: parallel, known: some)
+            XCTAssertEqual(run.log.diagnostics, serial.log.diagnostics, "parallel \(parallel)")
+            XCTAssertEqual(run.log.tally.notStored, serial.log.tally.notStored, "parallel \(parallel)")
+            XCTAssertTrue(Set(run.found.keys).isSuperset(of: Set(serial.found.keys).subtracting(some.keys)), "the others were checked")
+            XCTAssertTrue(Set(run.found.keys).isDisjoint(with: some.keys), "the known were not")
+            for (position, findings) in run.found {
+                XCTAssertEqual(findings, serial.found[position] ?? ReplayableFindings(DiagnosticLog()), "rule \(position)")
+            }
+        }
+        // Findings made up for one rule are what the log gets for it: the rule is not checked behind them.
+        let position = try XCTUnwrap(serial.found.filter { !$0.value.stored.isEmpty }.keys.min())
+        let madeUp = ReplayableFindings(DiagnosticLog())
+        let replaced = try check(parallel: false, known: [position: madeUp])
+        XCTAssertLessThan(replaced.log.diagnostics.count + replaced.log.tally.notStored.values.reduce(0, +),
+                          serial.log.diagnostics.count + serial.log.tally.notStored.values.reduce(0, +))
     }
 }

@@ -46,6 +46,8 @@ public struct BuildOutcome: Sendable {
     /// The bundle's first tables, copied from a file the build cache kept after them instead of written
     /// (`BundlePrefixCache`), in declaration order.
     public var reusedTables: [String] = []
+    /// How many rules had their findings replayed from the build cache instead of being checked (`RuleFindingsCache`).
+    public var reusedRules = 0
     /// True when nothing changed since the last build: the bundle and report in place were left as they were.
     public var reusedBundle = false
 }

@@ -86,6 +86,9 @@ public struct BuildReport: Encodable {
     /// declaration order (absent when none was).
     package var reusedTables: [String]?
 
+    /// How many rules had their findings replayed from the build cache instead of being checked (absent when none).
+    package var reusedRules: Int?
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     package var baseline: [TableChange]?
 
@@ -126,6 +129,7 @@ public struct BuildReport: Encodable {
         reusedSources = reused.isEmpty ? nil : reused
         reusedIndexes = outcome.reusedIndexes.isEmpty ? nil : outcome.reusedIndexes
         reusedTables = outcome.reusedTables.isEmpty ? nil : outcome.reusedTables
+        reusedRules = outcome.reusedRules == 0 ? nil : outcome.reusedRules
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }

@@ -87,7 +87,7 @@ public struct BuildSummary {
 
     /// The lines saying what came from the build cache: the sources whose rows came (in part) from it (`reused from
     /// the build cache …: stops (1 of 1 file)`), then the full-text indexes copied from it, then the bundle's first
-    /// tables.
+    /// tables, then the rules whose findings it replayed.
     private func reuseLines(_ outcome: BuildOutcome) -> [String] {
         var lines: [String] = []
         if !outcome.reusedSources.isEmpty {
@@ -102,6 +102,9 @@ public struct BuildSummary {
         }
         if let last = outcome.reusedTables.last {
             lines.append("reused from the build cache (the same rows, not written again): the bundle's tables through \(last)")
+        }
+        if outcome.reusedRules > 0 {
+            lines.append("reused from the build cache (the same rows, not checked again): the findings of \(outcome.reusedRules) rule\(outcome.reusedRules == 1 ? "" : "s")")
         }
         return lines
     }

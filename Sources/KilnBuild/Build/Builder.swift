@@ -121,6 +121,10 @@ public enum Builder {
         // rows, and keeps its own for later builds (`BundlePrefixCache`).
         let prefixCache = cacheApplies ? BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
         defer { prefixCache?.wait() }
+        // Rules reading tables whose rows come from the same sources and files as before replay the findings they had
+        // then instead of being checked again (`RuleFindingsCache`).
+        let ruleCache = cacheApplies ? RuleFindingsCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        defer { ruleCache?.wait() }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
         // Full-text indexing, the longest step of writing a bundle, starts as soon as a full-text table's sources are
@@ -228,8 +232,13 @@ public enum Builder {
             engine.lookupIndexes = LookupIndexes(manifest: manifest, database: staging.database) { create in
                 try staging.file.write { _ in try create() }
             }
-            options.progress?(.checking(rules: engine.rules.count))
-            try engine.run()
+            let rules = engine.rules
+            // Findings are kept and replayed only for rows staged without an error: an error may leave a table short.
+            let ruleKeys = log.hasErrors ? [:] : ruleCache?.keys(of: rules, digests: inputs) ?? [:]
+            if options.useCache { engine.known = ruleCache?.known(ruleKeys, log: log) ?? [:] }
+            options.progress?(.checking(rules: rules.count))
+            let found = try engine.run()
+            ruleCache?.keep(known: engine.known, found: found, keys: ruleKeys)
             counts = try manifest.tables.filter(\.ship).map { table in
                 let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
                 return TableCount(name: table.name, rows: Int(rows.first?.values.first?.number ?? 0))
@@ -297,6 +306,7 @@ public enum Builder {
         outcome.reusedFiles = Dictionary(uniqueKeysWithValues: reused.map { ($0.source, ReusedFiles(files: $0.files, of: $0.of)) })
         outcome.reusedIndexes = fullTextCache?.reused ?? []
         outcome.reusedTables = prefixCache?.reused ?? []
+        outcome.reusedRules = ruleCache?.reused ?? 0
         outcome.describe(pipeline, inputSizes: inputSizes)
         guard outcome.built, let pending else {
             try writeReport(outcome)
@@ -320,7 +330,8 @@ public enum Builder {
             if let built = fullTextBuild.builtIndex(name) { fullTextCache?.keep(name, key: key, scratch: built) }
         }
         // A build that found the cache unusable says so in its report: that report is not one to reuse.
-        if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true, prefixCache?.foundDamaged != true {
+        if cacheApplies, cacheReason == nil, !sourceEntryDamaged, fullTextCache?.foundDamaged != true, prefixCache?.foundDamaged != true,
+           ruleCache?.foundDamaged != true {
             if let listing { try? cache.store(outcome, of: pipeline, report: reportData, listing: listing, earlyDigest: earlyDigest) }
         }
         return outcome

@@ -464,13 +464,13 @@ package final class SourceCache {
 
     /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
     private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], to destination: URL) throws {
-        let temporary = AtomicFile.temporary(for: destination)
-        TemporaryFiles.shared.register(temporary)
-        defer {
-            try? FileManager.default.removeItem(at: temporary)
-            TemporaryFiles.shared.unregister(temporary)
+        try FileSync.write(destination) { temporary in
+            try write(source, staged, stagingURL: stagingURL, inputs: inputs, into: temporary)
         }
-        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    /// Writes the entry database of `source` as the new file `temporary`.
+    private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], into temporary: URL) throws {
         let tables = SourceCache.tables(of: source, in: pipeline.manifest)
         let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all)
         do {
@@ -525,7 +525,6 @@ package final class SourceCache {
             try? database.close()
             throw error
         }
-        try FileSync.replace(destination, with: temporary)
     }
 }
 

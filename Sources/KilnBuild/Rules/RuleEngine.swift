@@ -29,6 +29,9 @@ package struct RuleEngine {
     /// (`StagingDatabase.lease`); `nil` to check them all on this thread (`KILN_STAGING_THREADS=1`, a shipped bundle).
     /// Either way the findings reach `log` in rule order, each rule's in the order it found them.
     package var parallel: StagingDatabase?
+    /// The findings of rules known without checking them (the build cache's, `RuleFindingsCache`), by position in
+    /// `rules`: those rules are not checked, and their findings are replayed into `log` in their turn.
+    package var known: [Int: ReplayableFindings] = [:]
 
     /// The default code of each built-in kind.
     package static func defaultCode(_ kind: RuleKind) -> String {
@@ -81,45 +84,61 @@ package struct RuleEngine {
     }
 
     /// Runs every rule, reporting findings to the log. With `parallel`, the rules are shared out between this thread
-    /// and a helper (`RuleHelper`), each rule's findings kept in a log of its own, then replayed into `log` in rule
-    /// order, so that the log (and the report) is the one a serial run gives; a rule the helper cannot check without
-    /// a write phase (a lookup index it needs) is checked here, in its turn.
+    /// and a helper (`RuleHelper`). Either way each rule's findings are kept in a log of their own, then replayed into
+    /// `log` in rule order, so that the log (and the report) is the one a serial run gives; a rule the helper cannot
+    /// check without a write phase (a lookup index it needs) is checked here, in its turn. A rule with `known`
+    /// findings is not checked: they are replayed in its turn.
+    /// - Returns: the findings of each rule checked to its end (not stopped by an error or the time limit), by position.
     /// - Throws: `KilnError.manifest` when SQLite refuses a rule's SQL.
-    package func run() throws {
+    @discardableResult
+    package func run() throws -> [Int: ReplayableFindings] {
         let seconds = pipeline.manifest.limits.sqlSeconds
         let rules = rules
-        let nullFree = exhaustive ? [:] : columnsWithoutNulls(rules.map(\.rule))
-        let checked = rules.indices.filter { position in
+        let nullFree = exhaustive ? [:] : columnsWithoutNulls(rules.indices.filter { known[$0] == nil }.map { rules[$0].rule })
+        let checked = Set(rules.indices.filter { position in
+            if known[position] != nil { return false }
             if case .notNull(let table, let columns) = rules[position].rule.check, let free = nullFree[table],
                columns.allSatisfy(free.contains) { return false }
             return true
-        }
+        })
+        let ruleLog = { DiagnosticLog(overrides: log.overrides, examplesPerCode: log.tally.examplesPerCode) }
         var outcomes: [Int: RuleOutcome] = [:]
         if let staging = parallel, checked.count > 1 {
-            let queue = RuleQueue(checked)
+            let queue = RuleQueue(checked.sorted())
             let helper = RuleHelper(self, rules: rules.map(\.rule), queue: queue, staging: staging)
             while let position = queue.next() {
-                outcomes[position] = outcome(of: rules[position].rule, seconds: seconds, into: DiagnosticLog(overrides: log.overrides))
+                outcomes[position] = outcome(of: rules[position].rule, seconds: seconds, into: ruleLog())
             }
             for (position, outcome) in helper.wait() { outcomes[position] = outcome }
         }
+        var found: [Int: ReplayableFindings] = [:]
         for (position, (rule, keyPath)) in rules.enumerated() {
             defer { BuildMeter.shared.ranRule() }
+            if let findings = known[position] {
+                findings.replay(into: log)
+                continue
+            }
             guard checked.contains(position) else { continue }
             var result = outcomes.removeValue(forKey: position) ?? .needsOwner
-            if case .needsOwner = result { result = outcome(of: rule, seconds: seconds, into: log) }
-            // A rule stopped by an error keeps what it found before, as in a serial run.
-            if case .checked(let ruleLog) = result, ruleLog !== log { ruleLog.replay(into: log) }
-            if case .failed(_, let ruleLog) = result, ruleLog !== log { ruleLog.replay(into: log) }
+            if case .needsOwner = result { result = outcome(of: rule, seconds: seconds, into: ruleLog()) }
             switch result {
-            case .checked, .needsOwner: break
-            case .failed(let error as SQLiteError, _) where error.isInterrupted:
+            case .checked(let findings):
+                findings.replay(into: log)
+                found[position] = ReplayableFindings(findings)
+            // A rule stopped by an error keeps what it found before, as in a serial run.
+            case .failed(let error as SQLiteError, let findings) where error.isInterrupted:
+                findings.replay(into: log)
                 log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
-            case .failed(let error as SQLiteError, _) where !error.isStorageFailure:
+            case .failed(let error as SQLiteError, let findings) where !error.isStorageFailure:
+                findings.replay(into: log)
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
-            case .failed(let error, _): throw error
+            case .failed(let error, let findings):
+                findings.replay(into: log)
+                throw error
+            case .needsOwner: break
             }
         }
+        return found
     }
 
     /// Checks `rule` under the time limit on this engine's connection, its findings going to `ruleLog`.
@@ -384,6 +403,7 @@ private final class RuleHelper: Sendable {
 
     package init(_ engine: RuleEngine, rules: [RuleSpec], queue: RuleQueue, staging: StagingDatabase) {
         let manifest = engine.pipeline.manifest, overrides = engine.log.overrides, hasProvenance = engine.hasProvenance
+        let examplesPerCode = engine.log.tally.examplesPerCode
         let inOrder = engine.inOrder, facts = engine.facts, exhaustive = engine.exhaustive
         thread = BackgroundThread(name: "kiln rules") {
             let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all, readOnlyAttachments: true)
@@ -393,7 +413,7 @@ private final class RuleHelper: Sendable {
             defer { try? lease.release(detaching: "staging", from: database) }
             try database.execute("PRAGMA staging.cache_size = -8192")
             var engine = RuleEngine(pipeline: CompiledPipeline(manifest: manifest, sources: [], locator: JSON5Locator(text: "")), database: database,
-                                    log: DiagnosticLog(overrides: overrides))
+                                    log: DiagnosticLog(overrides: overrides, examplesPerCode: examplesPerCode))
             engine.hasProvenance = hasProvenance
             engine.inOrder = inOrder
             engine.facts = facts
@@ -406,7 +426,7 @@ private final class RuleHelper: Sendable {
                     outcomes.append((position, .needsOwner))
                     continue
                 }
-                outcomes.append((position, engine.outcome(of: rules[position], seconds: manifest.limits.sqlSeconds, into: DiagnosticLog(overrides: overrides))))
+                outcomes.append((position, engine.outcome(of: rules[position], seconds: manifest.limits.sqlSeconds, into: DiagnosticLog(overrides: overrides, examplesPerCode: examplesPerCode))))
             }
             return Handoff(outcomes)
         }
