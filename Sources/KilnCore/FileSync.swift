@@ -13,8 +13,10 @@ package enum FileSync {
 
     /// Writes `destination` whole or not at all: `write` fills a temporary file beside it (registered with
     /// `TemporaryFiles`, and removed whatever happens), which is then synced and renamed over it (`replace`).
+    /// - Returns: what `write` returns.
     /// - Throws: what `write` throws, or `KilnError.io` when syncing or renaming fails; `destination` is then as it was.
-    package static func write(_ destination: URL, through write: (URL) throws -> Void) throws {
+    @discardableResult
+    package static func write<Result>(_ destination: URL, through write: (URL) throws -> Result) throws -> Result {
         let temporary = AtomicFile.temporary(for: destination)
         TemporaryFiles.shared.register(temporary)
         defer {
@@ -22,8 +24,9 @@ package enum FileSync {
             TemporaryFiles.shared.unregister(temporary)
         }
         try? FileManager.default.removeItem(at: temporary)
-        try write(temporary)
+        let result = try write(temporary)
         try replace(destination, with: temporary)
+        return result
     }
 
     /// `replace` for a `temporary` file already synced (`BackgroundSync`): renames it and syncs the folder. Every

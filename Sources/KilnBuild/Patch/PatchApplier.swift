@@ -61,33 +61,28 @@ public enum PatchApplier {
             throw KilnError.validation("\(bundle.relativePath) is not the version \(patch.relativePath) starts from (its content digest is \(digest), the patch starts from \(manifest.from.digest))\(already); nothing was changed")
         }
 
-        let temporary = AtomicFile.temporary(for: bundle)
-        TemporaryFiles.shared.register(temporary)
-        defer {
-            try? FileManager.default.removeItem(at: temporary)
-            TemporaryFiles.shared.unregister(temporary)
+        // The patched copy replaces the bundle only once its content digest is the manifest's.
+        return try FileSync.write(bundle) { temporary in
+            do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
+                throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
+            }
+            let database = try BundleFile.openCopy(temporary, of: [bundle])
+            do {
+                try kind.apply(bytes, to: database)
+            } catch let error as KilnError {
+                throw error
+            } catch let error as SQLiteError where error.isInterrupted {
+                throw error
+            } catch {
+                throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")
+            }
+            let patched = try ContentDigest.of(try BundleLayout(database, userFilled: Set(manifest.userFilled)).tables, in: database)
+            try database.close()
+            guard patched == manifest.to.digest else {
+                throw KilnError.validation("\(bundle.relativePath) patched with \(patch.relativePath) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed")
+            }
+            try BundleSideFiles.settle(beside: bundle)
+            return Outcome(kind: kind.rawValue, from: digest, to: patched)
         }
-        try? FileManager.default.removeItem(at: temporary)
-        do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
-            throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
-        }
-        let database = try BundleFile.openCopy(temporary, of: [bundle])
-        do {
-            try kind.apply(bytes, to: database)
-        } catch let error as KilnError {
-            throw error
-        } catch let error as SQLiteError where error.isInterrupted {
-            throw error
-        } catch {
-            throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")
-        }
-        let patched = try ContentDigest.of(try BundleLayout(database, userFilled: Set(manifest.userFilled)).tables, in: database)
-        try database.close()
-        guard patched == manifest.to.digest else {
-            throw KilnError.validation("\(bundle.relativePath) patched with \(patch.relativePath) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed")
-        }
-        try BundleSideFiles.settle(beside: bundle)
-        try FileSync.replace(bundle, with: temporary)
-        return Outcome(kind: kind.rawValue, from: digest, to: patched)
     }
 }
