@@ -6,7 +6,8 @@ import KilnC
 /// - `.<name>.<pid>.tmp`: a file being written (bundle, report, export file) before its rename over `<name>`;
 /// - `.<name>.<pid>.old.tmp`: a second name of the large file `<name>` replaced, removed after the rename;
 /// - `.<name>.staging.<pid>.sqlite`: a build's staging database; `.<name>.staging.<pid>.fts<n>.sqlite`: the scratch
-///   database where the full-text index of the bundle's n-th full-text table is built;
+///   database where the full-text index of the bundle's n-th full-text table is built; for a target's bundle
+///   (`<bundle>.android.sqlite`), its staging name holds the copy of the main bundle it is converted from;
 /// - `.<name>.lock`: the lock serializing builds of `<name>`;
 /// - `.kiln-cache/<name>/`: the build cache of the bundle `<name>` (`BuildCache`), kept between builds;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page

@@ -73,7 +73,7 @@ extension FullTextBuildTests {
         defer { build.discard() }
         var leasedDuringThePhase = -1
         try staging.write { database in
-            build.start("place", staging: staging, inOrder: false)
+            build.start("place", staging: staging, arrangement: .sorted)
             // The copy has had time to ask for its lease: it waits for this phase, which writes one row more.
             Thread.sleep(forTimeInterval: 0.3)
             leasedDuringThePhase = staging.outstandingLeases
@@ -86,7 +86,7 @@ extension FullTextBuildTests {
         try bundle.execute(SchemaSQL.createTable(table))
         let lease = staging.lease()
         try lease.attach(to: bundle, as: "staging")
-        try bundle.execute("INSERT INTO place (name, code) \(StagedRowOrder.rows(of: table, selecting: "name, code", inOrder: false))")
+        try bundle.execute("INSERT INTO place (name, code) \(StagedRowOrder.rows(of: table, selecting: "name, code", arrangement: .sorted))")
         try lease.release(detaching: "staging", from: bundle)
         try bundle.execute(SchemaSQL.createFullText(try XCTUnwrap(table.fullText), content: table.name))
         try build.copy("place_search", into: bundle)
@@ -128,7 +128,7 @@ extension FullTextBuildTests {
         }
         let build = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("out.sqlite"), targets: [android, ios])
         defer { build.discard() }
-        build.start("place", staging: staging, inOrder: false)
+        build.start("place", staging: staging, arrangement: .sorted)
         let indexes = build.targetIndexes(for: android)
         let index = try XCTUnwrap(indexes["place_search"], "\(indexes)")
         XCTAssertEqual(build.targetIndexes(for: ios), [:], "iOS has FTS5")
@@ -139,7 +139,7 @@ extension FullTextBuildTests {
             try database.execute(SchemaSQL.createTable(table))
             let lease = staging.lease()
             try lease.attach(to: database, as: "staging")
-            try database.execute("INSERT INTO place (id, name) \(StagedRowOrder.rows(of: table, selecting: "id, name", inOrder: false))")
+            try database.execute("INSERT INTO place (id, name) \(StagedRowOrder.rows(of: table, selecting: "id, name", arrangement: .sorted))")
             try lease.release(detaching: "staging", from: database)
             try database.execute(declaration)
             return database

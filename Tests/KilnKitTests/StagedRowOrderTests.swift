@@ -77,7 +77,7 @@ final class StagedRowOrderTests: KilnTestCase {
         try database.execute("ATTACH DATABASE \(quoteLiteral(path)) AS staging")
         var generator = SystemRandomNumberGenerator()
         let (keyed, unkeyed) = try tables()
-        var duplicatesSeen = 0
+        var duplicatesSeen = 0, uniqueKeysSeen = 0
         for round in 0..<300 {
             var spec = round % 2 == 0 ? keyed : unkeyed
             spec.name = "t"
@@ -90,12 +90,22 @@ final class StagedRowOrderTests: KilnTestCase {
             let distinct = try database.rows("SELECT DISTINCT k, n, s FROM t ORDER BY \(SchemaSQL.rowOrder(spec))").map(\.values)
             if try database.rows("SELECT count(*) FROM t").first?.values.first?.number != Double(distinct.count) { duplicatesSeen += 1 }
             let oracle = distinct.map { [$0[2], $0[0]] }
-            for selected in ["s, k", "k, n, s"] {
-                let rows = try database.rows(StagedRowOrder.rows(of: spec, selecting: selected, inOrder: false)).map(\.values)
-                XCTAssertEqual(rows.map { selected == "s, k" ? $0 : [$0[2], $0[0]] }, oracle, "round \(round), \(selected)")
+            // A key is unique when no two rows share it as DISTINCT compares them (SQLite's own count is the oracle).
+            let keys = try database.rows("SELECT k FROM t").map(\.values)
+            let distinctKeys = try database.rows("SELECT DISTINCT k FROM t").count
+            let uniqueKey = try StagedRowOrder.hasUniqueKey(spec, in: database)
+            XCTAssertEqual(uniqueKey, !spec.primaryKey.isEmpty && distinctKeys == keys.count, "round \(round): \(keys)")
+            if uniqueKey { uniqueKeysSeen += 1 }
+            let arrangements: [StagedRowOrder.Arrangement] = uniqueKey ? [.sorted, .uniqueKey] : [.sorted]
+            for arrangement in arrangements {
+                for selected in ["s, k", "k, n, s"] {
+                    let rows = try database.rows(StagedRowOrder.rows(of: spec, selecting: selected, arrangement: arrangement)).map(\.values)
+                    XCTAssertEqual(rows.map { selected == "s, k" ? $0 : [$0[2], $0[0]] }, oracle, "round \(round), \(arrangement), \(selected)")
+                }
             }
         }
         XCTAssertGreaterThan(duplicatesSeen, 50, "rows that DISTINCT drops occur")
+        XCTAssertGreaterThan(uniqueKeysSeen, 30, "tables whose rows never share a key occur")
     }
 
     func testARowidGapIsNeverTakenForOrder() throws {

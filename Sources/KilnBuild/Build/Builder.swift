@@ -158,7 +158,8 @@ public enum Builder {
         // bundle's thread write it.
         func tableStaged(_ table: TableSpec, _ staging: StagingArea) throws {
             // The staging writer compared the rows as it inserted them; SQL decides when it could not tell.
-            let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
+            let arrangement = try StagedRowOrder.arrangement(of: table, in: staging.database, knownInOrder: staging.facts(of: table)?.inOrder)
+            let ordered = arrangement == .inOrder
             if ordered { inOrder.insert(table.name) }
             if let fullText = table.fullText {
                 let key = fullTextCache?.key(fullText, of: table, digests: inputs)
@@ -166,7 +167,7 @@ public enum Builder {
                 if options.useCache, let key, let kept = fullTextCache?.reusable(fullText.name, key: key, log: log) {
                     fullTextBuild.adopt(table.name, index: kept)
                 } else {
-                    fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
+                    fullTextBuild.start(table.name, staging: staging.file, arrangement: arrangement)
                     staging.readersStepBack()
                 }
             }
@@ -176,7 +177,7 @@ public enum Builder {
             }
             // A table only the seeded first source fills is read from its entry, which holds the same rows.
             let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
-            bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
+            bundle(staging).staged(table.name, arrangement: arrangement, copy: copy)
         }
         do {
             let digests = { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }

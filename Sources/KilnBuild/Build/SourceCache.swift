@@ -212,7 +212,7 @@ package final class SourceCache {
     package private(set) var seededSource: Int?
 
     /// The entry staging started as a copy of, if it did: a bundle table only the first source fills may be read
-    /// from there (`BundleTables.staged(_:inOrder:copy:)`).
+    /// from there (`BundleTables.staged(_:arrangement:copy:)`).
     package var seededEntry: URL? { seededSource.flatMap { plans[$0]?.database } }
 
     private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {

@@ -97,7 +97,7 @@ package struct BundleWriter {
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for (position, table) in shipped.enumerated() {
-            let (inOrder, copy, prefix) = try tables.waitUntilStaged(table.name)
+            let (arrangement, copy, prefix) = try tables.waitUntilStaged(table.name)
             BuildMeter.shared.writing(table: table.name)
             defer { BuildMeter.shared.wroteTable() }
             if let kept = prefix?.kept {
@@ -118,7 +118,7 @@ package struct BundleWriter {
                 try database.transaction {
                     try database.execute(SchemaSQL.createTable(table))
                     let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                    try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, inOrder: inOrder))")
+                    try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, arrangement: arrangement))")
                     for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
                     if let fullText = table.fullText {
                         // The index itself comes from `FullTextBuild` after the last table; its text is this table's.

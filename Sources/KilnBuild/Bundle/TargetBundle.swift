@@ -168,22 +168,36 @@ package struct PendingTargetBundle: Sendable {
     package let temporary: URL
     package let destination: URL
 
-    /// Writes the bundle for `target` from `source` (the complete main bundle): a copy (`VACUUM INTO`) with the
-    /// virtual tables `target` lacks replaced (`TargetSQL.convert`), `kiln_metadata` naming the target
-    /// (`bundle.target`) and counting the new tables' rows, and a final VACUUM: the same inputs give the same bytes.
-    /// Returns it with the findings of the conversion and what the target still lacks.
+    /// Writes the bundle for `target` from `source` (the complete main bundle): the virtual tables `target` lacks
+    /// replaced (`TargetSQL.convert`), `kiln_metadata` naming the target (`bundle.target`) and counting the new
+    /// tables' rows, laid out by a final VACUUM: the same inputs give the same bytes. Returns it with the findings of
+    /// the conversion and what the target still lacks.
+    ///
+    /// The conversion runs in a plain copy of the main bundle's file (the scratch, named as a staging database of the
+    /// target's bundle), and `VACUUM INTO` writes the bundle from it: one copy of the file and one write of the
+    /// bundle, where a `VACUUM INTO` copy converted then vacuumed in place wrote it three times. VACUUM lays a file
+    /// out from its rows and the order of its schema's entries of each kind, which the two ways share, so the pages
+    /// are the same; the header's schema cookie and change counter are then brought to what the three writes left
+    /// (`matchHeader`), so that the bytes are those of a bundle written the earlier way.
     /// - Throws: `SQLiteError` or `KilnError.io` when the copy cannot be written.
     package static func write(from source: URL, to destination: URL, manifest: Manifest, target: SQLiteTarget,
                               fullTextIndexes: [String: URL] = [:]) throws -> (PendingTargetBundle, [String], [TargetProblem]) {
         let temporary = KilnFileNames.temporary(for: destination)
-        try? FileManager.default.removeItem(at: temporary)
-        TemporaryFiles.shared.register(temporary)
+        let scratch = KilnFileNames.staging(for: destination)
+        for file in [temporary, scratch] {
+            try? FileManager.default.removeItem(at: file)
+            TemporaryFiles.shared.register(file)
+        }
+        defer {
+            try? FileManager.default.removeItem(at: scratch)
+            TemporaryFiles.shared.unregister(scratch)
+        }
         let pending = PendingTargetBundle(target: target, temporary: temporary, destination: destination)
         do {
-            let original = try Database(path: source.path, mode: .readOnly, functions: KilnSQLFunctions.all)
-            try original.execute("VACUUM INTO \(quoteLiteral(temporary.path))")
-            try original.close()
-            let database = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+            do { try FileManager.default.copyItem(at: source, to: scratch) } catch {
+                throw KilnError.io("cannot copy the bundle \(source.path) to write the \(target.platform) bundle: \(error.localizedDescription)")
+            }
+            let database = try Database(path: scratch.path, mode: .readWrite, functions: KilnSQLFunctions.all)
             defer { try? database.close() }
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try database.execute("ATTACH DATABASE \(quoteLiteral(source.path)) AS kiln_source")
@@ -204,14 +218,34 @@ package struct PendingTargetBundle: Sendable {
             }
             try database.execute("DETACH DATABASE kiln_source")
             for schema in indexed.values.sorted() { try database.execute("DETACH DATABASE \(quoteIdentifier(schema))") }
-            try database.execute("VACUUM")
-            let left = TargetCompatibility.problems(try TargetCompatibility.entries(of: database), target: target)
+            // The earlier way's first copy was a VACUUM INTO, which counts one schema change more.
+            let cookie = try database.rows("PRAGMA schema_version").first?.values.first?.number ?? 0
+            try database.execute("PRAGMA schema_version = \(Int64(cookie) + 1)")
+            try database.execute("VACUUM INTO \(quoteLiteral(temporary.path))")
+            try database.close()
+            let bundle = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+            defer { try? bundle.close() }
+            try bundle.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            try matchHeader(bundle)
+            let left = TargetCompatibility.problems(try TargetCompatibility.entries(of: bundle), target: target)
             // A table whose conversion failed is named once, by what stopped it.
             return (pending, notes, problems + left.filter { problem in !problems.contains { $0.table == problem.table } })
         } catch {
             pending.discard()
             throw error
         }
+    }
+
+    /// The change counter a bundle written the earlier way carried (a copy, one transaction, a VACUUM in place): a
+    /// file `VACUUM INTO` wrote starts at 1.
+    private static let earlierChangeCounter = 3
+
+    /// Brings the header's change counter (and the version-valid-for number, which follows it) of the bundle `VACUUM
+    /// INTO` just wrote to `earlierChangeCounter`: each transaction that writes the header counts one, and setting
+    /// the user version to the value it has changes nothing else.
+    private static func matchHeader(_ bundle: Database) throws {
+        let version = Int64(try bundle.rows("PRAGMA user_version").first?.values.first?.number ?? 0)
+        for _ in 1..<earlierChangeCounter { try bundle.execute("PRAGMA user_version = \(version)") }
     }
 
     /// Syncs the file and renames it over the destination.
