@@ -67,6 +67,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
+    /// True when a row broke a constraint (a key, `UNIQUE`, `NOT NULL`, `CHECK`).
+    public var isConstraintViolation: Bool { code & 0xff == SQLITE_CONSTRAINT }
+
     /// True when SQLite found no room on a disk (the database's, or its temporary folder's).
     public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 

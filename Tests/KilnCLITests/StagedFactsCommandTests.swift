@@ -71,6 +71,27 @@ final class StagedFactsCommandTests: CLITestCase {
         try assertFound(expected, in: ("repeat-in-order", lines), ("repeat-reversed", Array(lines.reversed())))
     }
 
+    /// A file out of order is written sorted on its key alone; an exact repeat makes the bundle's key refuse a row,
+    /// and the table is written again, sorted on every column with the repeat dropped (undone through a journal in
+    /// memory). Either way the bundle holds the rows of the file in order, once each, in a sound file with no page
+    /// left free; the repeat is a warning pointing at its line.
+    func testAnExactRepeatOutOfOrderIsWrittenOnceAsTheFileInOrderGivesIt() throws {
+        let lines = try stops
+        let inOrder = try build("once-in-order", lines)
+        var repeated = Array(lines.reversed())
+        repeated.insert(repeated[25], at: 70)
+        let result = try build("once-repeated", repeated)
+        XCTAssertEqual(result.status, 0, "\(result.findings)")
+        XCTAssertEqual(result.bundle?.count, lines.count)
+        XCTAssertEqual(result.bundle, inOrder.bundle)
+        let warning = try XCTUnwrap(result.findings.first { $0["code"] as? String == DiagnosticCode.duplicateRow.rawValue }, "\(result.findings)")
+        XCTAssertEqual(warning["line"] as? Int, 71)
+        let bundle = try Database(path: file("out/once-repeated.sqlite").path)
+        XCTAssertEqual(try bundle.rows("PRAGMA integrity_check").first?.values.first?.textValue, "ok")
+        XCTAssertEqual(try bundle.rows("PRAGMA freelist_count").first?.values.first?.number, 0)
+        XCTAssertEqual(try bundle.rows("PRAGMA journal_mode").first?.values.first?.textValue, "delete", "no journal mode is stored in the file")
+    }
+
     /// Builds each variant and checks that it fails with exactly the `expected` key and not-null findings (code,
     /// stop), each pointing at a line of that variant that holds the stop.
     private func assertFound(_ expected: [(code: String, stop: String)], in variants: (String, [String])...) throws {

@@ -73,7 +73,7 @@ extension FullTextBuildTests {
         defer { build.discard() }
         var leasedDuringThePhase = -1
         try staging.write { database in
-            build.start("place", staging: staging, arrangement: .sorted)
+            build.start("place", staging: staging, inOrder: false)
             // The copy has had time to ask for its lease: it waits for this phase, which writes one row more.
             Thread.sleep(forTimeInterval: 0.3)
             leasedDuringThePhase = staging.outstandingLeases
@@ -128,7 +128,7 @@ extension FullTextBuildTests {
         }
         let build = FullTextBuild(tables: tables, destination: temporaryDirectory.appendingPathComponent("out.sqlite"), targets: [android, ios])
         defer { build.discard() }
-        build.start("place", staging: staging, arrangement: .sorted)
+        build.start("place", staging: staging, inOrder: false)
         let indexes = build.targetIndexes(for: android)
         let index = try XCTUnwrap(indexes["place_search"], "\(indexes)")
         XCTAssertEqual(build.targetIndexes(for: ios), [:], "iOS has FTS5")

@@ -11,7 +11,8 @@ import KilnTestSupport
 /// bundle's order (`StagedRowOrder`), whether two neighbouring rows share it (from the staging writer's
 /// `StagedTableFacts`, or SQL); for any other, whether grouping on the key finds a group of two. The oracle is the full
 /// search itself (`RuleEngine.exhaustive`): on random staged tables, in order or not, with and without duplicate keys
-/// (text and numbers, NULLs, an integer beside the same real), the findings must be exactly the search's.
+/// (text and numbers, NULLs, an integer beside the same real), the findings must be exactly the search's; so must
+/// they be when the rules are told which tables' primary keys no two rows share (`RuleEngine.keyKnownUnique`).
 final class InOrderDuplicatesTests: KilnTestCase {
     func testKnowingTheOrderChangesNoFinding() throws {
         let pipeline = try loadPipeline(manifest: """
@@ -23,7 +24,7 @@ final class InOrderDuplicatesTests: KilnTestCase {
             """, rows: "x;1;y\n")
         let table = try XCTUnwrap(pipeline.manifest.table("t"))
         var generator = SystemRandomNumberGenerator()
-        var inOrderTables = 0, inOrderWithDuplicates = 0
+        var inOrderTables = 0, inOrderWithDuplicates = 0, uniqueTables = 0
         let rounds = TestTier.size(150, fast: 50)
         for round in 0..<rounds {
             let database = try Database(path: temporaryDirectory.appendingPathComponent("staging\(round).sqlite").path)
@@ -49,10 +50,14 @@ final class InOrderDuplicatesTests: KilnTestCase {
                 recorder.record(row + [.text("rows.txt"), .integer(Int64(line + 1))], target: 0)
             }
             let ordered = try StagedRowOrder.isInOrder(table, in: database)
-            func findings(knowingOrder: Bool, facts: Bool = false, exhaustive: Bool = false) throws -> [String] {
+            // The key is unique when no two rows share it as DISTINCT compares them: SQLite's count is the oracle.
+            let unique = try database.rows("SELECT (SELECT count(*) FROM t) = (SELECT count(*) FROM (SELECT DISTINCT a, b FROM t))").first?.values.first?.number == 1
+            if unique { uniqueTables += 1 }
+            func findings(knowingOrder: Bool, facts: Bool = false, knowingUniqueKeys: Bool = false, exhaustive: Bool = false) throws -> [String] {
                 let log = DiagnosticLog(overrides: [:])
                 var engine = RuleEngine(pipeline: pipeline, database: database, log: log)
                 if knowingOrder && ordered { engine.inOrder = ["t"] }
+                if knowingUniqueKeys && unique { engine.keyKnownUnique = { $0 == "t" } }
                 if facts { engine.facts = recorder.facts }
                 engine.exhaustive = exhaustive
                 try engine.run()
@@ -62,6 +67,7 @@ final class InOrderDuplicatesTests: KilnTestCase {
             XCTAssertEqual(try findings(knowingOrder: false), oracle, "round \(round): \(rows)")
             XCTAssertEqual(try findings(knowingOrder: true), oracle, "round \(round): \(rows)")
             XCTAssertEqual(try findings(knowingOrder: true, facts: true), oracle, "round \(round): \(rows)")
+            XCTAssertEqual(try findings(knowingOrder: false, knowingUniqueKeys: true), oracle, "round \(round): \(rows)")
             if ordered {
                 inOrderTables += 1
                 if oracle.contains(where: { $0.contains(DiagnosticCode.duplicateKey.rawValue) || $0.contains(DiagnosticCode.duplicateRow.rawValue) }) {
@@ -72,5 +78,6 @@ final class InOrderDuplicatesTests: KilnTestCase {
         // The cases that matter occurred: tables in order, some of them with duplicate keys found.
         XCTAssertGreaterThan(inOrderTables, 20 * rounds / 150)
         XCTAssertGreaterThan(inOrderWithDuplicates, 5 * rounds / 150)
+        XCTAssertGreaterThan(uniqueTables, 5 * rounds / 150, "tables whose key no two rows share")
     }
 }

@@ -25,11 +25,13 @@ final class OutputGuardTests: KilnTestCase {
         // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace; the
         // staging file (a scratch file, never put in place) may start as a copy of a build-cache entry; the bundle's
         // temporary file may start as a copy of a kept one (renamed into place by FileSync.move at the commit), and a
-        // kept one is copied from it to a scratch file that FileSync.replace puts in the cache.
+        // kept one is copied from it to a scratch file that FileSync.replace puts in the cache; a target's bundle is
+        // converted in a scratch copy of the main bundle (never put in place).
         ("FileManager.default.copyItem", ["KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",
                                           "KilnBuild/Staging/StagingDatabase.swift", "KilnBuild/Bundle/BundleWriter.swift",
-                                          "KilnBuild/Build/BundlePrefixCache.swift"]),
-        // A target's bundle is written as a temporary (`VACUUM INTO`), converted in place, then put in place by FileSync.move.
+                                          "KilnBuild/Build/BundlePrefixCache.swift", "KilnBuild/Bundle/TargetBundle.swift"]),
+        // A target's bundle is written as a temporary (`VACUUM INTO` from its scratch copy, which is converted in
+        // place), its header set, then put in place by FileSync.move.
         // A copy `patch` or `apply` changes is opened by `BundleFile.openCopy`; the build cache copies rows into the
         // staging file (a scratch file) inside a write phase of its owner.
         ("mode: .readWrite", ["KilnBuild/Staging/StagingWriter.swift", "KilnBuild/Bundle/BundleSideFiles.swift", "KilnBuild/Bundle/TargetBundle.swift", "KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",

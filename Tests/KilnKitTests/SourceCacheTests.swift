@@ -261,3 +261,35 @@ final class SourceCacheTests: KilnTestCase {
         XCTAssertEqual(try JSONDecoder().decode(CacheEntryRecord.self, from: Data(contentsOf: record)).format, SourceCache.currentFormat)
     }
 }
+
+extension SourceCacheTests {
+    /// An entry's rows are copied back by file (`_ranges`): each file's rows must form one run of rowids. The runs are
+    /// read in one pass in rowid order; the oracle is SQLite grouping the rows on their file.
+    func testEachFilesRowsAreOneRunOrTheEntryIsRefused() throws {
+        let database = try Database(path: temporaryDirectory.appendingPathComponent("entry.sqlite").path)
+        let positions = ["a.html": 0, "b.html": 1, "c.html": 2]
+        func ranges(_ files: [String?], rowids: [Int64]? = nil) throws -> [(position: Int, first: Int64, last: Int64)]? {
+            try database.execute("DROP TABLE IF EXISTS t; CREATE TABLE t (v TEXT, _file TEXT, _line INTEGER)")
+            let insert = try database.prepare("INSERT INTO t (rowid, v, _file, _line) VALUES (?, 'x', ?, 1)")
+            for (index, file) in files.enumerated() {
+                try insert.run([.integer(rowids?[index] ?? Int64(index + 1)), file.map { .text($0) } ?? .null])
+            }
+            return try SourceCache.fileRanges(of: "t", positions: positions, in: database)
+        }
+        let files = ["a.html", "a.html", "b.html", "c.html", "c.html", "c.html"]
+        let found = try XCTUnwrap(try ranges(files))
+        let oracle = try database.rows("SELECT _file, min(rowid), max(rowid) FROM t GROUP BY _file ORDER BY min(rowid)").map { row in
+            (positions[row.values[0].textValue ?? ""] ?? -1, row.values[1].storedValue, row.values[2].storedValue)
+        }
+        XCTAssertEqual(found.map { "\($0.position) \($0.first) \($0.last)" }, oracle.map { "\($0.0) \($0.1) \($0.2)" })
+        XCTAssertEqual(try ranges([])?.count, 0, "no rows, no ranges")
+        XCTAssertNil(try ranges(["a.html", "b.html", "a.html"]), "a file's rows in two runs")
+        XCTAssertNil(try ranges(["a.html", "z.html"]), "a row of a file not the source's")
+        XCTAssertNil(try ranges(["a.html", nil]), "a row of no file")
+        XCTAssertNil(try ranges(["a.html", "a.html", "b.html"], rowids: [1, 2, 4]), "a gap between rowids")
+    }
+}
+
+private extension SQLValue {
+    var storedValue: Int64 { if case .integer(let value) = self { return value } else { return -1 } }
+}

@@ -158,8 +158,7 @@ public enum Builder {
         // bundle's thread write it.
         func tableStaged(_ table: TableSpec, _ staging: StagingArea) throws {
             // The staging writer compared the rows as it inserted them; SQL decides when it could not tell.
-            let arrangement = try StagedRowOrder.arrangement(of: table, in: staging.database, knownInOrder: staging.facts(of: table)?.inOrder)
-            let ordered = arrangement == .inOrder
+            let ordered = try staging.facts(of: table)?.inOrder ?? StagedRowOrder.isInOrder(table, in: staging.database)
             if ordered { inOrder.insert(table.name) }
             if let fullText = table.fullText {
                 let key = fullTextCache?.key(fullText, of: table, digests: inputs)
@@ -167,7 +166,7 @@ public enum Builder {
                 if options.useCache, let key, let kept = fullTextCache?.reusable(fullText.name, key: key, log: log) {
                     fullTextBuild.adopt(table.name, index: kept)
                 } else {
-                    fullTextBuild.start(table.name, staging: staging.file, arrangement: arrangement)
+                    fullTextBuild.start(table.name, staging: staging.file, inOrder: ordered)
                     staging.readersStepBack()
                 }
             }
@@ -177,7 +176,7 @@ public enum Builder {
             }
             // A table only the seeded first source fills is read from its entry, which holds the same rows.
             let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
-            bundle(staging).staged(table.name, arrangement: arrangement, copy: copy)
+            bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
         }
         do {
             let digests = { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }
@@ -223,6 +222,8 @@ public enum Builder {
             }
             var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             engine.inOrder = inOrder
+            // A table the bundle's thread sorted on its key without a refusal has no repeated key to search for.
+            if let bundleTables { engine.keyKnownUnique = { bundleTables.keyIsUnique($0) == true } }
             // A second thread checks rules under a read lease of its own; the findings come out as a serial run's.
             // `KILN_RULE_THREADS=1` checks them on this thread alone (for comparing), as `KILN_STAGING_THREADS=1` does.
             let oneRuleThread = ProcessInfo.processInfo.environment["KILN_RULE_THREADS"] == "1"

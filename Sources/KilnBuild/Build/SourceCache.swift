@@ -212,7 +212,7 @@ package final class SourceCache {
     package private(set) var seededSource: Int?
 
     /// The entry staging started as a copy of, if it did: a bundle table only the first source fills may be read
-    /// from there (`BundleTables.staged(_:arrangement:copy:)`).
+    /// from there (`BundleTables.staged(_:inOrder:copy:)`).
     package var seededEntry: URL? { seededSource.flatMap { plans[$0]?.database } }
 
     private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {
@@ -414,6 +414,33 @@ package final class SourceCache {
         guard missing.first?.values.first == .integer(0) else { throw KilnError.io("the facts of some file's rows are missing") }
     }
 
+    /// The rowids of the rows of each file (by its position in `positions`, by path) in the table `name` of the entry
+    /// `database`, read in one pass in rowid order: `nil` unless every row names one of the files, rowids follow each
+    /// other without a gap, and each file's rows form one run.
+    package static func fileRanges(of name: String, positions: [String: Int], in database: Database) throws -> [(position: Int, first: Int64, last: Int64)]? {
+        var ranges: [(position: Int, first: Int64, last: Int64)] = []
+        var seen: Set<Int> = [], current: String?, grouped = true
+        try database.forEachRow("SELECT rowid, _file FROM main.\(quoteIdentifier(name)) ORDER BY rowid") { row in
+            guard grouped, let rowid = row.values[0].storedInteger, let file = row.values[1].storedText else {
+                grouped = false
+                return
+            }
+            if let last = ranges.last, file == current {
+                guard rowid == last.last + 1 else { grouped = false; return }
+                ranges[ranges.count - 1].last = rowid
+                return
+            }
+            guard let position = positions[file], seen.insert(position).inserted,
+                  ranges.last.map({ rowid == $0.last + 1 }) ?? true else {
+                grouped = false
+                return
+            }
+            current = file
+            ranges.append((position, rowid, rowid))
+        }
+        return grouped ? ranges : nil
+    }
+
     /// The declared columns of `table` and its provenance columns, quoted, for an `INSERT … SELECT`.
     private static func columnList(_ table: TableSpec) -> String {
         (table.columns.map { quoteIdentifier($0.name) } + ["_file", "_line"]).joined(separator: ", ")
@@ -495,17 +522,25 @@ package final class SourceCache {
             }
             for table in tables {
                 let name = quoteIdentifier(table.name), columns = SourceCache.columnList(table)
-                let copy = try database.prepare("INSERT INTO main.\(name) (\(columns)) SELECT \(columns) FROM staging.\(name) "
-                                                + "WHERE rowid > ? AND rowid <= ? ORDER BY rowid")
-                try copy.run([.integer(staged.before[table.name] ?? 0), .integer(staged.after[table.name] ?? 0)])
-                let ranges = try database.prepare("INSERT INTO _ranges (position, tbl, first, last) SELECT f.position, ?, min(t.rowid), max(t.rowid) "
-                                                  + "FROM main.\(name) t JOIN _files f ON f.path = t._file GROUP BY f.position")
-                try ranges.run([.text(table.name)])
+                let before = staged.before[table.name] ?? 0, after = staged.after[table.name] ?? 0
+                // A table this source filled alone, from its first row, has rowids 1…n in staging as in the entry: SQLite
+                // then copies the stored rows as they are (its transfer optimization), without decoding them.
+                let whole = try before == 0 && database.rows("SELECT count(*) = ?1 AND coalesce(max(rowid), 0) = ?1 FROM staging.\(name)",
+                                                             [.integer(after)]).first?.values.first?.number == 1
+                if whole {
+                    try database.execute("INSERT INTO main.\(name) SELECT * FROM staging.\(name)")
+                } else {
+                    let copy = try database.prepare("INSERT INTO main.\(name) (\(columns)) SELECT \(columns) FROM staging.\(name) "
+                                                    + "WHERE rowid > ? AND rowid <= ? ORDER BY rowid")
+                    try copy.run([.integer(before), .integer(after)])
+                }
                 // Every row belongs to one file, and each file's rows follow each other: else a copy would lose or mix rows.
-                let check = try database.rows("SELECT (SELECT count(*) FROM main.\(name)), (SELECT coalesce(sum(last - first + 1), 0) FROM _ranges WHERE tbl = ?)",
-                                              [.text(table.name)])
-                guard let counts = check.first?.values, counts[0] == counts[1] else {
+                guard let ranges = try SourceCache.fileRanges(of: table.name, positions: positions, in: database) else {
                     throw KilnError.io("the rows of \(table.name) are not grouped by file")
+                }
+                let addRange = try database.prepare("INSERT INTO _ranges (position, tbl, first, last) VALUES (?, ?, ?, ?)")
+                for range in ranges.sorted(by: { $0.position < $1.position }) {
+                    try addRange.run([.integer(Int64(range.position)), .text(table.name), .integer(range.first), .integer(range.last)])
                 }
             }
             try SourceCache.writeFacts(staged.files, positions: positions, in: database)

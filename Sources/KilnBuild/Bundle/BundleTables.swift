@@ -33,13 +33,16 @@ package final class BundleTables: @unchecked Sendable {
 
     /// What the builder said is staged, and where the writing thread is; guarded by `condition`.
     private let condition = NSCondition()
-    /// The tables staged before the others, each with how its staged rows come in the bundle's order and the file
-    /// that holds them besides staging, if any.
-    private var stagedTables: [String: (arrangement: StagedRowOrder.Arrangement, copy: URL?)] = [:]
+    /// The tables staged before the others, each with whether its staged rows are already in the bundle's order and
+    /// the file that holds them besides staging, if any.
+    private var stagedTables: [String: (inOrder: Bool, copy: URL?)] = [:]
     /// What the builder said of the bundle's file once a table is written (`prefix`), by table name.
     private var prefixes: [String: TablePrefix] = [:]
     /// Once every table is staged: the tables already in the bundle's order.
     private var allStagedInOrder: Set<String>?
+    /// Whether no two staged rows of a table share its primary key, for each table the writing thread sorted on the
+    /// key first (`keyFound`).
+    private var uniqueKeys: [String: Bool] = [:]
     private var cancelled = false
 
     package init(temporary: URL, destination: URL) {
@@ -56,14 +59,14 @@ package final class BundleTables: @unchecked Sendable {
         thread.start()
     }
 
-    /// Says that `table`'s sources are all staged (no later source fills it) and how its rows come in the bundle's
-    /// order (`StagedRowOrder.arrangement`): it may be written once the tables declared before it are. `copy`
+    /// Says that `table`'s sources are all staged (no later source fills it) and whether its rows are already in the
+    /// bundle's order (`StagedRowOrder.isInOrder`): it may be written once the tables declared before it are. `copy`
     /// names a database that holds the table's staged rows as staging does, with the same rowids, and that nothing
     /// writes during the build (the build cache's entry staging was seeded from): the table is read from there,
     /// without a lease of staging, so that staging's next write phase need not wait for it.
-    package func staged(_ table: String, arrangement: StagedRowOrder.Arrangement, copy: URL? = nil) {
+    package func staged(_ table: String, inOrder: Bool, copy: URL? = nil) {
         condition.lock()
-        stagedTables[table] = (arrangement, copy)
+        stagedTables[table] = (inOrder, copy)
         condition.broadcast()
         condition.unlock()
     }
@@ -86,19 +89,35 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// On the writing thread: waits until `table` is staged; returns how its rows come in the bundle's order, the
-    /// database to read them from instead of staging, if any (`staged`), and what to do with the bundle's file once
-    /// it is written (`prefix`). A table `allStaged` released without `staged` is sorted unless it is in order.
+    /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order,
+    /// the database to read them from instead of staging, if any (`staged`), and what to do with the bundle's file
+    /// once it is written (`prefix`).
     /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
-    package func waitUntilStaged(_ table: String) throws -> (arrangement: StagedRowOrder.Arrangement, copy: URL?, prefix: TablePrefix?) {
+    package func waitUntilStaged(_ table: String) throws -> (inOrder: Bool, copy: URL?, prefix: TablePrefix?) {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if cancelled { throw KilnError.validation("the bundle was discarded") }
-            if let staged = stagedTables[table] { return (staged.arrangement, staged.copy, prefixes[table]) }
-            if let inOrder = allStagedInOrder { return (inOrder.contains(table) ? .inOrder : .sorted, nil, prefixes[table]) }
+            if let staged = stagedTables[table] { return (staged.inOrder, staged.copy, prefixes[table]) }
+            if let inOrder = allStagedInOrder { return (inOrder.contains(table), nil, prefixes[table]) }
             condition.wait()
         }
+    }
+
+    /// On the writing thread: says whether the bundle's key of `table` refused none of its staged rows sorted on it
+    /// (then no two share it) or refused one.
+    package func keyFound(_ table: String, unique: Bool) {
+        condition.lock()
+        uniqueKeys[table] = unique
+        condition.unlock()
+    }
+
+    /// True when no two staged rows of `table` share its primary key, false when two do, `nil` while the writing
+    /// thread has not found out (it finds out only for tables it sorts, once their rows are written).
+    package func keyIsUnique(_ table: String) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        return uniqueKeys[table]
     }
 
     /// Waits for the tables; returns the database, still open, and the row counts.

@@ -97,7 +97,7 @@ package struct BundleWriter {
         // A transaction per table; the full-text indexes, built meanwhile on their own thread, are copied in after
         // the last table (between transactions: ATTACH cannot run inside one), so that no table waits for them.
         for (position, table) in shipped.enumerated() {
-            let (arrangement, copy, prefix) = try tables.waitUntilStaged(table.name)
+            let (inOrder, copy, prefix) = try tables.waitUntilStaged(table.name)
             BuildMeter.shared.writing(table: table.name)
             defer { BuildMeter.shared.wroteTable() }
             if let kept = prefix?.kept {
@@ -115,26 +115,23 @@ package struct BundleWriter {
             // core): a small page cache will do, while the rules hold theirs.
             try database.execute("PRAGMA staging.cache_size = -4096")
             try database.stopping(when: tables.stop) {
-                try database.transaction {
-                    try database.execute(SchemaSQL.createTable(table))
-                    let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
-                    try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, arrangement: arrangement))")
-                    for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
-                    if let fullText = table.fullText {
-                        // The index itself comes from `FullTextBuild` after the last table; its text is this table's.
-                        try database.execute(SchemaSQL.createFullText(fullText, content: table.name))
-                    }
-                    if let spatial = table.spatial {
-                        try database.execute(SchemaSQL.createSpatial(spatial))
-                        // An R*Tree insert reads nodes all over the tree: with the tree larger than the page cache
-                        // each one is read again from the file (1.5 M listings: 60 MB of nodes, half the bundle's
-                        // writing). A larger cache for this statement only; the bytes do not depend on it.
-                        try database.execute("PRAGMA main.cache_size = -\(BundleWriter.spatialCacheKiB)")
-                        try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
-                        try database.execute("PRAGMA main.cache_size = -\(BundleWriter.cacheKiB)")
-                    }
-                    counts.append((table.name, try BundleWriter.rowCount(of: table.name, in: database)))
+                guard !inOrder, !table.primaryKey.isEmpty else {
+                    counts.append((table.name, try write(table, arrangement: inOrder ? .inOrder : .sorted, into: database)))
+                    return
                 }
+                // Sorted on its key alone when no two rows share it: the bundle's key then refuses none, and the rows
+                // come in the order the full sort gives. A rollback journal in memory (it holds only the pages the
+                // table's transaction changed, not those it appended) lets a refused row undo the table, which is then
+                // sorted on every column, duplicates dropped. The bytes are those of a bundle written without a journal.
+                try database.execute("PRAGMA main.journal_mode = MEMORY")
+                do {
+                    counts.append((table.name, try write(table, arrangement: .uniqueKey, into: database)))
+                    tables.keyFound(table.name, unique: true)
+                } catch let error as SQLiteError where error.isConstraintViolation {
+                    tables.keyFound(table.name, unique: false)
+                    counts.append((table.name, try write(table, arrangement: .sorted, into: database)))
+                }
+                try database.execute("PRAGMA main.journal_mode = OFF")
             }
             if let lease { try lease.release(detaching: "staging", from: database) } else { try database.execute("DETACH DATABASE staging") }
             prefix?.keep?(tables.temporary)
@@ -144,6 +141,31 @@ package struct BundleWriter {
             try database.execute("PRAGMA shrink_memory")
         }
         return (database, counts)
+    }
+
+    /// Writes `table` in one transaction: its schema, its rows from the attached `staging` as `arrangement` says, its
+    /// indexes, its FTS5 table (left empty: `FullTextBuild` indexes it) and its R*Tree. Returns its row count.
+    private func write(_ table: TableSpec, arrangement: StagedRowOrder.Arrangement, into database: Database) throws -> Int {
+        try database.transaction {
+            try database.execute(SchemaSQL.createTable(table))
+            let columns = table.columns.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+            try database.execute("INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns)) \(StagedRowOrder.rows(of: table, selecting: columns, arrangement: arrangement))")
+            for statement in SchemaSQL.createIndexes(table) { try database.execute(statement) }
+            if let fullText = table.fullText {
+                // The index itself comes from `FullTextBuild` after the last table; its text is this table's.
+                try database.execute(SchemaSQL.createFullText(fullText, content: table.name))
+            }
+            if let spatial = table.spatial {
+                try database.execute(SchemaSQL.createSpatial(spatial))
+                // An R*Tree insert reads nodes all over the tree: with the tree larger than the page cache
+                // each one is read again from the file (1.5 M listings: 60 MB of nodes, half the bundle's
+                // writing). A larger cache for this statement only; the bytes do not depend on it.
+                try database.execute("PRAGMA main.cache_size = -\(BundleWriter.spatialCacheKiB)")
+                try database.execute(SchemaSQL.fillSpatial(spatial, of: table))
+                try database.execute("PRAGMA main.cache_size = -\(BundleWriter.cacheKiB)")
+            }
+            return try BundleWriter.rowCount(of: table.name, in: database)
+        }
     }
 
     private static func rowCount(of table: String, in database: Database) throws -> Int {

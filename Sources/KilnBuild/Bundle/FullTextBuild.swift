@@ -97,10 +97,10 @@ package final class FullTextBuild: Sendable {
     /// Starts indexing `table`, whose sources are all staged, on the indexing thread: first its staged rows are
     /// copied from `staging` into its scratch database, under a read lease (`StagingDatabase.lease`: the copy waits
     /// for a write phase under way, and the next one waits for the copy), in the order the bundle holds them
-    /// (`StagedRowOrder.rows`, as `arrangement` says), then indexed there with the lease returned. The
+    /// (`StagedRowOrder.rows`; `inOrder`: already in that order), then indexed there with the lease returned. The
     /// table's rows do not change once its sources are staged, so the copy reads the same rows whenever it runs. A
     /// failure is kept for `copy(_:into:)` to throw.
-    package func start(_ table: String, staging: StagingDatabase, arrangement: StagedRowOrder.Arrangement) {
+    package func start(_ table: String, staging: StagingDatabase, inOrder: Bool) {
         guard let index = indexes.first(where: { $0.table.name == table }) else { return }
         let first = state.withLock { $0.started.insert(table).inserted }
         guard first else { return }
@@ -110,7 +110,7 @@ package final class FullTextBuild: Sendable {
                 let database = try Database(path: index.scratch.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
                 defer { try? database.close() }
                 try database.stopping(when: stop) {
-                    try FullTextBuild.copyRows(index.table, index.fullText, from: staging, arrangement: arrangement, into: database)
+                    try FullTextBuild.copyRows(index.table, index.fullText, from: staging, inOrder: inOrder, into: database)
                 }
                 try database.stopping(when: stop) { try FullTextBuild.build(index.fullText, of: index.table, in: database) }
             } catch let error as SQLiteError {
@@ -196,9 +196,9 @@ package final class FullTextBuild: Sendable {
 
     /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
     /// the staging database into `rowsTable` of `database`: that order is the order the bundle's table is filled in,
-    /// and so gives the rowids the index would get there.
-    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: StagingDatabase, arrangement: StagedRowOrder.Arrangement,
-                                 into database: Database) throws {
+    /// and so gives the rowids the index would get there. A table not in order is sorted on its key first, as the
+    /// bundle's thread sorts it, and on every column only when two rows share the key.
+    private static func copyRows(_ table: TableSpec, _ fullText: FullTextSpec, from staging: StagingDatabase, inOrder: Bool, into database: Database) throws {
         // Small caches: the index is written while staging, the rules, then the bundle hold theirs.
         try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         let lease = staging.lease()
@@ -206,8 +206,19 @@ package final class FullTextBuild: Sendable {
         try database.execute("PRAGMA staging.cache_size = -4096")
         var selected = indexedColumns(fullText)
         if let key = SchemaSQL.rowidColumn(of: table) { selected = "\(quoteIdentifier(key)) AS \(quoteIdentifier(rowidColumn)), " + selected }
-        try database.transaction {
-            try database.execute("CREATE TABLE \(quoteIdentifier(rowsTable)) AS \(StagedRowOrder.rows(of: table, selecting: selected, arrangement: arrangement))")
+        let rows = quoteIdentifier(rowsTable)
+        // Sorted on the key alone first, with the key beside the rows: when no two neighbours share it, no two rows do,
+        // and these are the rows, in the order, that the sort on every column gives (`StagedRowOrder`).
+        var copied = false
+        if !inOrder, !table.primaryKey.isEmpty {
+            try database.transaction { try database.execute("CREATE TABLE \(rows) AS \(StagedRowOrder.keyedRows(of: table, selecting: selected))") }
+            copied = try !StagedRowOrder.repeatsKey(of: table, in: rowsTable, of: database)
+            if !copied { try database.execute("DROP TABLE \(rows)") }
+        }
+        if !copied {
+            try database.transaction {
+                try database.execute("CREATE TABLE \(rows) AS \(StagedRowOrder.rows(of: table, selecting: selected, arrangement: inOrder ? .inOrder : .sorted))")
+            }
         }
         try lease.release(detaching: "staging", from: database)
     }

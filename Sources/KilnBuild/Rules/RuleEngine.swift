@@ -16,6 +16,10 @@ package struct RuleEngine {
     /// The staged tables whose rows are already in the bundle's order (`StagedRowOrder.isInOrder`): rows that share
     /// a key stand next to each other there, so a key with no two neighbours alike has no duplicate.
     package var inOrder: Set<String> = []
+    /// True for a staged table no two of whose rows share the primary key, as far as is known when its key rule runs
+    /// (the bundle's thread finds it out as it writes a table sorted on its key, `BundleTables.keyIsUnique`): that
+    /// rule has nothing to search. Unknown tables are searched.
+    package var keyKnownUnique: (@Sendable (String) -> Bool)?
     /// What the staging writer learned of each staged table's rows (`StagedTableFacts`): which columns may hold
     /// NULL, and for a table it saw in order, whether two neighbours share a key. Empty on a shipped bundle.
     package var facts: [String: StagedTableFacts] = [:]
@@ -305,10 +309,12 @@ package struct RuleEngine {
     /// False when no two rows of `table` can share a value of `keyColumns` (none NULL, `=` column by column, as the
     /// search joins them), told without the search and without writing an index into staging. Rows in the bundle's
     /// order are sorted on their key first (consecutive rowids, `StagedRowOrder`), so equal keys are neighbours: the
-    /// staging writer compared the neighbours as it inserted them (`StagedTableFacts`), or SQL compares them. Any
-    /// other table is grouped on the key, which one sort answers.
+    /// staging writer compared the neighbours as it inserted them (`StagedTableFacts`), or SQL compares them. A table
+    /// whose primary key is known to be unique (`keyKnownUnique`) repeats none. Any other table is grouped on the
+    /// key, which one sort answers.
     private func mayRepeat(_ keyColumns: [String], of table: TableSpec, keyJoin: String) throws -> Bool {
         let name = quoteIdentifier(table.name)
+        if Set(keyColumns) == Set(table.primaryKey), keyKnownUnique?(table.name) == true { return false }
         if inOrder.contains(table.name), Set(table.orderColumns.prefix(keyColumns.count)) == Set(keyColumns) {
             if let facts = facts[table.name], facts.inOrder == true { return facts.longestSharedPrefix >= keyColumns.count }
             return try database.rows("SELECT EXISTS (SELECT 1 FROM \(name) AS a JOIN \(name) AS b ON b.rowid = a.rowid + 1 WHERE \(keyJoin))").first?.values.first?.number != 0
@@ -404,7 +410,7 @@ private final class RuleHelper: Sendable {
     package init(_ engine: RuleEngine, rules: [RuleSpec], queue: RuleQueue, staging: StagingDatabase) {
         let manifest = engine.pipeline.manifest, overrides = engine.log.overrides, hasProvenance = engine.hasProvenance
         let examplesPerCode = engine.log.tally.examplesPerCode
-        let inOrder = engine.inOrder, facts = engine.facts, exhaustive = engine.exhaustive
+        let inOrder = engine.inOrder, keyKnownUnique = engine.keyKnownUnique, facts = engine.facts, exhaustive = engine.exhaustive
         thread = BackgroundThread(name: "kiln rules") {
             let database = try Database(path: ":memory:", functions: KilnSQLFunctions.all, readOnlyAttachments: true)
             defer { try? database.close() }
@@ -416,6 +422,7 @@ private final class RuleHelper: Sendable {
                                     log: DiagnosticLog(overrides: overrides, examplesPerCode: examplesPerCode))
             engine.hasProvenance = hasProvenance
             engine.inOrder = inOrder
+            engine.keyKnownUnique = keyKnownUnique
             engine.facts = facts
             engine.exhaustive = exhaustive
             engine.lookupIndexes = LookupIndexes(manifest: manifest, database: database) { _ in throw NeedsWritePhase() }

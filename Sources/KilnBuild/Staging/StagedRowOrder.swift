@@ -8,39 +8,20 @@ import KilnReaders
 /// check that lets the bundle and its full-text index skip sorting them. Sources often list their records in key
 /// order already (exports sorted by id); when every staged row of a table stands strictly after the row staged
 /// before it, in the bundle's order, no two rows are equal and reading them in rowid order gives exactly what
-/// `SELECT DISTINCT … ORDER BY` gives: the sort (and its temporary B-tree) is skipped. A table whose staged rows
-/// never share a primary key (a query table's listings keyed by a stable id, staged in page order) holds no two equal
-/// rows either, and its key alone decides its order: it is sorted on the key, not on every column. Any other table is
-/// sorted on every column, duplicates dropped.
+/// `SELECT DISTINCT … ORDER BY` gives: the sort (and its temporary B-tree) is skipped. Any other table is sorted on
+/// every column, duplicates dropped; but when no two of its rows share the primary key (a query table's listings keyed
+/// by a stable id, staged in page order), no two are equal either and the key alone decides the order: sorting on the
+/// key gives the same rows in the same order. Whether the key is unique shows only once the rows are sorted on it, so
+/// the writers try that first and fall back on the full sort (`BundleWriter`, `FullTextBuild`).
 package enum StagedRowOrder {
-    /// How a table's staged rows are brought into the bundle's order (`arrangement`).
+    /// How a table's staged rows are brought into the bundle's order (`rows`).
     package enum Arrangement: Sendable, Equatable {
         /// Already in that order, each row strictly after the one before (`isInOrder`): read in rowid order.
         case inOrder
-        /// No two rows share the primary key (`hasUniqueKey`): sorted on the key alone.
+        /// Sorted on the primary key alone: the bundle's order only when no two rows share the key.
         case uniqueKey
         /// Sorted on every column, duplicate rows dropped.
         case sorted
-    }
-
-    /// How `table`'s staged rows (in the main schema of `database`) come in the bundle's order: `inOrder` when the
-    /// staging writer saw them in order (`knownInOrder`, `nil` when it could not tell) or SQL finds them so, else
-    /// `uniqueKey` when no two share the primary key, else `sorted`.
-    /// - Throws: `SQLiteError` when the staging database cannot be read.
-    package static func arrangement(of table: TableSpec, in database: Database, knownInOrder: Bool?) throws -> Arrangement {
-        if try knownInOrder ?? isInOrder(table, in: database) { return .inOrder }
-        return try hasUniqueKey(table, in: database) ? .uniqueKey : .sorted
-    }
-
-    /// True when `table` has a primary key and no two of its staged rows share it, as `SELECT DISTINCT` compares
-    /// them (two NULL keys are the same key). Then no two rows are equal, and ordering on the key gives the order of
-    /// every column. A table without a key is never taken for unique: checking would cost the sort it saves.
-    /// - Throws: `SQLiteError` when the staging database cannot be read.
-    package static func hasUniqueKey(_ table: TableSpec, in database: Database) throws -> Bool {
-        guard !table.primaryKey.isEmpty else { return false }
-        let name = quoteIdentifier(table.name), key = table.primaryKey.map(quoteIdentifier).joined(separator: ", ")
-        let sql = "SELECT (SELECT count(*) FROM \(name)) = (SELECT count(*) FROM (SELECT DISTINCT \(key) FROM \(name)))"
-        return try database.rows(sql).first?.values.first?.number == 1
     }
 
     /// The names of the tables of `tables` whose staged rows are already in the bundle's order (`isInOrder`).
@@ -76,8 +57,8 @@ package enum StagedRowOrder {
     }
 
     /// The query giving `table`'s distinct staged rows (from schema `staging`) in the bundle's order, selecting
-    /// `selected` (SQL column list), as `arrangement` says: read in rowid order, sorted on the key, or sorted on
-    /// every column with duplicates dropped.
+    /// `selected` (SQL column list), as `arrangement` says: read in rowid order, sorted on the key (the bundle's
+    /// order only when the key is unique), or sorted on every column with duplicates dropped.
     package static func rows(of table: TableSpec, selecting selected: String, arrangement: Arrangement) -> String {
         let source = "staging.\(quoteIdentifier(table.name))"
         switch arrangement {
@@ -92,5 +73,26 @@ package enum StagedRowOrder {
         let order = SchemaSQL.rowOrder(table)
         if selected == columns { return "SELECT DISTINCT \(columns) FROM \(source) ORDER BY \(order)" }
         return "SELECT \(selected) FROM \(source) GROUP BY \(order) ORDER BY \(order)"
+    }
+
+    /// The columns `keyedRows` names after `table`'s primary key columns, in key order.
+    package static func keyColumnNames(of table: TableSpec) -> [String] {
+        table.primaryKey.indices.map { "kiln key \($0 + 1)" }
+    }
+
+    /// The query `rows(of:selecting:arrangement: .uniqueKey)` gives, with the key's columns first, named
+    /// `keyColumnNames`: written into a table, `repeatsKey` then tells whether the key was unique.
+    package static func keyedRows(of table: TableSpec, selecting selected: String) -> String {
+        let key = zip(table.primaryKey, keyColumnNames(of: table)).map { "\(quoteIdentifier($0)) AS \(quoteIdentifier($1))" }
+        return rows(of: table, selecting: (key + [selected]).joined(separator: ", "), arrangement: .uniqueKey)
+    }
+
+    /// True when two neighbouring rows (by rowid) of `rowsTable` in `database`, filled from `keyedRows` in its order,
+    /// share the key, compared as `DISTINCT` compares (two NULLs alike): sorted on it, equal keys are neighbours.
+    /// - Throws: `SQLiteError` when the table cannot be read.
+    package static func repeatsKey(of table: TableSpec, in rowsTable: String, of database: Database) throws -> Bool {
+        let name = quoteIdentifier(rowsTable)
+        let same = keyColumnNames(of: table).map { "b.\(quoteIdentifier($0)) IS a.\(quoteIdentifier($0))" }.joined(separator: " AND ")
+        return try database.rows("SELECT EXISTS (SELECT 1 FROM \(name) AS a JOIN \(name) AS b ON b.rowid = a.rowid + 1 WHERE \(same))").first?.values.first?.number != 0
     }
 }
