@@ -218,7 +218,7 @@ public enum Builder {
                 for table in shipped where !handedOut.contains(table.name) {
                     try tableStaged(table, staging)
                 }
-                bundle(staging).allStaged(inOrder: inOrder)
+                bundle(staging).allStaged(inOrder: inOrder, inputs: inputs)
             }
             var engine = RuleEngine(pipeline: pipeline, database: staging.database, log: log)
             engine.inOrder = inOrder
@@ -277,7 +277,7 @@ public enum Builder {
             inputSizes = BuildOutcome.sizes(of: inputs, in: pipeline)
             if cacheApplies { listing = BuildCache.listing(inputs, of: pipeline, stamps: stamps) }
             do {
-                let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, inputs: inputs, fullTextBuild: fullTextBuild)
+                let prepared = try BundleWriter(manifest: manifest).finish(bundleTables, fullTextBuild: fullTextBuild)
                 pending = prepared
                 if cacheApplies { earlyDigest = BuildCache.EarlyDigest(prepared.temporary) }
                 let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
@@ -295,8 +295,8 @@ public enum Builder {
         var targetBundles: [PendingTargetBundle] = []
         defer { for bundle in targetBundles { bundle.discard() } }
         var targetOutputs: [TargetOutput] = []
-        if let pending, !log.hasErrors {
-            (targetBundles, targetOutputs) = try writeTargetBundles(pending, manifest: manifest, fullTextBuild: fullTextBuild, log: log)
+        if let pending, let bundleTables, !log.hasErrors {
+            (targetBundles, targetOutputs) = try takeTargetBundles(from: bundleTables, beside: pending, log: log)
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
@@ -360,35 +360,24 @@ public enum Builder {
         return outcome
     }
 
-    /// Checks the finished bundle against each manifest target; a target it does not open on gets its own bundle
-    /// (`<bundle>.<platform>.sqlite`, `PendingTargetBundle`) with what the target has instead. What a target still
-    /// lacks is a `target.unsupported` error (nothing is committed then).
-    private static func writeTargetBundles(_ pending: PendingBundle, manifest: Manifest, fullTextBuild: FullTextBuild, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
-        var bundles: [PendingTargetBundle] = [], outputs: [TargetOutput] = []
+    /// The bundles of the manifest's targets, which the bundle's thread wrote from the finished bundle
+    /// (`TargetBundles`: a target the bundle does not open on gets its own, `<bundle>.<platform>.sqlite`, with what the
+    /// target has instead), and what each target opens. Their findings are reported in target order; what a target
+    /// still lacks is a `target.unsupported` error (nothing is committed then).
+    private static func takeTargetBundles(from tables: BundleTables, beside pending: PendingBundle, log: DiagnosticLog) throws -> ([PendingTargetBundle], [TargetOutput]) {
+        let written: TargetBundles
         do {
-            let database = try Database(path: pending.temporary.path, mode: .readOnly, functions: KilnSQLFunctions.all)
-            let entries = try TargetCompatibility.entries(of: database)
-            try database.close()
-            for target in manifest.targets {
-                if TargetCompatibility.problems(entries, target: target).isEmpty {
-                    outputs.append(TargetOutput(target: target, output: pending.destination))
-                    continue
-                }
-                let destination = KilnFileNames.targetBundle(for: pending.destination, platform: target.platform)
-                let (bundle, notes, problems) = try PendingTargetBundle.write(from: pending.temporary, to: destination, manifest: manifest, target: target,
-                                                                              fullTextIndexes: fullTextBuild.targetIndexes(for: target))
-                bundles.append(bundle)
-                outputs.append(TargetOutput(target: target, output: destination))
-                for note in notes { log.report(.targetFold, note) }
-                for problem in problems { log.report(.targetUnsupported, problem.sentence) }
-            }
+            written = try tables.targets()
         } catch let error as SQLiteError {
-            for bundle in bundles { bundle.discard() }
             if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
             log.report(.bundle, "a target's bundle cannot be written: \(error.message)")
             return ([], [])
         }
-        return (bundles, outputs)
+        for target in written.targets {
+            for note in target.notes { log.report(.targetFold, note) }
+            for problem in target.problems { log.report(.targetUnsupported, problem.sentence) }
+        }
+        return (written.bundles, written.targets.map(\.output))
     }
 
     /// Refuses outputs that would replace something not Kiln's: anything but a regular file, an input, the manifest,

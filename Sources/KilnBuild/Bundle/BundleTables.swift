@@ -19,7 +19,8 @@ package struct TablePrefix: Sendable {
 }
 
 /// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`), each once the builder says
-/// it is staged: the open database and the row count of each table once done, or the error that stopped it.
+/// it is staged: the open database, complete, and the row count of each table once done, or the error that stopped
+/// it; then, on the same thread while the builder measures the bundle, the bundles of its targets (`targets`).
 package final class BundleTables: @unchecked Sendable {
     /// The bundle's temporary file.
     package let temporary: URL
@@ -30,6 +31,10 @@ package final class BundleTables: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var result: Result<(Database, [(String, Int)]), Error>?
     private var handedOver = false
+    /// Signalled once the thread is done with the targets' bundles too (or wrote none).
+    private let targetsDone = DispatchSemaphore(value: 0)
+    private var targetsResult: Result<TargetBundles, Error>?
+    private var targetsHandedOver = false
 
     /// What the builder said is staged, and where the writing thread is; guarded by `condition`.
     private let condition = NSCondition()
@@ -38,8 +43,10 @@ package final class BundleTables: @unchecked Sendable {
     private var stagedTables: [String: (inOrder: Bool, copy: URL?)] = [:]
     /// What the builder said of the bundle's file once a table is written (`prefix`), by table name.
     private var prefixes: [String: TablePrefix] = [:]
-    /// Once every table is staged: the tables already in the bundle's order.
+    /// Once every table is staged: the tables already in the bundle's order, and each input's SHA-256 (for the
+    /// bundle's metadata).
     private var allStagedInOrder: Set<String>?
+    private var stagedInputs: [String: String] = [:]
     /// Whether no two staged rows of a table share its primary key, for each table the writing thread sorted on the
     /// key first (`keyFound`).
     private var uniqueKeys: [String: Bool] = [:]
@@ -50,10 +57,16 @@ package final class BundleTables: @unchecked Sendable {
         self.destination = destination
     }
 
-    package func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)])) {
+    /// Runs `work` (the tables, then the bundle completed) on the thread, then `targets` with the complete bundle's
+    /// file when `work` succeeded, unless the bundle was discarded meanwhile.
+    package func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)]),
+                       then targets: @escaping @Sendable () throws -> TargetBundles) {
         let thread = Thread { [self] in
             result = Result { try work() }
+            let succeeded = if case .success = result { true } else { false }
             done.signal()
+            if succeeded, !stop.isRaised { targetsResult = Result { try targets() } }
+            targetsDone.signal()
         }
         thread.name = "kiln bundle tables"
         thread.start()
@@ -80,13 +93,26 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Says that staging is complete (query tables included) and which tables are in the bundle's order: every
-    /// table may be written.
-    package func allStaged(inOrder: Set<String>) {
+    /// Says that staging is complete (query tables included), which tables are in the bundle's order, and each
+    /// input's SHA-256: every table may be written, and the bundle completed.
+    package func allStaged(inOrder: Set<String>, inputs: [String: String]) {
         condition.lock()
         allStagedInOrder = inOrder
+        stagedInputs = inputs
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// On the writing thread: waits until staging is complete (`allStaged`); returns each input's SHA-256.
+    /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
+    package func waitUntilAllStaged() throws -> [String: String] {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if cancelled { throw KilnError.validation("the bundle was discarded") }
+            if allStagedInOrder != nil { return stagedInputs }
+            condition.wait()
+        }
     }
 
     /// On the writing thread: waits until `table` is staged; returns whether its rows are in the bundle's order,
@@ -131,8 +157,20 @@ package final class BundleTables: @unchecked Sendable {
     /// The file now belongs to a `PendingBundle`: `discard` leaves it.
     package func handOver() { handedOver = true }
 
-    /// Stops the writing (a table not yet staged is never written; one being written stops), waits for its thread,
-    /// closes the database and removes the temporary file (unless handed over). Calling it again does nothing more.
+    /// Waits for the targets' bundles the thread writes once the bundle is complete; they now belong to the caller
+    /// (`discard` leaves them).
+    /// - Throws: what stopped their writing.
+    package func targets() throws -> TargetBundles {
+        targetsDone.wait()
+        targetsDone.signal()
+        targetsHandedOver = true
+        guard let targetsResult else { throw KilnError.validation("the bundle was discarded") }
+        return try targetsResult.get()
+    }
+
+    /// Stops the writing (a table not yet staged is never written; one being written stops), waits for its thread
+    /// (and the targets' bundles it writes, which are removed unless taken), closes the database and removes the
+    /// temporary file (unless handed over). Calling it again does nothing more.
     package func discard() {
         condition.lock()
         if !handedOver {
@@ -143,6 +181,9 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
         done.wait()
         done.signal()
+        targetsDone.wait()
+        targetsDone.signal()
+        if !targetsHandedOver, case .success(let targets) = targetsResult { targets.discard() }
         guard !handedOver else { return }
         if case .success(let (database, _)) = result { try? database.close() }
         try? FileManager.default.removeItem(at: temporary)

@@ -22,7 +22,9 @@ package struct BundleWriter {
     /// each table under a read lease of its own (`StagingDatabase.lease`), so that staging's write phases come between.
     /// Tables are written in declaration order whatever the order they are staged in, so the bytes do not depend on
     /// timing. The full-text indexes (`fullTextBuild`, started for every full-text table) are copied in after the
-    /// last table, as each is ready. `finish` completes the bundle; `BundleTables.discard` drops it.
+    /// last table, as each is ready; then the bundle is completed (`complete`: nothing in it depends on the rules),
+    /// and the bundles of the manifest's targets written from it (`TargetBundles`), while the rules are checked and
+    /// the bundle measured. `finish` hands the bundle over; `BundleTables.discard` drops it.
     package func startTables(from staging: StagingDatabase, to destination: URL, fullTextBuild: FullTextBuild) -> BundleTables {
         let temporary = KilnFileNames.temporary(for: destination)
         let tables = BundleTables(temporary: temporary, destination: destination)
@@ -41,23 +43,25 @@ package struct BundleWriter {
             // What the tables' sorts and caches freed goes back to the system while the rules run.
             ProcessHeap.releaseFreeMemory()
             try writer.copyFullTextIndexes(database, from: fullTextBuild)
+            try writer.complete(database, counts: counts, inputs: try tables.waitUntilAllStaged())
             FileSync.startWriteback(temporary)
             return (database, counts)
+        } then: {
+            try TargetBundles.write(from: temporary, destination: destination, manifest: manifest, fullTextBuild: fullTextBuild, stop: tables.stop)
         }
         return tables
     }
 
-    /// Completes the bundle `tables` started, once the rules passed (`fullTextBuild` is discarded when this throws;
-    /// otherwise the caller discards it, once the build cache has kept what it built, `FullTextCache`):
-    /// writes the metadata and the schema version, checks foreign keys, and leaves it in its temporary file, for the
-    /// caller to inspect, then commit or discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
+    /// Takes the bundle `tables` completed (metadata, schema version, foreign keys checked), once the rules passed
+    /// (`fullTextBuild` is discarded when this throws; otherwise the caller discards it, once the build cache has kept
+    /// what it built, `FullTextCache`), and leaves it in its temporary file, for the caller to inspect, then commit or
+    /// discard. Returns the row count of each shipped table, in declaration order, with the pending bundle.
     /// - Throws: `KilnError.io` when the folder cannot be written (nothing is left behind),
     ///   `KilnError.validation` when rows break the declared schema (a rule was turned down to a warning);
     ///   the temporary file is removed when it throws.
-    package func finish(_ tables: BundleTables, inputs: [String: String], fullTextBuild: FullTextBuild) throws -> PendingBundle {
+    package func finish(_ tables: BundleTables, fullTextBuild: FullTextBuild) throws -> PendingBundle {
         do {
             let (database, counts) = try tables.wait()
-            try complete(database, counts: counts, inputs: inputs)
             try database.close()
             tables.handOver()
             return PendingBundle(temporary: tables.temporary, destination: tables.destination, counts: counts)

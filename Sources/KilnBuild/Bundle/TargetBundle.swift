@@ -161,6 +161,60 @@ package enum TargetSQL {
     }
 }
 
+/// The bundles of a build's targets (`manifest.targets`): for each target, the file it opens, the main bundle or one
+/// of its own written from it (`PendingTargetBundle`) with what its conversion found and what the target still lacks.
+package struct TargetBundles: Sendable {
+    /// What one target opens, and for a target with a bundle of its own, that bundle and its conversion's findings.
+    package struct Target: Sendable {
+        package let output: TargetOutput
+        package let bundle: PendingTargetBundle?
+        /// Folds that differ between the main bundle's search and the target's (`target.fold` findings).
+        package let notes: [String]
+        /// What the target lacks in its own bundle too (`target.unsupported` findings).
+        package let problems: [TargetProblem]
+    }
+
+    /// One per target of the manifest, in its order.
+    package let targets: [Target]
+
+    /// Checks the complete main bundle in `temporary` (to be committed to `destination`) against each target of
+    /// `manifest`; a target it does not open on gets its own bundle, written from it with the FTS4 indexes
+    /// `fullTextBuild` built for that target. The bundles written before a failure are discarded; raising `stop`
+    /// stops the SQL that writes one.
+    /// - Throws: `SQLiteError` or `KilnError.io` when a bundle cannot be written.
+    package static func write(from temporary: URL, destination: URL, manifest: Manifest, fullTextBuild: FullTextBuild,
+                              stop: StopSignal = StopSignal()) throws -> TargetBundles {
+        var targets: [Target] = []
+        do {
+            let database = try Database(path: temporary.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+            let entries = try TargetCompatibility.entries(of: database)
+            try database.close()
+            for target in manifest.targets {
+                if TargetCompatibility.problems(entries, target: target).isEmpty {
+                    targets.append(Target(output: TargetOutput(target: target, output: destination), bundle: nil, notes: [], problems: []))
+                    continue
+                }
+                let own = KilnFileNames.targetBundle(for: destination, platform: target.platform)
+                let (bundle, notes, problems) = try PendingTargetBundle.write(from: temporary, to: own, manifest: manifest, target: target,
+                                                                              fullTextIndexes: fullTextBuild.targetIndexes(for: target), stop: stop)
+                targets.append(Target(output: TargetOutput(target: target, output: own), bundle: bundle, notes: notes, problems: problems))
+            }
+        } catch {
+            TargetBundles(targets: targets).discard()
+            throw error
+        }
+        return TargetBundles(targets: targets)
+    }
+
+    /// The targets' own bundles.
+    package var bundles: [PendingTargetBundle] { targets.compactMap(\.bundle) }
+
+    /// Removes the targets' own bundles' temporary files.
+    package func discard() {
+        for bundle in bundles { bundle.discard() }
+    }
+}
+
 /// A bundle written for one target from the finished main bundle, in a temporary file beside its destination until
 /// `commit()`.
 package struct PendingTargetBundle: Sendable {
@@ -178,10 +232,11 @@ package struct PendingTargetBundle: Sendable {
     /// bundle, where a `VACUUM INTO` copy converted then vacuumed in place wrote it three times. VACUUM lays a file
     /// out from its rows and the order of its schema's entries of each kind, which the two ways share, so the pages
     /// are the same; the header's schema cookie and change counter are then brought to what the three writes left
-    /// (`matchHeader`), so that the bytes are those of a bundle written the earlier way.
+    /// (`matchHeader`), so that the bytes are those of a bundle written the earlier way. Raising `stop` stops the
+    /// conversion and the VACUUM.
     /// - Throws: `SQLiteError` or `KilnError.io` when the copy cannot be written.
     package static func write(from source: URL, to destination: URL, manifest: Manifest, target: SQLiteTarget,
-                              fullTextIndexes: [String: URL] = [:]) throws -> (PendingTargetBundle, [String], [TargetProblem]) {
+                              fullTextIndexes: [String: URL] = [:], stop: StopSignal = StopSignal()) throws -> (PendingTargetBundle, [String], [TargetProblem]) {
         let temporary = KilnFileNames.temporary(for: destination)
         let scratch = KilnFileNames.staging(for: destination)
         for file in [temporary, scratch] {
@@ -206,7 +261,7 @@ package struct PendingTargetBundle: Sendable {
                 indexed[name] = "kiln_index\(number + 1)"
                 try database.execute("ATTACH DATABASE \(quoteLiteral(index.path)) AS \(quoteIdentifier("kiln_index\(number + 1)"))")
             }
-            let (notes, problems) = try database.transaction {
+            let (notes, problems) = try database.stopping(when: stop) { try database.transaction {
                 let converted = try TargetSQL.convert(database, manifest: manifest, target: target, source: "kiln_source", indexed: indexed)
                 let metadata = quoteIdentifier(BundleWriter.metadataTable)
                 try database.execute("INSERT INTO \(metadata) (key, value) VALUES ('bundle.target', \(quoteLiteral(target.platform)))")
@@ -215,13 +270,13 @@ package struct PendingTargetBundle: Sendable {
                     try database.execute("INSERT INTO \(metadata) (key, value) SELECT 'rows.' || \(quoteLiteral(spatial.name)), count(*) FROM \(quoteIdentifier(spatial.name))")
                 }
                 return converted
-            }
+            } }
             try database.execute("DETACH DATABASE kiln_source")
             for schema in indexed.values.sorted() { try database.execute("DETACH DATABASE \(quoteIdentifier(schema))") }
             // The earlier way's first copy was a VACUUM INTO, which counts one schema change more.
             let cookie = try database.rows("PRAGMA schema_version").first?.values.first?.number ?? 0
             try database.execute("PRAGMA schema_version = \(Int64(cookie) + 1)")
-            try database.execute("VACUUM INTO \(quoteLiteral(temporary.path))")
+            try database.stopping(when: stop) { try database.execute("VACUUM INTO \(quoteLiteral(temporary.path))") }
             try database.close()
             let bundle = try Database(path: temporary.path, mode: .readWrite, functions: KilnSQLFunctions.all)
             defer { try? bundle.close() }
