@@ -56,6 +56,13 @@ package final class LookupIndexes {
         try database.pausingTimeLimit {
             let set = sets[position]
             try inWritePhase {
+                // A small cache and one sorter thread: the index is built beside the bundle's and the full-text
+                // thread's caches, and SQLite's sorter holds the cache's size in memory for each of its threads (a
+                // 1 GB travel guide's build peaked 20-30 MB higher with the staging cache and two sorter threads).
+                let threads = Int(try database.rows("PRAGMA threads").first?.values.first?.number ?? 0)
+                let cache = Int(try database.rows("PRAGMA main.cache_size").first?.values.first?.number ?? -2000)
+                try database.execute("PRAGMA threads = 0; PRAGMA main.cache_size = -4096")
+                defer { try? database.execute("PRAGMA threads = \(threads); PRAGMA main.cache_size = \(cache)") }
                 try database.execute("CREATE INDEX \(quoteIdentifier("kiln_lookup_\(position + 1)")) ON \(quoteIdentifier(set.table)) (\(set.columns.map(quoteIdentifier).joined(separator: ", ")))")
             }
         }
