@@ -178,6 +178,12 @@ public enum Builder {
             let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
             bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
         }
+        // The sources' cache entries, written on a thread of their own once every source is staged; waited for before
+        // the staging file goes (this `defer` runs before the one that removes it).
+        var reused: [(source: String, files: Int, of: Int)] = []
+        var sourceEntryDamaged = false
+        var storingSources: BackgroundThread<Void>?
+        defer { try? storingSources?.wait() }
         do {
             let digests = { cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests }
             if options.useCache { sourceCache?.prepare(digests: digests, log: log) }
@@ -214,6 +220,12 @@ public enum Builder {
             // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
             // full-text copies and the bundle's thread have returned their read leases (`StagingDatabase`).
             try staging.fillQueryTables()
+            // What was read stays reusable, whatever becomes of the bundle (the next build, after a fix, reads only
+            // what the fix changed): every source is staged, so their entries are written from here on, reading
+            // staging under read leases, while the rules are checked and the bundle written. The cache is handed over.
+            reused = sourceCache?.reused ?? []
+            sourceEntryDamaged = sourceCache?.foundDamaged == true
+            storingSources = sourceCache.map { SourceCache.storing($0, staging: staging.file, inputs: inputs) }
             if !log.hasErrors {
                 for table in shipped where !handedOut.contains(table.name) {
                     try tableStaged(table, staging)
@@ -252,14 +264,6 @@ public enum Builder {
 
         // The rules' connection is closed: hand its memory back before the bundle's caches fill.
         ProcessHeap.releaseFreeMemory()
-        // What was read stays reusable, whatever becomes of the bundle (the next build, after a fix, reads only what the
-        // fix changed): the sources' cache entries are written from the staging file, which nothing writes any more, on
-        // a thread of their own while the bundle is finished. The cache is handed over; it is waited for before the
-        // staging file goes (the `defer` runs before the one that removes it).
-        let reused = sourceCache?.reused ?? []
-        let sourceEntryDamaged = sourceCache?.foundDamaged == true
-        let storingSources = sourceCache.map { SourceCache.storing($0, stagingURL: stagingURL, inputs: inputs) }
-        defer { try? storingSources?.wait() }
         var pending: PendingBundle?
         defer { pending?.discard() }
         var comparison: BundleDiff?

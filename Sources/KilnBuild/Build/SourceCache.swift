@@ -462,44 +462,45 @@ package final class SourceCache {
         }
     }
 
-    /// Starts `store` on a thread of its own (`kiln cache entries`), so that the build finishes its bundle meanwhile.
-    /// `cache` is handed over (docs/CONCURRENCY.md): the caller does not touch it again, and waits for the thread
-    /// before the staging file `stagingURL` is removed.
-    package static func storing(_ cache: SourceCache, stagingURL: URL, inputs: [String: String]) -> BackgroundThread<Void> {
+    /// Starts `store` on a thread of its own (`kiln cache entries`), so that the build checks its rules and finishes
+    /// its bundle meanwhile. `cache` is handed over (docs/CONCURRENCY.md): the caller does not touch it again, and
+    /// waits for the thread before the staging file `staging` owns is removed.
+    package static func storing(_ cache: SourceCache, staging: StagingDatabase, inputs: [String: String]) -> BackgroundThread<Void> {
         let handoff = Handoff(cache)
         return BackgroundThread(name: "kiln cache entries") {
             // The bundle's thread and the builder's are the build's longest path; the entries are waited for only
             // at its end, so this thread steps back for them (`ThreadPriority`).
             ThreadPriority.stepBack()
-            handoff.value.store(stagingURL: stagingURL, inputs: inputs)
+            handoff.value.store(staging: staging, inputs: inputs)
         }
     }
 
     /// Writes a new entry for every source this build staged but did not copy whole from its entry, from the staging
-    /// file `stagingURL` (rows) and `inputs` (each file's SHA-256). A source that cannot be stored is left without an
-    /// entry (its next build reads it). Called once the staging file's owner has closed it (no write phase can follow):
-    /// its own connection only reads the file, beside the bundle's and the full-text thread's read leases.
-    package func store(stagingURL: URL, inputs: [String: String]) {
+    /// file `staging` owns (rows) and `inputs` (each file's SHA-256). A source that cannot be stored is left without an
+    /// entry (its next build reads it). Called once every source is staged (their rows do not change any more): each
+    /// entry reads staging under a read lease (`StagingDatabase.lease`), so that a write phase (a rule's lookup index)
+    /// waits for the copy and the copy for the phase.
+    package func store(staging: StagingDatabase, inputs: [String: String]) {
         guard entries.usable else { return }
         for (position, source) in pipeline.sources.enumerated() {
             guard let staged = staged[position], plans[position]?.whole != true else { continue }
             entries.store(source.spec.name, key: SourceCache.key(source, manifest: pipeline.manifest, examplesPerCode: examplesPerCode)) { database in
-                try write(source, staged, stagingURL: stagingURL, inputs: inputs, to: database)
+                try write(source, staged, staging: staging, inputs: inputs, to: database)
             }
         }
     }
 
     /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
-    private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], to destination: URL) throws {
+    private func write(_ source: CompiledSource, _ staged: Staged, staging: StagingDatabase, inputs: [String: String], to destination: URL) throws {
         try FileSync.write(destination) { temporary in
-            try write(source, staged, stagingURL: stagingURL, inputs: inputs, into: temporary)
+            try write(source, staged, staging: staging, inputs: inputs, into: temporary)
         }
     }
 
     /// Writes the entry database of `source` as the new file `temporary`.
-    private func write(_ source: CompiledSource, _ staged: Staged, stagingURL: URL, inputs: [String: String], into temporary: URL) throws {
+    private func write(_ source: CompiledSource, _ staged: Staged, staging: StagingDatabase, inputs: [String: String], into temporary: URL) throws {
         let tables = SourceCache.tables(of: source, in: pipeline.manifest)
-        let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all)
+        let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
         do {
             try database.execute("PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try SchemaSQL.createStagingTables(tables, in: database)
@@ -511,7 +512,8 @@ package final class SourceCache {
                 CREATE TABLE _findings (seq INTEGER PRIMARY KEY, position INTEGER NOT NULL, code TEXT NOT NULL, severity TEXT NOT NULL,
                                         message TEXT NOT NULL, file TEXT, line INTEGER, col INTEGER, once TEXT)
                 """)
-            _ = try database.rows("ATTACH DATABASE ? AS staging", [.text(stagingURL.path)])
+            let lease = staging.lease()
+            try lease.attach(to: database, as: "staging")
             try database.execute("BEGIN")
             let addFile = try database.prepare("INSERT INTO _files (position, path, sha256) VALUES (?, ?, ?)")
             var positions: [String: Int] = [:]
@@ -554,7 +556,7 @@ package final class SourceCache {
                                     place?.column.map { .integer(Int64($0)) } ?? .null, finding.once.map { .text($0) } ?? .null])
             }
             try database.execute("COMMIT")
-            try database.execute("DETACH DATABASE staging")
+            try lease.release(detaching: "staging", from: database)
             try database.close()
         } catch {
             try? database.close()
