@@ -168,15 +168,15 @@ package final class BundleTables: @unchecked Sendable {
         return try targetsResult.get()
     }
 
-    /// Stops the writing (a table not yet staged is never written; one being written stops), waits for its thread
-    /// (and the targets' bundles it writes, which are removed unless taken), closes the database and removes the
-    /// temporary file (unless handed over). Calling it again does nothing more.
+    /// Stops the writing (a table not yet staged is never written; one being written stops, and so do the targets'
+    /// bundles unless taken), waits for its thread, removes the targets' bundles not taken, closes the database and
+    /// removes the temporary file (unless handed over). Calling it again does nothing more.
     package func discard() {
         condition.lock()
-        if !handedOver {
-            cancelled = true
-            stop.raise()
-        }
+        if !handedOver { cancelled = true }
+        // The targets' bundles not taken yet are not wanted either: their SQL stops too, also once the bundle itself
+        // was handed over (a build whose last checks failed).
+        if !handedOver || !targetsHandedOver { stop.raise() }
         condition.broadcast()
         condition.unlock()
         done.wait()
