@@ -16,11 +16,14 @@ public struct Provenance: Hashable, Codable, Sendable {
     public var line: Int?
     /// The 1-based column, when known.
     public var column: Int?
+    /// The URL the file was fetched from (`kiln fetch`'s capture record), when it was.
+    public var url: String?
 
-    public init(file: String, line: Int? = nil, column: Int? = nil) {
+    public init(file: String, line: Int? = nil, column: Int? = nil, url: String? = nil) {
         self.file = file
         self.line = line
         self.column = column
+        self.url = url
     }
 
     /// `file:line:column`, as compilers print it.
@@ -76,10 +79,16 @@ public struct Diagnostic: Codable, Hashable, Sendable {
     /// The characters of a cut message's end that are kept.
     public static let keptMessageEnd = 400
 
-    /// `file:line: severity: message [code]`.
+    /// `file:line: severity: message [code]`, and the URL the file came from when the message does not name it.
     public var formatted: String {
         let place = provenance.map { $0.location + ": " } ?? ""
-        return "\(place)\(severity.rawValue): \(message) [\(code)]"
+        return "\(place)\(severity.rawValue): \(message) [\(code)]" + fetchedFrom
+    }
+
+    /// ` (fetched from URL)` for a finding about a fetched file whose message does not name its URL; else empty.
+    public var fetchedFrom: String {
+        guard let url = provenance?.url, !message.contains(url) else { return "" }
+        return " (fetched from \(url))"
     }
 }
 

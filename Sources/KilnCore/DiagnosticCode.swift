@@ -162,6 +162,14 @@ extension DiagnosticCode {
     public static let diffDerived = DiagnosticCode("diff.derived", .warning, "A derived column named in thresholds that no table has (a typo).")
     public static let diffThreshold = DiagnosticCode("diff.threshold", .error, "More rows removed or changed since the baseline than the thresholds allow.")
 
+    // MARK: - kiln fetch, and the build's check of what it fetched
+    public static let fetchFailed = DiagnosticCode("fetch.failed", .error, "A URL could not be fetched (an error status, a failed or cut transfer, a limit, a content type that does not fit) and there is no earlier copy of its file.")
+    public static let fetchKept = DiagnosticCode("fetch.kept", .warning, "A URL's new response was refused or its transfer failed; the earlier copy of its file is kept.")
+    public static let fetchDisallowed = DiagnosticCode("fetch.disallowed", .error, "robots.txt disallows a URL the manifest lists; no request was made.")
+    public static let fetchEdited = DiagnosticCode("fetch.edited", .warning, "A fetched file's bytes differ from those its capture recorded: it was edited after kiln fetch saved it.")
+    public static let fetchMissing = DiagnosticCode("fetch.missing", .error, "A file the capture record lists for a fetching source is not there: fetch again, or restore it.")
+    public static let fetchUncaptured = DiagnosticCode("fetch.uncaptured", .warning, "A fetching source's file that no capture lists: it did not come from kiln fetch, so no URL leads to it.")
+
     // MARK: - kiln export
     public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period ends within its servicePeriod.warnDays (30) of the export date, or has ended.")
 
@@ -209,5 +217,6 @@ extension DiagnosticCode {
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,
+        fetchFailed, fetchKept, fetchDisallowed, fetchEdited, fetchMissing, fetchUncaptured,
     ]
 }

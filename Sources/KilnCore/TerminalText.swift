@@ -64,7 +64,7 @@ extension Diagnostic {
     /// `formatted`, with the file and the message escaped (`TerminalText.escape`), for human-readable output.
     public var displayLine: String {
         let place = provenance.map { TerminalText.escape($0.location) + ": " } ?? ""
-        return "\(place)\(severity.rawValue): \(TerminalText.escape(message)) [\(code)]"
+        return "\(place)\(severity.rawValue): \(TerminalText.escape(message)) [\(code)]" + TerminalText.escape(fetchedFrom)
     }
 }
 

@@ -5,3 +5,4 @@
 @_exported import KilnManifest
 @_exported import KilnReaders
 @_exported import KilnBuild
+@_exported import KilnFetch

@@ -23,9 +23,11 @@ package struct ManifestDocument: Decodable {
     package var patch: PatchSettings
     package var description: String?
     package var targets: [SQLiteTarget]
+    /// `kiln fetch`'s settings for every fetching source; `nil` when the manifest has none.
+    package var fetch: FetchSettings?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets, exportsFrom
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets, exportsFrom, fetch
     }
 
     package init(from decoder: Decoder) throws {
@@ -46,6 +48,7 @@ package struct ManifestDocument: Decodable {
         limits = try c.decodeIfPresent(ManifestLimits.self, forKey: .limits) ?? ManifestLimits()
         patch = try c.decodeIfPresent(PatchSettings.self, forKey: .patch) ?? PatchSettings()
         targets = try c.decodeIfPresent(TargetList.self, forKey: .targets)?.targets ?? []
+        fetch = try c.decodeIfPresent(FetchSettings.self, forKey: .fetch)
         let shipped = tables.filter(\.ship).map(\.name)
         for name in limits.tables.keys.sorted() where !shipped.contains(name) {
             throw DecodingError.dataCorrupted(.init(
@@ -200,7 +203,7 @@ extension SpatialSpec: Decodable {
 }
 
 extension SourceSpec: Decodable {
-    package enum CodingKeys: String, CodingKey, CaseIterable { case name, description, format, path, options, into, columns }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case name, description, format, path, options, into, columns, fetch }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -208,6 +211,7 @@ extension SourceSpec: Decodable {
         description = try c.decodeIfPresent(String.self, forKey: .description)
         format = try c.decode(String.self, forKey: .format)
         path = try c.decode(String.self, forKey: .path)
+        fetch = try c.decodeIfPresent(SourceFetch.self, forKey: .fetch)
         options = try c.decodeIfPresent(JSONValue.self, forKey: .options) ?? .object([:])
         let prefix = keyPathString(c.codingPath)
         if !c.contains(.into) || (try? c.decode(String.self, forKey: .into)) != nil {

@@ -34,6 +34,11 @@ public struct Manifest: Sendable {
     public var description: String? = nil
     /// The devices the bundle must open on (`targets`), sorted by platform; empty: not checked.
     public var targets: [SQLiteTarget] = []
+    /// `kiln fetch`'s settings (`fetch`), the defaults when the manifest has none.
+    public var fetch = FetchSettings()
+    /// What the capture record (`kiln.fetch.json`) says of each fetching source, by source name, once the loader read
+    /// it; the bundle's metadata records it.
+    public var captured: [String: CapturedSource] = [:]
     /// The manifest file.
     public var file: URL
     /// The lowercase hexadecimal SHA-256 of the manifest's bytes as they were read (vocabularies and normalizers
@@ -185,6 +190,8 @@ public struct SourceSpec: Sendable {
     public var path: String
     /// Format options, decoded by the reader of `format`.
     public var options: JSONValue
+    /// Where `kiln fetch` gets the source's files (`nil`: they are not fetched).
+    public var fetch: SourceFetch? = nil
     /// Where each kind of record goes, in kind-name order: `into: "table"` with `columns` is one target for the
     /// reader's default kind; `into: {kind: {table, columns}, …}` one per kind named.
     public var targets: [SourceTarget]

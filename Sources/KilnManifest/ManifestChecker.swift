@@ -44,6 +44,7 @@ package struct ManifestChecker {
                 }
             }
         }
+        try checkFetchedFiles()
         let sqlRules = SQLRuleCheck(manifest: manifest)
         for (index, rule) in manifest.rules.enumerated() { try checkRule(rule, path: "rules[\(index)]", sqlRules: sqlRules) }
         // Query tables and export queries run later (the build, the export), but SQL whose result chance or the clock
@@ -186,5 +187,35 @@ package struct ManifestChecker {
 
     private func require(_ condition: Bool, _ path: String, _ message: String) throws {
         if !condition { throw issue(path, message) }
+    }
+
+    /// Every fetched file is one the source reads (its `path` names it) and no other source's: a URL saved where the
+    /// build never looks would be fetched for nothing, silently.
+    private func checkFetchedFiles() throws {
+        var owners: [String: String] = [:]
+        for (index, source) in manifest.sources.enumerated() {
+            guard let fetch = source.fetch else { continue }
+            let path = "sources[\(index)]"
+            let components = source.path.split(separator: "/").map(String.init)
+            let last = components.last ?? ""
+            let glob = last.contains("*") || last.contains("?")
+            try require(!source.path.hasPrefix("/") && !components.contains(".."), path + ".path",
+                        "a fetched source's path must stay inside the pipeline folder, found \"\(source.path)\"")
+            if fetch.single {
+                try require(!glob, path + ".fetch.url", "url is saved as the file path names, but \"\(source.path)\" is a glob: name one file, or use urls")
+            } else {
+                try require(glob, path + ".fetch.urls", "urls are saved in the folder of path, each under its URL's last path segment: path must be a glob there (\"\(components.dropLast().joined(separator: "/"))/*.html\"), found \"\(source.path)\"")
+            }
+            for (position, (url, file)) in FetchFileName.files(for: fetch, path: source.path).enumerated() {
+                let key = fetch.single ? path + ".fetch.url" : path + ".fetch.urls[\(position)]"
+                let name = String(file.split(separator: "/").last ?? "")
+                try require(!glob || FileCalls.matches(name, pattern: last), key,
+                            "\"\(url)\" would be saved as \"\(file)\", which path \"\(source.path)\" does not match: the build would never read it")
+                if let other = owners[file.lowercased()], other != source.name {
+                    throw issue(key, "\"\(url)\" would be saved as \"\(file)\", where source \"\(other)\" saves a URL too")
+                }
+                owners[file.lowercased()] = source.name
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ struct CommandLineTool {
     let arguments: [String]
 
     static let commands: [CommandEntry] = [
-        CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(PatchCommand.self), CommandEntry(ApplyCommand.self), CommandEntry(ExtractCommand.self),
+        CommandEntry(FetchCommand.self), CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(PatchCommand.self), CommandEntry(ApplyCommand.self), CommandEntry(ExtractCommand.self),
         CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(ReportCommand.self), CommandEntry(CodesCommand.self),
         CommandEntry(CompletionsCommand.self),
     ]

@@ -14,6 +14,8 @@ public struct BuildReport: Encodable {
         package var file: String?
         package var line: Int?
         package var column: Int?
+        /// The URL the file was fetched from (absent for a file kiln fetch did not capture).
+        package var url: String?
     }
 
     /// A table's row count, its bytes (when the bundle was written) and the manifest's description of it.
@@ -135,7 +137,7 @@ public struct BuildReport: Encodable {
         }
         diagnostics = outcome.diagnostics.map {
             Entry(code: $0.code, severity: $0.severity, message: $0.message,
-                  file: $0.provenance?.file, line: $0.provenance?.line, column: $0.provenance?.column)
+                  file: $0.provenance?.file, line: $0.provenance?.line, column: $0.provenance?.column, url: $0.provenance?.url)
         }
     }
 

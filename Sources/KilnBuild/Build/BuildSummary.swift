@@ -82,7 +82,7 @@ public struct BuildSummary {
     public func format(_ diagnostic: Diagnostic) -> String {
         guard var place = diagnostic.provenance else { return TerminalText.escape(diagnostic.message) }
         place.file = pathPrefix + place.file
-        return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message)
+        return TerminalText.escape(place.location) + ": " + TerminalText.escape(diagnostic.message + diagnostic.fetchedFrom)
     }
 
     /// The lines saying what came from the build cache: the sources whose rows came (in part) from it (`reused from

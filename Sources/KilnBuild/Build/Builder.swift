@@ -215,6 +215,8 @@ public enum Builder {
                     }
                 }
             }
+            // Fetched files are checked against their captures now that every input's digest is known.
+            FetchedInputs.check(pipeline, digests: inputs, log: log)
             // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
             ProcessHeap.releaseFreeMemory()
             // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
@@ -303,7 +305,8 @@ public enum Builder {
             (targetBundles, targetOutputs) = try takeTargetBundles(from: bundleTables, beside: pending, log: log)
         }
         var outcome = BuildOutcome(bundle: manifest.bundle, output: output, reportURL: reportURL,
-                                   built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs, diagnostics: log.sorted)
+                                   built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs,
+                                   diagnostics: FetchedInputs.traced(log.sorted, pipeline))
         outcome.comparison = comparison
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored

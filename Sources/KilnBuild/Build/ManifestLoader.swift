@@ -89,6 +89,8 @@ public struct CompiledPipeline {
     public let manifest: Manifest
     public let sources: [CompiledSource]
     package let locator: JSON5Locator
+    /// The capture record of the fetching sources' files (`kiln.fetch.json`), when the inputs were resolved.
+    public var captures = CaptureRecord()
 
     /// The source and kind of record named `name`: `SOURCE`, or `SOURCE.KIND` for a source that fills several tables.
     /// - Throws: `KilnError.usage` naming the sources when there is no such source.
@@ -137,8 +139,16 @@ public enum ManifestLoader {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw KilnError.io("cannot read \(file.path)")
         }
-        let (manifest, locator) = try ManifestParser.parse(data, file: file)
+        var (manifest, locator) = try ManifestParser.parse(data, file: file)
         let displayName = file.path
+        // What kiln fetch recorded of the fetching sources: the build checks their files and names their URLs.
+        var captures = CaptureRecord()
+        if resolvingInputs, manifest.sources.contains(where: { $0.fetch != nil }) {
+            let listed = Set(manifest.sources.flatMap { source in (source.fetch?.urls ?? []).map { "\(source.name)\n\($0)" } })
+            captures = try CaptureRecord.read(CaptureRecord.url(besides: file))
+            captures.captures.removeAll { !listed.contains("\($0.source)\n\($0.url)") }
+            manifest.captured = captures.sources
+        }
         func issue(_ keyPath: String, _ message: String) -> KilnError {
             .manifest(ManifestIssue(file: displayName, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
         }
@@ -160,7 +170,9 @@ public enum ManifestLoader {
                 InputIdentity.shared.record(input.url, identity: identity)
             }
         }
-        return CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
+        var pipeline = CompiledPipeline(manifest: manifest, sources: sources, locator: locator)
+        pipeline.captures = captures
+        return pipeline
     }
 
     /// `manifest` with the exports of the manifest its `exportsFrom` names (relative to its folder) after its own:
@@ -221,7 +233,9 @@ public enum ManifestLoader {
         let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
         let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
-        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0) } : []
+        // A fetching source's files come from kiln fetch: a build before the first fetch says so.
+        let hint = source.fetch == nil ? "" : " (this source is fetched: run kiln fetch on the pipeline first)"
+        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0 + hint) } : []
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
     }
 

@@ -217,6 +217,11 @@ package struct BundleWriter {
         ]
         entries += inputs.map { ("input.\($0.key).sha256", $0.value) }
         entries += counts.map { ("rows.\($0.0)", String($0.1)) }
+        // What kiln fetch captured of each fetching source: its URLs and the newest capture (never the verification
+        // time, so that a refresh that found nothing new builds the same bytes).
+        for (source, captured) in manifest.captured {
+            entries += [("source.\(source).urls", String(captured.urls)), ("source.\(source).captured", captured.newestCapture)]
+        }
         let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
         for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
     }

@@ -120,7 +120,7 @@ public func githubAnnotation(_ diagnostic: Diagnostic) -> String {
         if let column = place.column { properties.append("col=\(column)") }
     }
     properties.append("title=" + escapeProperty(diagnostic.code))
-    return "::\(command) \(properties.joined(separator: ","))::\(escapeData(diagnostic.message))"
+    return "::\(command) \(properties.joined(separator: ","))::\(escapeData(diagnostic.message + diagnostic.fetchedFrom))"
 }
 
 /// Text as XML character data: `&`, `<`, `>` escaped, and characters XML 1.0 cannot hold replaced by U+FFFD.

@@ -1,0 +1,292 @@
+internal import CCurl
+import Foundation
+
+/// One HTTP GET as `kiln fetch` asks for it: the URL, the headers, and the limits the transfer must stay within.
+/// Redirects are not followed here: a 3xx comes back with its `Location` resolved (`HTTPResponse.redirectURL`), and
+/// the caller decides whether to follow it.
+public struct HTTPRequest: Sendable {
+    /// An absolute `http` or `https` URL; libcurl is told to speak no other protocol.
+    public var url: String
+    /// Extra request headers, `Name: value` each (validators, `Range`).
+    public var headers: [String] = []
+    /// The `User-Agent` header.
+    public var userAgent: String
+    /// The whole transfer's time limit, in seconds.
+    public var timeout: Double
+    /// How long a connection may take to open, in seconds.
+    public var connectTimeout: Double = 15
+    /// A body that moves no byte for this many seconds is a stall: the transfer stops.
+    public var stallSeconds: Int = 15
+    /// The most body bytes accepted as they arrive (Content-Encoding included).
+    public var maxTransferredBytes: Int64
+    /// The most body bytes accepted once decoded (a decompression bomb stops here).
+    public var maxDecodedBytes: Int64
+    /// True to offer the encodings libcurl decodes (gzip, deflate, br, zstd) and hand out the decoded body.
+    public var decode = true
+    /// True to refuse a connection to a loopback, private, link-local or otherwise non-public address.
+    public var refuseNonPublicAddresses = false
+
+    /// A GET of `url` sending `userAgent`, within `timeout` seconds and `maxBytes` bytes (as sent and decoded).
+    public init(url: String, userAgent: String, timeout: Double, maxBytes: Int64) {
+        self.url = url
+        self.userAgent = userAgent
+        self.timeout = timeout
+        maxTransferredBytes = maxBytes
+        maxDecodedBytes = maxBytes
+    }
+}
+
+/// A response header as received.
+public struct HTTPHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+}
+
+/// What a server answered: the status, the headers of the final response, and what the body cost.
+public struct HTTPResponse: Sendable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The status line's protocol and reason as received (`HTTP/1.1 200 OK`).
+    public var statusLine: String
+    /// The headers, in the order received.
+    public var headers: [HTTPHeader]
+    /// For a redirect, its `Location` resolved against the request's URL.
+    public var redirectURL: String?
+    /// The address the connection went to.
+    public var address: String
+    /// Body bytes as they arrived (before any Content-Encoding was decoded).
+    public var transferredBytes: Int64
+    /// Body bytes handed to the receiver (decoded).
+    public var decodedBytes: Int64
+
+    /// The value of the first header named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Why a transfer stopped before its response was complete.
+public struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
+    /// The kinds of failure the fetch layer tells apart (a retry is worth it for some, not for others).
+    public enum Kind: Sendable, Equatable {
+        /// The time limit passed, or the body stalled.
+        case timedOut
+        /// The host could not be resolved or reached, or the connection was reset or cut short.
+        case connection
+        /// The body grew past a size limit (`maxTransferredBytes` or `maxDecodedBytes`).
+        case tooLarge
+        /// The connection would have gone to a non-public address (`refuseNonPublicAddresses`).
+        case nonPublicAddress
+        /// The receiver refused the body (it could not store it).
+        case refusedByReceiver
+        /// TLS or the encoding failed, or libcurl refused the request.
+        case other
+    }
+
+    public var kind: Kind
+    /// libcurl's message, with the limit or address that stopped the transfer when it was one of Kiln's.
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// One libcurl easy handle, reused request after request (its connections stay open for the next one to the same
+/// host). Not `Sendable`: one thread uses a client at a time; each fetch worker has its own.
+public final class HTTPClient {
+    private let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+
+    /// A client with no connection open yet.
+    /// - Throws: `HTTPTransferError` when libcurl cannot start.
+    public init() throws {
+        guard HTTPClient.initialized, let made = curl_easy_init() else {
+            throw HTTPTransferError(kind: .other, message: "libcurl could not start")
+        }
+        handle = made
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    /// Sends `request` and hands each chunk of a 2xx body to `receive` (decoded when `request.decode`); the body of any
+    /// other status is read and dropped. `receive` returns false to stop the transfer.
+    /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
+    public func get(_ request: HTTPRequest, receive: (Data) -> Bool) throws -> HTTPResponse {
+        curl_easy_reset(handle)
+        errorBuffer[0] = 0
+        return try withoutActuallyEscaping(receive) { receive in
+            let state = TransferState(request: request, receive: receive)
+            let context = Unmanaged.passUnretained(state).toOpaque()
+            var headerList: UnsafeMutablePointer<curl_slist>?
+            defer { curl_slist_free_all(headerList) }
+            for header in request.headers { headerList = curl_slist_append(headerList, header) }
+            state.handle = handle
+            var failed = false
+            func set(_ code: CURLcode) { if code != CURLE_OK { failed = true } }
+            set(kiln_curl_set_string(handle, CURLOPT_URL, request.url))
+            set(kiln_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"))
+            set(kiln_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0))
+            set(kiln_curl_set_long(handle, CURLOPT_NOSIGNAL, 1))
+            set(kiln_curl_set_string(handle, CURLOPT_USERAGENT, request.userAgent))
+            set(kiln_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList))
+            set(kiln_curl_set_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(request.timeout * 1000))))
+            set(kiln_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(request.connectTimeout * 1000))))
+            set(kiln_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1))
+            set(kiln_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, request.stallSeconds)))
+            if request.decode {
+                set(kiln_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, ""))
+            } else {
+                set(kiln_curl_set_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0))
+            }
+            set(kiln_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer))
+            set(kiln_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION, transferBody))
+            set(kiln_curl_set_pointer(handle, CURLOPT_WRITEDATA, context))
+            set(kiln_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, transferHeader))
+            set(kiln_curl_set_pointer(handle, CURLOPT_HEADERDATA, context))
+            set(kiln_curl_set_long(handle, CURLOPT_NOPROGRESS, 0))
+            set(kiln_curl_set_progress_callback(handle, transferProgress))
+            set(kiln_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
+            set(kiln_curl_set_prereq_callback(handle, transferPrerequest))
+            set(kiln_curl_set_pointer(handle, CURLOPT_PREREQDATA, context))
+            if failed { throw HTTPTransferError(kind: .other, message: "libcurl refused the request's options for \(request.url)") }
+            let code = curl_easy_perform(handle)
+            state.handle = nil
+            if let stop = state.stop { throw stop }
+            guard code == CURLE_OK else { throw failure(code) }
+            var status = 0
+            _ = kiln_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            var transferred: curl_off_t = 0
+            _ = kiln_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &transferred)
+            return HTTPResponse(status: status, statusLine: state.statusLine, headers: state.headers,
+                                redirectURL: info(CURLINFO_REDIRECT_URL), address: info(CURLINFO_PRIMARY_IP) ?? "",
+                                transferredBytes: Int64(transferred), decodedBytes: state.decoded)
+        }
+    }
+
+    private func info(_ key: CURLINFO) -> String? {
+        var text: UnsafeMutablePointer<CChar>?
+        guard kiln_curl_get_string(handle, key, &text) == CURLE_OK, let text else { return nil }
+        return String(cString: text)
+    }
+
+    private func failure(_ code: CURLcode) -> HTTPTransferError {
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: return HTTPTransferError(kind: .timedOut, message: message)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING,
+             CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return HTTPTransferError(kind: .connection, message: message)
+        case CURLE_FILESIZE_EXCEEDED: return HTTPTransferError(kind: .tooLarge, message: message)
+        default: return HTTPTransferError(kind: .other, message: message)
+        }
+    }
+
+    /// Whether `address` (an IPv4 or IPv6 address as text) is one a public host may not redirect to: loopback,
+    /// private (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified, multicast or reserved.
+    public static func isNonPublic(_ address: String) -> Bool {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 {
+            let value = UInt32(bigEndian: v4.s_addr)
+            let a = value >> 24, b = (value >> 16) & 0xFF
+            return a == 0 || a == 10 || a == 127 || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b))
+                || (a == 192 && b == 168) || (a == 100 && (64...127).contains(b)) || a >= 224
+        }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &v6) == 1 else { return true }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return isNonPublic(bytes[12..<16].map(String.init).joined(separator: "."))
+        }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return true }
+        return bytes[0] == 0xFF || (bytes[0] & 0xFE) == 0xFC || (bytes[0] == 0xFE && (bytes[1] & 0xC0) == 0x80)
+    }
+}
+
+/// What libcurl's callbacks share during one transfer.
+private final class TransferState {
+    let request: HTTPRequest
+    let receive: (Data) -> Bool
+    var handle: UnsafeMutableRawPointer?
+    var headers: [HTTPHeader] = []
+    var statusLine = ""
+    var decoded: Int64 = 0
+    var stop: HTTPTransferError?
+
+    init(request: HTTPRequest, receive: @escaping (Data) -> Bool) {
+        self.request = request
+        self.receive = receive
+    }
+
+    var status: Int {
+        var status = 0
+        if let handle { _ = kiln_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status) }
+        return status
+    }
+}
+
+private func transferBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let context else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let length = size * count
+    state.decoded += Int64(length)
+    if state.decoded > state.request.maxDecodedBytes {
+        state.stop = HTTPTransferError(kind: .tooLarge, message: "the body is larger than \(state.request.maxDecodedBytes) bytes once decoded")
+        return 0
+    }
+    guard (200..<300).contains(state.status), length > 0, let bytes else { return length }
+    guard state.receive(Data(bytes: bytes, count: length)) else {
+        state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: "the body could not be stored")
+        return 0
+    }
+    return length
+}
+
+private func transferHeader(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    let length = size * count
+    guard let context, let bytes else { return length }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let raw = Data(bytes: bytes, count: length)
+    let line = (String(data: raw, encoding: .utf8) ?? String(data: raw, encoding: .isoLatin1) ?? "")
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    if line.hasPrefix("HTTP/") {
+        // A new response (after a 100 Continue, say): only the last one's headers count.
+        state.headers = []
+        state.statusLine = line
+    } else if let colon = line.firstIndex(of: ":") {
+        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        state.headers.append(HTTPHeader(name: name, value: value))
+    }
+    return length
+}
+
+private func transferProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloadNow: curl_off_t,
+                              _ uploadTotal: curl_off_t, _ uploadNow: curl_off_t) -> Int32 {
+    guard let context else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let limit = state.request.maxTransferredBytes
+    if Int64(downloadTotal) > limit || Int64(downloadNow) > limit {
+        state.stop = HTTPTransferError(kind: .tooLarge, message: "the body is larger than \(limit) bytes")
+        return 1
+    }
+    return 0
+}
+
+private func transferPrerequest(_ context: UnsafeMutableRawPointer?, _ address: UnsafeMutablePointer<CChar>?, _ local: UnsafeMutablePointer<CChar>?,
+                                _ port: Int32, _ localPort: Int32) -> Int32 {
+    guard let context, let address else { return CURL_PREREQFUNC_OK }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    let text = String(cString: address)
+    if state.request.refuseNonPublicAddresses, HTTPClient.isNonPublic(text) {
+        state.stop = HTTPTransferError(kind: .nonPublicAddress, message: "the connection would go to the non-public address \(text)")
+        return CURL_PREREQFUNC_ABORT
+    }
+    return CURL_PREREQFUNC_OK
+}

@@ -1,0 +1,283 @@
+import Foundation
+import KilnC
+import KilnCore
+import KilnManifest
+import KilnBuild
+
+/// One attempt at one URL: a conditional GET from the last capture, redirects followed by hand, the body streamed to
+/// a temporary file beside its destination while its SHA-256 is computed, and then the checks that decide whether it
+/// replaces the saved file — a good copy is never replaced by a worse one (an error status, a cut body, a content
+/// type that does not fit the source, a page that lost most of its size).
+struct URLFetch {
+    /// How an attempt ended.
+    enum Ending {
+        /// The URL is done: its result, and its capture entry when there is one to record.
+        case finished(URLResult, CaptureRecord.Capture?)
+        /// Worth another attempt after this many seconds (a timeout, a reset, a 5xx, a 429 or 503's `Retry-After`);
+        /// the result says what this attempt cost.
+        case retry(after: TimeInterval, URLResult)
+    }
+
+    let job: FetchJob
+    let attempt: Int
+    let directory: URL
+    let capture: CaptureRecord.Capture?
+    let queue: HostQueue
+    let client: HTTPClient
+
+    private var destination: URL { directory.appendingPathComponent(job.file) }
+
+    /// Runs the attempt.
+    func run() -> Ending {
+        var result = URLResult(source: job.source, url: job.url, file: job.file, outcome: .failed)
+        let saved = URLFetch.savedCopy(for: capture, in: directory, file: job.file)
+        result.keptPrevious = saved.exists
+        let settings = job.settings
+        var url = job.url
+        var redirects = 0
+        var firstAddressPublic: Bool?
+        let temporary = KilnFileNames.temporary(for: destination)
+        do {
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            return .finished(failing(result, reason: "cannot create the folder of \(job.file): \(error.localizedDescription)"), nil)
+        }
+        TemporaryFiles.shared.register(temporary)
+        defer {
+            try? FileManager.default.removeItem(at: temporary)
+            TemporaryFiles.shared.unregister(temporary)
+        }
+        while true {
+            var request = HTTPRequest(url: url, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(settings.maxBytes.bytes))
+            // Validators only for the URL the manifest lists, and only while the file they describe is there as saved.
+            if redirects == 0, saved.matches { request.headers = URLFetch.validators(for: capture, in: directory) }
+            request.refuseNonPublicAddresses = firstAddressPublic == true
+            let body: BodyFile
+            do {
+                body = try BodyFile(temporary)
+            } catch {
+                return .finished(failing(result, reason: "cannot write \(temporary.path): \(error)"), nil)
+            }
+            let response: HTTPResponse
+            do {
+                response = try client.get(request) { body.append($0) }
+                body.close()
+            } catch let error as HTTPTransferError {
+                body.close()
+                result.requests += 1
+                switch error.kind {
+                case .timedOut, .connection:
+                    return retryOrFail(result, reason: error.message, after: URLFetch.backoff(attempt))
+                case .tooLarge:
+                    return .finished(failing(result, reason: "\(error.message) (limit maxBytes: \(settings.maxBytes.phrase))"), nil)
+                case .nonPublicAddress:
+                    return .finished(failing(result, reason: "a redirect from a public host led to a non-public address: \(error.message)"), nil)
+                case .refusedByReceiver:
+                    return .finished(failing(result, reason: body.failure ?? error.message), nil)
+                case .other:
+                    return .finished(failing(result, reason: error.message), nil)
+                }
+            } catch {
+                body.close()
+                return .finished(failing(result, reason: "\(error)"), nil)
+            }
+            result.requests += 1
+            result.transferredBytes += response.transferredBytes
+            result.status = response.status
+            if firstAddressPublic == nil { firstAddressPublic = !HTTPClient.isNonPublic(response.address) }
+            switch response.status {
+            case 301, 302, 303, 307, 308:
+                guard let next = response.redirectURL else {
+                    return .finished(failing(result, reason: "HTTP \(response.status) without a Location"), nil)
+                }
+                redirects += 1
+                guard redirects <= settings.maxRedirects else {
+                    return .finished(failing(result, reason: "more than \(settings.maxRedirects) redirects (maxRedirects); the last led to \(next)"), nil)
+                }
+                if let problem = FetchURL.problem(next) {
+                    return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
+                }
+                if !(queue.allows(next) ?? RobotsFetch.read(FetchURL.origin(next) ?? next, settings: settings, client: client).rules.allows(next)) {
+                    return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
+                }
+                url = next
+                continue
+            case 304 where redirects == 0 && saved.matches:
+                return .finished(unchanged(result, response: response), updated(capture!, response: response))
+            case 429, 503:
+                let wait = URLFetch.retryAfter(response.header("Retry-After")) ?? URLFetch.backoff(attempt)
+                guard wait <= settings.maxRetryAfter else {
+                    return .finished(failing(result, reason: "HTTP \(response.status), and the server asks to wait \(Int(wait)) s, longer than maxRetryAfter (\(Int(settings.maxRetryAfter)) s)"), nil)
+                }
+                return retryOrFail(result, reason: "HTTP \(response.status)", after: wait)
+            case 500...599:
+                return retryOrFail(result, reason: "HTTP \(response.status)", after: URLFetch.backoff(attempt))
+            case 200...299 where response.status != 206:
+                return accept(result, response: response, body: body, temporary: temporary, saved: saved, finalURL: url)
+            default:
+                return .finished(failing(result, reason: "HTTP \(response.status)"), nil)
+            }
+        }
+    }
+
+    /// A 2xx body: kept when it is whole and fits, left aside when it is the saved file's bytes.
+    private func accept(_ result: URLResult, response: HTTPResponse, body: BodyFile, temporary: URL, saved: SavedCopy, finalURL: String) -> Ending {
+        let contentType = response.header("Content-Type")
+        guard FetchSettings.accepts(contentType, job.contentTypes) else {
+            return .finished(failing(result, reason: "the response is \(contentType ?? "untyped"), which does not fit the source (contentTypes: \(job.contentTypes.joined(separator: ", ")))"), nil)
+        }
+        let digest = body.digest
+        if saved.exists, digest == saved.sha256 {
+            let capture = self.capture.map { updated($0, response: response) } ?? newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL)
+            return .finished(unchanged(result, response: response), capture)
+        }
+        if saved.exists, job.settings.minSizeShare > 0, Double(body.bytes) < Double(saved.bytes) * job.settings.minSizeShare {
+            let share = Int((job.settings.minSizeShare * 100).rounded())
+            return .finished(failing(result, reason: "the new body has \(body.bytes) bytes, less than \(share)% of the saved copy's \(saved.bytes) (minSizeShare): a page that lost most of itself is not taken"), nil)
+        }
+        do {
+            try FileSync.replace(destination, with: temporary)
+        } catch {
+            return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
+        }
+        var done = result
+        done.outcome = .fetched
+        done.reason = nil
+        done.keptPrevious = false
+        return .finished(done, newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL))
+    }
+
+    private func newCapture(response: HTTPResponse, digest: String, bytes: Int64, finalURL: String) -> CaptureRecord.Capture {
+        let now = CaptureRecord.timestamp(Date())
+        var entry = CaptureRecord.Capture(source: job.source, url: job.url, file: job.file, status: response.status, sha256: digest,
+                                          bytes: Int(bytes), capturedAt: now, verifiedAt: now)
+        entry.etag = response.header("ETag")
+        entry.lastModified = response.header("Last-Modified")
+        entry.contentType = response.header("Content-Type")
+        entry.finalURL = finalURL == job.url ? nil : finalURL
+        return entry
+    }
+
+    /// The capture `capture` confirmed now, with the validators the response sent (a 304 may send new ones).
+    private func updated(_ capture: CaptureRecord.Capture, response: HTTPResponse) -> CaptureRecord.Capture {
+        var entry = capture
+        entry.verifiedAt = CaptureRecord.timestamp(Date())
+        if let etag = response.header("ETag") { entry.etag = etag }
+        if let modified = response.header("Last-Modified") { entry.lastModified = modified }
+        return entry
+    }
+
+    private func unchanged(_ result: URLResult, response: HTTPResponse) -> URLResult {
+        var done = result
+        done.outcome = .unchanged
+        done.keptPrevious = false
+        return done
+    }
+
+    private func failing(_ result: URLResult, reason: String) -> URLResult {
+        var failed = result
+        failed.outcome = .failed
+        failed.reason = reason
+        return failed
+    }
+
+    private func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {
+        guard attempt <= job.settings.retries else {
+            let tries = attempt == 1 ? "" : " (after \(attempt) attempts)"
+            return .finished(failing(result, reason: reason + tries), nil)
+        }
+        return .retry(after: seconds, result)
+    }
+
+    /// The wait before attempt `attempt + 1`: 1 s, doubling, at most 60 s.
+    static func backoff(_ attempt: Int) -> TimeInterval { min(60, pow(2, Double(max(0, attempt - 1)))) }
+
+    /// A `Retry-After` value in seconds: a number of seconds, or an HTTP date (RFC 9110, 10.2.3) from now.
+    static func retryAfter(_ value: String?) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSinceNow) }
+        }
+        return nil
+    }
+
+    /// The conditional headers for the URL of `capture`, while its file is there as captured.
+    static func validators(for capture: CaptureRecord.Capture?, in directory: URL) -> [String] {
+        guard let capture, savedCopy(for: capture, in: directory, file: capture.file).matches else { return [] }
+        var headers: [String] = []
+        if let etag = capture.etag { headers.append("If-None-Match: \(etag)") }
+        if let modified = capture.lastModified { headers.append("If-Modified-Since: \(modified)") }
+        return headers
+    }
+
+    /// The file a URL was saved to, as it is now.
+    struct SavedCopy {
+        var exists = false
+        var bytes: Int64 = 0
+        var sha256 = ""
+        /// True when the file holds the bytes `capture` recorded.
+        var matches = false
+    }
+
+    static func savedCopy(for capture: CaptureRecord.Capture?, in directory: URL, file: String) -> SavedCopy {
+        let url = directory.appendingPathComponent(file)
+        guard OutputPath.entryKind(url, followingLinks: false) == .regular, let status = FileStatus(path: url.path, followingLinks: false) else { return SavedCopy() }
+        var copy = SavedCopy(exists: true, bytes: status.size)
+        copy.sha256 = (try? FileDigest.sha256(of: url)) ?? ""
+        copy.matches = capture.map { $0.sha256 == copy.sha256 && $0.file == file } ?? false
+        return copy
+    }
+
+    /// A URL robots.txt disallows: nothing is requested, and an earlier copy stays.
+    static func disallowed(_ job: FetchJob, capture: CaptureRecord.Capture?, in directory: URL) -> URLResult {
+        var result = URLResult(source: job.source, url: job.url, file: job.file, outcome: .disallowed)
+        result.keptPrevious = FileStatus(path: directory.appendingPathComponent(job.file).path, followingLinks: false) != nil
+        return result
+    }
+}
+
+/// A response body on its way to disk: appended chunk by chunk to a temporary file, its SHA-256 computed as it goes.
+/// Used by one worker thread for one request.
+final class BodyFile {
+    private let handle: FileHandle
+    private let hasher = SHA256Digest()
+    private(set) var bytes: Int64 = 0
+    /// Why a chunk could not be written.
+    private(set) var failure: String?
+    private var closed = false
+
+    init(_ url: URL) throws {
+        FileCalls.unlink(url.path)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw KilnError.io("cannot create \(url.path)")
+        }
+        handle = try FileHandle(forWritingTo: url)
+    }
+
+    /// Writes `chunk`; false once a write failed.
+    func append(_ chunk: Data) -> Bool {
+        do {
+            try handle.write(contentsOf: chunk)
+        } catch {
+            failure = "cannot write the body to disk: \(error.localizedDescription)"
+            return false
+        }
+        hasher.update(chunk)
+        bytes += Int64(chunk.count)
+        return true
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        try? handle.close()
+    }
+
+    /// The SHA-256 of everything written, as lowercase hexadecimal.
+    var digest: String { hasher.hexDigest() }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import KilnKit
+import Synchronization
+
+/// `kiln fetch`: acquires the files of every source that declares where they come from, the only command that touches
+/// the network.
+struct FetchCommand: KilnCommand {
+    static let name = "fetch"
+    static let abstract = "Fetches the web sources a manifest declares into the pipeline folder, politely and conditionally, with a capture record."
+    static let arguments = "DIR|MANIFEST"
+    static let details = """
+        For every source with a fetch key, requests each URL over http or https (libcurl): robots.txt first on
+        each host (obeyed as RFC 9309 says, Crawl-delay included), at most fetch.concurrency requests in flight per
+        host and fetch.delay seconds between their starts, conditional requests (If-None-Match, If-Modified-Since)
+        from the last capture, retries with backoff and Retry-After on 429 and 503, at most fetch.maxRedirects
+        redirects. Each body streams to a temporary file and replaces the saved one only when it is whole, within
+        fetch.maxBytes, of a content type that fits the source, and not much smaller than the saved copy
+        (fetch.minSizeShare): a failed URL keeps its earlier copy. The capture record kiln.fetch.json beside the
+        manifest lists each URL with its file, status, SHA-256, validators, and when its bytes were captured and last
+        verified. kiln build never opens a socket; it checks the fetched files against this record.
+
+        Exit codes: 0 every URL fetched or unchanged, 1 any URL failed or disallowed by robots.txt (earlier copies
+        are kept), 64 usage or manifest error, 74 I/O error.
+
+        """
+    static let commandOptions: [CommandOption] = [
+        CommandOption("--only", value: "SOURCE", repeatable: true, help: "Fetch only this source's URLs; the capture record keeps the other sources' entries."),
+        CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none."),
+        CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL."),
+        CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
+    ]
+
+    let pipelinePath: String
+    let only: [String]
+    let dryRun: Bool
+    let format: ReportFormat
+    let quiet: Bool
+
+    init(_ arguments: inout ParsedArguments) throws {
+        pipelinePath = try arguments.positional("the pipeline folder or manifest")
+        try arguments.requireNoMore()
+        only = arguments.repeated["--only"] ?? []
+        dryRun = arguments.flags.contains("--dry-run")
+        quiet = arguments.flags.contains("--quiet")
+        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
+    }
+
+    func run() throws -> ExitStatus {
+        let pipeline = try ManifestLoader.load(pipelinePath, resolvingInputs: false)
+        let plan = try FetchPlan(manifest: pipeline.manifest, only: only)
+        let line = quiet || format != .text ? nil : ProgressLine.onTerminal()
+        var options = FetchOptions(dryRun: dryRun)
+        if let line { options.progress = { progress in line.show(progress) } }
+        var report = try Fetcher.run(plan, options: options)
+        line?.clear()
+        report.filePrefix = pipelinePrefix(pipeline)
+        try printReport(try report.rendered(as: format), format)
+        return ExitStatus(passed: report.succeeded)
+    }
+}
+
+/// The one progress line `kiln fetch` keeps on a terminal's standard error: URLs done of all, unchanged, failed, bytes
+/// and the rate, redrawn at most five times a second.
+final class ProgressLine: Sendable {
+    private let started = Date()
+    private let last = Mutex(Date.distantPast)
+
+    /// A line on standard error when it is a terminal; `nil` otherwise.
+    static func onTerminal() -> ProgressLine? { Terminal.isTerminal(2) ? ProgressLine() : nil }
+
+    func show(_ progress: FetchProgress) {
+        let now = Date()
+        let due = last.withLock { last in
+            guard now.timeIntervalSince(last) >= 0.2 || progress.done == progress.total else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let seconds = max(0.001, now.timeIntervalSince(started))
+        let rate = Double(progress.transferredBytes) / seconds / 1_000_000
+        let text = String(format: "fetch: %d/%d URLs, %d unchanged, %d failed, %.1f MB, %.1f MB/s",
+                          progress.done, progress.total, progress.unchanged, progress.failed, Double(progress.transferredBytes) / 1_000_000, rate)
+        StandardError.write("\r\u{1B}[K" + text)
+    }
+
+    func clear() { StandardError.write("\r\u{1B}[K") }
+}

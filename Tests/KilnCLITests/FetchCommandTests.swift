@@ -1,0 +1,347 @@
+import Foundation
+import XCTest
+import KilnKit
+import KilnTestSupport
+
+/// `kiln fetch` against a site on 127.0.0.1 (`TestSite`), every assertion read from the site's log of requests or from
+/// the files and the capture record: what is requested and how politely, what is kept, and what the build then makes
+/// of the fetched files.
+final class FetchCommandTests: CLITestCase {
+    private var site: TestSite!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        site = try TestSite(root: file("site"), folder: file("site-state"))
+        for number in 1...3 { try site.serve("pages/p\(number).txt", "Κορίνθου \(number);010\(number);21.7\(number);38.2\(number)\n") }
+        try site.serve("stops.txt", "Αγίου Ανδρέα;0104;21.73;38.24\nΚορίνθου;0105;21.74;38.25\n")
+        try site.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
+    }
+
+    override func tearDownWithError() throws {
+        site?.stop()
+        try super.tearDownWithError()
+    }
+
+    /// A pipeline fetching `stops.txt` by `url` and the three pages by `urls` (plus `extra` URLs), with `fetch` as its
+    /// top-level settings.
+    @discardableResult
+    private func pipeline(fetch: String = "delay: 0, concurrency: 2", extra: [String] = [], pagesFetch: String = "") throws -> URL {
+        let pages = (["/pages/p1.txt", "/pages/p2.txt", "/pages/p3.txt"] + extra).map { "\"\(site.url($0))\"" }.joined(separator: ", ")
+        return try writePipeline("pipe", manifest: """
+            {
+              bundle: "ft", schemaVersion: 1,
+              fetch: { userAgent: "KilnTest/1 (+mailto:t@example.org)", \(fetch) },
+              tables: [{ name: "stop", columns: [ { name: "code", type: "text" }, { name: "name", type: "text" } ], primaryKey: ["code"] }],
+              sources: [
+                { name: "stops", format: "delimited", path: "site/stops.txt", fetch: { url: "\(site.url("/stops.txt"))" },
+                  options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } },
+                { name: "pages", format: "delimited", path: "site/pages/*.txt", fetch: { urls: [\(pages)] \(pagesFetch) },
+                  options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } },
+              ],
+            }
+            """)
+    }
+
+    private func record(_ folder: URL) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: folder.appendingPathComponent("kiln.fetch.json"))
+        return try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["captures"] as? [[String: Any]])
+    }
+
+    func testFirstFetchSavesEveryURLWithItsCaptureAndTheBuildReadsThem() throws {
+        let folder = try pipeline()
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        XCTAssertTrue(run.stdout.hasPrefix("fetched 4, unchanged 0, failed 0, refused by robots.txt 0 (4 URLs"), run.stdout)
+        for path in ["stops.txt", "pages/p1.txt", "pages/p2.txt", "pages/p3.txt"] {
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/" + path)), try Data(contentsOf: site.root.appendingPathComponent(path)), path)
+        }
+        let captures = try record(folder)
+        XCTAssertEqual(captures.map { $0["file"] as? String }, ["site/pages/p1.txt", "site/pages/p2.txt", "site/pages/p3.txt", "site/stops.txt"])
+        for capture in captures {
+            let file = try XCTUnwrap(capture["file"] as? String)
+            XCTAssertEqual(capture["sha256"] as? String, try sha256("pipe/" + file))
+            XCTAssertEqual(capture["status"] as? Int, 200)
+            XCTAssertNotNil(capture["etag"])
+            XCTAssertNotNil(capture["lastModified"])
+            XCTAssertEqual(capture["capturedAt"] as? String, capture["verifiedAt"] as? String)
+        }
+        // robots.txt first, once, then every URL, each with the manifest's User-Agent.
+        let requests = try site.requests()
+        XCTAssertEqual(requests.first?.path, "/robots.txt")
+        XCTAssertEqual(Set(requests.dropFirst().map(\.path)), ["/stops.txt", "/pages/p1.txt", "/pages/p2.txt", "/pages/p3.txt"])
+        XCTAssertEqual(Set(requests.compactMap { $0.headers["User-Agent"] }), ["KilnTest/1 (+mailto:t@example.org)"])
+        let build = try kiln("build", "pipe", "--out", "out/ft.sqlite")
+        XCTAssertEqual(build.status, 0, build.stderr + build.stdout)
+        let rows = try program("/usr/bin/sqlite3", [file("out/ft.sqlite").path, "SELECT code FROM stop ORDER BY code"])
+        XCTAssertEqual(rows.stdout, "0101\n0102\n0103\n0104\n0105\n")
+        let metadata = try program("/usr/bin/sqlite3", [file("out/ft.sqlite").path, "SELECT key, value FROM kiln_metadata WHERE key LIKE 'source.%' ORDER BY key"])
+        let newest = captures.compactMap { $0["capturedAt"] as? String }.max()!
+        XCTAssertEqual(metadata.stdout, "source.pages.captured|\(newest)\nsource.pages.urls|3\nsource.stops.captured|\(newest)\nsource.stops.urls|1\n")
+    }
+
+    func testARefreshIsConditionalLeavesTheFilesAndBuildsTheSameBytes() throws {
+        let folder = try pipeline()
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "first/ft.sqlite").status, 0)
+        let before = try record(folder)
+        let inode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("site/stops.txt").path)[.systemFileNumber] as? Int
+        try site.clearLog()
+        Thread.sleep(forTimeInterval: 1.1)
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("fetched 0, unchanged 4, failed 0"), run.stdout)
+        // Every URL asked with both validators of its capture, and answered 304.
+        let requests = try site.requests().filter { $0.path != "/robots.txt" }
+        XCTAssertEqual(requests.count, 4)
+        for request in requests {
+            let capture = try XCTUnwrap(before.first { ($0["url"] as? String) == site.url(request.path) })
+            XCTAssertEqual(request.headers["If-None-Match"], capture["etag"] as? String, request.path)
+            XCTAssertEqual(request.headers["If-Modified-Since"], capture["lastModified"] as? String, request.path)
+        }
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("site/stops.txt").path)[.systemFileNumber] as? Int, inode)
+        let after = try record(folder)
+        XCTAssertEqual(after.map { $0["capturedAt"] as? String }, before.map { $0["capturedAt"] as? String })
+        XCTAssertNotEqual(after.map { $0["verifiedAt"] as? String }, before.map { $0["verifiedAt"] as? String })
+        // Nothing new: the same bundle, and the build cache still answers.
+        let rebuild = try kiln("build", "pipe", "--out", "first/ft.sqlite")
+        XCTAssertEqual(rebuild.status, 0)
+        XCTAssertTrue(rebuild.stderr.hasPrefix("up to date: first/ft.sqlite (bundle ft); nothing changed since the last build"), rebuild.stderr)
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "second/ft.sqlite", "--no-cache").status, 0)
+        XCTAssertEqual(try sha256("first/ft.sqlite"), try sha256("second/ft.sqlite"))
+    }
+
+    func testRequestsToOneHostAreSpacedAndRobotsDisallowedURLsAreNeverRequested() throws {
+        try site.serve("private/secret.txt", "no;0999;0;0\n")
+        let folder = try pipeline(fetch: "delay: 0.4, concurrency: 1", extra: ["/private/secret.txt"])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stdout.contains("refused by robots.txt 1"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("[fetch.disallowed]"), run.stdout)
+        let requests = try site.requests()
+        XCTAssertFalse(requests.contains { $0.path.hasPrefix("/private") })
+        XCTAssertEqual(requests.count, 5)
+        for (earlier, later) in zip(requests, requests.dropFirst()) {
+            XCTAssertGreaterThanOrEqual(later.time - earlier.time, 0.38, "\(earlier.path) → \(later.path)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("site/pages/secret.txt").path))
+    }
+
+    func testManyURLsWaitingOnOneRobotsTxtMakeNoDisallowedRequest() throws {
+        try site.serve("robots.txt", "User-agent: *\nDisallow: /pages/p1\nCrawl-delay: 0\n")
+        let extra = (4...16).map { "/pages/q\($0).txt" }
+        for path in extra { try site.serve(path, "x;09\(path.filter(\.isNumber));0;0\n") }
+        try pipeline(fetch: "delay: 0, concurrency: 16", extra: extra)
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1)
+        let requests = try site.requests()
+        XCTAssertEqual(requests.first?.path, "/robots.txt")
+        XCTAssertEqual(requests.filter { $0.path == "/robots.txt" }.count, 1)
+        XCTAssertFalse(requests.contains { $0.path == "/pages/p1.txt" })
+        XCTAssertEqual(requests.count, 1 + 16)
+    }
+
+    func testRobotsTxtAnsweredWith5xxDisallowsTheHostAnd404AllowsIt() throws {
+        try site.route(["/robots.txt": ["status": 500, "body": "down"]])
+        try pipeline()
+        let refused = try kiln("fetch", "pipe")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stdout.contains("refused by robots.txt 4"), refused.stdout)
+        XCTAssertEqual(try site.requests().map(\.path), ["/robots.txt"])
+        try site.route(["/robots.txt": ["status": 404, "body": "none"]])
+        let allowed = try kiln("fetch", "pipe")
+        XCTAssertEqual(allowed.status, 0, allowed.stdout)
+    }
+
+    func testRetryAfterInSecondsAndAsADateIsWaitedFor() throws {
+        let date = DateFormatter()
+        date.locale = Locale(identifier: "en_US_POSIX")
+        date.timeZone = TimeZone(identifier: "GMT")
+        date.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        try site.route([
+            "/stops.txt": ["sequence": [["status": 503, "headers": ["Retry-After": "2"], "body": "busy"], [:]]],
+            "/pages/p1.txt": ["sequence": [["status": 429, "headers": ["Retry-After": date.string(from: Date().addingTimeInterval(3))], "body": "slow down"], [:]]],
+        ])
+        try pipeline()
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stdout)
+        let requests = try site.requests()
+        for (path, wait) in [("/stops.txt", 2.0), ("/pages/p1.txt", 1.9)] {
+            let times = requests.filter { $0.path == path }.map(\.time)
+            XCTAssertEqual(times.count, 2, path)
+            XCTAssertGreaterThanOrEqual(times[1] - times[0], wait - 0.1, path)
+        }
+    }
+
+    func testAFailedResponseKeepsTheEarlierCopyAndSaysWhy() throws {
+        let folder = try pipeline(fetch: "delay: 0, retries: 1, timeout: 3")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        let saved = try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt"))
+        let record = try Data(contentsOf: folder.appendingPathComponent("kiln.fetch.json"))
+        // A new body is needed for the checks to apply: change every page, then make each response bad.
+        for number in 1...3 { try site.serve("pages/p\(number).txt", String(repeating: "changed \(number);0;0;0\n", count: 3)) }
+        try site.serve("stops.txt", "x\n")
+        try site.route([
+            "/pages/p1.txt": ["status": 500, "body": "error page"],
+            "/pages/p2.txt": ["truncate": true],
+            "/pages/p3.txt": ["headers": ["Content-Type": "image/png"]],
+        ])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stdout.hasPrefix("fetched 0, unchanged 0, failed 4"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("pages/p1.txt: HTTP 500 (after 2 attempts); the earlier copy of site/pages/p1.txt is kept [fetch.kept]"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("image/png, which does not fit the source"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("less than 50% of the saved copy"), run.stdout)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt")), saved)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("kiln.fetch.json")), record)
+        // No temporary file is left beside the saved ones.
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("site/pages").path).sorted()
+        XCTAssertEqual(left, ["p1.txt", "p2.txt", "p3.txt"])
+    }
+
+    func testAURLWithoutAnEarlierCopyThatFailsIsAnError() throws {
+        let folder = try pipeline(fetch: "delay: 0, retries: 0", extra: ["/pages/missing.txt"])
+        let run = try kiln("fetch", "pipe", "--format", "github")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.stdout.contains("::error file=pipe/site/pages/missing.txt,title=fetch.failed::\(site.url("/pages/missing.txt"))%3A HTTP 404".replacingOccurrences(of: "%3A", with: ":")), run.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("site/pages/missing.txt").path))
+        XCTAssertFalse(try record(folder).contains { ($0["file"] as? String) == "site/pages/missing.txt" })
+        let build = try kiln("build", "pipe", "--out", "out/ft.sqlite")
+        XCTAssertEqual(build.status, 0, build.stdout)
+    }
+
+    func testRedirectsAreFollowedWithinTheirLimitAndOnlyToHTTP() throws {
+        try site.route([
+            "/pages/p1.txt": ["redirect": site.url("/moved/p1.txt")],
+            "/moved/p1.txt": ["body": "Moved;0201;0;0\n", "headers": ["Content-Type": "text/plain"]],
+            "/pages/p2.txt": ["redirect": site.url("/loop/a")],
+            "/loop/a": ["redirect": site.url("/loop/b")],
+            "/loop/b": ["redirect": site.url("/loop/a")],
+            "/pages/p3.txt": ["redirect": "ftp://127.0.0.1/p3.txt"],
+        ])
+        let folder = try pipeline(fetch: "delay: 0, maxRedirects: 4")
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("site/pages/p1.txt"), encoding: .utf8), "Moved;0201;0;0\n")
+        XCTAssertEqual(try record(folder).first { ($0["file"] as? String) == "site/pages/p1.txt" }?["finalURL"] as? String, site.url("/moved/p1.txt"))
+        XCTAssertTrue(run.stdout.contains("more than 4 redirects"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("kiln fetch speaks http and https only"), run.stdout)
+        XCTAssertEqual(try site.requests().filter { $0.path.hasPrefix("/loop") }.count, 4)
+    }
+
+    func testCompressedBodiesAreDecodedOnceAndABombStops() throws {
+        try site.route(["/pages/p1.txt": ["gzip": true], "/pages/p2.txt": ["bomb": 50_000_000]])
+        let folder = try pipeline(fetch: "delay: 0, maxBytes: \"1 MB\"")
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt")), try Data(contentsOf: site.root.appendingPathComponent("pages/p1.txt")))
+        XCTAssertTrue(run.stdout.contains("larger than 1000000 bytes once decoded"), run.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("site/pages/p2.txt").path))
+    }
+
+    func testAStallAndAResetFailWithinTheTimeLimit() throws {
+        try site.route(["/pages/p1.txt": ["stall": 30], "/pages/p2.txt": ["reset": true]])
+        try pipeline(fetch: "delay: 0, retries: 1, timeout: 2")
+        let started = Date()
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        XCTAssertTrue(run.stdout.contains("p1.txt: Operation timed out"), run.stdout)
+        XCTAssertGreaterThanOrEqual(try site.requests().filter { $0.path == "/pages/p2.txt" }.count, 2)
+    }
+
+    func testTheBuildChecksFetchedFilesAndNamesTheirURLs() throws {
+        let folder = try pipeline()
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        try Data("Κορίνθου 2;0102;21.72;38.22\nbroken line\n".utf8).write(to: folder.appendingPathComponent("site/pages/p2.txt"))
+        let github = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--format", "github")
+        XCTAssertEqual(github.status, 1)
+        let url = site.url("/pages/p2.txt")
+        XCTAssertTrue(github.stdout.contains("::warning file=pipe/site/pages/p2.txt,title=fetch.edited::site/pages/p2.txt differs from the bytes captured from \(url)"), github.stdout + github.stderr)
+        XCTAssertTrue(github.stdout.contains("line=2,title=parse::") && github.stdout.contains("(fetched from \(url))"), github.stdout)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/ft.report.json"))) as? [String: Any])
+        let findings = try XCTUnwrap(report["diagnostics"] as? [[String: Any]])
+        XCTAssertEqual(Set(findings.compactMap { $0["url"] as? String }), [url])
+        let junit = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--format", "junit")
+        XCTAssertTrue(junit.stdout.contains("(fetched from \(url))"), junit.stdout)
+        // A captured file that is gone is an error; a file no capture lists is a warning.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("site/pages/p2.txt"))
+        try Data("Extra;0999;0;0\n".utf8).write(to: folder.appendingPathComponent("site/pages/extra.txt"))
+        let text = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--quiet")
+        XCTAssertEqual(text.status, 1)
+        let output = text.stdout + text.stderr
+        XCTAssertTrue(output.contains("site/pages/p2.txt: error: site/pages/p2.txt, captured from \(url)"), output)
+        XCTAssertTrue(output.contains("[fetch.missing]"), output)
+        let codes = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/ft.report.json"))) as? [String: Any])?["diagnostics"] as? [[String: Any]])
+        XCTAssertTrue(codes.contains { $0["code"] as? String == "fetch.uncaptured" && $0["file"] as? String == "site/pages/extra.txt" && $0["url"] == nil }, "\(codes)")
+    }
+
+    func testTheBuildAfterAFetchNeedsNoNetwork() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { throw XCTSkip("unshare -n needs root") }
+        try pipeline()
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        site.stop()
+        let run = try program("/usr/bin/unshare", ["-n", CLITestCase.executable.path, "build", "pipe", "--out", "out/ft.sqlite"])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        // The same command fetching is refused the network there.
+        let fetch = try program("/usr/bin/unshare", ["-n", CLITestCase.executable.path, "fetch", "pipe"])
+        XCTAssertEqual(fetch.status, 1, fetch.stdout)
+    }
+
+    func testADryRunListsTheRequestsAndMakesNone() throws {
+        try pipeline()
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        try site.clearLog()
+        let run = try kiln("fetch", "pipe", "--dry-run", "--only", "stops")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("GET \(site.url("/stops.txt")) -> site/stops.txt (If-None-Match: \""), run.stdout)
+        XCTAssertFalse(run.stdout.contains("p1.txt"), run.stdout)
+        XCTAssertEqual(try site.requests().count, 0)
+        let unknown = try kiln("fetch", "pipe", "--only", "nothing")
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.stderr.contains("no source named \"nothing\"; fetching sources: stops, pages"), unknown.stderr)
+    }
+
+    func testHostileURLsNeverBecomePathsOutsideTheFolder() throws {
+        let hostile = ["/pages/..%2F..%2F..%2Fescape.txt", "/pages/%2E%2E", "/pages/CON.txt", "/pages/a%00b.txt", "/pages/" + String(repeating: "long", count: 80) + ".txt",
+                       "/pages/same.txt?x=1", "/pages/same.txt?x=2"]
+        var routes: [String: [String: Any]] = [:]
+        for path in hostile { routes[path] = ["body": "h;0900;0;0\n", "headers": ["Content-Type": "text/plain"]] }
+        try site.route(routes)
+        let folder = try pipeline(fetch: "delay: 0", extra: hostile)
+        let written = try writePipeline("pipe", manifest: try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: "site/pages/*.txt", with: "site/pages/*"))
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: written.appendingPathComponent("site/pages").path).sorted()
+        XCTAssertEqual(names.count, 3 + hostile.count, "\(names)")
+        for name in names {
+            XCTAssertFalse(name.hasPrefix("."), name)
+            XCTAssertFalse(name.contains("/") || name.contains("\0"), name)
+            XCTAssertLessThanOrEqual(name.utf8.count, 200, name)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("escape.txt").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: written.appendingPathComponent("escape.txt").path))
+        XCTAssertTrue(names.contains("_CON.txt"), "\(names)")
+    }
+
+    func testTheManifestRefusesFetchedFilesTheBuildWouldNotRead() throws {
+        try writePipeline("bad", manifest: """
+            { bundle: "b", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }],
+              sources: [{ name: "s", format: "delimited", path: "site/*.txt", fetch: { urls: ["https://example.org/a.html"] },
+                          options: { fields: ["a"] }, into: "t", columns: { a: "a" } }] }
+            """)
+        let run = try kiln("fetch", "bad")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertTrue(run.stderr.contains("kiln.json5:2: manifest error at sources[0].fetch.urls[0]: \"https://example.org/a.html\" would be saved as \"site/a.html\", which path \"site/*.txt\" does not match"), run.stderr)
+        try writePipeline("scheme", manifest: """
+            { bundle: "b", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "a", type: "text" }] }],
+              sources: [{ name: "s", format: "delimited", path: "a.txt", fetch: { url: "file:///etc/passwd" },
+                          options: { fields: ["a"] }, into: "t", columns: { a: "a" } }] }
+            """)
+        let scheme = try kiln("fetch", "scheme")
+        XCTAssertEqual(scheme.status, 64)
+        XCTAssertTrue(scheme.stderr.contains("is a file URL; kiln fetch speaks http and https only"), scheme.stderr)
+        let build = try kiln("build", "scheme")
+        XCTAssertEqual(build.status, 64)
+    }
+}
