@@ -188,15 +188,18 @@ public final class HTTPClient {
         }
     }
 
-    /// Whether `address` (an IPv4 or IPv6 address as text) is one a public host may not redirect to: loopback,
-    /// private (RFC 1918, unique local), link-local, carrier-grade NAT, unspecified, multicast or reserved.
+    /// Whether `address` (an IPv4 or IPv6 address as text) is one a public host may not redirect to: any address the
+    /// IANA special-purpose registries (RFC 6890 and its updates) do not mark globally reachable — loopback, private,
+    /// shared, link-local, documentation, benchmarking, reserved, unspecified — and multicast.
     public static func isNonPublic(_ address: String) -> Bool {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
             let value = UInt32(bigEndian: v4.s_addr)
-            let a = value >> 24, b = (value >> 16) & 0xFF
+            let a = value >> 24, b = (value >> 16) & 0xFF, c = (value >> 8) & 0xFF, d = value & 0xFF
+            if a == 192 && b == 0 && c == 0 { return d != 9 && d != 10 }
             return a == 0 || a == 10 || a == 127 || (a == 169 && b == 254) || (a == 172 && (16...31).contains(b))
-                || (a == 192 && b == 168) || (a == 100 && (64...127).contains(b)) || a >= 224
+                || (a == 192 && b == 168) || (a == 100 && (64...127).contains(b)) || (a == 192 && b == 0 && c == 2)
+                || (a == 198 && (18...19).contains(b)) || (a == 198 && b == 51 && c == 100) || (a == 203 && b == 0 && c == 113) || a >= 224
         }
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, address, &v6) == 1 else { return true }
@@ -205,7 +208,10 @@ public final class HTTPClient {
             return isNonPublic(bytes[12..<16].map(String.init).joined(separator: "."))
         }
         if bytes[0..<15].allSatisfy({ $0 == 0 }) { return true }
-        return bytes[0] == 0xFF || (bytes[0] & 0xFE) == 0xFC || (bytes[0] == 0xFE && (bytes[1] & 0xC0) == 0x80)
+        let documentation = bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8
+        let ietf = bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] < 0x02
+        let discard = bytes[0] == 0x01 && bytes[1...7].allSatisfy { $0 == 0 }
+        return bytes[0] == 0xFF || (bytes[0] & 0xFE) == 0xFC || (bytes[0] == 0xFE && (bytes[1] & 0xC0) == 0x80) || documentation || ietf || discard
     }
 }
 
