@@ -22,10 +22,20 @@ public struct FetchOptions: Sendable {
     public var dryRun = false
     /// Told after each URL finishes (on a worker thread).
     public var progress: (@Sendable (FetchProgress) -> Void)?
-    /// Request headers every request sends too (tests: none; kept for a later `--header`).
+    /// URL prefixes requested from elsewhere (`--mirror FROM=TO`): a URL starting with `from` is requested with `to`
+    /// in its place — a staging copy of a site, a local mirror, a test server — while the capture record keeps the
+    /// manifest's URL.
+    public var mirrors: [(from: String, to: String)] = []
+
     public init(dryRun: Bool = false, progress: (@Sendable (FetchProgress) -> Void)? = nil) {
         self.dryRun = dryRun
         self.progress = progress
+    }
+
+    /// `url` as it is requested: with the first mirror whose prefix it starts with applied.
+    func requested(_ url: String) -> String {
+        guard let mirror = mirrors.first(where: { url.hasPrefix($0.from) }) else { return url }
+        return mirror.to + url.dropFirst(mirror.from.count)
     }
 }
 
@@ -64,12 +74,13 @@ public enum Fetcher {
                 while let task = queue.next(refused: { job in state.finish(URLFetch.disallowed(job, capture: state.capture(of: job), in: directory)) }) {
                     switch task {
                     case .robots(let origin):
-                        let (rules, status) = RobotsFetch.read(origin, settings: settings, client: client)
+                        let (rules, status) = RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client)
                         state.noteRobots(origin + "/robots.txt", status: status)
                         queue.learned(rules, for: origin)
                         queue.ended(origin)
                     case .job(let job, let attempt):
-                        let fetch = URLFetch(job: job, attempt: attempt, directory: directory, capture: state.capture(of: job), queue: queue, client: client)
+                        let fetch = URLFetch(job: job, requested: options.requested(job.url), attempt: attempt, directory: directory,
+                                             capture: state.capture(of: job), queue: queue, client: client)
                         switch fetch.run() {
                         case .finished(let result, let capture):
                             state.finish(result, capture: capture)

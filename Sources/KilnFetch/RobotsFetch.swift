@@ -6,10 +6,10 @@ import KilnManifest
 /// Reads an origin's robots.txt as RFC 9309 says: up to five redirects followed, a 2xx read (its first 512 KiB), a 4xx
 /// allowing everything, and a 5xx, a 429 or no answer at all disallowing everything on that host.
 enum RobotsFetch {
-    /// The rules for `settings.userAgent` at `origin` (`https://example.org`), and the status that decided them
-    /// (0 when the server could not be reached).
-    static func read(_ origin: String, settings: FetchSettings, client: HTTPClient) -> (rules: RobotsRules, status: Int) {
-        var url = origin + "/robots.txt"
+    /// The rules for `settings.userAgent` in the robots.txt at `robotsURL` (`https://example.org/robots.txt`), and the
+    /// status that decided them (0 when the server could not be reached).
+    static func read(_ robotsURL: String, settings: FetchSettings, client: HTTPClient) -> (rules: RobotsRules, status: Int) {
+        var url = robotsURL
         let agent = RobotsRules.productToken(of: settings.userAgent)
         for _ in 0...5 {
             var body = Data()

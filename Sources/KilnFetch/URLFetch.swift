@@ -19,6 +19,8 @@ struct URLFetch {
     }
 
     let job: FetchJob
+    /// The URL requested for `job.url` (a mirror's, `FetchOptions.mirrors`).
+    let requested: String
     let attempt: Int
     let directory: URL
     let capture: CaptureRecord.Capture?
@@ -33,7 +35,7 @@ struct URLFetch {
         let saved = URLFetch.savedCopy(for: capture, in: directory, file: job.file)
         result.keptPrevious = saved.exists
         let settings = job.settings
-        var url = job.url
+        var url = requested
         var redirects = 0
         var firstAddressPublic: Bool?
         let temporary = KilnFileNames.temporary(for: destination)
@@ -97,7 +99,7 @@ struct URLFetch {
                 if let problem = FetchURL.problem(next) {
                     return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
                 }
-                if !(queue.allows(next) ?? RobotsFetch.read(FetchURL.origin(next) ?? next, settings: settings, client: client).rules.allows(next)) {
+                if !(queue.allows(next) ?? RobotsFetch.read((FetchURL.origin(next) ?? next) + "/robots.txt", settings: settings, client: client).rules.allows(next)) {
                     return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
                 }
                 url = next
@@ -154,7 +156,7 @@ struct URLFetch {
         entry.etag = response.header("ETag")
         entry.lastModified = response.header("Last-Modified")
         entry.contentType = response.header("Content-Type")
-        entry.finalURL = finalURL == job.url ? nil : finalURL
+        entry.finalURL = finalURL == requested ? nil : finalURL
         return entry
     }
 

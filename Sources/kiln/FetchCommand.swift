@@ -28,6 +28,7 @@ struct FetchCommand: KilnCommand {
         CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL."),
         CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
+        CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs."),
     ]
 
     let pipelinePath: String
@@ -35,6 +36,7 @@ struct FetchCommand: KilnCommand {
     let dryRun: Bool
     let format: ReportFormat
     let quiet: Bool
+    let mirrors: [(from: String, to: String)]
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -42,6 +44,13 @@ struct FetchCommand: KilnCommand {
         only = arguments.repeated["--only"] ?? []
         dryRun = arguments.flags.contains("--dry-run")
         quiet = arguments.flags.contains("--quiet")
+        mirrors = try (arguments.repeated["--mirror"] ?? []).map { text in
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, FetchURL.problem(parts[0]) == nil, FetchURL.problem(parts[1]) == nil else {
+                throw KilnError.usage("--mirror takes FROM=TO, two http or https URL prefixes (https://example.org/=http://127.0.0.1:8080/), found \"\(text)\"")
+            }
+            return (parts[0], parts[1])
+        }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
     }
 
@@ -50,6 +59,7 @@ struct FetchCommand: KilnCommand {
         let plan = try FetchPlan(manifest: pipeline.manifest, only: only)
         let line = quiet || format != .text ? nil : ProgressLine.onTerminal()
         var options = FetchOptions(dryRun: dryRun)
+        options.mirrors = mirrors
         if let line { options.progress = { progress in line.show(progress) } }
         var report = try Fetcher.run(plan, options: options)
         line?.clear()

@@ -263,7 +263,7 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(Set(findings.compactMap { $0["url"] as? String }), [url])
         let junit = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--format", "junit")
         XCTAssertTrue(junit.stdout.contains("(fetched from \(url))"), junit.stdout)
-        // A captured file that is gone is an error; a file no capture lists is a warning.
+        // A captured file that is gone is an error; a file no capture lists is said once per source.
         try FileManager.default.removeItem(at: folder.appendingPathComponent("site/pages/p2.txt"))
         try Data("Extra;0999;0;0\n".utf8).write(to: folder.appendingPathComponent("site/pages/extra.txt"))
         let text = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--quiet")

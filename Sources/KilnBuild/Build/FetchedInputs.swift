@@ -5,7 +5,7 @@ import KilnManifest
 import KilnReaders
 
 /// What a build does with the capture record of its fetching sources (`kiln.fetch.json`): it checks every fetched
-/// file against its capture (edited since: a warning; listed but gone: an error; read but never captured: a warning)
+/// file against its capture (edited since: a warning; listed but gone: an error; read but never captured: an info, once per source)
 /// and gives each finding about a fetched file the URL it came from. The build itself opens no socket.
 package enum FetchedInputs {
     /// Checks the fetching sources' files, whose SHA-256 the build computed (`digests`, by path relative to the
@@ -14,15 +14,21 @@ package enum FetchedInputs {
         let byFile = pipeline.captures.byFile
         for source in pipeline.sources where source.spec.fetch != nil {
             let read = Set(source.files.map(\.relativePath))
+            var uncaptured: [String] = []
             for file in source.files {
-                let place = Provenance(file: file.relativePath, url: byFile[file.relativePath]?.url)
                 guard let capture = byFile[file.relativePath] else {
-                    log.report(.fetchUncaptured, "\(file.relativePath) is read by source \"\(source.spec.name)\", which fetches its files, but no capture lists it: it did not come from kiln fetch, so no URL leads to its rows", at: place)
+                    uncaptured.append(file.relativePath)
                     continue
                 }
                 if let digest = digests[file.relativePath], digest != capture.sha256 {
-                    log.report(.fetchEdited, "\(file.relativePath) differs from the bytes captured from \(capture.url) at \(capture.capturedAt) (SHA-256 \(digest.prefix(12)), captured \(capture.sha256.prefix(12))): it was edited after kiln fetch saved it", at: place)
+                    log.report(.fetchEdited, "\(file.relativePath) differs from the bytes captured from \(capture.url) at \(capture.capturedAt) (SHA-256 \(digest.prefix(12)), captured \(capture.sha256.prefix(12))): it was edited after kiln fetch saved it",
+                               at: Provenance(file: file.relativePath, url: capture.url))
                 }
+            }
+            if let first = uncaptured.first {
+                let files = uncaptured.count == 1 ? "\(first): it was" : "\(uncaptured.count) of its files (the first here): they were"
+                log.report(.fetchUncaptured, "source \"\(source.spec.name)\" fetches its files, but kiln.fetch.json lists no capture of \(files) not saved by kiln fetch, so no URL leads to their rows",
+                           at: Provenance(file: first))
             }
             for capture in pipeline.captures.captures where capture.source == source.spec.name && !read.contains(capture.file) {
                 log.report(.fetchMissing, "\(capture.file), captured from \(capture.url) at \(capture.capturedAt), is not there: fetch again, or restore it",
