@@ -31,7 +31,7 @@ final class CommandDeclarationTests: XCTestCase {
         var kinds: [String: CommandOption.Completion] = [:]
         for option in CommandLineTool.commands.flatMap(\.options) { if let value = option.value { kinds[value] = option.completion } }
         // A new placeholder that names a file must be added to `CommandOption.completion`, not fall to free text.
-        XCTAssertEqual(Set(kinds.filter { $0.value == .text }.keys), ["L", "LIMITS", "N", "SIZE", "A,B", "YYYY-MM-DD", "PACKAGE", "S", "SOURCE"])
+        XCTAssertEqual(Set(kinds.filter { $0.value == .text }.keys), ["L", "LIMITS", "N", "SIZE", "A,B", "YYYY-MM-DD", "PACKAGE", "S", "SOURCE", "FROM=TO"])
         XCTAssertEqual(kinds["DIR"], .folders)
         XCTAssertEqual(kinds["FILE"], .files)
         XCTAssertEqual(kinds["text|json|junit|github"], .choices(["text", "json", "junit", "github"]))

@@ -25,7 +25,8 @@ package enum FetchedInputs {
                                at: Provenance(file: file.relativePath, url: capture.url))
                 }
             }
-            if let first = uncaptured.first {
+            // Before the first kiln fetch (no capture at all, as in the samples of raw/) nothing is said.
+            if let first = uncaptured.first, !pipeline.captures.captures.isEmpty {
                 let files = uncaptured.count == 1 ? "\(first): it was" : "\(uncaptured.count) of its files (the first here): they were"
                 log.report(.fetchUncaptured, "source \"\(source.spec.name)\" fetches its files, but kiln.fetch.json lists no capture of \(files) not saved by kiln fetch, so no URL leads to their rows",
                            at: Provenance(file: first))
