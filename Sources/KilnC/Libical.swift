@@ -179,18 +179,32 @@ public struct ICalEvent: Sendable {
     public var rules: [ICalRule] = []
     public var dates: [ICalRecurrenceDate] = []
     public var exceptions: [ICalValue] = []
-    /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line.
-    public var problems: [(message: String, line: Int)] = []
+    /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line and the
+    /// name of the property the line writes (upper case; empty when the line has none).
+    public var problems: [ICalProblem] = []
     /// Each property's line, by upper-case name (the first such property).
     public var lines: [String: Int] = [:]
     /// The calendar's `X-WR-TIMEZONE` (what Google writes for the zone of the calendar as a whole).
     public var calendarZone: String?
 }
 
+/// A line libical could not read: its message, line, where it is and the name of the property the line writes.
+public struct ICalProblem: Sendable {
+    /// Where the line is: the calendar itself, a VTIMEZONE, or an event.
+    public enum Place: Sendable { case calendar, timeZone, event }
+
+    public var message: String
+    public var line: Int
+    /// The property's name as the line writes it, in upper case (`SUBCALENDAR-ID`, `X-WR-CALDESC`); empty when the
+    /// line has no name or libical added the problem (a missing `END`).
+    public var property: String
+    public var place: Place
+}
+
 /// A parsed iCalendar feed: its events and what libical could not read outside them.
 public struct ICalFeed: Sendable {
     public var events: [ICalEvent] = []
-    public var problems: [(message: String, line: Int)] = []
+    public var problems: [ICalProblem] = []
     /// Top-level components that are not calendars, and calendar children that are neither events nor zones.
     public var skipped: [(name: String, line: Int)] = []
 }
@@ -254,9 +268,9 @@ public enum Libical {
             return
         }
         var calendarZone: String?
-        for (property, line) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
             if icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                feed.problems.append(problem(property, line: line, written: written, place: .calendar))
             } else if icalproperty_isa(property) == ICAL_X_PROPERTY, string(icalproperty_get_x_name(property))?.uppercased() == "X-WR-TIMEZONE" {
                 calendarZone = string(icalproperty_get_x(property))
             }
@@ -271,9 +285,9 @@ public enum Libical {
                 read.calendarZone = calendarZone
                 feed.events.append(read)
             case ICAL_VTIMEZONE_COMPONENT:
-                for (property, line) in properties(of: current, lines: childLines, lastLine: lastLine)
+                for (property, line, written) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                    feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                    feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
             default:
                 feed.skipped.append((name(of: current, lines: childLines), childLines.line))
@@ -290,11 +304,17 @@ public enum Libical {
         return kind ?? "a component"
     }
 
-    /// The properties of `component` in order, each with its line: libical keeps the order of the content lines, puts
-    /// an `X-LIC-ERROR` where a line failed, and splits a multi-valued line (`CATEGORIES:a,b`) into properties of the
-    /// same name; errors it adds at the end (a missing `END`) take the component's last line.
-    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int)] {
-        var result: [(OpaquePointer, Int)] = []
+    /// The problem an `X-LIC-ERROR` property reports, for the line that writes the property `written`.
+    private static func problem(_ error: OpaquePointer, line: Int, written: String, place: ICalProblem.Place) -> ICalProblem {
+        ICalProblem(message: string(icalproperty_get_xlicerror(error)) ?? "unreadable property", line: line, property: written, place: place)
+    }
+
+    /// The properties of `component` in order, each with its line and the name that line writes: libical keeps the
+    /// order of the content lines, puts an `X-LIC-ERROR` where a line failed, and splits a multi-valued line
+    /// (`CATEGORIES:a,b`) into properties of the same name; errors it adds at the end (a missing `END`) take the
+    /// component's last line and no name.
+    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String)] {
+        var result: [(OpaquePointer, Int, String)] = []
         var next = 0
         var previous: (name: String, line: Int)?
         var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
@@ -303,12 +323,12 @@ public enum Libical {
             let isError = icalproperty_isa(current) == ICAL_XLICERROR_PROPERTY
             if next < lines.properties.count, isError || lines.properties[next].name == name {
                 previous = lines.properties[next]
-                result.append((current, lines.properties[next].line))
+                result.append((current, lines.properties[next].line, lines.properties[next].name))
                 next += 1
             } else if let previous, previous.name == name {
-                result.append((current, previous.line))
+                result.append((current, previous.line, previous.name))
             } else {
-                result.append((current, isError ? (lines.end ?? lastLine) : lines.line))
+                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name))
             }
             property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
         }
@@ -318,7 +338,7 @@ public enum Libical {
     private static func event(_ component: OpaquePointer, calendar: OpaquePointer, lines: LineOutline.Node, lastLine: Int,
                               document: CalendarDocument) -> ICalEvent {
         var event = ICalEvent(line: lines.line)
-        for (property, line) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
             let kind = icalproperty_isa(property)
             if let name = icalproperty_get_property_name(property), event.lines[String(cString: name).uppercased()] == nil {
                 event.lines[String(cString: name).uppercased()] = line
@@ -364,7 +384,7 @@ public enum Libical {
             case ICAL_EXDATE_PROPERTY:
                 event.exceptions.append(value(icalproperty_get_exdate(property), property, calendar: calendar, line: line, document: document))
             case ICAL_XLICERROR_PROPERTY:
-                event.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                event.problems.append(problem(property, line: line, written: written, place: .event))
             default:
                 break
             }
@@ -466,7 +486,7 @@ private struct LineOutline {
 
     package mutating func record(_ text: String, line: Int) {
         lastLine = max(lastLine, line)
-        let name = text.prefix { $0 != ":" && $0 != ";" }.uppercased()
+        var name = text.prefix { $0 != ":" && $0 != ";" }.uppercased()
         let value = text.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)
         if name == "BEGIN" {
             let node = Node(name: value, line: line)
@@ -475,7 +495,11 @@ private struct LineOutline {
         } else if name == "END" {
             if let last = open.popLast() { last.end = line }
         } else if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            open.last?.properties.append((name.trimmingCharacters(in: .whitespaces), line))
+            name = name.trimmingCharacters(in: .whitespaces)
+            // A name is RFC 5545's iana-token or x-name (letters, digits, `-`) before a `:` or `;`; anything else
+            // (a folded line that lost its leading space) is no property, and its problem names none.
+            let isName = !name.isEmpty && name.count < text.count && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            open.last?.properties.append((isName ? name : "", line))
         }
     }
 }

@@ -83,6 +83,7 @@ extension DiagnosticCode {
 
     // MARK: - Calendars, JSON and web pages
     public static let icsMalformed = DiagnosticCode("ics.malformed", .error, "libical could not read a line of an iCalendar feed (or the feed is cut short).")
+    public static let icsUnread = DiagnosticCode("ics.unread", .info, "A calendar property no field reads that libical could not read either (an empty X-WR-CALDESC, a vendor property without X-); not read.")
     public static let icsSkipped = DiagnosticCode("ics.skipped", .info, "A component that is not an event (VTODO, VJOURNAL…); not read.")
     public static let icsNoEvents = DiagnosticCode("ics.no-events", .warning, "A feed without any VEVENT.")
     public static let icsEmpty = DiagnosticCode("ics.empty", .info, "An event property with no value.")
@@ -195,7 +196,7 @@ extension DiagnosticCode {
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
-        icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
+        icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsFileOccurrences, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject, jsonTooLong,
         jsonLateContext, jsonNoMemberName,

@@ -76,4 +76,40 @@ final class RealInputsCommandTests: CLITestCase {
         ], found.joined(separator: "\n"))
         XCTAssertEqual(try rows("p.sqlite", "SELECT name FROM index_name WHERE file = 'file_dump.sql'"), [["test_idx"]])
     }
+
+    /// A Confluence Team Calendars export: its empty `X-WR-CALDESC:` and vendor properties without `X-` (which no
+    /// field reads) are one info each, naming the property; the build ships every occurrence `icalendar` and
+    /// `recurring-ical-events` find in the window. A property a field reads that libical cannot read stays an error.
+    func testCalendarPropertiesNoFieldReadsDoNotFailTheBuild() throws {
+        let folder = try copy("Tests/Fixtures/real/ics-confluence", to: "p")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let expected = try String(decoding: PythonOracle.run("ics-occurrences.py", [folder.appendingPathComponent("hausmeister.ics").path, "2024-01-01", "2024-06-30"]),
+                                  as: UTF8.self).split(separator: "\n").map { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            return [fields[0], fields[3], fields[4], fields[5]].joined(separator: "|")
+        }
+        XCTAssertEqual(expected.count, 8, "every six weeks from 15 and 22 January to June")
+        XCTAssertEqual(try rows("p.sqlite", "SELECT event_uid, start_local, end_local, all_day FROM occurrence ORDER BY event_uid, start_local")
+                        .map { $0.joined(separator: "|") }, expected.sorted())
+        XCTAssertEqual(try rows("p.sqlite", "SELECT summary, category, start, all_day, status FROM event ORDER BY uid"),
+                       [["ITG Hausmeister", "Hausmeister", "2024-01-15", "1", "CONFIRMED"], ["ITG Hausmeister", "Hausmeister", "2024-01-22", "1", "CONFIRMED"]])
+        let found = try findings("p.report.json")
+        XCTAssertFalse(found.contains { $0.contains(": error: ") }, found.joined(separator: "\n"))
+        let unread = found.filter { $0.contains(": ics.unread: ") }
+        XCTAssertEqual(unread.count, 10, unread.joined(separator: "\n"))
+        XCTAssertTrue(unread.contains("hausmeister.ics:6: info: ics.unread: the calendar's X-WR-CALDESC is not read (no field takes it), and libical could not read it either: "
+                                      + "No value for X property. Removing entire property:"), unread.joined(separator: "\n"))
+        XCTAssertTrue(unread.contains("hausmeister.ics:130: info: ics.unread: an event's SUBCALENDAR-ID is not read (no field takes it), and libical could not read it either: "
+                                      + "Parse error in property name: SUBCALENDAR-ID (and 1 more line of it in the file)"), unread.joined(separator: "\n"))
+        XCTAssertTrue(unread.contains { $0.contains(" EVENT-ALLDAY is not read") }, unread.joined(separator: "\n"))
+
+        // A property a field reads is still an error when libical cannot read it.
+        let text = try String(contentsOf: folder.appendingPathComponent("hausmeister.ics"), encoding: .utf8)
+        try text.replacingOccurrences(of: "RRULE:FREQ=WEEKLY;INTERVAL=6;BYDAY=MO\r\nCREATED:20240115T133145Z", with: "RRULE:FREQ=FORTNIGHTLY\r\nCREATED:20240115T133145Z")
+            .write(to: folder.appendingPathComponent("hausmeister.ics"), atomically: true, encoding: .utf8)
+        let broken = try kiln("build", "p", "--out", "broken.sqlite")
+        XCTAssertEqual(broken.status, 1, broken.stderr)
+        XCTAssertTrue(try findings("broken.report.json").contains { $0.hasPrefix("hausmeister.ics:141: error: ics.malformed: ") }, broken.stderr)
+    }
 }
