@@ -112,4 +112,50 @@ final class RealInputsCommandTests: CLITestCase {
         XCTAssertEqual(broken.status, 1, broken.stderr)
         XCTAssertTrue(try findings("broken.report.json").contains { $0.hasPrefix("hausmeister.ics:141: error: ics.malformed: ") }, broken.stderr)
     }
+
+    /// A severity override the bundle's schema cannot honour (a repeated key, a NULL, a value outside a range or a
+    /// list, a dangling reference: the schema refuses such a row) is a manifest error in one sentence naming the
+    /// constraint, before anything is read — before, the build read everything and ended in "the bundle cannot be
+    /// written: UNIQUE constraint failed". An override the bundle can honour still builds.
+    func testSeverityOverridesTheBundleCannotHonourAreRefusedWhenTheManifestLoads() throws {
+        func pipeline(_ severity: String) throws {
+            let folder = try writePipeline("p", manifest: """
+                { bundle: "gtfs", schemaVersion: 1, severity: { \(severity) },
+                  tables: [{ name: "stop", columns: [{ name: "id", type: "text", notNull: true }], primaryKey: ["id"] },
+                           { name: "stop_time", columns: [{ name: "trip", type: "text" }, { name: "sequence", type: "integer", range: { min: 0 } },
+                                                          { name: "stop", type: "text", references: "stop.id" }, { name: "pickup", type: "integer", enum: ["0", "1"] }],
+                             primaryKey: ["trip", "sequence"] }],
+                  sources: [{ name: "stop_times", format: "delimited", path: "stop_times.txt",
+                              options: { separator: ",", quote: "\\"", header: "names", fields: ["trip_id", "stop_sequence", "stop_id", "pickup_type"] },
+                              into: "stop_time", columns: { trip: "trip_id", sequence: "stop_sequence", stop: "stop_id", pickup: "pickup_type" } },
+                            { name: "stops", format: "delimited", path: "stops.txt",
+                              options: { separator: ",", quote: "\\"", header: "names", fields: ["stop_id"] }, into: "stop", columns: { id: "stop_id" } }] }
+                """)
+            try "trip_id,stop_sequence,stop_id,pickup_type\nT1,0,A,0\nT1,0,B,0\nT1,1,C,1\n".write(to: folder.appendingPathComponent("stop_times.txt"), atomically: true, encoding: .utf8)
+            try "stop_id\nA\nB\nC\n".write(to: folder.appendingPathComponent("stops.txt"), atomically: true, encoding: .utf8)
+        }
+        let refused = [
+            ("duplicate-key", "warning", "the primary key (id) of stop"),
+            ("not-null", "off", "stop.id NOT NULL"),
+            ("range", "info", "the range of stop_time.sequence (a CHECK)"),
+            ("enum", "warning", "the values of stop_time.pickup (a CHECK)"),
+            ("foreign-key", "warning", "stop_time (stop) REFERENCES stop, which the bundle's foreign-key check holds"),
+        ]
+        for (code, severity, constraint) in refused {
+            try pipeline("\"\(code)\": \"\(severity)\"")
+            let run = try kiln("build", "p", "--out", "p.sqlite")
+            XCTAssertEqual(run.status, 64, "\(code): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("manifest error at severity.\(code): \"\(code)\" cannot be \"\(severity)\": the bundle's schema declares \(constraint), "
+                                              + "which refuses every row such a finding names, so no bundle could be written; correct the rows or the declaration instead"),
+                          run.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("p.sqlite").path))
+        }
+        // The duplicate stays an error naming both lines; turned up or left alone, nothing is refused at load.
+        try pipeline("\"duplicate-key\": \"error\", \"duplicate-row\": \"off\"")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("p/stop_times.txt:3: stop_time trip,sequence \"T1, 0\" is listed twice with different values (first at stop_times.txt:2): stop \"B\" here, \"A\" there"),
+                      run.stderr)
+        XCTAssertFalse(run.stderr.contains("the bundle cannot be written"), run.stderr)
+    }
 }
