@@ -158,4 +158,35 @@ final class RealInputsCommandTests: CLITestCase {
                       run.stderr)
         XCTAssertFalse(run.stderr.contains("the bundle cannot be written"), run.stderr)
     }
+
+    /// AC Transit's routes with a column `route_color` that no source maps, and a query table that does not select
+    /// one of its columns: each is a `column.unfilled` warning at its line of the manifest, the build still ships,
+    /// and the columns are NULL as the warning says.
+    func testAColumnNothingFillsIsAWarningNamingIt() throws {
+        let folder = try copy("Tests/Fixtures/real/actransit-gtfs", to: "p")
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        var text = try String(contentsOf: manifest, encoding: .utf8)
+        text = text.replacingOccurrences(of: #"{ name: "route_url", type: "text" }, { name: "file", type: "text" } ],"#,
+                                         with: #"{ name: "route_url", type: "text" }, { name: "file", type: "text" },"# + "\n"
+                                             + #"        { name: "route_color", type: "text" } ],"#)
+        text = text.replacingOccurrences(of: "  sources: [", with: """
+              { name: "route_count", columns: [{ name: "agency", type: "text" }, { name: "routes", type: "integer" }],
+                query: "SELECT count(*) AS routes FROM route" },
+              ],
+              sources: [
+            """)
+        text = text.replacingOccurrences(of: "      primaryKey: [\"agency_id\"] },\n  ],\n", with: "      primaryKey: [\"agency_id\"] },\n")
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = text.components(separatedBy: "\n")
+        let colorLine = try XCTUnwrap(lines.firstIndex { $0.contains("route_color") }) + 1
+        let countLine = try XCTUnwrap(lines.firstIndex { $0.contains("name: \"agency\", type: \"text\"") }) + 1
+        XCTAssertEqual(try findings("p.report.json").filter { $0.contains("column.unfilled") }, [
+            "kiln.json5:\(colorLine): warning: column.unfilled: route.route_color is filled by nothing (no source maps it): it is NULL in every row; map it, select it, or remove it",
+            "kiln.json5:\(countLine): warning: column.unfilled: route_count.agency is filled by nothing (the table's query does not select it): it is NULL in every row; map it, select it, or remove it",
+        ])
+        XCTAssertEqual(try rows("p.sqlite", "SELECT count(*), count(route_color) FROM route"), [["155", "0"]])
+        XCTAssertEqual(try rows("p.sqlite", "SELECT agency, routes FROM route_count"), [["NULL", "155"]])
+    }
 }
