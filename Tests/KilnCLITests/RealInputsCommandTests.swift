@@ -11,6 +11,13 @@ final class RealInputsCommandTests: CLITestCase {
         return try database.rows(sql).map { $0.values.map { $0.textValue ?? "NULL" } }
     }
 
+    /// The lines `program` prints, run by the Python of the oracles' virtual environment (gtfs-kit, icalendar…).
+    private func venvLines(ofProgram program: String, _ arguments: [String]) throws -> [String] {
+        let run = try CLITestCase.run(try PythonOracle.interpreter(), ["-c", program] + arguments, in: workingDirectory)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout.split(separator: "\n").map(String.init)
+    }
+
     /// The findings of a build's report, as `file:line: severity: code: message`.
     private func findings(_ report: String) throws -> [String] {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file(report))) as? [String: Any])
@@ -188,5 +195,46 @@ final class RealInputsCommandTests: CLITestCase {
         ])
         XCTAssertEqual(try rows("p.sqlite", "SELECT count(*), count(route_color) FROM route"), [["155", "0"]])
         XCTAssertEqual(try rows("p.sqlite", "SELECT agency, routes FROM route_count"), [["NULL", "155"]])
+    }
+
+    /// The GTFS reference's sample feed (`6:00:00`, one digit of hours), then with a trip past midnight (`25:10:00`):
+    /// seconds and minutes since the start of the service day, as gtfs-kit's `timestr_to_seconds` reads them. A time
+    /// that is not one, or one with seconds made minutes, is a `value` error at its line, never rounded.
+    func testGTFSTimesPastMidnightAreSecondsAndMinutesOfTheServiceDay() throws {
+        let folder = try copy("Tests/Fixtures/real/gtfs-sample-feed", to: "p")
+        let stopTimes = folder.appendingPathComponent("stop_times.txt")
+        func compare(_ bundle: String) throws {
+            let oracle = try venvLines(ofProgram: """
+                import csv, sys
+                from gtfs_kit.helpers import timestr_to_seconds
+                for row in csv.DictReader(open(sys.argv[1], newline="")):
+                    departure = timestr_to_seconds(row["departure_time"])
+                    print(row["trip_id"], row["stop_sequence"], timestr_to_seconds(row["arrival_time"]), departure, departure // 60, sep="|")
+                """, [stopTimes.path]).sorted()
+            XCTAssertEqual(try rows(bundle, "SELECT trip_id, stop_sequence, arrival, departure, departure_minutes FROM stop_time")
+                            .map { $0.joined(separator: "|") }.sorted(), oracle)
+        }
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try compare("p.sqlite")
+
+        let night = "NIGHT1,23:58:00,23:59:00,STAGECOACH,1,,,,\nNIGHT1,25:10:00,25:10:00,BEATTY_AIRPORT,2,,,,\nNIGHT1,47:05:00,47:05:00,AMV,3,,,,\n"
+        let original = try String(contentsOf: stopTimes, encoding: .utf8)
+        try (original + night).write(to: stopTimes, atomically: true, encoding: .utf8)
+        let late = try kiln("build", "p", "--out", "late.sqlite")
+        XCTAssertEqual(late.status, 0, late.stderr)
+        try compare("late.sqlite")
+        XCTAssertEqual(try rows("late.sqlite", "SELECT arrival, departure_minutes FROM stop_time WHERE trip_id = 'NIGHT1' ORDER BY stop_sequence"),
+                       [["86280", "1439"], ["90600", "1510"], ["169500", "2825"]])
+
+        try (original + "NIGHT2,23:58:30,23:58:30,STAGECOACH,1,,,,\nNIGHT2,7:5:00,25:61:00,AMV,2,,,,\n").write(to: stopTimes, atomically: true, encoding: .utf8)
+        let bad = try kiln("build", "p", "--out", "bad.sqlite")
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertEqual(try findings("bad.report.json").filter { $0.contains(": value: ") }, [
+            "stop_times.txt:30: error: value: stop_time.departure_minutes: \"23:58:30\" has 30 seconds, which minutes cannot hold; use gtfsSeconds",
+            "stop_times.txt:31: error: value: stop_time.arrival: \"7:5:00\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)",
+            "stop_times.txt:31: error: value: stop_time.departure: \"25:61:00\" is not a GTFS time (minutes and seconds 00–59)",
+            "stop_times.txt:31: error: value: stop_time.departure_minutes: \"25:61:00\" is not a GTFS time (minutes and seconds 00–59)",
+        ])
     }
 }
