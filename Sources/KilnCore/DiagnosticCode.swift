@@ -40,6 +40,8 @@ extension DiagnosticCode {
     public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
     public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL).")
     public static let delimitedRepeatedHeader = DiagnosticCode("delimited.repeated-header", .warning, "A column name the header row of a delimited file holds more than once; each field reads the first.")
+    public static let delimitedLooksQuoted = DiagnosticCode("delimited.looks-quoted", .warning, "Values of a delimited file without the quote option that look quoted (\"BSAM\", a doubled \"\"): their quotes are kept as text; once per file.")
+    public static let delimitedHeaderFields = DiagnosticCode("delimited.header-fields", .warning, "A header row passed over (header: true) that names the source's fields in other columns, or has another number of columns: values are read by position.")
     public static let delimitedUnreadColumn = DiagnosticCode("delimited.unread-column", .info, "A column of a delimited file's header row that no field reads.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
@@ -191,7 +193,7 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,

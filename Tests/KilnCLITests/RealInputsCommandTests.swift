@@ -237,4 +237,40 @@ final class RealInputsCommandTests: CLITestCase {
             "stop_times.txt:31: error: value: stop_time.departure_minutes: \"25:61:00\" is not a GTFS time (minutes and seconds 00–59)",
         ])
     }
+
+    /// AC Transit's quoted `agency.txt` read as a user who left out `quote` would: the quotes stay in the values (as
+    /// Python's csv with QUOTE_NONE reads them), and one `delimited.looks-quoted` warning per file names the first
+    /// line and the fix. Its header passed over, with fields the header names in another order, is a
+    /// `delimited.header-fields` warning.
+    func testQuotedLookingValuesAndAHeaderThatDiffersFromTheFieldsAreReported() throws {
+        let folder = try copy("Tests/Fixtures/real/actransit-gtfs", to: "p")
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        let quoted = #"""
+                  options: { separator: ",", quote: "\"", header: "names",
+                             fields: ["agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone"] },
+            """#
+        XCTAssertTrue(text.contains(quoted))
+        try text.replacingOccurrences(of: quoted, with: #"""
+                  options: { separator: ",", header: true,
+                             fields: ["agency_id", "agency_url", "agency_name", "agency_timezone", "agency_lang", "agency_phone"] },
+            """#).write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let found = try findings("p.report.json").filter { $0.contains("delimited.") }
+        XCTAssertEqual(found, [
+            #"agency.txt:1: warning: delimited.header-fields: the header row names the columns "agency_id", "agency_name", "agency_url", "agency_timezone", "agency_lang", "agency_phone", "#
+                + #"but the fields (agency_id, agency_url, agency_name, agency_timezone, agency_lang, agency_phone) are read by position: "agency_url", "agency_name" are not in the column the fields give; "#
+                + #"read each field from the column of its name with header: "names", or declare the fields in the file's order"#,
+            #"agency.txt:2: warning: delimited.looks-quoted: the values look quoted (agency_url is "AC Transit"): "#
+                + #"without the quote option the quotes are kept as text, here and on every such line of the file; add quote: "\"" to the source's options to read RFC 4180 CSV"#,
+        ], found.joined(separator: "\n"))
+        let oracle = try PythonOracle.lines(ofProgram: """
+            import csv, sys
+            for row in list(csv.reader(open(sys.argv[1], newline=""), quoting=csv.QUOTE_NONE))[1:]: print(*row, sep="|")
+            """, [folder.appendingPathComponent("agency.txt").path])
+        XCTAssertEqual(oracle, [#"1|"AC Transit"|http://www.actransit.org|America/Los_Angeles|EN|(510)891-4777"#])
+        XCTAssertEqual(try rows("p.sqlite", "SELECT agency_id, agency_url, agency_name, agency_timezone, agency_lang, agency_phone FROM agency")
+                        .map { $0.joined(separator: "|") }, oracle, "read by position, as the fields say, quotes and all")
+    }
 }
