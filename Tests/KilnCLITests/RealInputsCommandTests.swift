@@ -273,4 +273,28 @@ final class RealInputsCommandTests: CLITestCase {
         XCTAssertEqual(try rows("p.sqlite", "SELECT agency_id, agency_url, agency_name, agency_timezone, agency_lang, agency_phone FROM agency")
                         .map { $0.joined(separator: "|") }, oracle, "read by position, as the fields say, quotes and all")
     }
+
+    /// OpenLayers' GeoJSON points with overlapping fields: `properties` and `geometry` whole, `properties/name`,
+    /// `geometry/coordinates` (an array inside a captured object) and its elements. Every field of every record is
+    /// what Python's json gives (the JSON values compared as structures, numbers by their text).
+    func testOverlappingJSONFieldPathsAreAllRead() throws {
+        let folder = try copy("Tests/Fixtures/real/geojson-openlayers-points", to: "p")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let oracle = try PythonOracle.lines(ofProgram: """
+            import json, sys
+            from decimal import Decimal
+            data = json.load(open(sys.argv[1], encoding="utf-8"), parse_float=str)
+            for position, feature in enumerate(data["features"], 1):
+                p, g = feature["properties"], feature["geometry"]
+                print(position, p["name"], json.dumps(p, ensure_ascii=False, separators=(",", ":")),
+                      json.dumps(g["coordinates"]).replace('"', "").replace(" ", ""), *g["coordinates"], sep="|")
+            """, [folder.appendingPathComponent("point-samples.geojson").path])
+        XCTAssertEqual(oracle.count, 9)
+        XCTAssertEqual(try rows("p.sqlite", "SELECT position, name, properties, coordinates, lon, lat FROM place ORDER BY position")
+                        .map { $0.joined(separator: "|") }, oracle)
+        for row in try rows("p.sqlite", "SELECT geometry, coordinates FROM place") {
+            XCTAssertTrue(row[0].hasSuffix(#","coordinates":"# + row[1] + "}"), "the whole geometry holds the coordinates read apart: \(row)")
+        }
+    }
 }
