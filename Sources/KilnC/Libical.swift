@@ -68,11 +68,22 @@ public final class ICalZone: @unchecked Sendable {
     fileprivate let zone: OpaquePointer
     /// Keeps the calendar that owns a feed's `VTIMEZONE` alive.
     private let owner: AnyObject?
+    /// For a feed's `VTIMEZONE` whose transitions cover only part of time: that part, and the system zone database's
+    /// zone its TZID (or `X-LIC-LOCATION`) names, which times outside it follow. `nil` when it covers all time.
+    public let span: ICalZoneSpan?
 
-    fileprivate init(tzid: String, zone: OpaquePointer, owner: AnyObject?) {
+    fileprivate init(tzid: String, zone: OpaquePointer, owner: AnyObject?, span: ICalZoneSpan? = nil) {
         self.tzid = tzid
         self.zone = zone
         self.owner = owner
+        self.span = span
+    }
+
+    /// The zone that gives the offset of the wall-clock time `local`: the feed's, or outside its span the zone
+    /// database's of the same name.
+    private func zone(forLocal local: ICalTime) -> OpaquePointer {
+        guard let span, let fallback = span.fallback, !span.covers(local: local) else { return zone }
+        return fallback
     }
 
     /// The zone of the system zone database named `name` (`Europe/Athens`), or `nil` when there is none.
@@ -84,7 +95,7 @@ public final class ICalZone: @unchecked Sendable {
     /// The UTC time of the wall-clock time `local` in this zone.
     public func utc(fromLocal local: ICalTime) -> ICalTime {
         var time = Libical.icalTime(local)
-        time.zone = zone
+        time.zone = zone(forLocal: local)
         return Libical.swiftTime(icaltime_convert_to_zone(time, icaltimezone_get_utc_timezone()))
     }
 
@@ -92,8 +103,30 @@ public final class ICalZone: @unchecked Sendable {
     public func local(fromUTC utc: ICalTime) -> ICalTime {
         var time = Libical.icalTime(utc)
         time.zone = icaltimezone_get_utc_timezone()
-        return Libical.swiftTime(icaltime_convert_to_zone(time, zone))
+        var target = zone
+        if let span, let fallback = span.fallback, !span.covers(utc: utc) { target = fallback }
+        return Libical.swiftTime(icaltime_convert_to_zone(time, target))
     }
+}
+
+/// The wall-clock times a feed's `VTIMEZONE` gives offsets for: from its first observance's `DTSTART` to its last
+/// transition, when no observance repeats without end. Outside, libical would stretch the first or last offset over
+/// every other season (an event at 17:45 Europe/Berlin in January, before a span starting in October, read an hour off).
+public struct ICalZoneSpan: @unchecked Sendable {
+    /// The first wall-clock time the `VTIMEZONE` covers, and the last (`nil`: no end).
+    public let start: ICalTime
+    public let end: ICalTime?
+    fileprivate let startUTC: ICalTime
+    fileprivate let endUTC: ICalTime?
+    /// The system zone database's zone the TZID or `X-LIC-LOCATION` names, and its name; `nil` when there is none.
+    fileprivate let fallback: OpaquePointer?
+    public let fallbackName: String?
+
+    /// True when the `VTIMEZONE` gives the offset of the wall-clock time `local`.
+    public func covers(local: ICalTime) -> Bool { local >= start && (end.map { local <= $0 } ?? true) }
+
+    /// True when the `VTIMEZONE` gives the offset at the UTC time `utc`.
+    fileprivate func covers(utc: ICalTime) -> Bool { utc >= startUTC && (endUTC.map { utc <= $0 } ?? true) }
 }
 
 /// A date or date-time value of a feed: the time, its zone, and the line of its property.
@@ -399,11 +432,64 @@ public enum Libical {
               let tzid = icalparameter_get_tzid(parameter).map({ String(cString: $0) }) else { return result }
         result.tzid = tzid
         if let zone = icalcomponent_get_timezone(calendar, tzid) {
-            result.zone = ICalZone(tzid: tzid, zone: zone, owner: document)
+            if document.spans[tzid] == nil { document.spans[tzid] = .some(span(of: zone, tzid: tzid)) }
+            result.zone = ICalZone(tzid: tzid, zone: zone, owner: document, span: document.spans[tzid] ?? nil)
         } else if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) {
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         }
         return result
+    }
+
+    /// The part of time the `VTIMEZONE` of `zone` covers (`ICalZoneSpan`), or `nil` when it covers all of it: from the
+    /// earliest `DTSTART` of its observances to their last transition (`RDATE`, a rule's `UNTIL` or `COUNT`), or no end
+    /// when a rule repeats without one.
+    private static func span(of zone: OpaquePointer, tzid: String) -> ICalZoneSpan? {
+        guard let component = icaltimezone_get_component(zone) else { return nil }
+        var start: icaltimetype?
+        var end: icaltimetype?
+        var endless = false
+        func later(_ time: icaltimetype) { if end.map({ icaltime_compare(time, $0) > 0 }) ?? true { end = time } }
+        for kind in [ICAL_XSTANDARD_COMPONENT, ICAL_XDAYLIGHT_COMPONENT] {
+            var observance = icalcomponent_get_first_component(component, kind)
+            while let current = observance {
+                defer { observance = icalcomponent_get_next_component(component, kind) }
+                guard let property = icalcomponent_get_first_property(current, ICAL_DTSTART_PROPERTY) else { continue }
+                var dtstart = icalproperty_get_dtstart(property)
+                dtstart.zone = nil
+                if start.map({ icaltime_compare(dtstart, $0) < 0 }) ?? true { start = dtstart }
+                later(dtstart)
+                var rdate = icalcomponent_get_first_property(current, ICAL_RDATE_PROPERTY)
+                while let date = rdate {
+                    var time = icalproperty_get_rdate(date).time
+                    time.zone = nil
+                    if icaltime_is_null_time(time) == 0 { later(time) }
+                    rdate = icalcomponent_get_next_property(current, ICAL_RDATE_PROPERTY)
+                }
+                var rrule = icalcomponent_get_first_property(current, ICAL_RRULE_PROPERTY)
+                while let ruleProperty = rrule {
+                    defer { rrule = icalcomponent_get_next_property(current, ICAL_RRULE_PROPERTY) }
+                    let rule = icalproperty_get_rrule(ruleProperty)
+                    if rule.count == 0, icaltime_is_null_time(rule.until) != 0 { endless = true; continue }
+                    guard let iterator = icalrecur_iterator_new(rule, dtstart) else { endless = true; continue }
+                    defer { icalrecur_iterator_free(iterator) }
+                    for _ in 0..<100_000 {
+                        var next = icalrecur_iterator_next(iterator)
+                        if icaltime_is_null_time(next) != 0 { break }
+                        next.zone = nil
+                        later(next)
+                    }
+                }
+            }
+        }
+        guard let first = start else { return nil }
+        let names = [tzid, string(icaltimezone_get_location(zone))].compactMap { $0 }
+        let fallback = names.lazy.compactMap { icaltimezone_get_builtin_timezone($0) ?? icaltimezone_get_builtin_timezone_from_tzid($0) }.first
+        let fallbackName = names.first { icaltimezone_get_builtin_timezone($0) != nil || icaltimezone_get_builtin_timezone_from_tzid($0) != nil }
+        let feedZone = ICalZone(tzid: tzid, zone: zone, owner: nil)
+        let startTime = swiftTime(first)
+        let endTime = endless ? nil : end.map(swiftTime)
+        return ICalZoneSpan(start: startTime, end: endTime, startUTC: feedZone.utc(fromLocal: startTime),
+                            endUTC: endTime.map(feedZone.utc(fromLocal:)), fallback: fallback, fallbackName: fallbackName)
     }
 
     /// A duration in seconds, days counting 86400 of wall clock; negative for `-P…`.
@@ -436,6 +522,8 @@ public enum Libical {
 /// Owns the components libical built, so that zones defined by a feed outlive the parse.
 private final class CalendarDocument {
     private let roots: [OpaquePointer]
+    /// The span of each of the feed's zones, by TZID, once computed (`.some(nil)`: it covers all time).
+    package var spans: [String: ICalZoneSpan?] = [:]
     package init(_ roots: [OpaquePointer]) { self.roots = roots }
     deinit { roots.forEach { icalcomponent_free($0) } }
 }

@@ -98,6 +98,7 @@ extension DiagnosticCode {
     public static let icsDuplicate = DiagnosticCode("ics.duplicate", .error, "Two events with the same UID and SEQUENCE that differ.")
     public static let icsSuperseded = DiagnosticCode("ics.superseded", .info, "An older SEQUENCE of an event, replaced by the newer one.")
     public static let icsUnknownTZID = DiagnosticCode("ics.unknown-tzid", .error, "A TZID neither the feed's VTIMEZONE nor the system zone database knows.")
+    public static let icsZoneSpan = DiagnosticCode("ics.zone-span", .warning, "An event at a time outside the part of time its VTIMEZONE covers, whose TZID names no zone of the system zone database: its offset there is a guess.")
     public static let icsUnknownCalendarZone = DiagnosticCode("ics.unknown-calendar-zone", .warning, "An X-WR-TIMEZONE the system zone database does not know; the calendar's floating times stay floating.")
     public static let icsFloatingTime = DiagnosticCode("ics.floating-time", .error, "A time without zone in a feed that names none and a source without a timezone option.")
     public static let icsNoStart = DiagnosticCode("ics.no-start", .error, "An event without DTSTART; it has no occurrences.")
@@ -200,7 +201,7 @@ extension DiagnosticCode {
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
-        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
+        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsZoneSpan, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsFileOccurrences, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject, jsonTooLong,
         jsonLateContext, jsonNoMemberName,
         htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,

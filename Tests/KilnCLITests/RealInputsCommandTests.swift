@@ -297,4 +297,54 @@ final class RealInputsCommandTests: CLITestCase {
             XCTAssertTrue(row[0].hasSuffix(#","coordinates":"# + row[1] + "}"), "the whole geometry holds the coordinates read apart: \(row)")
         }
     }
+
+    /// iCalcreator's sample calendar, whose VTIMEZONE covers only October 2018 to October 2020: as written, and with
+    /// its meeting moved to January 2018 (before the span) with an extra date in July 2022 (after it), every
+    /// occurrence is what icalendar + recurring-ical-events give (the tz database's Europe/Stockholm outside the
+    /// span). Under a TZID no zone database knows, the event outside the span is one `ics.zone-span` warning.
+    func testTimesOutsideAPartialVTimezoneFollowTheZoneDatabase() throws {
+        let folder = try copy("Tests/Fixtures/real/ics-icalcreator-partial-zone", to: "p")
+        let calendar = folder.appendingPathComponent("calendar-sample.ics")
+        func compare(_ bundle: String) throws {
+            let expected = try String(decoding: PythonOracle.run("ics-occurrences.py", [calendar.path, "2016-01-01", "2024-12-31"]), as: UTF8.self)
+                .split(separator: "\n").map { line in
+                    let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                    return [fields[0], fields[3], fields[4], fields[1], fields[2], fields[5]].joined(separator: "|")
+                }
+            XCTAssertEqual(expected.count, 5)
+            XCTAssertEqual(try rows(bundle, "SELECT event_uid, start_local, end_local, start_utc, end_utc, all_day FROM occurrence ORDER BY start_local")
+                            .map { $0.joined(separator: "|") }, expected.sorted())
+        }
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try compare("p.sqlite")
+
+        let original = try String(contentsOf: calendar, encoding: .utf8)
+        var moved = original
+        for (old, new) in [("20190421T09", "20180114T09"), ("20190421T10", "20180114T10"), ("20190512T090000", "20180128T090000"),
+                           ("20190609T090000/20190609T110000", "20220703T090000/20220703T110000"),
+                           ("RECURRENCE-ID;TZID=Europe/Stockholm:20190505T090000", "RECURRENCE-ID;TZID=Europe/Stockholm:20180204T090000"),
+                           ("DTSTART;TZID=Europe/Stockholm:20190504T100000", "DTSTART;TZID=Europe/Stockholm:20180203T100000")] {
+            XCTAssertTrue(moved.contains(old), old)
+            moved = moved.replacingOccurrences(of: old, with: new)
+        }
+        try moved.write(to: calendar, atomically: true, encoding: .utf8)
+        let outside = try kiln("build", "p", "--out", "moved.sqlite")
+        XCTAssertEqual(outside.status, 0, outside.stderr)
+        try compare("moved.sqlite")
+        XCTAssertEqual(try rows("moved.sqlite", "SELECT start_utc FROM occurrence WHERE start_local IN ('2018-01-14T09:00:00', '2022-07-03T09:00:00') ORDER BY 1"),
+                       [["2018-01-14T08:00:00Z"], ["2022-07-03T07:00:00Z"]], "CET in January, CEST in July")
+        XCTAssertFalse(try findings("moved.report.json").contains { $0.contains("ics.zone-span") })
+
+        try moved.replacingOccurrences(of: "TZID:Europe/Stockholm", with: "TZID:Stockholm Office")
+            .replacingOccurrences(of: "TZID=Europe/Stockholm", with: "TZID=Stockholm Office")
+            .write(to: calendar, atomically: true, encoding: .utf8)
+        let unknown = try kiln("build", "p", "--out", "unknown.sqlite")
+        XCTAssertEqual(unknown.status, 0, unknown.stderr)
+        XCTAssertEqual(try findings("unknown.report.json").filter { $0.contains("ics.zone-span") }, [
+            "calendar-sample.ics:40: warning: ics.zone-span: event \"Scheduled meeting with six occurrences\" (20190312T194303CET-3879fa226b@kigkonsult.se): "
+                + "2018-01-14T09:00:00 is outside the part of time the VTIMEZONE \"Stockholm Office\" covers (2018-10-28T03:00:00 to 2020-10-25T03:00:00), "
+                + "and no zone of the system zone database has that name: its offset there is a guess",
+        ])
+    }
 }

@@ -332,11 +332,25 @@ public struct ICalendarReader: ConfigurableReader {
         context.budget.truncatedExpansion = false
         context.budget.left -= instances.count
         context.budget.shipped += wantsOccurrences ? instances.count : 0
+        reportOutsideZoneSpan(master, instances: instances, context: context)
         try emit(eventRecord(master, occurrences: wantsOccurrences && expanded && !cut ? instances.count : nil))
         guard wantsOccurrences else { return }
         for instance in instances {
             try emit(occurrenceRecord(uid: uid, instance))
         }
+    }
+
+    /// An event whose start, or one of whose instances, falls outside the part of time its zone's `VTIMEZONE`
+    /// covers, when no zone of the system database has its name to follow there: one `ics.zone-span` warning (libical
+    /// stretches the nearest offset over those times, which may be an hour off).
+    private func reportOutsideZoneSpan(_ master: ICalEvent, instances: [Instance], context: Context) {
+        guard let start = master.start, !start.time.isDate, let span = start.zone?.span, span.fallbackName == nil else { return }
+        let outside = ([start.time] + instances.map(\.start)).first { !$0.isDate && !span.covers(local: $0) }
+        guard let outside else { return }
+        let end = span.end.map { " to \($0.iso)" } ?? " on"
+        context.report(.icsZoneSpan, "\(label(master)): \(outside.iso) is outside the part of time the VTIMEZONE \"\(start.tzid ?? "")\" covers "
+                           + "(\(span.start.iso)\(end)), and no zone of the system zone database has that name: its offset there is a guess",
+                       line: start.line)
     }
 
     /// Keeps, for each key, the component with the highest `SEQUENCE`; reports the others.
