@@ -349,17 +349,18 @@ public enum Libical {
     private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String)] {
         var result: [(OpaquePointer, Int, String)] = []
         var next = 0
-        var previous: (name: String, line: Int)?
+        var previous: (name: String, line: Int, isProperty: Bool)?
         var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
         while let current = property {
             let name = icalproperty_get_property_name(current).map { String(cString: $0).uppercased() } ?? ""
             let isError = icalproperty_isa(current) == ICAL_XLICERROR_PROPERTY
             if next < lines.properties.count, isError || lines.properties[next].name == name {
                 previous = lines.properties[next]
-                result.append((current, lines.properties[next].line, lines.properties[next].name))
+                let written = lines.properties[next]
+                result.append((current, written.line, written.isProperty ? written.name : ""))
                 next += 1
             } else if let previous, previous.name == name {
-                result.append((current, previous.line, previous.name))
+                result.append((current, previous.line, previous.isProperty ? previous.name : ""))
             } else {
                 result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name))
             }
@@ -561,7 +562,8 @@ private struct LineOutline {
         package let name: String
         package let line: Int
         package var end: Int?
-        package var properties: [(name: String, line: Int)] = []
+        /// Each content line's property name, line, and whether it is one (RFC 5545's name syntax, then `:` or `;`).
+        package var properties: [(name: String, line: Int, isProperty: Bool)] = []
         package var children: [Node] = []
         package init(name: String, line: Int) { self.name = name; self.line = line }
 
@@ -585,9 +587,9 @@ private struct LineOutline {
         } else if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             name = name.trimmingCharacters(in: .whitespaces)
             // A name is RFC 5545's iana-token or x-name (letters, digits, `-`) before a `:` or `;`; anything else
-            // (a folded line that lost its leading space) is no property, and its problem names none.
-            let isName = !name.isEmpty && name.count < text.count && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-            open.last?.properties.append((isName ? name : "", line))
+            // (a folded line that lost its leading space) is no property, and a problem with it names none.
+            let isProperty = !name.isEmpty && text.contains(":") && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            open.last?.properties.append((name, line, isProperty))
         }
     }
 }

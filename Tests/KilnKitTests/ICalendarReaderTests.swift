@@ -384,4 +384,23 @@ final class ICalendarReaderTests: KilnTestCase {
         XCTAssertNil(alone.span?.fallbackName)
         XCTAssertEqual(alone.utc(fromLocal: ICalTime(year: 2018, month: 1, day: 15, hour: 12)).iso, "2018-01-15T09:00:00", "no fallback: the VTIMEZONE's offset")
     }
+
+    /// Only a property the reader reads fails: an empty X- property, a vendor property without X- and an empty
+    /// property no field takes are one `ics.unread` info per name and file; a read property libical cannot parse,
+    /// and a line that is no property at all, stay `ics.malformed`.
+    func testOnlyAPropertyTheReaderReadsCanFail() throws {
+        let feed = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:test", "X-WR-CALDESC:", "BEGIN:VEVENT", "UID:a", "DTSTAMP:20260101T000000Z",
+            "DTSTART:20260110T100000Z", "SUBCALENDAR-ID:1", "EVENT-ALLDAY:true", "LOCATION:", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:b", "DTSTAMP:20260101T000000Z", "DTSTART:20260111T100000Z", "SUBCALENDAR-ID:2", "RRULE:FREQ=FORTNIGHTLY",
+            "Open daily", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let (records, log) = try read(reader(), feed, name: "c.ics")
+        XCTAssertEqual(records.filter { $0.kind.name == "event" }.count, 2)
+        XCTAssertEqual(log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code) \($0.severity.rawValue)" }.sorted(), [
+            "11 ics.empty info", "18 ics.malformed error", "19 ics.malformed error",
+            "4 ics.unread info", "9 ics.unread info", "10 ics.unread info",
+        ].sorted(), describe(log))
+        XCTAssertTrue(log.diagnostics.contains { $0.message.hasSuffix("Parse error in property name: SUBCALENDAR-ID (and 1 more line of it in the file)") }, describe(log))
+    }
 }
