@@ -68,11 +68,22 @@ public final class ICalZone: @unchecked Sendable {
     fileprivate let zone: OpaquePointer
     /// Keeps the calendar that owns a feed's `VTIMEZONE` alive.
     private let owner: AnyObject?
+    /// For a feed's `VTIMEZONE` whose transitions cover only part of time: that part, and the system zone database's
+    /// zone its TZID (or `X-LIC-LOCATION`) names, which times outside it follow. `nil` when it covers all time.
+    public let span: ICalZoneSpan?
 
-    fileprivate init(tzid: String, zone: OpaquePointer, owner: AnyObject?) {
+    fileprivate init(tzid: String, zone: OpaquePointer, owner: AnyObject?, span: ICalZoneSpan? = nil) {
         self.tzid = tzid
         self.zone = zone
         self.owner = owner
+        self.span = span
+    }
+
+    /// The zone that gives the offset of the wall-clock time `local`: the feed's, or outside its span the zone
+    /// database's of the same name.
+    private func zone(forLocal local: ICalTime) -> OpaquePointer {
+        guard let span, let fallback = span.fallback, !span.covers(local: local) else { return zone }
+        return fallback
     }
 
     /// The zone of the system zone database named `name` (`Europe/Athens`), or `nil` when there is none.
@@ -84,7 +95,7 @@ public final class ICalZone: @unchecked Sendable {
     /// The UTC time of the wall-clock time `local` in this zone.
     public func utc(fromLocal local: ICalTime) -> ICalTime {
         var time = Libical.icalTime(local)
-        time.zone = zone
+        time.zone = zone(forLocal: local)
         return Libical.swiftTime(icaltime_convert_to_zone(time, icaltimezone_get_utc_timezone()))
     }
 
@@ -92,8 +103,30 @@ public final class ICalZone: @unchecked Sendable {
     public func local(fromUTC utc: ICalTime) -> ICalTime {
         var time = Libical.icalTime(utc)
         time.zone = icaltimezone_get_utc_timezone()
-        return Libical.swiftTime(icaltime_convert_to_zone(time, zone))
+        var target = zone
+        if let span, let fallback = span.fallback, !span.covers(utc: utc) { target = fallback }
+        return Libical.swiftTime(icaltime_convert_to_zone(time, target))
     }
+}
+
+/// The wall-clock times a feed's `VTIMEZONE` gives offsets for: from its first observance's `DTSTART` to its last
+/// transition, when no observance repeats without end. Outside, libical would stretch the first or last offset over
+/// every other season (an event at 17:45 Europe/Berlin in January, before a span starting in October, read an hour off).
+public struct ICalZoneSpan: @unchecked Sendable {
+    /// The first wall-clock time the `VTIMEZONE` covers, and the last (`nil`: no end).
+    public let start: ICalTime
+    public let end: ICalTime?
+    fileprivate let startUTC: ICalTime
+    fileprivate let endUTC: ICalTime?
+    /// The system zone database's zone the TZID or `X-LIC-LOCATION` names, and its name; `nil` when there is none.
+    fileprivate let fallback: OpaquePointer?
+    public let fallbackName: String?
+
+    /// True when the `VTIMEZONE` gives the offset of the wall-clock time `local`.
+    public func covers(local: ICalTime) -> Bool { local >= start && (end.map { local <= $0 } ?? true) }
+
+    /// True when the `VTIMEZONE` gives the offset at the UTC time `utc`.
+    fileprivate func covers(utc: ICalTime) -> Bool { utc >= startUTC && (endUTC.map { utc <= $0 } ?? true) }
 }
 
 /// A date or date-time value of a feed: the time, its zone, and the line of its property.
@@ -179,18 +212,32 @@ public struct ICalEvent: Sendable {
     public var rules: [ICalRule] = []
     public var dates: [ICalRecurrenceDate] = []
     public var exceptions: [ICalValue] = []
-    /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line.
-    public var problems: [(message: String, line: Int)] = []
+    /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line and the
+    /// name of the property the line writes (upper case; empty when the line has none).
+    public var problems: [ICalProblem] = []
     /// Each property's line, by upper-case name (the first such property).
     public var lines: [String: Int] = [:]
     /// The calendar's `X-WR-TIMEZONE` (what Google writes for the zone of the calendar as a whole).
     public var calendarZone: String?
 }
 
+/// A line libical could not read: its message, line, where it is and the name of the property the line writes.
+public struct ICalProblem: Sendable {
+    /// Where the line is: the calendar itself, a VTIMEZONE, or an event.
+    public enum Place: Sendable { case calendar, timeZone, event }
+
+    public var message: String
+    public var line: Int
+    /// The property's name as the line writes it, in upper case (`SUBCALENDAR-ID`, `X-WR-CALDESC`); empty when the
+    /// line has no name or libical added the problem (a missing `END`).
+    public var property: String
+    public var place: Place
+}
+
 /// A parsed iCalendar feed: its events and what libical could not read outside them.
 public struct ICalFeed: Sendable {
     public var events: [ICalEvent] = []
-    public var problems: [(message: String, line: Int)] = []
+    public var problems: [ICalProblem] = []
     /// Top-level components that are not calendars, and calendar children that are neither events nor zones.
     public var skipped: [(name: String, line: Int)] = []
 }
@@ -254,9 +301,9 @@ public enum Libical {
             return
         }
         var calendarZone: String?
-        for (property, line) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
             if icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                feed.problems.append(problem(property, line: line, written: written, place: .calendar))
             } else if icalproperty_isa(property) == ICAL_X_PROPERTY, string(icalproperty_get_x_name(property))?.uppercased() == "X-WR-TIMEZONE" {
                 calendarZone = string(icalproperty_get_x(property))
             }
@@ -271,9 +318,9 @@ public enum Libical {
                 read.calendarZone = calendarZone
                 feed.events.append(read)
             case ICAL_VTIMEZONE_COMPONENT:
-                for (property, line) in properties(of: current, lines: childLines, lastLine: lastLine)
+                for (property, line, written) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
-                    feed.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                    feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
             default:
                 feed.skipped.append((name(of: current, lines: childLines), childLines.line))
@@ -290,25 +337,32 @@ public enum Libical {
         return kind ?? "a component"
     }
 
-    /// The properties of `component` in order, each with its line: libical keeps the order of the content lines, puts
-    /// an `X-LIC-ERROR` where a line failed, and splits a multi-valued line (`CATEGORIES:a,b`) into properties of the
-    /// same name; errors it adds at the end (a missing `END`) take the component's last line.
-    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int)] {
-        var result: [(OpaquePointer, Int)] = []
+    /// The problem an `X-LIC-ERROR` property reports, for the line that writes the property `written`.
+    private static func problem(_ error: OpaquePointer, line: Int, written: String, place: ICalProblem.Place) -> ICalProblem {
+        ICalProblem(message: string(icalproperty_get_xlicerror(error)) ?? "unreadable property", line: line, property: written, place: place)
+    }
+
+    /// The properties of `component` in order, each with its line and the name that line writes: libical keeps the
+    /// order of the content lines, puts an `X-LIC-ERROR` where a line failed, and splits a multi-valued line
+    /// (`CATEGORIES:a,b`) into properties of the same name; errors it adds at the end (a missing `END`) take the
+    /// component's last line and no name.
+    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String)] {
+        var result: [(OpaquePointer, Int, String)] = []
         var next = 0
-        var previous: (name: String, line: Int)?
+        var previous: (name: String, line: Int, isProperty: Bool)?
         var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
         while let current = property {
             let name = icalproperty_get_property_name(current).map { String(cString: $0).uppercased() } ?? ""
             let isError = icalproperty_isa(current) == ICAL_XLICERROR_PROPERTY
             if next < lines.properties.count, isError || lines.properties[next].name == name {
                 previous = lines.properties[next]
-                result.append((current, lines.properties[next].line))
+                let written = lines.properties[next]
+                result.append((current, written.line, written.isProperty ? written.name : ""))
                 next += 1
             } else if let previous, previous.name == name {
-                result.append((current, previous.line))
+                result.append((current, previous.line, previous.isProperty ? previous.name : ""))
             } else {
-                result.append((current, isError ? (lines.end ?? lastLine) : lines.line))
+                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name))
             }
             property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
         }
@@ -318,7 +372,7 @@ public enum Libical {
     private static func event(_ component: OpaquePointer, calendar: OpaquePointer, lines: LineOutline.Node, lastLine: Int,
                               document: CalendarDocument) -> ICalEvent {
         var event = ICalEvent(line: lines.line)
-        for (property, line) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
             let kind = icalproperty_isa(property)
             if let name = icalproperty_get_property_name(property), event.lines[String(cString: name).uppercased()] == nil {
                 event.lines[String(cString: name).uppercased()] = line
@@ -364,7 +418,7 @@ public enum Libical {
             case ICAL_EXDATE_PROPERTY:
                 event.exceptions.append(value(icalproperty_get_exdate(property), property, calendar: calendar, line: line, document: document))
             case ICAL_XLICERROR_PROPERTY:
-                event.problems.append((string(icalproperty_get_xlicerror(property)) ?? "unreadable property", line))
+                event.problems.append(problem(property, line: line, written: written, place: .event))
             default:
                 break
             }
@@ -379,11 +433,64 @@ public enum Libical {
               let tzid = icalparameter_get_tzid(parameter).map({ String(cString: $0) }) else { return result }
         result.tzid = tzid
         if let zone = icalcomponent_get_timezone(calendar, tzid) {
-            result.zone = ICalZone(tzid: tzid, zone: zone, owner: document)
+            if document.spans[tzid] == nil { document.spans[tzid] = .some(span(of: zone, tzid: tzid)) }
+            result.zone = ICalZone(tzid: tzid, zone: zone, owner: document, span: document.spans[tzid] ?? nil)
         } else if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) {
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         }
         return result
+    }
+
+    /// The part of time the `VTIMEZONE` of `zone` covers (`ICalZoneSpan`), or `nil` when it covers all of it: from the
+    /// earliest `DTSTART` of its observances to their last transition (`RDATE`, a rule's `UNTIL` or `COUNT`), or no end
+    /// when a rule repeats without one.
+    private static func span(of zone: OpaquePointer, tzid: String) -> ICalZoneSpan? {
+        guard let component = icaltimezone_get_component(zone) else { return nil }
+        var start: icaltimetype?
+        var end: icaltimetype?
+        var endless = false
+        func later(_ time: icaltimetype) { if end.map({ icaltime_compare(time, $0) > 0 }) ?? true { end = time } }
+        for kind in [ICAL_XSTANDARD_COMPONENT, ICAL_XDAYLIGHT_COMPONENT] {
+            var observance = icalcomponent_get_first_component(component, kind)
+            while let current = observance {
+                defer { observance = icalcomponent_get_next_component(component, kind) }
+                guard let property = icalcomponent_get_first_property(current, ICAL_DTSTART_PROPERTY) else { continue }
+                var dtstart = icalproperty_get_dtstart(property)
+                dtstart.zone = nil
+                if start.map({ icaltime_compare(dtstart, $0) < 0 }) ?? true { start = dtstart }
+                later(dtstart)
+                var rdate = icalcomponent_get_first_property(current, ICAL_RDATE_PROPERTY)
+                while let date = rdate {
+                    var time = icalproperty_get_rdate(date).time
+                    time.zone = nil
+                    if icaltime_is_null_time(time) == 0 { later(time) }
+                    rdate = icalcomponent_get_next_property(current, ICAL_RDATE_PROPERTY)
+                }
+                var rrule = icalcomponent_get_first_property(current, ICAL_RRULE_PROPERTY)
+                while let ruleProperty = rrule {
+                    defer { rrule = icalcomponent_get_next_property(current, ICAL_RRULE_PROPERTY) }
+                    let rule = icalproperty_get_rrule(ruleProperty)
+                    if rule.count == 0, icaltime_is_null_time(rule.until) != 0 { endless = true; continue }
+                    guard let iterator = icalrecur_iterator_new(rule, dtstart) else { endless = true; continue }
+                    defer { icalrecur_iterator_free(iterator) }
+                    for _ in 0..<100_000 {
+                        var next = icalrecur_iterator_next(iterator)
+                        if icaltime_is_null_time(next) != 0 { break }
+                        next.zone = nil
+                        later(next)
+                    }
+                }
+            }
+        }
+        guard let first = start else { return nil }
+        let names = [tzid, string(icaltimezone_get_location(zone))].compactMap { $0 }
+        let fallback = names.lazy.compactMap { icaltimezone_get_builtin_timezone($0) ?? icaltimezone_get_builtin_timezone_from_tzid($0) }.first
+        let fallbackName = names.first { icaltimezone_get_builtin_timezone($0) != nil || icaltimezone_get_builtin_timezone_from_tzid($0) != nil }
+        let feedZone = ICalZone(tzid: tzid, zone: zone, owner: nil)
+        let startTime = swiftTime(first)
+        let endTime = endless ? nil : end.map(swiftTime)
+        return ICalZoneSpan(start: startTime, end: endTime, startUTC: feedZone.utc(fromLocal: startTime),
+                            endUTC: endTime.map(feedZone.utc(fromLocal:)), fallback: fallback, fallbackName: fallbackName)
     }
 
     /// A duration in seconds, days counting 86400 of wall clock; negative for `-P…`.
@@ -416,6 +523,8 @@ public enum Libical {
 /// Owns the components libical built, so that zones defined by a feed outlive the parse.
 private final class CalendarDocument {
     private let roots: [OpaquePointer]
+    /// The span of each of the feed's zones, by TZID, once computed (`.some(nil)`: it covers all time).
+    package var spans: [String: ICalZoneSpan?] = [:]
     package init(_ roots: [OpaquePointer]) { self.roots = roots }
     deinit { roots.forEach { icalcomponent_free($0) } }
 }
@@ -453,7 +562,8 @@ private struct LineOutline {
         package let name: String
         package let line: Int
         package var end: Int?
-        package var properties: [(name: String, line: Int)] = []
+        /// Each content line's property name, line, and whether it is one (RFC 5545's name syntax, then `:` or `;`).
+        package var properties: [(name: String, line: Int, isProperty: Bool)] = []
         package var children: [Node] = []
         package init(name: String, line: Int) { self.name = name; self.line = line }
 
@@ -466,7 +576,7 @@ private struct LineOutline {
 
     package mutating func record(_ text: String, line: Int) {
         lastLine = max(lastLine, line)
-        let name = text.prefix { $0 != ":" && $0 != ";" }.uppercased()
+        var name = text.prefix { $0 != ":" && $0 != ";" }.uppercased()
         let value = text.drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespacesAndNewlines)
         if name == "BEGIN" {
             let node = Node(name: value, line: line)
@@ -475,7 +585,11 @@ private struct LineOutline {
         } else if name == "END" {
             if let last = open.popLast() { last.end = line }
         } else if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            open.last?.properties.append((name.trimmingCharacters(in: .whitespaces), line))
+            name = name.trimmingCharacters(in: .whitespaces)
+            // A name is RFC 5545's iana-token or x-name (letters, digits, `-`) before a `:` or `;`; anything else
+            // (a folded line that lost its leading space) is no property, and a problem with it names none.
+            let isProperty = !name.isEmpty && text.contains(":") && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            open.last?.properties.append((name, line, isProperty))
         }
     }
 }

@@ -19,6 +19,9 @@ package final class SandboxState {
     package var timedOut = false
     package var denied: [String] = []
     package var inserted: [(table: String, rowid: Int64)] = []
+    /// The indexes the statement being compiled creates: SQLite asks the authorizer for a REINDEX of each while it
+    /// fills it, which a script's `CREATE INDEX` needs and a script's own `REINDEX` statement does not get.
+    package var indexesBeingCreated: Set<String> = []
 
     package init(deadline: UInt64) { self.deadline = deadline }
 
@@ -54,7 +57,12 @@ package final class SandboxState {
             // A multi-row `VALUES (…), (…)` is compiled as a SELECT of its rows; a CHECK reads its table's columns;
             // DEFAULT and CHECK expressions call functions (only deterministic ones, above). Reading reaches only the
             // script's own tables: the connection holds nothing else.
-            case SQLITE_CREATE_TABLE, SQLITE_CREATE_INDEX, SQLITE_TRANSACTION, SQLITE_INSERT, SQLITE_SELECT, SQLITE_FUNCTION,
+            case SQLITE_CREATE_INDEX:
+                if let first { indexesBeingCreated.insert(first) }
+                return true
+            // Filling the index a `CREATE INDEX` of the same statement creates; a REINDEX statement is refused.
+            case SQLITE_REINDEX: return first.map { indexesBeingCreated.contains($0) } ?? false
+            case SQLITE_CREATE_TABLE, SQLITE_TRANSACTION, SQLITE_INSERT, SQLITE_SELECT, SQLITE_FUNCTION,
                  SQLITE_READ:
                 return true
             // CREATE TABLE … PRIMARY KEY/UNIQUE updates SQLite's own schema table.
@@ -352,6 +360,7 @@ extension Database {
                 while offset < buffer.count {
                     var statement: OpaquePointer?
                     var tail: UnsafePointer<CChar>?
+                    sandbox?.indexesBeingCreated = []
                     let result = sqlite3_prepare_v2(handle, start + offset, Int32(buffer.count - offset), &statement, &tail)
                     guard result == SQLITE_OK else {
                         try failed(offset, error(result, sql: String(decoding: bytes[offset...], as: UTF8.self)))

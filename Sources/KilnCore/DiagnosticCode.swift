@@ -40,6 +40,8 @@ extension DiagnosticCode {
     public static let delimitedQuote = DiagnosticCode("delimited.quote", .warning, "A quote out of place in a quoted delimited file (inside an unquoted field, or text after a closing quote); the text is kept as written.")
     public static let delimitedHeader = DiagnosticCode("delimited.header", .error, "A field the header row of a delimited file has no column for (its values are NULL).")
     public static let delimitedRepeatedHeader = DiagnosticCode("delimited.repeated-header", .warning, "A column name the header row of a delimited file holds more than once; each field reads the first.")
+    public static let delimitedLooksQuoted = DiagnosticCode("delimited.looks-quoted", .warning, "Values of a delimited file without the quote option that look quoted (\"BSAM\", a doubled \"\"): their quotes are kept as text; once per file.")
+    public static let delimitedHeaderFields = DiagnosticCode("delimited.header-fields", .warning, "A header row passed over (header: true) that names the source's fields in other columns, or has another number of columns: values are read by position.")
     public static let delimitedUnreadColumn = DiagnosticCode("delimited.unread-column", .info, "A column of a delimited file's header row that no field reads.")
     public static let routesUnterminated = DiagnosticCode("routes.unterminated", .warning, "A route's stop list does not end with its separator: the file may be cut short.")
     public static let timetableNoHeading = DiagnosticCode("timetable.no-heading", .error, "Timetable rows before any day heading.")
@@ -69,6 +71,7 @@ extension DiagnosticCode {
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
     public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
+    public static let columnUnfilled = DiagnosticCode("column.unfilled", .warning, "A table column that no source maps and no query selects: NULL in every row.")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
     public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
@@ -83,6 +86,7 @@ extension DiagnosticCode {
 
     // MARK: - Calendars, JSON and web pages
     public static let icsMalformed = DiagnosticCode("ics.malformed", .error, "libical could not read a line of an iCalendar feed (or the feed is cut short).")
+    public static let icsUnread = DiagnosticCode("ics.unread", .info, "A calendar property no field reads that libical could not read either (an empty X-WR-CALDESC, a vendor property without X-); not read.")
     public static let icsSkipped = DiagnosticCode("ics.skipped", .info, "A component that is not an event (VTODO, VJOURNAL…); not read.")
     public static let icsNoEvents = DiagnosticCode("ics.no-events", .warning, "A feed without any VEVENT.")
     public static let icsEmpty = DiagnosticCode("ics.empty", .info, "An event property with no value.")
@@ -94,6 +98,7 @@ extension DiagnosticCode {
     public static let icsDuplicate = DiagnosticCode("ics.duplicate", .error, "Two events with the same UID and SEQUENCE that differ.")
     public static let icsSuperseded = DiagnosticCode("ics.superseded", .info, "An older SEQUENCE of an event, replaced by the newer one.")
     public static let icsUnknownTZID = DiagnosticCode("ics.unknown-tzid", .error, "A TZID neither the feed's VTIMEZONE nor the system zone database knows.")
+    public static let icsZoneSpan = DiagnosticCode("ics.zone-span", .warning, "An event at a time outside the part of time its VTIMEZONE covers, whose TZID names no zone of the system zone database: its offset there is a guess.")
     public static let icsUnknownCalendarZone = DiagnosticCode("ics.unknown-calendar-zone", .warning, "An X-WR-TIMEZONE the system zone database does not know; the calendar's floating times stay floating.")
     public static let icsFloatingTime = DiagnosticCode("ics.floating-time", .error, "A time without zone in a feed that names none and a source without a timezone option.")
     public static let icsNoStart = DiagnosticCode("ics.no-start", .error, "An event without DTSTART; it has no occurrences.")
@@ -197,14 +202,14 @@ extension DiagnosticCode {
 
     /// Every code Kiln can emit, in the order `kiln codes` prints them.
     public static let catalogue: [DiagnosticCode] = [
-        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
+        parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
-        icsMalformed, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
-        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
+        icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
+        icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsZoneSpan, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,
         icsUnbounded, icsBadRRule, icsTooMany, icsFileOccurrences, icsBadRDate, jsonMalformed, jsonNoRecords, jsonUnread, jsonNotObject, jsonTooLong,
         jsonLateContext, jsonNoMemberName,
         htmlNoContent, htmlSanitized, htmlContentRemoved, htmlUnwrapped,

@@ -176,6 +176,31 @@ public enum ClockTime {
         return .success((start, end + 1440))
     }
 
+    /// Seconds since the start of the service day of a GTFS time (`H:MM:SS` or `HH:MM:SS`, the hours going past 23
+    /// for times after midnight: `25:10:00` is 90600), spaces around it allowed. Minutes or seconds above 59, more
+    /// than three digits of hours and other shapes are problems.
+    public static func serviceSeconds(_ text: String) -> Result<Int, ValueProblem> {
+        let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, (1...3).contains(parts[0].count), parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
+              let hours = Int(parts[0]), let minutes = Int(parts[1]), let seconds = Int(parts[2]) else {
+            return .failure(ValueProblem(message: "\"\(text)\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)"))
+        }
+        guard minutes < 60, seconds < 60 else {
+            return .failure(ValueProblem(message: "\"\(text)\" is not a GTFS time (minutes and seconds 00–59)"))
+        }
+        return .success(hours * 3600 + minutes * 60 + seconds)
+    }
+
+    /// Minutes since the start of the service day of a GTFS time (`serviceSeconds`); a time with seconds other than
+    /// `00` is a problem, not rounded.
+    public static func serviceMinutes(_ text: String) -> Result<Int, ValueProblem> {
+        serviceSeconds(text).flatMap { seconds in
+            seconds % 60 == 0 ? .success(seconds / 60)
+                : .failure(ValueProblem(message: "\"\(text)\" has \(seconds % 60) seconds, which minutes cannot hold; use gtfsSeconds"))
+        }
+    }
+
     /// `HH:MM` for minutes after midnight; a time past midnight (1440 or more) is written as the next day's time.
     public static func text(_ minutes: Int) -> String {
         let wrapped = minutes >= 1440 && minutes != 1440 ? minutes - 1440 : minutes

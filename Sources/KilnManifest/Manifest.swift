@@ -219,7 +219,7 @@ public struct ColumnMapping: Sendable {
 /// One normalizing step applied to a field's text.
 public enum NormalizerSpec: Sendable, Equatable {
     /// A built-in step by name (`trim`, `collapseSpaces`, `nfc`, `fold`, `lower`, `upper`, `decimal`, `minutes`,
-    /// `naturalSortKey`, `emptyToNull`).
+    /// `gtfsSeconds`, `gtfsMinutes`, `naturalSortKey`, `emptyToNull`).
     case named(String)
     /// Keeps the first capture group (or the whole match) of a pattern; no match gives NULL.
     case capture(String)

@@ -8,6 +8,34 @@ package struct ManifestChecker {
     /// Makes the error for a key path and a message.
     package let issue: (String, String) -> KilnError
 
+    /// The first constraint of a shipped table that the bundle's schema declares (`SchemaSQL`) and that refuses the
+    /// rows a finding of `code` names (`duplicate-key`, `not-null`, `range`, `enum`, `foreign-key`), described; `nil`
+    /// when no shipped table declares one. A severity override below `error` of such a code cannot be honoured.
+    package func schemaConstraint(enforcing code: String) -> String? {
+        for table in manifest.tables where table.ship {
+            let name = table.name
+            switch code {
+            case DiagnosticCode.duplicateKey.rawValue:
+                if !table.primaryKey.isEmpty { return "the primary key (\(table.primaryKey.joined(separator: ", "))) of \(name)" }
+                if let set = table.unique.first { return "\(name)'s columns \(set.joined(separator: ", ")) unique together" }
+                if let column = table.columns.first(where: \.unique) { return "\(name).\(column.name) unique" }
+            case DiagnosticCode.notNull.rawValue:
+                if let column = table.columns.first(where: { $0.notNull || table.primaryKey.contains($0.name) }) { return "\(name).\(column.name) NOT NULL" }
+            case DiagnosticCode.range.rawValue:
+                if let column = table.columns.first(where: { $0.range != nil }) { return "the range of \(name).\(column.name) (a CHECK)" }
+            case DiagnosticCode.enumeration.rawValue:
+                if let column = table.columns.first(where: { $0.allowed != nil }) { return "the values of \(name).\(column.name) (a CHECK)" }
+            case DiagnosticCode.foreignKey.rawValue:
+                if let key = table.allForeignKeys.first {
+                    return "\(name) (\(key.columns.joined(separator: ", "))) REFERENCES \(key.table), which the bundle's foreign-key check holds"
+                }
+            default:
+                return nil
+            }
+        }
+        return nil
+    }
+
     package func check() throws {
         try require(BundleName.isValid(manifest.bundle),
                     "bundle", "the bundle name \"\(manifest.bundle)\" may hold only letters, digits, \"-\", \"_\" and \".\"")
@@ -18,6 +46,11 @@ package struct ManifestChecker {
             try require(DiagnosticCode.named(code) != nil || ruleCodes.contains(ruleCode), "severity.\(code)",
                         "no finding has the code \"\(code)\": it is neither one of Kiln's codes (kiln codes lists them) nor the code "
                             + "of a rule of this manifest\(ruleCodes.isEmpty ? "" : " (\(ruleCodes.sorted().joined(separator: ", ")))")")
+        }
+        for code in manifest.severity.keys.sorted() {
+            guard let severity = manifest.severity[code], severity < .error, let constraint = schemaConstraint(enforcing: code) else { continue }
+            throw issue("severity.\(code)", "\"\(code)\" cannot be \"\(severity.rawValue)\": the bundle's schema declares \(constraint), which refuses "
+                            + "every row such a finding names, so no bundle could be written; correct the rows or the declaration instead")
         }
         // SQLite does not tell ASCII names apart by case: "T" and "t" are one table.
         var seen: [String: String] = [:]

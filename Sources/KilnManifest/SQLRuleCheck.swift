@@ -47,6 +47,32 @@ package final class SQLRuleCheck {
         return nil
     }
 
+    /// The result column names of `query` over the staged tables, or `nil` when SQLite cannot prepare it (its own
+    /// run reports why).
+    package func resultColumns(of query: String) -> [String]? {
+        guard case .success(let database) = database else { return nil }
+        return try? database.prepareQuery(query).columnNames
+    }
+
+    /// The columns of the tables that nothing fills, in declaration order, each with its manifest key path: no source
+    /// maps it (a field or a constant) and the table's query does not select it. Tables the app fills are left out.
+    package func unfilledColumns() -> [(table: String, column: String, keyPath: String)] {
+        var found: [(String, String, String)] = []
+        for (tableIndex, table) in manifest.tables.enumerated() where !table.userFilled {
+            let filled: Set<String>
+            if let query = table.query {
+                guard let columns = resultColumns(of: query) else { continue }
+                filled = Set(columns)
+            } else {
+                filled = Set(manifest.sources.flatMap(\.targets).filter { $0.table == table.name }.flatMap(\.columns.keys))
+            }
+            for (columnIndex, column) in table.columns.enumerated() where !filled.contains(column.name) {
+                found.append((table.name, column.name, "tables[\(tableIndex)].columns[\(columnIndex)]"))
+            }
+        }
+        return found
+    }
+
     /// The names between braces in `message`, in order.
     package static func placeholders(in message: String) -> [String] {
         var names: [String] = []

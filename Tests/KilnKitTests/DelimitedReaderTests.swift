@@ -48,6 +48,34 @@ final class DelimitedReaderTests: KilnTestCase {
         XCTAssertEqual(records.map(\.values), [["x\u{037E} y", "z"]])
     }
 
+    /// Without `quote`, the first line whose values look quoted (a `"` at both ends, a doubled `""`) is one warning
+    /// per file; the values keep their quotes, as the warning says. Lone quotes in text are no such value.
+    func testValuesThatLookQuotedAreReportedOncePerFile() throws {
+        let csv = try reader(["fields": strings("code", "name"), "separator": .string(",")])
+        let (records, log) = try read(csv, "1,O'Brien 5\" pipe\n2,\"BSAM\"\n3,\"\"\n4,say \"\"hi\"\"\n")
+        XCTAssertEqual(records.map { $0.values[1] }, ["O'Brien 5\" pipe", "\"BSAM\"", "\"\"", "say \"\"hi\"\""])
+        XCTAssertEqual(log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }, ["2 delimited.looks-quoted"])
+        XCTAssertTrue(DelimitedReader.looksQuoted("say \"\"hi\"\""))
+        XCTAssertFalse(DelimitedReader.looksQuoted("\""))
+        XCTAssertFalse(DelimitedReader.looksQuoted("5\" pipe"))
+    }
+
+    /// A header passed over is compared with the fields, which are read by position: the same names in the same
+    /// order, or titles that name no field, say nothing; a field the header puts elsewhere, or another number of
+    /// columns, is a warning.
+    func testAHeaderPassedOverThatDiffersFromTheFieldsIsAWarning() throws {
+        let csv = try reader(["fields": strings("code", "name"), "separator": .string(","), "header": .bool(true)])
+        for (header, warns) in [("code,name", false), ("\"code\",\"name\"", false), ("Κωδικός,Όνομα", false), ("name,code", true),
+                                ("code,name,extra", true), ("code", true), ("Κωδικός", true)] {
+            let (records, log) = try read(csv, header + "\n1,Ακτή\n")
+            XCTAssertEqual(records.map(\.values), [["1", "Ακτή"]], header)
+            XCTAssertEqual(log.diagnostics.map(\.code), warns ? ["delimited.header-fields"] : [], header)
+        }
+        let quoted = try reader(["fields": strings("code", "name"), "separator": .string(","), "header": .bool(true), "quote": .string("\"")])
+        let (_, log) = try read(quoted, "\"name\",\"code\"\n1,\"Ακτή\"\n")
+        XCTAssertEqual(log.diagnostics.map(\.code), ["delimited.header-fields"], "with quote, the header is compared too")
+    }
+
     func testTrailingSeparatorIsAllowed() throws {
         let lines = try reader(["fields": strings("line", "name")])
         let (records, log) = try read(lines, "1.1; Τερψιθέα;\n1.2; Πλαζ\n")
@@ -116,7 +144,7 @@ final class DelimitedReaderTests: KilnTestCase {
     func testHeaderSkipsTheFirstLine() throws {
         let lines = try reader(["fields": strings("line", "name"), "header": .bool(true)])
         let (records, log) = try read(lines, "\nline; name; extra\n1.1; a\n1.2; b\n")
-        XCTAssertEqual(log.diagnostics.count, 0)
+        XCTAssertEqual(log.diagnostics.map(\.code), ["delimited.header-fields"], "the header has a column more than the fields")
         XCTAssertEqual(records.map(\.values), [["1.1", "a"], ["1.2", "b"]])
         XCTAssertEqual(records.map(\.line), [3, 4])
     }

@@ -74,4 +74,31 @@ final class DiagnosticCodeTests: KilnTestCase {
         try ruleCode.write(to: url, atomically: true, encoding: .utf8)
         XCTAssertNoThrow(try ManifestLoader.load(folder.path))
     }
+
+    /// A code whose rows the bundle's schema refuses cannot be turned below an error where a shipped table declares
+    /// such a constraint; where none does, or turned up, the override stands.
+    func testAnOverrideTheBundlesSchemaCannotHonourIsAManifestError() throws {
+        let folder = try copyRepositoryFolder("raw/patras", as: "p")
+        let url = folder.appendingPathComponent("kiln.json5")
+        let original = try String(contentsOf: url, encoding: .utf8)
+        for code in ["duplicate-key", "not-null", "foreign-key"] {
+            try original.replacingOccurrences(of: #""duplicate-row": "warning","#, with: "\"duplicate-row\": \"warning\", \"\(code)\": \"warning\",")
+                .write(to: url, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try ManifestLoader.load(folder.path), code) { error in
+                guard case KilnError.manifest(let issue) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(issue.keyPath, "severity.\(code)")
+                XCTAssertTrue(issue.message.hasPrefix("\"\(code)\" cannot be \"warning\": the bundle's schema declares "), issue.message)
+            }
+            try original.replacingOccurrences(of: #""duplicate-row": "warning","#, with: "\"duplicate-row\": \"warning\", \"\(code)\": \"error\",")
+                .write(to: url, atomically: true, encoding: .utf8)
+            XCTAssertNoThrow(try ManifestLoader.load(folder.path), code)
+        }
+        let pipeline = try ManifestLoader.load(folder.path)
+        let checker = ManifestChecker(manifest: pipeline.manifest, issue: { KilnError.manifest(.init(file: "kiln.json5", line: nil, keyPath: $0, message: $1)) })
+        XCTAssertNil(checker.schemaConstraint(enforcing: "duplicate-row"), "identical rows merge into one")
+        XCTAssertNil(checker.schemaConstraint(enforcing: "pattern"), "a pattern is not in the schema")
+        var unshipped = pipeline.manifest
+        for index in unshipped.tables.indices { unshipped.tables[index].ship = false }
+        XCTAssertNil(ManifestChecker(manifest: unshipped, issue: checker.issue).schemaConstraint(enforcing: "duplicate-key"))
+    }
 }

@@ -350,4 +350,57 @@ final class ICalendarReaderTests: KilnTestCase {
         XCTAssertEqual(finding.provenance?.line, 7)
         XCTAssertEqual(finding.severity, .error)
     }
+
+    /// A VTIMEZONE's span: from its first observance to its last transition (no end when a rule repeats forever).
+    /// Inside, its own offsets hold — even one that differs from the zone database's — and outside, the zone its
+    /// TZID (or X-LIC-LOCATION) names in the zone database; a TZID the database does not know has no fallback.
+    func testAPartialVTimezoneGivesWayToTheZoneDatabaseOutsideItsSpan() throws {
+        func feed(tzid: String, location: String?, rule: String) -> String {
+            """
+            BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:test\r\nBEGIN:VTIMEZONE\r\nTZID:\(tzid)\r\n\(location.map { "X-LIC-LOCATION:\($0)\r\n" } ?? "")\
+            BEGIN:STANDARD\r\nDTSTART:20181028T030000\r\nTZOFFSETFROM:+0300\r\nTZOFFSETTO:+0300\r\n\(rule)END:STANDARD\r\nEND:VTIMEZONE\r\n\
+            BEGIN:VEVENT\r\nUID:a\r\nDTSTAMP:20190101T000000Z\r\nDTSTART;TZID=\(tzid):20190115T120000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n
+            """
+        }
+        let bounded = Libical.parse(Array(feed(tzid: "Office", location: "Europe/Berlin", rule: "RDATE:20201025T030000\r\n").utf8))
+        let zone = try XCTUnwrap(bounded.events.first?.start?.zone)
+        let span = try XCTUnwrap(zone.span)
+        XCTAssertEqual(span.start.iso, "2018-10-28T03:00:00")
+        XCTAssertEqual(span.end?.iso, "2020-10-25T03:00:00")
+        XCTAssertEqual(span.fallbackName, "Europe/Berlin", "X-LIC-LOCATION names the zone when the TZID does not")
+        XCTAssertEqual(zone.utc(fromLocal: ICalTime(year: 2019, month: 1, day: 15, hour: 12)).iso, "2019-01-15T09:00:00", "inside: the VTIMEZONE's +0300")
+        XCTAssertEqual(zone.utc(fromLocal: ICalTime(year: 2018, month: 1, day: 15, hour: 12)).iso, "2018-01-15T11:00:00", "before: Berlin's CET")
+        XCTAssertEqual(zone.utc(fromLocal: ICalTime(year: 2022, month: 7, day: 15, hour: 12)).iso, "2022-07-15T10:00:00", "after: Berlin's CEST")
+        XCTAssertEqual(zone.local(fromUTC: ICalTime(year: 2022, month: 7, day: 15, hour: 10)).iso, "2022-07-15T12:00:00")
+        XCTAssertEqual(zone.local(fromUTC: ICalTime(year: 2019, month: 1, day: 15, hour: 9)).iso, "2019-01-15T12:00:00")
+
+        let endless = Libical.parse(Array(feed(tzid: "Europe/Berlin", location: nil, rule: "RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU\r\n").utf8))
+        let open = try XCTUnwrap(endless.events.first?.start?.zone?.span)
+        XCTAssertNil(open.end, "a rule without end covers all later times")
+        XCTAssertEqual(open.fallbackName, "Europe/Berlin")
+
+        let unknown = Libical.parse(Array(feed(tzid: "Office", location: nil, rule: "").utf8))
+        let alone = try XCTUnwrap(unknown.events.first?.start?.zone)
+        XCTAssertNil(alone.span?.fallbackName)
+        XCTAssertEqual(alone.utc(fromLocal: ICalTime(year: 2018, month: 1, day: 15, hour: 12)).iso, "2018-01-15T09:00:00", "no fallback: the VTIMEZONE's offset")
+    }
+
+    /// Only a property the reader reads fails: an empty X- property, a vendor property without X- and an empty
+    /// property no field takes are one `ics.unread` info per name and file; a read property libical cannot parse,
+    /// and a line that is no property at all, stay `ics.malformed`.
+    func testOnlyAPropertyTheReaderReadsCanFail() throws {
+        let feed = [
+            "BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:test", "X-WR-CALDESC:", "BEGIN:VEVENT", "UID:a", "DTSTAMP:20260101T000000Z",
+            "DTSTART:20260110T100000Z", "SUBCALENDAR-ID:1", "EVENT-ALLDAY:true", "LOCATION:", "END:VEVENT",
+            "BEGIN:VEVENT", "UID:b", "DTSTAMP:20260101T000000Z", "DTSTART:20260111T100000Z", "SUBCALENDAR-ID:2", "RRULE:FREQ=FORTNIGHTLY",
+            "Open daily", "END:VEVENT", "END:VCALENDAR", "",
+        ].joined(separator: "\r\n")
+        let (records, log) = try read(reader(), feed, name: "c.ics")
+        XCTAssertEqual(records.filter { $0.kind.name == "event" }.count, 2)
+        XCTAssertEqual(log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code) \($0.severity.rawValue)" }.sorted(), [
+            "11 ics.empty info", "18 ics.malformed error", "19 ics.malformed error",
+            "4 ics.unread info", "9 ics.unread info", "10 ics.unread info",
+        ].sorted(), describe(log))
+        XCTAssertTrue(log.diagnostics.contains { $0.message.hasSuffix("Parse error in property name: SUBCALENDAR-ID (and 1 more line of it in the file)") }, describe(log))
+    }
 }

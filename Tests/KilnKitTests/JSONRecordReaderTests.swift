@@ -91,6 +91,21 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertEqual(fields(records[0])["tags"], #"["a",[1,{}],null]"#)
     }
 
+    /// A field inside the object or array another field takes whole is read too, at any depth, scalar or container,
+    /// and the whole value keeps it: the fields nest as their paths do.
+    func testFieldsInsideAFieldTakenWholeAreReadToo() throws {
+        let (records, log) = try read(reader(["records": .string("items/*"),
+                                              "fields": .object(["p": .string("p"), "name": .string("p/name"), "tags": .string("p/tags"),
+                                                                 "first": .string("p/tags/0"), "deep": .string("p/tags/1/x"), "any": .string("p/*")])]),
+                                      #"{"items": [{"p": {"name": "Α", "tags": ["a", {"x": 2}]}}, {"p": {"tags": []}}, {"p": null}]}"#, name: "x.json")
+        XCTAssertEqual(describe(log), "")
+        XCTAssertEqual(rows(records, ["p", "name", "tags", "first", "deep"]), [
+            #"{"name":"Α","tags":["a",{"x":2}]}|Α|["a",{"x":2}]|a|2"#,
+            #"{"tags":[]}|-|[]|-|-"#,
+            "-|-|-|-|-",
+        ])
+    }
+
     func testMalformedJSONIsAnErrorAtItsLine() throws {
         let (records, log) = try read(reader(["records": .string("items/*"), "fields": .object(["id": .string("id")])]),
                                       "{\"items\": [\n  {\"id\": 1},\n  {\"id\": 2},\n  {\"id\": 3,,}\n]}\n", name: "bad.json")

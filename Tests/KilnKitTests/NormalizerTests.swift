@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnTestSupport
 @testable import KilnC
 @testable import KilnCore
 @testable import KilnManifest
@@ -86,6 +87,34 @@ final class NormalizerTests: XCTestCase {
         XCTAssertEqual(try ClockTime.minutes(" 00:00 ").get(), 0)
         XCTAssertEqual(try ClockTime.minutes("23:59").get(), 1439)
         XCTAssertEqual(try ClockTime.minutes("24:00").get(), 1440)
+    }
+
+    /// GTFS times since the start of the service day, each as gtfs-kit's `timestr_to_seconds` reads it (the oracle
+    /// runs in the oracles' Python); minutes only for whole minutes.
+    func testGTFSServiceTimesAgreeWithGTFSKit() throws {
+        let times = ["0:00:00", "6:00:00", "06:00:00", "7:05:00", "12:05:30", "23:59:59", "24:00:00", "25:10:00", "47:05:00", "100:00:01", " 8:10:00 "]
+        let python = try PythonOracle.interpreter()
+        let process = Process()
+        process.executableURL = python
+        process.arguments = ["-c", "import sys\nfrom gtfs_kit.helpers import timestr_to_seconds\nfor t in sys.argv[1:]: print(timestr_to_seconds(t))"] + times
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(times.map { (try? ClockTime.serviceSeconds($0).get()).map(String.init) ?? "?" }, printed)
+        XCTAssertEqual(try ClockTime.serviceMinutes("25:10:00").get(), 1510)
+        XCTAssertEqual(try ClockTime.serviceMinutes("7:05:00").get(), 425)
+        for (text, message) in [("12:05:30", "\"12:05:30\" has 30 seconds, which minutes cannot hold; use gtfsSeconds"),
+                                ("7:5:00", "\"7:5:00\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)"),
+                                ("7:05", "\"7:05\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)"),
+                                ("1000:00:00", "\"1000:00:00\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)"),
+                                ("25:60:00", "\"25:60:00\" is not a GTFS time (minutes and seconds 00–59)"),
+                                ("-1:00:00", "\"-1:00:00\" is not a GTFS time; expected H:MM:SS or HH:MM:SS (hours may pass 23)")] {
+            guard case .failure(let problem) = ClockTime.serviceMinutes(text) else { XCTFail(text); continue }
+            XCTAssertEqual(problem.message, message)
+        }
     }
 
     private func failure(_ text: String) -> String? {

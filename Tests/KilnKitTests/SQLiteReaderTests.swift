@@ -120,6 +120,33 @@ final class SQLiteReaderTests: KilnTestCase {
         XCTAssertTrue(log.diagnostics[2].message.hasPrefix("DROP TABLE is not allowed"), log.diagnostics[2].message)
     }
 
+    /// SQLite asks the authorizer for a REINDEX of each index a `CREATE INDEX` fills: allowed for that statement's own
+    /// index only. A REINDEX statement is refused, also of an index created just before, in the same chunk.
+    func testCreateIndexFillsItsIndexAndAReindexStatementIsRefused() throws {
+        let sandbox = try Database.sandboxed(seconds: 5)
+        sandbox.setPolicy(.script)
+        var failures: [String] = []
+        try sandbox.executeEach("""
+            CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('x'), ('y');
+            CREATE INDEX t_a ON t (a); CREATE UNIQUE INDEX t_a_unique ON t (a DESC); REINDEX t_a; REINDEX;
+            """) { _, error in failures.append(error.message) }
+        XCTAssertEqual(failures.count, 2, "\(failures)")
+        XCTAssertEqual(Set(sandbox.takeDeniedActions()), ["REINDEX"])
+        sandbox.setPolicy(.query)
+        XCTAssertEqual(try sandbox.rows("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").map { $0.values[0].textValue }, ["t_a", "t_a_unique"])
+    }
+
+    /// The statement a failure names starts after the white space and comments SQLite compiles with it.
+    func testAStatementStartsAfterItsComments() {
+        let text = "\n  -- one\n/* two\n */ DROP TABLE x; -- after"
+        let start = SQLiteReader.statementStart(after: 0, in: text)
+        XCTAssertEqual(String(decoding: Array(text.utf8)[start...], as: UTF8.self), "DROP TABLE x; -- after")
+        XCTAssertEqual(SQLiteReader.lineOffset(of: start, in: text), 3)
+        XCTAssertEqual(SQLiteReader.statementStart(after: 0, in: "-- only a comment\n"), 0)
+        XCTAssertEqual(SQLiteReader.statementStart(after: 0, in: "/* unterminated"), 0)
+        XCTAssertEqual(SQLiteReader.statementStart(after: 4, in: "x;  - 1"), 4, "a lone minus is not a comment")
+    }
+
     func testABlobIsABinaryValueWithItsHexadecimalText() throws {
         let text = "CREATE TABLE Mushrooms (latin TEXT, status BLOB);\nINSERT INTO Mushrooms VALUES ('a', X'DEADBEEF0001'), ('b', 'text'), ('c', x'');\n"
         let (records, log) = try read(reader(query: "SELECT latin, status FROM Mushrooms ORDER BY latin"), text, name: "a.sql")

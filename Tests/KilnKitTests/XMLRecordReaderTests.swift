@@ -78,6 +78,18 @@ final class XMLRecordReaderTests: KilnTestCase {
         ])
     }
 
+    /// Fields whose paths overlap (an element and a child of it, an element and its attribute) are each read: every
+    /// field is evaluated on the record on its own, streamed or through a tree.
+    func testOverlappingFieldPathsAreEachRead() throws {
+        let text = #"<root><r><a>x<b>inner</b>y</a><c k="v"><d>D</d></c></r></root>"#
+        for fields in [["a": "a", "b": "a/b", "c": "c", "d": "c/d", "k": "c/@k"], ["a": "a", "b": "a/b[1]", "c": "c", "d": "c/d", "k": "c/@k"]] {
+            let xml = try reader(record: "r", fields: fields)
+            let (records, log) = try read(xml, text, name: "a.xml")
+            XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+            XCTAssertEqual(rows(xml, records), ["a=xinnery b=inner c=D d=D k=v"], "\(fields)")
+        }
+    }
+
     func testRecordLineNumbers() throws {
         let xml = try reader(record: "stop", fields: ["code": "@code"])
         let (records, _) = try read(xml, stops, name: "stops.xml")

@@ -112,6 +112,7 @@ public enum Builder {
 
         let log = DiagnosticLog(overrides: manifest.severity)
         if let cacheReason { log.report(.buildCache, cacheReason) }
+        pipeline.reportUnfilledColumns(to: log)
         // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
         let sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
         // Full-text indexes of tables whose rows come from the same sources and files as a kept one's are copied from

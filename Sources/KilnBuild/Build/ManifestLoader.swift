@@ -102,6 +102,17 @@ public struct CompiledPipeline {
         return (source, parts.count == 2 ? parts[1] : nil)
     }
 
+    /// Reports each column of a table that no source maps and no query selects (`column.unfilled`), at its line of
+    /// the manifest: it would be NULL in every row.
+    package func reportUnfilledColumns(to log: DiagnosticLog) {
+        let file = manifest.file.lastPathComponent
+        for (table, column, keyPath) in SQLRuleCheck(manifest: manifest).unfilledColumns() {
+            let filler = manifest.table(table)?.query == nil ? "no source maps it" : "the table's query does not select it"
+            log.report(.columnUnfilled, "\(table).\(column) is filled by nothing (\(filler)): it is NULL in every row; map it, "
+                           + "select it, or remove it", at: Provenance(file: file, line: locator.line(of: keyPath)))
+        }
+    }
+
     /// The error for a mistake found later (e.g. SQL that SQLite refuses), pointing at `keyPath` in the manifest.
     package func issue(_ keyPath: String, _ message: String) -> KilnError {
         .manifest(ManifestIssue(file: manifest.file.path, line: locator.line(of: keyPath), keyPath: keyPath, message: message))

@@ -6,7 +6,7 @@ import KilnReaders
 
 /// One compiled normalizing step of a column mapping; see `NormalizerSpec` for the names.
 package enum Normalizer {
-    case trim, collapseSpaces, nfc, fold, lower, upper, decimal, minutes, naturalSortKey, emptyToNull
+    case trim, collapseSpaces, nfc, fold, lower, upper, decimal, minutes, gtfsSeconds, gtfsMinutes, naturalSortKey, emptyToNull
     case capture(RegexPattern)
     case terms(TermSet, mask: Bool)
     case minutesAfter(fieldIndex: Int, overnightBefore: Int)
@@ -15,7 +15,7 @@ package enum Normalizer {
 
     /// The step names a manifest may use.
     package static let names = ["trim", "collapseSpaces", "nfc", "fold", "lower", "upper", "decimal", "minutes",
-                        "naturalSortKey", "emptyToNull", "month", "monthFrom", "monthTo"]
+                        "gtfsSeconds", "gtfsMinutes", "naturalSortKey", "emptyToNull", "month", "monthFrom", "monthTo"]
 
     /// Compiles a manifest step for records with `fieldNames`.
     /// - Throws: `ValueProblem` for an unknown name, field or vocabulary, `RegexCompileError` for a bad pattern.
@@ -52,6 +52,8 @@ package enum Normalizer {
             case "upper": self = .upper
             case "decimal": self = .decimal
             case "minutes": self = .minutes
+            case "gtfsSeconds": self = .gtfsSeconds
+            case "gtfsMinutes": self = .gtfsMinutes
             case "naturalSortKey": self = .naturalSortKey
             case "emptyToNull": self = .emptyToNull
             case "month": self = .month
@@ -82,6 +84,8 @@ package enum Normalizer {
             case .success(let minutes): return String(minutes)
             case .failure(let problem): throw problem
             }
+        case .gtfsSeconds: return String(try ClockTime.serviceSeconds(value).get())
+        case .gtfsMinutes: return String(try ClockTime.serviceMinutes(value).get())
         case .naturalSortKey: return TextFolding.naturalSortKey(value)
         case .emptyToNull: return value.isEmpty ? nil : value
         case .capture(let pattern):

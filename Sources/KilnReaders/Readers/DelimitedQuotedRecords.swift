@@ -208,6 +208,8 @@ extension DelimitedReader {
                 if options.header == .names {
                     columns = headerColumns(fields.map { TextFolding.trim($0 ?? "") }, line: parsed.line, input: input, log: log)
                     expected = fields.count
+                } else {
+                    checkSkippedHeader(fields.map { TextFolding.trim($0 ?? "") }, line: parsed.line, input: input, log: log)
                 }
                 return
             }

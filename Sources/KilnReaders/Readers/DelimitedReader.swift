@@ -108,11 +108,24 @@ public struct DelimitedReader: ConfigurableReader {
             }
             return kind
         }
+        // Values that look quoted are reported once per file: without `quote` their quotes are kept as text.
+        var reportedQuotes = false
         try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
             if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-            if !skippedHeader { skippedHeader = true; return }
             var fields = split(line.bytes)
             if fields.count > 1, fields.last??.isEmpty == true { fields.removeLast() }
+            if !skippedHeader {
+                skippedHeader = true
+                checkSkippedHeader(fields.map { DelimitedReader.unquoted($0 ?? "") }, line: number, input: input, log: log)
+                return
+            }
+            if !reportedQuotes, line.bytes.contains(0x22), let index = fields.firstIndex(where: { DelimitedReader.looksQuoted($0 ?? "") }) {
+                reportedQuotes = true
+                let name = index < fixed ? options.fields[index] : options.tail ?? "the tail"
+                log.report(.delimitedLooksQuoted, "the values look quoted (\(name) is \(fields[index] ?? "")): without the quote option the quotes "
+                               + "are kept as text, here and on every such line of the file; add quote: \"\\\"\" to the source's options "
+                               + "to read RFC 4180 CSV", at: input.at(number))
+            }
             if options.tail == nil ? fields.count != fixed : fields.count < fixed {
                 log.report(.parse, "expected \(options.tail == nil ? "" : "at least ")\(fixed) fields (\(describeFields())), "
                                + "found \(fields.count) in \"\(excerpt(line.text))\"",
@@ -128,6 +141,42 @@ public struct DelimitedReader: ConfigurableReader {
                 try emit(Record(nextKind(), values: head + [item, String(position)], line: number))
             }
         }
+    }
+
+    /// True when `field` looks quoted as CSV quotes it: a `"` at both ends, or a doubled `""` inside.
+    package static func looksQuoted(_ field: String) -> Bool {
+        let bytes = field.utf8
+        if bytes.count >= 2, bytes.first == 0x22, bytes.last == 0x22 { return true }
+        return field.contains("\"\"")
+    }
+
+    /// `field` without the `"` around it, if it has them both.
+    package static func unquoted(_ field: String) -> String {
+        field.utf8.count >= 2 && field.hasPrefix("\"") && field.hasSuffix("\"") ? String(field.dropFirst().dropLast()) : field
+    }
+
+    /// Compares the header row a source passes over (`header: true`) with its fields, which are read by position: a
+    /// declared field that the header names at another position, or a header of another number of columns, is a
+    /// `delimited.header-fields` warning (values would be read from the wrong column). A header of titles that name
+    /// no field (another language, spaces) is what `header: true` is for: no finding.
+    package func checkSkippedHeader(_ names: [String], line: Int, input: InputFile, log: DiagnosticLog) {
+        let fixed = options.fields.count
+        guard names != options.fields else { return }
+        let moved = options.fields.enumerated().filter { position, field in
+            names.contains(field) && (position >= names.count || names[position] != field)
+        }.map(\.element)
+        let countDiffers = options.tail == nil ? names.count != fixed : names.count < fixed
+        let overlaps = options.fields.contains(where: names.contains)
+        guard !moved.isEmpty || (countDiffers && overlaps) || (countDiffers && options.tail == nil) else { return }
+        var problems: [String] = []
+        if !moved.isEmpty {
+            problems.append("\(moved.map { "\"\($0)\"" }.joined(separator: ", ")) \(moved.count == 1 ? "is" : "are") not in the column the fields give")
+        }
+        if countDiffers { problems.append("it has \(names.count) column\(names.count == 1 ? "" : "s"), the fields \(fixed)") }
+        log.report(.delimitedHeaderFields, "the header row names the columns \(names.map { "\"\($0)\"" }.joined(separator: ", ")), "
+                       + "but the fields (\(describeFields())) are read by position: \(problems.joined(separator: "; ")); "
+                       + "read each field from the column of its name with header: \"names\", or declare the fields in the file's order",
+                   at: input.at(line))
     }
 
     /// How many records share one copy of the kind.

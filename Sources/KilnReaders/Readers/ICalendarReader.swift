@@ -104,7 +104,8 @@ public struct ICalendarReader: ConfigurableReader {
         guard let bytes = try input.bytes(log: log).readAll() else { return }
         checkText(bytes, input: input, log: log)
         let feed = Libical.parse(bytes)
-        for problem in feed.problems {
+        var unread = UnreadProperties()
+        for problem in feed.problems where !unread.take(problem) {
             log.report(.icsMalformed, "\(problem.message)", at: input.at(problem.line))
         }
         for skipped in feed.skipped {
@@ -128,7 +129,7 @@ public struct ICalendarReader: ConfigurableReader {
                 }
                 if let zone = calendarZones[name]! { event = placed(event, in: zone) }
             }
-            for problem in event.problems {
+            for problem in event.problems where !unread.take(problem) {
                 if problem.message.hasPrefix("No value for") {
                     log.report(.icsEmpty, "\(label(event)): \(problem.message)", at: input.at(problem.line))
                 } else {
@@ -142,6 +143,7 @@ public struct ICalendarReader: ConfigurableReader {
             if groups[uid] == nil { order.append(uid) }
             groups[uid, default: []].append(event)
         }
+        unread.report(input: input, log: log)
         let context = Context(input: input, log: log, budget: OccurrenceBudget(left: occurrencesPerFile))
         for uid in order {
             try process(uid: uid, components: groups[uid]!, context: context, emit: emit)
@@ -153,6 +155,46 @@ public struct ICalendarReader: ConfigurableReader {
                            + "\(first.total)\(others > 0 ? ", and the \(others) events after it none (their occurrences field is NULL)" : ""); "
                            + "\(context.budget.shipped) occurrences shipped. Narrow the window or raise limits.occurrencesPerFile",
                        at: input.at(first.line))
+        }
+    }
+
+    /// The properties the reader reads, by where they are: whatever libical cannot read in any other property (an
+    /// empty `X-WR-CALDESC:`, a vendor property without the `X-` prefix such as `SUBCALENDAR-ID`, which RFC 5545's
+    /// iana-token allows) takes no value from any field, so it is an `ics.unread` info, not an error.
+    package static let readProperties: [ICalProblem.Place: Set<String>] = [
+        .calendar: ["X-WR-TIMEZONE"],
+        .timeZone: ["TZID", "DTSTART", "TZOFFSETFROM", "TZOFFSETTO", "RRULE", "RDATE"],
+        .event: ["UID", "SUMMARY", "DESCRIPTION", "LOCATION", "URL", "STATUS", "CATEGORIES", "SEQUENCE", "DTSTART", "DTEND",
+                 "DURATION", "RECURRENCE-ID", "RRULE", "RDATE", "EXDATE"],
+    ]
+
+    /// The problems of one file in properties the reader does not read, once per place and property name.
+    package struct UnreadProperties {
+        private var order: [String] = []
+        private var first: [String: (problem: ICalProblem, count: Int)] = [:]
+
+        package init() {}
+
+        /// Keeps `problem` and returns true when it is in a property no field reads (one with a name the reader does
+        /// not read); false for the others, which the caller reports.
+        package mutating func take(_ problem: ICalProblem) -> Bool {
+            guard !problem.property.isEmpty, ICalendarReader.readProperties[problem.place]?.contains(problem.property) == false else { return false }
+            let key = "\(problem.place) \(problem.property)"
+            if let seen = first[key] { first[key] = (seen.problem, seen.count + 1); return true }
+            order.append(key)
+            first[key] = (problem, 1)
+            return true
+        }
+
+        /// Reports each property kept, at its first line, with how many lines wrote it.
+        package func report(input: InputFile, log: DiagnosticLog) {
+            for key in order {
+                guard let (problem, count) = first[key] else { continue }
+                let place = problem.place == .calendar ? "the calendar's" : problem.place == .timeZone ? "a VTIMEZONE's" : "an event's"
+                let others = count > 1 ? " (and \(count - 1) more line\(count == 2 ? "" : "s") of it in the file)" : ""
+                log.report(.icsUnread, "\(place) \(problem.property) is not read (no field takes it), and libical could not read it either: "
+                               + "\(problem.message.trimmingCharacters(in: .whitespaces))\(others)", at: input.at(problem.line))
+            }
         }
     }
 
@@ -290,11 +332,25 @@ public struct ICalendarReader: ConfigurableReader {
         context.budget.truncatedExpansion = false
         context.budget.left -= instances.count
         context.budget.shipped += wantsOccurrences ? instances.count : 0
+        reportOutsideZoneSpan(master, instances: instances, context: context)
         try emit(eventRecord(master, occurrences: wantsOccurrences && expanded && !cut ? instances.count : nil))
         guard wantsOccurrences else { return }
         for instance in instances {
             try emit(occurrenceRecord(uid: uid, instance))
         }
+    }
+
+    /// An event whose start, or one of whose instances, falls outside the part of time its zone's `VTIMEZONE`
+    /// covers, when no zone of the system database has its name to follow there: one `ics.zone-span` warning (libical
+    /// stretches the nearest offset over those times, which may be an hour off).
+    private func reportOutsideZoneSpan(_ master: ICalEvent, instances: [Instance], context: Context) {
+        guard let start = master.start, !start.time.isDate, let span = start.zone?.span, span.fallbackName == nil else { return }
+        let outside = ([start.time] + instances.map(\.start)).first { !$0.isDate && !span.covers(local: $0) }
+        guard let outside else { return }
+        let end = span.end.map { " to \($0.iso)" } ?? " on"
+        context.report(.icsZoneSpan, "\(label(master)): \(outside.iso) is outside the part of time the VTIMEZONE \"\(start.tzid ?? "")\" covers "
+                           + "(\(span.start.iso)\(end)), and no zone of the system zone database has that name: its offset there is a guess",
+                       line: start.line)
     }
 
     /// Keeps, for each key, the component with the highest `SEQUENCE`; reports the others.

@@ -242,7 +242,7 @@ public struct JSONRecordReader: ConfigurableReader {
         }
 
         /// A field (or context member) whose value is an object or array, being written out as JSON. Mutated only in
-        /// place (`capture!.…`): a copy would copy the text at every event, which made deep nesting quadratic.
+        /// place (`captures[i].…`): a copy would copy the text at every event, which made deep nesting quadratic.
         package struct Capture {
             /// The record's field, or (`nil`) the context member of the object below the captured value.
             package var field: Int?
@@ -277,7 +277,9 @@ public struct JSONRecordReader: ConfigurableReader {
         package var stack: [Frame] = []
         package var record: Record?
         package var recordDepth = 0
-        package var capture: Capture?
+        /// The values being written out as JSON, outermost first: a field inside another field's object
+        /// (`properties/tags` inside `properties`) is captured as well, at its depth.
+        package var captures: [Capture] = []
         package var records = 0
         package var unread: [String: Int] = [:]
         package var notObjects: [(String, Int)] = []
@@ -313,10 +315,10 @@ public struct JSONRecordReader: ConfigurableReader {
         package mutating func handle(_ event: JSONEvent, line: Int, emit: (Record) throws -> Void) throws {
             if case .key(let key) = event {
                 stack[stack.count - 1].key = key
-                if capture != nil {
-                    let comma = capture!.needsComma[capture!.needsComma.count - 1]
-                    capture!.add((comma ? "," : "") + JSONText.string(key) + ":")
-                    capture!.needsComma[capture!.needsComma.count - 1] = false
+                for index in captures.indices {
+                    let comma = captures[index].needsComma[captures[index].needsComma.count - 1]
+                    captures[index].add((comma ? "," : "") + JSONText.string(key) + ":")
+                    captures[index].needsComma[captures[index].needsComma.count - 1] = false
                 }
                 return
             }
@@ -325,8 +327,12 @@ public struct JSONRecordReader: ConfigurableReader {
             // A value starts.
             if let last = stack.indices.last, stack[last].isArray { stack[last].index += 1 }
             let isContainer = event == .startObject || event == .startArray
-            if capture != nil {
+            if !captures.isEmpty {
                 append(event)
+                // A field may name a member inside the object another field takes whole: both are read.
+                if record != nil, captures[0].field != nil, stack.count - (recordDepth - 1) <= reader.longestFieldPath {
+                    take(event, into: fieldsMatching(Array(path(from: recordDepth - 1))), line: line)
+                }
                 if isContainer { stack.append(Frame(isArray: event == .startArray)) }
                 return
             }
@@ -337,13 +343,9 @@ public struct JSONRecordReader: ConfigurableReader {
                     return
                 }
                 let relative = Array(path(from: recordDepth - 1))
-                if let field = reader.fieldPaths.firstIndex(where: { $0.path.count == relative.count && zip($0.path, relative).allSatisfy { $0 == "*" || $0 == $1 } }) {
-                    if isContainer {
-                        capture = Capture(field: field, depth: stack.count + 1, text: "", needsComma: [], line: line)
-                        append(event)
-                    } else {
-                        record![reader.fieldPaths[field].name] = scalar(event)
-                    }
+                let matching = fieldsMatching(relative)
+                if !matching.isEmpty {
+                    take(event, into: matching, line: line)
                 } else if relative.count == 1, let member = relative[0], !reader.fieldPaths.contains(where: { $0.path.first == member || $0.path.first == "*" }) {
                     if unread[member] == nil { unread[member] = line }
                 }
@@ -358,7 +360,7 @@ public struct JSONRecordReader: ConfigurableReader {
                 if isContainer {
                     // The object or array the records are in is read as records, not as one value.
                     if !leadsToRecords {
-                        capture = Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [], line: line)
+                        captures.append(Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [], line: line))
                         append(event)
                     }
                 } else {
@@ -384,6 +386,30 @@ public struct JSONRecordReader: ConfigurableReader {
                 frame.context = context
             }
             stack.append(frame)
+        }
+
+        /// The fields whose key paths match `relative` (the steps from the record to the value about to start): a
+        /// value two paths name (`p/*` and `p/name`) goes to both.
+        private func fieldsMatching(_ relative: [String?]) -> [Int] {
+            reader.fieldPaths.indices.filter { index in
+                let path = reader.fieldPaths[index].path
+                return path.count == relative.count && zip(path, relative).allSatisfy { $0 == "*" || $0 == $1 }
+            }
+        }
+
+        /// Gives the value `event` starts to `fields`: a scalar at once, an object or array as the JSON written out
+        /// until it closes.
+        private mutating func take(_ event: JSONEvent, into fields: [Int], line: Int) {
+            for field in fields {
+                guard event == .startObject || event == .startArray else {
+                    record![reader.fieldPaths[field].name] = scalar(event)
+                    continue
+                }
+                var capture = Capture(field: field, depth: stack.count + 1, text: "", needsComma: [], line: line)
+                capture.add(event == .startArray ? "[" : "{")
+                capture.needsComma.append(false)
+                captures.append(capture)
+            }
         }
 
         /// True when the value about to start is on the way to the records (a beginning of the `records` path).
@@ -424,10 +450,13 @@ public struct JSONRecordReader: ConfigurableReader {
         private mutating func close(emit: (Record) throws -> Void) throws {
             let depth = stack.count
             let frame = stack.removeLast()
-            if capture != nil {
-                capture!.add(frame.isArray ? "]" : "}")
-                capture!.needsComma.removeLast()
-                if depth == capture!.depth, let current = capture.take() {
+            if !captures.isEmpty {
+                for index in captures.indices {
+                    captures[index].add(frame.isArray ? "]" : "}")
+                    captures[index].needsComma.removeLast()
+                }
+                while let last = captures.last, last.depth == depth {
+                    let current = captures.removeLast()
                     let value = current.tooLong ? nil : current.text
                     if let field = current.field {
                         record![reader.fieldPaths[field].name] = value
@@ -534,19 +563,20 @@ public struct JSONRecordReader: ConfigurableReader {
         }
 
         private mutating func append(_ event: JSONEvent) {
-            guard capture != nil else { return }
-            if let last = capture!.needsComma.indices.last {
-                if capture!.needsComma[last] { capture!.add(",") }
-                capture!.needsComma[last] = true
-            }
-            switch event {
-            case .startObject: capture!.add("{"); capture!.needsComma.append(false)
-            case .startArray: capture!.add("["); capture!.needsComma.append(false)
-            case .string(let text): capture!.add(JSONText.string(text))
-            case .number(let text): capture!.add(text)
-            case .bool(let value): capture!.add(value ? "true" : "false")
-            case .null: capture!.add("null")
-            default: break
+            for index in captures.indices {
+                if let last = captures[index].needsComma.indices.last {
+                    if captures[index].needsComma[last] { captures[index].add(",") }
+                    captures[index].needsComma[last] = true
+                }
+                switch event {
+                case .startObject: captures[index].add("{"); captures[index].needsComma.append(false)
+                case .startArray: captures[index].add("["); captures[index].needsComma.append(false)
+                case .string(let text): captures[index].add(JSONText.string(text))
+                case .number(let text): captures[index].add(text)
+                case .bool(let value): captures[index].add(value ? "true" : "false")
+                case .null: captures[index].add("null")
+                default: break
+                }
             }
         }
 

@@ -138,8 +138,10 @@ public struct SQLiteReader: ConfigurableReader {
             guard !stopped, pending.contains(where: { !$0.isWhitespace }) else { return }
             let chunk = pending, startLine = pendingStart
             try database.executeEach(chunk) { offset, error in
-                let line = startLine + SQLiteReader.lineOffset(of: offset, in: chunk)
-                let statement = excerpt(TextFolding.collapseSpaces(String(decoding: Array(chunk.utf8)[offset...], as: UTF8.self)), limit: 60)
+                // SQLite compiles the comments before a statement with it; the message names the statement.
+                let start = SQLiteReader.statementStart(after: offset, in: chunk)
+                let line = startLine + SQLiteReader.lineOffset(of: start, in: chunk)
+                let statement = excerpt(TextFolding.collapseSpaces(String(decoding: Array(chunk.utf8)[start...], as: UTF8.self)), limit: 60)
                 let denied = database.takeDeniedActions()
                 if database.timedOut {
                     log.report(.sqlTimeLimit, "the script ran longer than \(options.seconds) s (the source's \"seconds\") "
@@ -190,6 +192,28 @@ public struct SQLiteReader: ConfigurableReader {
                 ? words.prefix(3).joined(separator: " ") : words.prefix(2).joined(separator: " ")
         }
         return first
+    }
+
+    /// The UTF-8 offset of the first character at or after `offset` in `text` that is neither white space nor part of
+    /// a comment (`-- …` to the line's end, `/* … */`), or `offset` when only those follow.
+    package static func statementStart(after offset: Int, in text: String) -> Int {
+        let bytes = Array(text.utf8)
+        var index = offset
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0C:
+                index += 1
+            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"):
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+                index += 2
+                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
+                index += 2
+            default:
+                return index
+            }
+        }
+        return offset
     }
 
     /// The number of line breaks before the first non-blank character at or after `offset` (UTF-8) in `text`.
