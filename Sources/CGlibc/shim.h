@@ -22,6 +22,10 @@ static inline int kiln_thread_set_nice(int nice) { return setpriority(PRIO_PROCE
    The system call, because glibc declares its wrapper only under _GNU_SOURCE. */
 static inline int kiln_start_writeback(int fd) { return (int)syscall(SYS_sync_file_range, fd, (long long)0, (long long)0, 2 /* SYNC_FILE_RANGE_WRITE */); }
 
+/* Writes every dirty page of the file system holding the open file `fd` to disk (syncfs(2)); 0 on success. The system
+   call, because glibc declares its wrapper only under _GNU_SOURCE. */
+static inline int kiln_sync_file_system(int fd) { return (int)syscall(SYS_syncfs, fd); }
+
 /* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */
 static inline int kiln_terminal_columns(int descriptor) {
     struct winsize size;

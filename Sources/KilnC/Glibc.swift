@@ -94,6 +94,10 @@ public enum DescriptorSync {
     /// Starts writing the file's dirty pages to disk without waiting (`sync_file_range(2)`); false when the system
     /// refused (then the fsync does it all).
     package static func startWriteback(_ descriptor: Int32) -> Bool { kiln_start_writeback(descriptor) == 0 }
+
+    /// Writes every dirty page of the file system holding the open file to disk (`syncfs(2)`): one call after many
+    /// files were renamed into place, instead of an fsync each; false on failure.
+    package static func syncFileSystem(_ descriptor: Int32) -> Bool { kiln_sync_file_system(descriptor) == 0 }
 }
 
 /// Signal dispositions and the exit a signal handler may make, for the command line's interruption handling.

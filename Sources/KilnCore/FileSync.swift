@@ -35,8 +35,8 @@ package enum FileSync {
     /// - Throws: `KilnError.io` when the destination is not Kiln's to replace or renaming fails.
     /// A large file replaced keeps a second name until `LaterRemovals` removes it on a thread of its own: the
     /// system frees a file's blocks when its last name goes, which for a bundle of 350 MB took 0.3 s inside the
-    /// rename.
-    package static func move(_ temporary: URL, to destination: URL) throws {
+    /// rename. `syncingFolder` false leaves the folder's sync to the caller (`syncFileSystem`, once for many files).
+    package static func move(_ temporary: URL, to destination: URL, syncingFolder: Bool = true) throws {
         try checkReplaceable(destination)
         var aside: URL?
         if let size = FileStatus(path: destination.path, followingLinks: false)?.size, size >= largeFileBytes {
@@ -53,7 +53,7 @@ package enum FileSync {
             throw KilnError.io("cannot move the new file to \(destination.path): \(message)")
         }
         if let aside { LaterRemovals.shared.remove(aside) }
-        try? fsync(destination.deletingLastPathComponent())
+        if syncingFolder { try? fsync(destination.deletingLastPathComponent()) }
     }
 
     /// The size from which a replaced file is removed after the rename rather than by it.
@@ -78,6 +78,16 @@ package enum FileSync {
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         _ = DescriptorSync.startWriteback(descriptor)
+    }
+
+    /// Syncs the whole file system that holds `url` (`syncfs`): after many small files were renamed into place
+    /// without an fsync each (`kiln fetch`), one call makes them all durable.
+    /// - Throws: `KilnError.io` when it cannot be opened or synced.
+    package static func syncFileSystem(containing url: URL) throws {
+        let descriptor = FileCalls.open(url.path, O_RDONLY)
+        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(SystemError.lastMessage)") }
+        defer { close(descriptor) }
+        guard DescriptorSync.syncFileSystem(descriptor) else { throw KilnError.io("cannot sync the file system of \(url.path): \(SystemError.lastMessage)") }
     }
 
     /// Calls `fsync` on the file or folder at `url`.

@@ -98,6 +98,8 @@ public enum Fetcher {
             do { try worker.wait() } catch { failure = failure ?? error; queue.stop() }
         }
         if let failure { throw KilnError.io("kiln fetch could not run: \(failure)") }
+        // The files renamed into place reach the disk before the record that describes them.
+        if state.results.contains(where: { $0.outcome == .fetched }) { try FileSync.syncFileSystem(containing: plan.directory) }
         var record = state.record(keeping: plan)
         record.robotsIgnored = plan.settings.robots == .ignore ? plan.settings.reason : nil
         try AtomicFile.write(try record.json(), to: recordURL)

@@ -20,34 +20,49 @@ final class HostQueue: @unchecked Sendable {
         case unknown, fetching, known(RobotsRules)
     }
 
-    private struct Host {
-        var robots: RobotsState
-        var inFlight = 0
-        var nextStart = Date.distantPast
-    }
-
+    /// A URL waiting: its index in `jobs`, its attempt, and the earliest time it may start (a retry's).
     private struct Waiting {
-        var job: FetchJob
+        var job: Int
         var attempt: Int
         var notBefore: Date
     }
 
+    /// One host's state and its URLs in the order they go (first in, first out; a retry goes last).
+    private struct Host {
+        var robots: RobotsState
+        var inFlight = 0
+        var nextStart = Date.distantPast
+        var waiting: [Waiting] = []
+        /// The first entry of `waiting` not yet taken.
+        var head = 0
+
+        var isEmpty: Bool { head == waiting.count }
+    }
+
     private let condition = NSCondition()
+    private let jobs: [FetchJob]
     private var hosts: [String: Host] = [:]
-    private var waiting: [Waiting]
+    /// The hosts in the order their first URL was listed.
+    private let origins: [String]
+    private var remaining: Int
     private var running = 0
     private var stopped = false
     private let settings: FetchSettings
-    /// URLs robots.txt disallows, taken out of the queue without a request.
-    private var disallowed: [FetchJob] = []
 
     /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise.
     init(jobs: [FetchJob], settings: FetchSettings) {
+        self.jobs = jobs
         self.settings = settings
-        waiting = jobs.map { Waiting(job: $0, attempt: 1, notBefore: .distantPast) }
-        for job in jobs where hosts[job.origin] == nil {
-            hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
+        remaining = jobs.count
+        var origins: [String] = []
+        for (index, job) in jobs.enumerated() {
+            if hosts[job.origin] == nil {
+                hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
+                origins.append(job.origin)
+            }
+            hosts[job.origin]!.waiting.append(Waiting(job: index, attempt: 1, notBefore: .distantPast))
         }
+        self.origins = origins
     }
 
     /// The next request, waiting until one may start; `nil` once nothing is left (or `stop` was called). A URL
@@ -56,48 +71,61 @@ final class HostQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !stopped {
-            if waiting.isEmpty && running == 0 { return nil }
+            if remaining == 0 && running == 0 { return nil }
             let now = Date()
             var wake = Date.distantFuture
-            var index = 0
-            while index < waiting.count {
-                let entry = waiting[index]
-                let origin = entry.job.origin
-                var host = hosts[origin]!
-                defer { index += 1 }
+            for origin in origins {
+                guard var host = hosts[origin], !host.isEmpty, host.inFlight < settings.concurrency else { continue }
+                guard now >= host.nextStart else { wake = min(wake, host.nextStart); continue }
+                let rules: RobotsRules
                 switch host.robots {
                 case .fetching:
                     continue
                 case .unknown:
-                    guard host.inFlight < settings.concurrency else { continue }
-                    guard now >= host.nextStart else { wake = min(wake, host.nextStart); continue }
                     host.robots = .fetching
                     host.inFlight += 1
                     host.nextStart = now.addingTimeInterval(settings.delay)
                     hosts[origin] = host
                     running += 1
                     return .robots(origin)
-                case .known(let rules):
-                    if !rules.allows(entry.job.url) {
-                        waiting.remove(at: index)
-                        index -= 1
+                case .known(let known):
+                    rules = known
+                }
+                // The first URL whose retry time has come; disallowed ones are taken out on the way.
+                var index = host.head
+                while index < host.waiting.count {
+                    let entry = host.waiting[index]
+                    let job = jobs[entry.job]
+                    if !rules.allows(job.url) {
+                        host.waiting.remove(at: index)
+                        remaining -= 1
+                        hosts[origin] = host
                         condition.unlock()
-                        refused(entry.job)
+                        refused(job)
                         condition.lock()
+                        host = hosts[origin]!
                         continue
                     }
-                    guard now >= entry.notBefore else { wake = min(wake, entry.notBefore); continue }
-                    guard host.inFlight < settings.concurrency else { continue }
-                    guard now >= host.nextStart else { wake = min(wake, host.nextStart); continue }
+                    if entry.notBefore > now {
+                        wake = min(wake, entry.notBefore)
+                        index += 1
+                        continue
+                    }
+                    if index == host.head { host.head += 1 } else { host.waiting.remove(at: index) }
+                    if host.head > 1024 && host.head * 2 > host.waiting.count {
+                        host.waiting.removeFirst(host.head)
+                        host.head = 0
+                    }
                     host.inFlight += 1
                     host.nextStart = now.addingTimeInterval(max(settings.delay, rules.crawlDelay ?? 0))
                     hosts[origin] = host
-                    waiting.remove(at: index)
+                    remaining -= 1
                     running += 1
-                    return .job(entry.job, attempt: entry.attempt)
+                    return .job(job, attempt: entry.attempt)
                 }
+                hosts[origin] = host
             }
-            if waiting.isEmpty && running == 0 { return nil }
+            if remaining == 0 && running == 0 { return nil }
             if wake == .distantFuture { condition.wait() } else { _ = condition.wait(until: wake) }
         }
         return nil
@@ -111,7 +139,7 @@ final class HostQueue: @unchecked Sendable {
     }
 
     /// Whether `url`, a redirect's target, may be fetched: its host's robots.txt as known here; `nil` when this
-    /// queue has not read that host's robots.txt (the worker reads it then, `learned`).
+    /// queue has not read that host's robots.txt (the worker reads it then).
     func allows(_ url: String) -> Bool? {
         guard settings.robots == .obey else { return true }
         guard let origin = FetchURL.origin(url) else { return false }
@@ -126,7 +154,10 @@ final class HostQueue: @unchecked Sendable {
         condition.lock()
         hosts[origin]?.inFlight -= 1
         running -= 1
-        if let retry { waiting.append(Waiting(job: retry.job, attempt: retry.attempt, notBefore: retry.notBefore)) }
+        if let retry, let index = jobs.firstIndex(of: retry.job) {
+            hosts[origin]?.waiting.append(Waiting(job: index, attempt: retry.attempt, notBefore: retry.notBefore))
+            remaining += 1
+        }
         condition.broadcast()
         condition.unlock()
     }

@@ -138,7 +138,8 @@ struct URLFetch {
             return .finished(failing(result, reason: "the new body has \(body.bytes) bytes, less than \(share)% of the saved copy's \(saved.bytes) (minSizeShare): a page that lost most of itself is not taken"), nil)
         }
         do {
-            try FileSync.replace(destination, with: temporary)
+            // Renamed whole into place; the fetch syncs the file system once at its end (`Fetcher`).
+            try FileSync.move(temporary, to: destination, syncingFolder: false)
         } catch {
             return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
         }
