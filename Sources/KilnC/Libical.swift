@@ -62,6 +62,8 @@ public struct ICalTime: Sendable, Hashable, Comparable {
 }
 
 /// A time zone libical knows: one a feed defines in a `VTIMEZONE`, or one of the system zone database.
+///
+/// Unchecked Sendable: libical's zone is only read, by one reader at a time; never shared between threads.
 public final class ICalZone: @unchecked Sendable {
     /// The TZID as the feed or the manifest names it.
     public let tzid: String
@@ -119,6 +121,8 @@ public struct ICalRecurrenceDate: Sendable {
 }
 
 /// A recurrence rule as libical parsed it.
+///
+/// Unchecked Sendable: libical's rule is a value read by one reader at a time; never shared between threads.
 public struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
     public let text: String
