@@ -62,6 +62,8 @@ public struct ICalTime: Sendable, Hashable, Comparable {
 }
 
 /// A time zone libical knows: one a feed defines in a `VTIMEZONE`, or one of the system zone database.
+///
+/// Unchecked Sendable: libical's zone is only read, by one reader at a time; never shared between threads.
 public final class ICalZone: @unchecked Sendable {
     /// The TZID as the feed or the manifest names it.
     public let tzid: String
@@ -112,6 +114,7 @@ public final class ICalZone: @unchecked Sendable {
 /// The wall-clock times a feed's `VTIMEZONE` gives offsets for: from its first observance's `DTSTART` to its last
 /// transition, when no observance repeats without end. Outside, libical would stretch the first or last offset over
 /// every other season (an event at 17:45 Europe/Berlin in January, before a span starting in October, read an hour off).
+/// Unchecked Sendable: it holds two libical time values (plain C structs), immutable once made.
 public struct ICalZoneSpan: @unchecked Sendable {
     /// The first wall-clock time the `VTIMEZONE` covers, and the last (`nil`: no end).
     public let start: ICalTime
@@ -152,6 +155,8 @@ public struct ICalRecurrenceDate: Sendable {
 }
 
 /// A recurrence rule as libical parsed it.
+///
+/// Unchecked Sendable: libical's rule is a value read by one reader at a time; never shared between threads.
 public struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
     public let text: String

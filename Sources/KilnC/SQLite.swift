@@ -90,6 +90,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A flag that one thread raises to stop the SQL another thread runs under `Database.stopping(when:)`.
+///
+/// Unchecked Sendable: `raised` is read and written under `lock` only.
 public final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false

@@ -3,22 +3,20 @@ import Synchronization
 import KilnC
 
 /// Work that runs on a thread of its own from the moment it is made (a digest, an fsync, the staging writer), and
-/// its outcome for whoever waits: the one way Kiln starts a background thread and waits for it
-/// (docs/CONCURRENCY.md). The outcome is kept behind a lock, so `wait()` may be called again, from any thread, and
-/// gives the same value or error at once.
+/// its outcome for whoever waits: the way Kiln starts a background thread and waits for it, beside its two siblings
+/// below, `DetachedThread` and `SerialThread` (docs/CONCURRENCY.md). The outcome is kept behind a lock, so `wait()`
+/// may be called again, from any thread, and gives the same value or error at once.
 package final class BackgroundThread<Value: Sendable>: Sendable {
     private let outcome = Mutex<Result<Value, any Error>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts `work` on a new thread named `name` (as debuggers and `top -H` show it).
     package init(name: String, _ work: @escaping @Sendable () throws -> Value) {
-        let thread = Thread { [self] in
+        DetachedThread.start(name: name) { [self] in
             let result = Result { try work() }
             outcome.withLock { $0 = result }
             done.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Work already done: `wait()` returns `value` at once, and no thread is started.
@@ -33,5 +31,49 @@ package final class BackgroundThread<Value: Sendable>: Sendable {
         done.wait()
         done.signal()
         return try outcome.withLock { $0! }.get()
+    }
+}
+
+/// The sibling of `BackgroundThread` for a thread whose owner waits for it through what the thread hands back (a
+/// `BoundedQueue` it finishes, a semaphore or condition of the owner's) rather than for one value: the decoder of
+/// `InputBytes`, `ReadAhead`'s readers, `BundleTables`, `ExtractedItems` and `BuildProgressDisplay`'s ticker
+/// (docs/CONCURRENCY.md names what each owner waits on). Every thread Kiln starts is started here.
+package enum DetachedThread {
+    /// Starts `work` on a new thread named `name` (as debuggers and `top -H` show it).
+    package static func start(name: String, _ work: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: work)
+        thread.name = name
+        thread.start()
+    }
+}
+
+/// The sibling of `BackgroundThread` for work given piece by piece that must run one piece at a time, in the order
+/// given (`FullTextBuild`'s indexes): each piece runs on a `BackgroundThread` of its own that first waits for the
+/// piece before it. `drain()` waits for every piece given so far.
+package final class SerialThread: Sendable {
+    private let name: String
+    /// The piece given last; it ends after every piece before it.
+    private let last = Mutex<BackgroundThread<Void>?>(nil)
+
+    /// Pieces will run on threads named `name`.
+    package init(name: String) {
+        self.name = name
+    }
+
+    /// Runs `work` once every piece given before it has run.
+    package func async(_ work: @escaping @Sendable () -> Void) {
+        let name = name
+        last.withLock { last in
+            let previous = last
+            last = BackgroundThread(name: name) {
+                try? previous?.wait()
+                work()
+            }
+        }
+    }
+
+    /// Waits until every piece given so far has run.
+    package func drain() {
+        try? last.withLock { $0 }?.wait()
     }
 }

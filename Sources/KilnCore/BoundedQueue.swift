@@ -3,6 +3,8 @@ import KilnC
 
 /// A first-in first-out queue of bounded length between one producing and one consuming thread: the producer
 /// waits while it is full, so memory stays flat however fast the reader is.
+///
+/// Unchecked Sendable: every stored property is read and written under `condition` only.
 package final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element?]

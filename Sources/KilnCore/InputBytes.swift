@@ -74,15 +74,13 @@ package final class InputBytes: ByteStream {
         let queue = BoundedQueue<DecodedChunk>(capacity: InputBytes.queuedChunks)
         source = .queue(queue)
         let work = Handoff(pump)
-        let thread = Thread {
+        DetachedThread.start(name: "kiln decompress") {
             var pump = work.value
             while let chunk = pump.next() {
                 guard queue.push(chunk) else { break }
             }
             queue.finish()
         }
-        thread.name = "kiln decompress"
-        thread.start()
     }
 
     /// Decompressed bytes looked through, at most, for damage after the place a reader stopped at: 256 MiB.

@@ -5,6 +5,8 @@ import KilnC
 /// file, a bundle or report before its rename, export files being written. When the run is interrupted by a signal,
 /// the command line removes them all (`removeAll`) before it exits, so that an interrupted build leaves what a
 /// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
+///
+/// Unchecked Sendable: the registry is read and written under `lock` only.
 public final class TemporaryFiles: @unchecked Sendable {
     /// The process's registry.
     public static let shared = TemporaryFiles()

@@ -6,7 +6,7 @@ import KilnManifest
 /// to the host: requests waiting on it wait here), the least time between two requests' starts (the manifest's
 /// `delay`, or robots.txt's `Crawl-delay` when longer) and the requests in flight at once (`concurrency`).
 /// Workers take their next task from it and say when a request ended.
-/// `@unchecked Sendable`: every member is read and written with `condition` locked.
+/// Unchecked Sendable: every stored property is read and written with `condition` locked.
 final class HostQueue: @unchecked Sendable {
     /// A request to make.
     enum Task {

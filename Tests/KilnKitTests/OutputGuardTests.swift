@@ -29,13 +29,13 @@ final class OutputGuardTests: KilnTestCase {
         // converted in a scratch copy of the main bundle (never put in place).
         ("FileManager.default.copyItem", ["KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",
                                           "KilnBuild/Staging/StagingDatabase.swift", "KilnBuild/Bundle/BundleWriter.swift",
-                                          "KilnBuild/Build/BundlePrefixCache.swift", "KilnBuild/Bundle/TargetBundle.swift"]),
+                                          "KilnBuild/Cache/BundlePrefixCache.swift", "KilnBuild/Bundle/TargetBundle.swift"]),
         // A target's bundle is written as a temporary (`VACUUM INTO` from its scratch copy, which is converted in
         // place), its header set, then put in place by FileSync.move.
         // A copy `patch` or `apply` changes is opened by `BundleFile.openCopy`; the build cache copies rows into the
         // staging file (a scratch file) inside a write phase of its owner.
         ("mode: .readWrite", ["KilnBuild/Staging/StagingWriter.swift", "KilnBuild/Bundle/BundleSideFiles.swift", "KilnBuild/Bundle/TargetBundle.swift", "KilnBuild/Patch/BundlePatch.swift", "KilnBuild/Patch/PatchApplier.swift",
-                              "KilnBuild/Check/BundleFile.swift", "KilnBuild/Build/SourceCache.swift"]),
+                              "KilnBuild/Check/BundleFile.swift", "KilnBuild/Cache/SourceCache.swift"]),
     ]
 
     func testEveryWriterGoesThroughTheGuardedRename() throws {

@@ -63,12 +63,10 @@ public final class BuildProgressDisplay: Sendable {
     /// Starts redrawing the counts every `interval` seconds, until `finish`.
     public func start() {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "kiln progress") { [self] in
             while stopTicking.wait(timeout: .now() + interval) == .timedOut { tick() }
             tickerEnded.signal()
         }
-        thread.name = "kiln progress"
-        thread.start()
     }
 
     /// Stops the ticks; clears the live line on a terminal, writes the `done` event in JSON.

@@ -21,6 +21,8 @@ package struct TablePrefix: Sendable {
 /// A bundle's tables being written on a thread of their own (`BundleWriter.startTables`), each once the builder says
 /// it is staged: the open database, complete, and the row count of each table once done, or the error that stopped
 /// it; then, on the same thread while the builder measures the bundle, the bundles of its targets (`targets`).
+///
+/// Unchecked Sendable: results are written before `done`/`targetsDone` are signalled and read after; the rest under `condition`.
 package final class BundleTables: @unchecked Sendable {
     /// The bundle's temporary file.
     package let temporary: URL
@@ -61,15 +63,13 @@ package final class BundleTables: @unchecked Sendable {
     /// file when `work` succeeded, unless the bundle was discarded meanwhile.
     package func start(_ work: @escaping @Sendable () throws -> (Database, [(String, Int)]),
                        then targets: @escaping @Sendable () throws -> TargetBundles) {
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "kiln bundle tables") { [self] in
             result = Result { try work() }
             let succeeded = if case .success = result { true } else { false }
             done.signal()
             if succeeded, !stop.isRaised { targetsResult = Result { try targets() } }
             targetsDone.signal()
         }
-        thread.name = "kiln bundle tables"
-        thread.start()
     }
 
     /// Says that `table`'s sources are all staged (no later source fills it) and whether its rows are already in the

@@ -46,7 +46,8 @@ package final class FullTextBuild: Sendable {
     }
 
     private let indexes: [Index]
-    private let queue = DispatchQueue(label: "kiln full-text indexes")
+    /// Builds the indexes one after the other.
+    private let indexing = SerialThread(name: "kiln full-text indexes")
     /// The tables whose index was started, the failure of each index that failed and the index each adopted one was
     /// taken from (`adopt`), by full-text table name.
     private let state = Mutex<(started: Set<String>, failures: [String: any Error & Sendable], adopted: [String: URL])>(([], [:], [:]))
@@ -105,7 +106,7 @@ package final class FullTextBuild: Sendable {
         let first = state.withLock { $0.started.insert(table).inserted }
         guard first else { return }
         let stop = stop
-        queue.async { [self] in
+        indexing.async { [self] in
             do {
                 let database = try Database(path: index.scratch.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
                 defer { try? database.close() }
@@ -275,7 +276,7 @@ package final class FullTextBuild: Sendable {
     /// scratch databases the build cache did not take (`builtIndex`). Calling it again does nothing more.
     package func discard() {
         stop.raise()
-        queue.sync {}
+        indexing.drain()
         for scratch in indexes.flatMap({ [$0.scratch] + $0.targetIndexes.map(\.scratch) }) {
             try? FileManager.default.removeItem(at: scratch)
             TemporaryFiles.shared.unregister(scratch)

@@ -129,6 +129,8 @@ extension ExtractionStream {
 /// The items of one kind of record in `files`, read on a thread of their own, in order, and handed over in batches
 /// through a bounded queue (memory stays flat). The thread alone uses the reader and the log until it has finished;
 /// a file that cannot be read ends the items with its error, at its place.
+///
+/// Unchecked Sendable: the reading thread alone uses the reader and the log; items cross through `queue`.
 private final class ExtractedItems: @unchecked Sendable {
     private enum Message: Sendable {
         case items([Extraction.Item])
@@ -142,7 +144,7 @@ private final class ExtractedItems: @unchecked Sendable {
     package init(reading files: [URL], displayNames: [String]?, kind: String, with reader: RecordReader, log: DiagnosticLog) {
         // The reader and the log go to the reading thread, which alone uses them until it ends.
         let handedOver = Handoff((reader: reader, log: log))
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "kiln extract reader") { [self] in
             let reader = handedOver.value.reader, log = handedOver.value.log
             defer {
                 queue.finish()
@@ -165,8 +167,6 @@ private final class ExtractedItems: @unchecked Sendable {
                 _ = queue.push(.failed(Handoff(error)))
             }
         }
-        thread.name = "kiln extract reader"
-        thread.start()
     }
 
     /// The next batch, in file and record order; `nil` once every file is read (the log is then complete).

@@ -16,6 +16,8 @@ import KilnReaders
 ///
 /// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
 /// read ahead may hold about `aheadBytes` of records between them (`estimatedSize(of:)`) before their workers wait.
+///
+/// Unchecked Sendable: the shared slots are read and written under `condition`; each worker's tools are its own.
 package final class ReadAhead: @unchecked Sendable {
     /// One file of one source, in the order staging takes them.
     package struct Item {
@@ -103,11 +105,9 @@ package final class ReadAhead: @unchecked Sendable {
         let names = sources.map(\.spec.name)
         for (number, workerTools) in tools.enumerated() {
             let handedOver = Handoff(workerTools)
-            let thread = Thread { [self] in
+            DetachedThread.start(name: "kiln reader \(number + 1)") { [self] in
                 work(handedOver.value, targetIndexes: targetIndexes, sourceNames: names)
             }
-            thread.name = "kiln reader \(number + 1)"
-            thread.start()
         }
     }
 

@@ -21,8 +21,7 @@ import KilnReaders
 /// a lease, nor for a lease while it holds one (it would wait for itself); the threads that take leases (the
 /// bundle's, the full-text indexes') take one at a time and wait for nothing while they hold it.
 ///
-/// `@unchecked Sendable`: the phase and the lease count are guarded by `condition`; the connection is used by the
-/// owner's thread only, except while a write phase lends it (`lent`), when only the borrowing thread uses it.
+/// Unchecked Sendable: phase and leases under `condition`; the connection is the owner's thread's, or the borrower's while lent.
 package final class StagingDatabase: @unchecked Sendable {
     /// The staging file.
     package let url: URL

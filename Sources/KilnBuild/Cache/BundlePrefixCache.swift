@@ -19,8 +19,7 @@ import Synchronization
 /// renamed into place, then its checksummed record) on a thread of their own; one whose record or file does not
 /// match is a `build.cache` info and its tables are written again.
 ///
-/// `@unchecked Sendable`: the builder's thread looks entries up and owns `reused` and `foundDamaged`; the bundle's
-/// thread calls `keep`, which touches only `storing`, guarded by its own `Mutex`.
+/// Unchecked Sendable: the bundle's thread calls `keep`, which touches only `storing` (a `Mutex`); the rest is the builder's.
 package final class BundlePrefixCache: @unchecked Sendable {
     /// The format of the entries this Kiln writes; an entry of another is written again.
     package static let currentFormat = 1
