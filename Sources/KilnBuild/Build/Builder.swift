@@ -70,13 +70,8 @@ public enum Builder {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
         let files = BuildFiles(destination: output)
-        let lock = try BuildLock(files.lock, timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
-        TemporaryFiles.shared.register(files.lock)
-        defer {
-            lock.release()
-            TemporaryFiles.shared.unregister(files.lock)
-        }
-        files.removeStale()
+        let lock = try files.lock(timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
+        defer { files.unlock(lock) }
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         for target in manifest.targets {
