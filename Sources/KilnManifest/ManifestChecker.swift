@@ -12,6 +12,8 @@ package struct ManifestChecker {
         try require(BundleName.isValid(manifest.bundle),
                     "bundle", "the bundle name \"\(manifest.bundle)\" may hold only letters, digits, \"-\", \"_\" and \".\"")
         try require(manifest.schemaVersion >= 0, "schemaVersion", "the schema version must not be negative")
+        try require(manifest.schemaVersion <= Int(Int32.max), "schemaVersion",
+                    "the schema version \(manifest.schemaVersion) is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)")
         let ruleCodes = Set(manifest.rules.map(\.code))
         for code in manifest.severity.keys.sorted() {
             let ruleCode = code.hasSuffix(".identical") ? String(code.dropLast(".identical".count)) : code

@@ -157,6 +157,17 @@ final class HostileManifestTests: KilnTestCase {
         }
     }
 
+    func testTheSchemaVersionFitsSQLitesUserVersion() throws {
+        let one = manifest(path: "stops.txt")
+        XCTAssertNoThrow(try ManifestLoader.load(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 2147483647,")).path))
+        XCTAssertNoThrow(try ManifestLoader.load(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 0,")).path))
+        for (version, message) in [("2147483648", "the schema version 2147483648 is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)"),
+                                   ("4294967297", "the schema version 4294967297 is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)"),
+                                   ("-1", "the schema version must not be negative")] {
+            XCTAssertEqual(issue(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: \(version),"))), "schemaVersion: \(message)")
+        }
+    }
+
     func testDeeplyNestedManifestsAreManifestErrors() throws {
         // Once a stack overflow in the scan that finds key paths' lines.
         let depth = 100_000
