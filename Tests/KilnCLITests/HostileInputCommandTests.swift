@@ -150,4 +150,20 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains("  input.empty (warning) ×1\n    p/in.txt: the file holds no data (it is empty, or only white space or a byte-order mark)\n"),
                       run.stderr)
     }
+
+    func testABlankJSONOrICalendarFileIsReportedInItsOwnFormatsWords() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "blank", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }, { name: "e", columns: [{ name: "uid", type: "text" }] }],
+              sources: [{ name: "j", format: "json", path: "in.json", options: { records: "*", fields: { v: "v" } }, into: "t", columns: { v: "v" } },
+                        { name: "c", format: "ics", path: "in.ics", into: { event: { table: "e", columns: { uid: "uid" } } } }] }
+            """)
+        try " \n\t\r\n".write(to: file("p/in.json"), atomically: true, encoding: .utf8)
+        try Data().write(to: file("p/in.ics"))
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("  json.malformed (error) ×1\n    p/in.json: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  ics.malformed (error) ×1\n    p/in.ics: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("XML"), run.stderr)
+    }
 }

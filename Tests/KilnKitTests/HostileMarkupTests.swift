@@ -31,6 +31,24 @@ final class HostileMarkupTests: HostileTestCase {
         }
     }
 
+    /// Every reader that refuses a blank file says so in its own format's words and code, not XML's.
+    func testABlankFileIsReportedInItsOwnFormatsWords() throws {
+        let readers: [(RecordReader, String)] = [
+            (try xml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try kml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("mediawiki", "{}").restricted(to: ["page"]), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("json", #"{ records: "*", fields: { v: "v" } }"#), "empty: error: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark) [json.malformed]"),
+            (try reader("ics"), "empty: error: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark) [ics.malformed]"),
+        ]
+        for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\t\r\n".utf8)] as [[UInt8]] {
+            for (reader, finding) in readers {
+                let result = try run(reader, content, name: "empty")
+                XCTAssertEqual(result.values, [])
+                XCTAssertEqual(result.findings, [finding], "\(content)")
+            }
+        }
+    }
+
     func testEmptyHTMLPages() throws {
         for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\n".utf8), Array("<!-- nothing -->\n".utf8)] as [[UInt8]] {
             for make in [htmlFields, htmlText] {
