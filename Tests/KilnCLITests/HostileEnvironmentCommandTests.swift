@@ -639,6 +639,16 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/env.sqlite").path))
     }
 
+    func testAManifestStringHoldingANulIsNamedAtItsLine() throws {
+        let folder = try pipeline()
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: #"columns: [{ name: "v", type: "text" }]"#, with: "\n  columns: [{ name: \"v\\u0000\", type: \"text\" }]")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):3: manifest error: not valid JSON5: the string at tables[0].columns[0].name holds a NUL character (\\u0000), which a manifest may not hold")
+    }
+
     func testInputThatIsNotMarkupIsSaidSoWithoutLibxml2sAdvice() throws {
         let folder = file("x")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
