@@ -166,4 +166,15 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains("  ics.malformed (error) ×1\n    p/in.ics: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
         XCTAssertFalse(run.stderr.contains("XML"), run.stderr)
     }
+
+    func testANULByteInAnHTMLPageIsAnErrorAsInText() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "nul", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }],
+              sources: [{ name: "pages", format: "html", path: "*.html", options: { records: "//p", fields: { v: "." } }, into: "t", columns: { v: "v" } }] }
+            """)
+        try Data(Array("<p>one</p>\n<p>t".utf8) + [0] + Array("wo</p>\n".utf8)).write(to: file("p/a.html"))
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("  encoding (error) ×1\n    p/a.html:2:5: line holds a NUL byte (at column 5); is the file UTF-16, or not text at all?\n"), run.stderr)
+    }
 }

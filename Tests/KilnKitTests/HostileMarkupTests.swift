@@ -67,10 +67,20 @@ final class HostileMarkupTests: HostileTestCase {
         XCTAssertEqual(xmlResult.values, [[nil, "one"]])
         assertOneFinding(xmlResult.findings, at: "nul.xml:3", "error: malformed XML: Char 0x0 out of allowed range")
 
-        // HTML parsers recover from a NUL as browsers do: the page is read.
-        let htmlResult = try run(htmlFields(), Array("<p>one</p><p>t".utf8) + [0] + Array("wo</p><p>three</p>".utf8), name: "nul.html")
-        XCTAssertEqual(htmlResult.values.first, ["one"])
-        XCTAssertEqual(htmlResult.values.last, ["three"])
+        // HTML parsers recover from a NUL as browsers do: the page is read, and the NUL is an error finding at its line
+        // and column, in the text readers' words (libxml2 reads it as a space, which would go unnoticed).
+        let page = Array("<p>one</p>\n<p>t".utf8) + [0] + Array("wo</p><p>three</p>\n<p>".utf8) + [0] + Array("</p>".utf8)
+        for make in [htmlFields, htmlText] {
+            let htmlResult = try run(make(), page, name: "nul.html")
+            XCTAssertEqual(htmlResult.values.first, ["one"])
+            XCTAssertEqual(htmlResult.findings, [
+                "nul.html:2:5: error: line holds a NUL byte (at column 5); is the file UTF-16, or not text at all? [encoding]",
+                "nul.html:3:4: error: line holds a NUL byte (at column 4); is the file UTF-16, or not text at all? [encoding]",
+            ])
+        }
+        // The same NUL in a text reader's line.
+        let text = try run(reader("text", #"{ extract: { row: "^(?<v>.+)$" } }"#), Array("one\nt".utf8) + [0] + Array("wo\n".utf8), name: "nul.txt")
+        XCTAssertEqual(text.findings, ["nul.txt:2:2: error: line holds a NUL byte (at column 2); is the file UTF-16, or not text at all? [encoding]"])
     }
 
     // MARK: Size
