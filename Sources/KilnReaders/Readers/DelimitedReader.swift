@@ -108,7 +108,7 @@ public struct DelimitedReader: ConfigurableReader {
             }
             return kind
         }
-        try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
+        try LineReader.forEachLineUTF8AnyEnding(of: input, encoding: options.encoding, log: log) { number, line, _ in
             if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             if !skippedHeader { skippedHeader = true; return }
             var fields = split(line.bytes)
