@@ -301,6 +301,15 @@ public enum Libical {
             }
             return
         }
+        if kind == ICAL_VEVENT_COMPONENT {
+            // A VEVENT without the VCALENDAR around it, as single-event exporters and Python's icalendar write it.
+            feed.events.append(event(component, calendar: component, lines: lines, lastLine: lastLine, document: document))
+            return
+        }
+        if kind == ICAL_X_COMPONENT, readWrapped(component, calendar: component, calendarZone: nil, lines: lines, lastLine: lastLine,
+                                                 document: document, into: &feed) {
+            return
+        }
         guard kind == ICAL_VCALENDAR_COMPONENT else {
             feed.skipped.append((name(of: component, lines: lines), lines.line))
             return
@@ -313,26 +322,53 @@ public enum Libical {
                 calendarZone = string(icalproperty_get_x(property))
             }
         }
-        var child = icalcomponent_get_first_component(component, ICAL_ANY_COMPONENT)
+        _ = readEvents(in: component, calendar: component, calendarZone: calendarZone, lines: lines, lastLine: lastLine, document: document, into: &feed)
+    }
+
+    /// Reads the events of the `X-` component `wrapper` (`readEvents`); returns false, leaving `feed` as it was but
+    /// for problems, when it holds none (it is then skipped as a whole).
+    private static func readWrapped(_ wrapper: OpaquePointer, calendar: OpaquePointer, calendarZone: String?, lines: LineOutline.Node,
+                                    lastLine: Int, document: CalendarDocument, into feed: inout ICalFeed) -> Bool {
+        let skipped = feed.skipped.count
+        if readEvents(in: wrapper, calendar: calendar, calendarZone: calendarZone, lines: lines, lastLine: lastLine, document: document, into: &feed) {
+            return true
+        }
+        feed.skipped.removeSubrange(skipped...)
+        return false
+    }
+
+    /// Reads the children of `container` (a VCALENDAR, or an `X-` component, root or within one) into `feed`: each
+    /// VEVENT as an event of `calendar`, the errors of each VTIMEZONE, the events of an `X-` component within (as
+    /// Python's icalendar walks into it), and any other component as skipped; an `X-` component without an event in
+    /// it is skipped as a whole. Returns whether an event was read.
+    private static func readEvents(in container: OpaquePointer, calendar: OpaquePointer, calendarZone: String?, lines: LineOutline.Node,
+                                   lastLine: Int, document: CalendarDocument, into feed: inout ICalFeed) -> Bool {
+        var found = false
+        var child = icalcomponent_get_first_component(container, ICAL_ANY_COMPONENT)
         var index = 0
         while let current = child {
             let childLines = lines.child(index)
             switch icalcomponent_isa(current) {
             case ICAL_VEVENT_COMPONENT:
-                var read = event(current, calendar: component, lines: childLines, lastLine: lastLine, document: document)
+                var read = event(current, calendar: calendar, lines: childLines, lastLine: lastLine, document: document)
                 read.calendarZone = calendarZone
                 feed.events.append(read)
+                found = true
             case ICAL_VTIMEZONE_COMPONENT:
                 for (property, line, written) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                     feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
+            case ICAL_X_COMPONENT where readWrapped(current, calendar: calendar, calendarZone: calendarZone, lines: childLines,
+                                                    lastLine: lastLine, document: document, into: &feed):
+                found = true
             default:
                 feed.skipped.append((name(of: current, lines: childLines), childLines.line))
             }
-            child = icalcomponent_get_next_component(component, ICAL_ANY_COMPONENT)
+            child = icalcomponent_get_next_component(container, ICAL_ANY_COMPONENT)
             index += 1
         }
+        return found
     }
 
     /// The name of `component` as its `BEGIN:` line writes it (libical calls every `X-` component `X`), else libical's.

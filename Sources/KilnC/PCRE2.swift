@@ -317,6 +317,17 @@ public struct ValidUTF8: RegexSubject, Sendable {
         isKnownASCII = true
     }
 
+    /// The bytes in `range` of these (indices of `bytes`), which must start and end at ASCII bytes or at the ends:
+    /// still valid UTF-8, not checked again.
+    package func cut(_ range: Range<Int>) -> ValidUTF8 {
+        ValidUTF8(checked: bytes[range], isKnownASCII: isKnownASCII)
+    }
+
+    private init(checked bytes: ArraySlice<UInt8>, isKnownASCII: Bool) {
+        self.bytes = bytes
+        self.isKnownASCII = isKnownASCII
+    }
+
     /// The UTF-8 of `text`.
     public init(text: String) {
         bytes = Array(text.utf8)[...]

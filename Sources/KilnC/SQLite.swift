@@ -82,6 +82,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
     }
 
+    /// True when the connection's authorizer refused the statement (`Database.changingRowsOnly`, `prepareQuery`).
+    public var isRefused: Bool { code & 0xff == SQLITE_AUTH }
+
     /// True when the file is not a database at all or is damaged.
     public var isNotADatabase: Bool {
         let primary = code & 0xff
@@ -180,10 +183,32 @@ public final class Database {
     }
 
     private func installAuthorizer() {
-        sqlite3_set_authorizer(handle, { userData, action, first, second, _, _ in
+        sqlite3_set_authorizer(handle, { userData, action, first, second, schema, _ in
             let guards = Unmanaged<SQLGuards>.fromOpaque(userData!).takeUnretainedValue()
-            return guards.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+            return guards.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) },
+                                    schema: schema.map { String(cString: $0) })
         }, Unmanaged.passUnretained(guards).toOpaque())
+    }
+
+    /// Runs `body` with an authorizer that lets SQL change the rows of `scope`'s tables and nothing else: reading,
+    /// calling deterministic functions, transactions, the connection's own temporary tables, and dropping and
+    /// creating again `scope`'s rebuildable virtual tables are allowed; `ATTACH` and `VACUUM` (`INTO` a file or not),
+    /// schema changes, PRAGMAs but `defer_foreign_keys`, `load_extension()` and the like are refused as SQLite
+    /// compiles them, before they run. For SQL from a file downloaded beside the database (a patch).
+    /// - Throws: what `body` throws; an `SQLiteError` with code `SQLITE_AUTH` and a message saying what was refused
+    ///   when the authorizer refused something.
+    public func changingRowsOnly<T>(_ scope: RowWriteScope, _ body: () throws -> T) throws -> T {
+        let previous = guards.rowScope
+        guards.rowScope = scope
+        guards.resetRefusal()
+        installAuthorizer()
+        defer { guards.rowScope = previous }
+        do {
+            return try body()
+        } catch let error as SQLiteError where guards.refused != nil || guards.refusedFunction != nil {
+            let what = guards.refused ?? "a call to \(guards.refusedFunction ?? "")(), whose result is not decided by its arguments"
+            throw SQLiteError(code: SQLITE_AUTH, message: "may only change rows of the database's own tables, but it holds \(what)", sql: error.sql)
+        }
     }
 
     /// Compiles SQL a manifest wrote (a query table, an `sql` rule, an export query): it must be exactly one

@@ -77,6 +77,10 @@ public enum JSONStream {
                     return JSONParseError(message: "\(what) longer than \(bound) starts here; Kiln keeps values up to \(bound)",
                                           line: long.line, tooLong: true)
                 }
+                // A form feed or vertical tab stops the document there: what comes before it is read (its records kept, as
+                // before any malformed JSON).
+                let space = scan.invalidSpace
+                if let space { bytes = Array(bytes[..<space.offset]) }
                 sink.begin(chunk: bytes)
                 let status = count == 0
                     ? yajl_complete_parse(parser)
@@ -90,6 +94,11 @@ public enum JSONStream {
                         return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
                     }
                     return JSONParseError(message: message, line: sink.line)
+                }
+                if let space {
+                    let name = space.byte == 0x0C ? "a form feed (U+000C)" : "a vertical tab (U+000B)"
+                    return JSONParseError(message: "\(name) outside a string, which JSON does not allow as white space (only space, tab, line feed and carriage return)",
+                                          line: space.line)
                 }
                 if count == 0 { return nil }
             }
@@ -109,6 +118,9 @@ public enum JSONStream {
         package private(set) var openLength = 0
         package private(set) var openLine = 1
         private var line = 1
+        /// The first form feed or vertical tab outside strings in the chunk last scanned: its line, its offset in the
+        /// chunk and the byte (yajl would read it as white space).
+        package private(set) var invalidSpace: (line: Int, offset: Int, byte: UInt8)?
 
         package init(limit: Int = .max) { self.limit = limit }
 
@@ -134,6 +146,8 @@ public enum JSONStream {
                     start = -1
                 }
                 if byte == 0x0A { line += 1 }
+                // yajl takes a form feed and a vertical tab for white space; JSON (RFC 8259) does not.
+                if (byte == 0x0C || byte == 0x0B), invalidSpace == nil { invalidSpace = (line, index - 1, byte) }
                 if byte == 0x22 || TokenScan.isBare(byte) {
                     inString = byte == 0x22
                     inBare = !inString

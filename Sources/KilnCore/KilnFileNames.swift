@@ -8,7 +8,8 @@ import KilnC
 /// - `.<name>.staging.<pid>.sqlite`: a build's staging database; `.<name>.staging.<pid>.fts<n>.sqlite`: the scratch
 ///   database where the full-text index of the bundle's n-th full-text table is built; for a target's bundle
 ///   (`<bundle>.android.sqlite`), its staging name holds the copy of the main bundle it is converted from;
-/// - `.<name>.lock`: the lock serializing builds of `<name>`;
+/// - `.<name>.<pid>.tmp-journal` (`-wal`, `-shm`): SQLite's journal beside a temporary bundle it changes (`kiln apply`);
+/// - `.<name>.lock`: the lock serializing the commands that replace `<name>` (builds, `kiln apply`);
 /// - `.kiln-cache/<name>/`: the build cache of the bundle `<name>` (`BuildCache`), kept between builds;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page
 ///   `<…>.report.html` beside the JSON report.
@@ -46,6 +47,9 @@ public enum KilnFileNames {
     public static func cache(for destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(cacheFolder).appendingPathComponent(destination.lastPathComponent)
     }
+
+    /// The endings of the files SQLite writes beside a database while it changes it (`<database>-journal`…).
+    public static let sqliteCompanions = ["-journal", "-wal", "-shm"]
 
     /// The lock file serializing builds of `destination`.
     public static func lock(for destination: URL) -> URL { hidden(destination, ".lock") }

@@ -39,12 +39,14 @@ public final class TemporaryFiles: @unchecked Sendable {
         return removedAtExit.filter { FileCalls.unlink($0) }
     }
 
-    /// The files a C library writes beside `path` before renaming them to it (libzip: `<path>.XXXXXX`).
+    /// The files a C library writes beside `path`: libzip's `<path>.XXXXXX` before renaming it to `path`, SQLite's
+    /// journal `<path>-journal` (`-wal`, `-shm`) while it changes the database at `path` (`kiln apply`).
     private static func libraryTemporaries(of path: String) -> [String] {
         let url = URL(fileURLWithPath: path)
         let prefix = url.lastPathComponent + "."
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)) ?? []
-        return entries.filter { $0.hasPrefix(prefix) && $0.count == prefix.count + 6 }
+        let companions = Set(KilnFileNames.sqliteCompanions.map { url.lastPathComponent + $0 })
+        return entries.filter { ($0.hasPrefix(prefix) && $0.count == prefix.count + 6) || companions.contains($0) }
             .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
     }
 

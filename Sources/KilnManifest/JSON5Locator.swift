@@ -78,7 +78,7 @@ package struct JSON5Locator {
                     if bytes[index] == UInt8(ascii: "}") { index += 1; return }
                     if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
                     let keyLine = line
-                    let key = readKey()
+                    let key = readKey(in: path)
                     let child = path.isEmpty ? key : path + "." + key
                     if let first = keysSeen[key] {
                         if duplicateKey == nil { duplicateKey = (child, keyLine, first) }
@@ -105,32 +105,40 @@ package struct JSON5Locator {
                     expectSeparator(closing: UInt8(ascii: "]"))
                 }
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                _ = readString()
+                _ = readString(at: path.isEmpty ? "the manifest" : "the string at \(path)")
             default:
                 while index < bytes.count, !isDelimiter(bytes[index]) { index += 1 }
             }
         }
 
-        package mutating func readKey() -> String {
-            if bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") { return readString() }
+        package mutating func readKey(in path: String) -> String {
+            if bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") { return readString(at: "a key of \(path.isEmpty ? "the manifest" : path)") }
             let begin = index
             while index < bytes.count, !isDelimiter(bytes[index]), bytes[index] != UInt8(ascii: ":") { index += 1 }
             return String(decoding: bytes[begin..<index], as: UTF8.self)
         }
 
         /// A quoted string, its escapes decoded as JSON5 decodes them (`"bu\u006edle"` is the key `bundle`), so that a
-        /// key written twice is found however it is escaped.
-        package mutating func readString() -> String {
+        /// key written twice is found however it is escaped. `place` names it in messages (`tables[0].name`, `a key
+        /// of tables[0]`): a control character written as it is, a NUL and half a surrogate pair are refused there
+        /// (Foundation's decoder refuses them too, in words that name neither the place nor the character).
+        package mutating func readString(at place: String) -> String {
             let quote = bytes[index]
             index += 1
             var text: [UInt8] = []
             while index < bytes.count, bytes[index] != quote {
                 if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count {
                     index += 1
-                    readEscape(into: &text)
+                    readEscape(into: &text, at: place)
                     continue
                 }
-                if bytes[index] == 0x0A { line += 1 }
+                if bytes[index] < 0x20 {
+                    let code = String(format: "U+%04X", bytes[index])
+                    let escape = [0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x00: ""][bytes[index]] ?? String(format: "\\u%04X", bytes[index])
+                    fail(bytes[index] == 0 ? "\(place) holds a NUL character (\(code)), which a manifest may not hold"
+                         : "\(place) holds the control character \(code) written as it is, which JSON5 does not allow; write it as the escape \(escape)")
+                    return String(decoding: text, as: UTF8.self)
+                }
                 text.append(bytes[index])
                 index += 1
             }
@@ -142,12 +150,14 @@ package struct JSON5Locator {
             return String(decoding: text, as: UTF8.self)
         }
 
-        /// Decodes the escape whose letter is at `index` (after the backslash) into `text`, and moves past it.
-        private mutating func readEscape(into text: inout [UInt8]) {
+        /// Decodes the escape whose letter is at `index` (after the backslash) into `text`, and moves past it; a NUL
+        /// (`\0`, `\x00`, `\u0000`) and half a surrogate pair fail the scan, naming `place`.
+        private mutating func readEscape(into text: inout [UInt8], at place: String) {
             let letter = bytes[index]
             index += 1
             let simple: [UInt8: UInt8] = [UInt8(ascii: "n"): 0x0A, UInt8(ascii: "t"): 0x09, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "b"): 0x08,
                                           UInt8(ascii: "f"): 0x0C, UInt8(ascii: "v"): 0x0B, UInt8(ascii: "0"): 0x00]
+            if letter == UInt8(ascii: "0") { return fail("\(place) holds a NUL character (\\0), which a manifest may not hold") }
             if let byte = simple[letter] { return text.append(byte) }
             switch letter {
             case UInt8(ascii: "u"), UInt8(ascii: "x"):
@@ -161,6 +171,12 @@ package struct JSON5Locator {
                     } else {
                         index = saved
                     }
+                }
+                let written = String(decoding: bytes[(letter == UInt8(ascii: "u") ? index - 6 : index - 4)..<index], as: UTF8.self)
+                if value == 0 { return fail("\(place) holds a NUL character (\(written)), which a manifest may not hold") }
+                if (0xD800..<0xE000).contains(value) {
+                    return fail("\(place) holds \(written), half of a UTF-16 surrogate pair without its other half, which is no character; "
+                                + "write the character itself, or both halves (\\uD83D\\uDE00)")
                 }
                 text.append(contentsOf: Array(String(UnicodeScalar(value).map(Character.init) ?? "\u{FFFD}").utf8))
             case 0x0A:

@@ -40,6 +40,8 @@ package struct ManifestChecker {
         try require(BundleName.isValid(manifest.bundle),
                     "bundle", "the bundle name \"\(manifest.bundle)\" may hold only letters, digits, \"-\", \"_\" and \".\"")
         try require(manifest.schemaVersion >= 0, "schemaVersion", "the schema version must not be negative")
+        try require(manifest.schemaVersion <= Int(Int32.max), "schemaVersion",
+                    "the schema version \(manifest.schemaVersion) is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)")
         let ruleCodes = Set(manifest.rules.map(\.code))
         for code in manifest.severity.keys.sorted() {
             let ruleCode = code.hasSuffix(".identical") ? String(code.dropLast(".identical".count)) : code
@@ -141,6 +143,13 @@ package struct ManifestChecker {
             try identifier(fullText.name, path + ".fullText.name")
             try columns(fullText.columns, of: table, path + ".fullText.columns")
             try columns(fullText.unindexed, of: table, path + ".fullText.unindexed")
+            for (key, names) in [("columns", fullText.columns), ("unindexed", fullText.unindexed)] {
+                for (index, name) in names.enumerated() where ManifestChecker.isReservedInFullText(name, table: fullText.name) {
+                    throw issue("\(path).fullText.\(key)[\(index)]",
+                                "a full-text table cannot have a column named \"\(name)\": FTS5 keeps \"rank\", \"rowid\" and the full-text table's own name "
+                                    + "(\"\(fullText.name)\") for itself, in any case; rename the column")
+                }
+            }
             try require(fullText.tokenize.allSatisfy { $0.isLetter || $0.isNumber || " _\"'".contains($0) },
                         path + ".fullText.tokenize", "the tokenizer may hold only letters, digits, spaces, quotes and \"_\"")
             if let problem = SchemaSQL.fullTextProblem(fullText) {
@@ -155,6 +164,12 @@ package struct ManifestChecker {
     package static func isReserved(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return lowered.hasPrefix("kiln_") || lowered.hasPrefix("sqlite_")
+    }
+
+    /// True for a column name an FTS5 table named `table` refuses (SQLite: "reserved fts5 column name"; its own name is
+    /// its hidden column's).
+    package static func isReservedInFullText(_ name: String, table: String) -> Bool {
+        ["rank", "rowid", table.lowercased()].contains(name.lowercased())
     }
 
     /// An R*Tree needs a plain name, numeric coordinate columns, and a single INTEGER primary key for its ids.

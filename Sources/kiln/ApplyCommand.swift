@@ -11,6 +11,8 @@ struct ApplyCommand: KilnCommand {
         (a patch for another version, or one already applied, is refused), applies PATCH (patch.sql or
         patch.changeset) to a copy of BUNDLE, checks the copy's digest against the to-digest, and renames it over
         BUNDLE: BUNDLE is patched completely or not at all. The rows of the tables the app fills are kept.
+        The SQL may change rows of the bundle's tables and nothing else (no other file, no schema change, no
+        setting). While a build or another apply of BUNDLE runs, apply waits for it (they share its lock).
 
         Exit codes: 0 applied, 1 refused (nothing changed), 64 usage error, 74 I/O error.
 
@@ -35,7 +37,9 @@ struct ApplyCommand: KilnCommand {
 
     func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
-        let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update, names: OutputNames(output: "BUNDLE"))
+        let outcome = try PatchApplier.apply(bundle: bundle, patch: patch, manifest: update, names: OutputNames(output: "BUNDLE")) {
+            printToStandardError(BuildStage.waitingForLock(bundle).line + "\n")
+        }
         try printOut("applied \(patch.relativePath) (\(outcome.kind)) to \(bundle.relativePath): \(outcome.from.prefix(12)) → \(outcome.to.prefix(12))\n")
         return .success
     }

@@ -45,6 +45,17 @@ final class DelimitedQuotingCommandTests: CLITestCase {
         XCTAssertEqual(records.compactMap { $0["_line"] as? Int }, [2, 3, 4, 6])
     }
 
+    /// csv-spectrum's files with records ended by CR alone (old Mac OS exports), which Python's csv reads.
+    func testRecordsEndedByCRAloneBuild() throws {
+        try pipeline("p", files: ["stops.csv": "id,name\r1,\"Hospital\"\r2,\"two\rlines\"\r3,after\r"])
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try rows("p.sqlite", "SELECT id, name FROM t ORDER BY id"), [["1", "Hospital"], ["2", "two\rlines"], ["3", "after"]])
+        let extract = try kiln("extract", "s", "p/stops.csv", "--manifest", "p", "--format", "json")
+        let records = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(extract.stdout.utf8)) as? [String: Any])?["records"] as? [[String: Any]])
+        XCTAssertEqual(records.compactMap { $0["_line"] as? Int }, [2, 3, 5])
+    }
+
     func testAnUnclosedQuoteFailsTheBuildNamingTheLineWhereItOpened() throws {
         try pipeline("p", files: ["stops.csv": "id,name\n1,fine\n2,\"never closed\n3,lost\n"])
         let run = try kiln("build", "p", "--out", "p.sqlite")

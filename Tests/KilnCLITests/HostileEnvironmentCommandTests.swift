@@ -625,6 +625,30 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):1: manifest error at schemaVersion: expected a whole number, not 1.5")
     }
 
+    func testASchemaVersionSQLiteCannotHoldIsRefusedAtItsLine() throws {
+        let folder = try pipeline()
+        // 2^32 + 1: SQLite keeps the low 32 bits of user_version, so the bundle would say 1 and kiln_metadata 4294967297.
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: "schemaVersion: 1,", with: "\n  schemaVersion: 4294967297,")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        for command in [["build", "p"], ["check", "build/env.sqlite", "--manifest", "p"]] {
+            let run = try kiln(command)
+            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):2: manifest error at schemaVersion: the schema version 4294967297 is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/env.sqlite").path))
+    }
+
+    func testAManifestStringHoldingANulIsNamedAtItsLine() throws {
+        let folder = try pipeline()
+        try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: #"columns: [{ name: "v", type: "text" }]"#, with: "\n  columns: [{ name: \"v\\u0000\", type: \"text\" }]")
+            .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):3: manifest error: not valid JSON5: the string at tables[0].columns[0].name holds a NUL character (\\u0000), which a manifest may not hold")
+    }
+
     func testInputThatIsNotMarkupIsSaidSoWithoutLibxml2sAdvice() throws {
         let folder = file("x")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -150,4 +150,31 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains("  input.empty (warning) ×1\n    p/in.txt: the file holds no data (it is empty, or only white space or a byte-order mark)\n"),
                       run.stderr)
     }
+
+    func testABlankJSONOrICalendarFileIsReportedInItsOwnFormatsWords() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "blank", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }, { name: "e", columns: [{ name: "uid", type: "text" }] }],
+              sources: [{ name: "j", format: "json", path: "in.json", options: { records: "*", fields: { v: "v" } }, into: "t", columns: { v: "v" } },
+                        { name: "c", format: "ics", path: "in.ics", into: { event: { table: "e", columns: { uid: "uid" } } } }] }
+            """)
+        try " \n\t\r\n".write(to: file("p/in.json"), atomically: true, encoding: .utf8)
+        try Data().write(to: file("p/in.ics"))
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("  json.malformed (error) ×1\n    p/in.json: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  ics.malformed (error) ×1\n    p/in.ics: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("XML"), run.stderr)
+    }
+
+    func testANULByteInAnHTMLPageIsAnErrorAsInText() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "nul", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "v", type: "text" }] }],
+              sources: [{ name: "pages", format: "html", path: "*.html", options: { records: "//p", fields: { v: "." } }, into: "t", columns: { v: "v" } }] }
+            """)
+        try Data(Array("<p>one</p>\n<p>t".utf8) + [0] + Array("wo</p>\n".utf8)).write(to: file("p/a.html"))
+        let run = try kiln("build", "p")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("  encoding (error) ×1\n    p/a.html:2:5: line holds a NUL byte (at column 5); is the file UTF-16, or not text at all?\n"), run.stderr)
+    }
 }

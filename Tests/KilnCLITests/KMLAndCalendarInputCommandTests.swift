@@ -116,6 +116,18 @@ final class KMLAndCalendarInputCommandTests: CLITestCase {
         XCTAssertTrue(run.stderr.contains(skipped), run.stderr)
     }
 
+    /// A feed that is one VEVENT without the VCALENDAR around it (as single-event exporters and Python's icalendar
+    /// write it) built with exit 0 and no event, with findings that contradicted each other: it is read.
+    func testALoneVEVENTShipsItsEvent() throws {
+        try calendarPipeline("BEGIN:VEVENT\r\nUID:lone@x\r\nDTSTAMP:20240101T000000Z\r\nDTSTART:20240105T100000Z\r\nDURATION:PT1H\r\nSUMMARY:Lone\r\nEND:VEVENT\r\n",
+                             window: ("2024-01-01", "2024-01-31"))
+        let run = try kiln("build", "cal", "--out", "cal.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("diagnostics: 0 errors, 0 warnings, 0 info"), run.stderr)
+        XCTAssertEqual(try rows("cal.sqlite", "SELECT uid, summary FROM event"), [["lone@x", "Lone"]])
+        XCTAssertEqual(try rows("cal.sqlite", "SELECT start_utc, end_utc FROM occurrence"), [["2024-01-05T10:00:00Z", "2024-01-05T11:00:00Z"]])
+    }
+
     func testAnRDateKilnCannotUseIsAFindingAtItsLineAndTheRestIsShipped() throws {
         let feed = """
             BEGIN:VCALENDAR\r

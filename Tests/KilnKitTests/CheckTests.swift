@@ -112,6 +112,7 @@ final class CheckTests: KilnTestCase {
         XCTAssertEqual(errors(report), [
             "check.full-text: full-text table stop_search holds 160 rows, but its table stop holds 168",
             "check.metadata: kiln_metadata records 5 rows for table stop, but the table holds 168",
+            "check.metadata: kiln_metadata records schema version 2, but the bundle's user_version is 1",
             "check.metadata: kiln_metadata records schema version 2, but the manifest's schemaVersion is 1",
         ])
     }

@@ -58,6 +58,27 @@ final class DelimitedQuotingTests: KilnTestCase {
         XCTAssertEqual(records.map(\.line), [1, 2, 3, 6, 7, 8, 9])
     }
 
+    /// csv-spectrum and old Mac OS exports end records with CR alone; Python's `csv` reads them (a CR inside a quoted
+    /// field stays text), and so does Kiln, with or without `quote`, counting lines as Python does.
+    func testRecordsEndedByCRAloneAreReadAsPythonReadsThem() throws {
+        let text = "1,\"two\rlines\",x\r2,plain,y\r\r3,\"crlf\r\ninside\",z\n4,Ακτή,w\r5,\"\"\"\",v\r"
+        let url = try write(Data(text.utf8), to: "cr.csv")
+        let (records, log) = try read(csvReader(["id", "name", "note"]), url: url)
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        // Python gives the blank line as an empty record; Kiln skips blank lines between records.
+        let expected = try python(url).filter { !$0.fields.isEmpty }
+        XCTAssertEqual(expected.count, 5)
+        XCTAssertEqual(records.map { $0.values.map { $0 ?? "NULL" } }, expected.map(\.fields))
+        XCTAssertEqual(records.map(\.line), expected.map(\.line))
+        XCTAssertEqual(records.map(\.line), [1, 3, 5, 7, 8])
+        // Without quote: one record per line, whatever ends it.
+        let plain = try write(Data("0101;A\r0102;B\r\n0103;C\n0104;D\r".utf8), to: "cr.txt")
+        let (lines, plainLog) = try read(reader(["fields": strings(["code", "name"])]), url: plain)
+        XCTAssertEqual(plainLog.diagnostics.count, 0, describe(plainLog))
+        XCTAssertEqual(lines.map { $0.values.compactMap { $0 } }, [["0101", "A"], ["0102", "B"], ["0103", "C"], ["0104", "D"]])
+        XCTAssertEqual(lines.map(\.line), [1, 2, 3, 4])
+    }
+
     func testWithoutTheQuoteOptionQuotesStayText() throws {
         let (records, log) = try read(reader(["fields": strings(["id", "name"]), "separator": .string(",")]), "1,\"Hospital\"\n")
         XCTAssertEqual(log.diagnostics.map(\.code), ["delimited.looks-quoted"], "kept as text, and said so")

@@ -157,6 +157,30 @@ final class HostileManifestTests: KilnTestCase {
         }
     }
 
+    /// The names FTS5 refuses as columns are the ones the manifest check refuses, whatever their case: SQLite decides.
+    func testFullTextColumnNamesFTS5RefusesAreRefusedAtLoad() throws {
+        let database = try Database(path: ":memory:")
+        for name in ["rank", "RANK", "Rowid", "rowid", "_rowid_", "oid", "docid", "t_search", "T_Search", "content", "rank2", "v"] {
+            var refused = false
+            do { try database.execute("CREATE VIRTUAL TABLE temp.t_search USING fts5(\(quoteIdentifier(name)))") } catch { refused = true }
+            try? database.execute("DROP TABLE temp.t_search")
+            XCTAssertEqual(ManifestChecker.isReservedInFullText(name, table: "t_search"), refused, name)
+        }
+        let text = manifest(path: "stops.txt", column: "rank").replacingOccurrences(of: #"type: "text" }] }"#, with: #"type: "text" }], fullText: { name: "stop_search", columns: ["rank"] } }"#)
+        XCTAssertEqual(issue(try pipeline(text)), "tables[0].fullText.columns[0]: a full-text table cannot have a column named \"rank\": FTS5 keeps \"rank\", \"rowid\" and the full-text table's own name (\"stop_search\") for itself, in any case; rename the column")
+    }
+
+    func testTheSchemaVersionFitsSQLitesUserVersion() throws {
+        let one = manifest(path: "stops.txt")
+        XCTAssertNoThrow(try ManifestLoader.load(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 2147483647,")).path))
+        XCTAssertNoThrow(try ManifestLoader.load(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: 0,")).path))
+        for (version, message) in [("2147483648", "the schema version 2147483648 is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)"),
+                                   ("4294967297", "the schema version 4294967297 is over 2147483647, the largest SQLite's user_version holds (a 32-bit integer)"),
+                                   ("-1", "the schema version must not be negative")] {
+            XCTAssertEqual(issue(try pipeline(one.replacingOccurrences(of: "schemaVersion: 1,", with: "schemaVersion: \(version),"))), "schemaVersion: \(message)")
+        }
+    }
+
     func testDeeplyNestedManifestsAreManifestErrors() throws {
         // Once a stack overflow in the scan that finds key paths' lines.
         let depth = 100_000

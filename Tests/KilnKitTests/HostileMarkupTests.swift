@@ -31,6 +31,24 @@ final class HostileMarkupTests: HostileTestCase {
         }
     }
 
+    /// Every reader that refuses a blank file says so in its own format's words and code, not XML's.
+    func testABlankFileIsReportedInItsOwnFormatsWords() throws {
+        let readers: [(RecordReader, String)] = [
+            (try xml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try kml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("mediawiki", "{}").restricted(to: ["page"]), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("json", #"{ records: "*", fields: { v: "v" } }"#), "empty: error: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark) [json.malformed]"),
+            (try reader("ics"), "empty: error: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark) [ics.malformed]"),
+        ]
+        for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\t\r\n".utf8)] as [[UInt8]] {
+            for (reader, finding) in readers {
+                let result = try run(reader, content, name: "empty")
+                XCTAssertEqual(result.values, [])
+                XCTAssertEqual(result.findings, [finding], "\(content)")
+            }
+        }
+    }
+
     func testEmptyHTMLPages() throws {
         for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\n".utf8), Array("<!-- nothing -->\n".utf8)] as [[UInt8]] {
             for make in [htmlFields, htmlText] {
@@ -49,10 +67,20 @@ final class HostileMarkupTests: HostileTestCase {
         XCTAssertEqual(xmlResult.values, [[nil, "one"]])
         assertOneFinding(xmlResult.findings, at: "nul.xml:3", "error: malformed XML: Char 0x0 out of allowed range")
 
-        // HTML parsers recover from a NUL as browsers do: the page is read.
-        let htmlResult = try run(htmlFields(), Array("<p>one</p><p>t".utf8) + [0] + Array("wo</p><p>three</p>".utf8), name: "nul.html")
-        XCTAssertEqual(htmlResult.values.first, ["one"])
-        XCTAssertEqual(htmlResult.values.last, ["three"])
+        // HTML parsers recover from a NUL as browsers do: the page is read, and the NUL is an error finding at its line
+        // and column, in the text readers' words (libxml2 reads it as a space, which would go unnoticed).
+        let page = Array("<p>one</p>\n<p>t".utf8) + [0] + Array("wo</p><p>three</p>\n<p>".utf8) + [0] + Array("</p>".utf8)
+        for make in [htmlFields, htmlText] {
+            let htmlResult = try run(make(), page, name: "nul.html")
+            XCTAssertEqual(htmlResult.values.first, ["one"])
+            XCTAssertEqual(htmlResult.findings, [
+                "nul.html:2:5: error: line holds a NUL byte (at column 5); is the file UTF-16, or not text at all? [encoding]",
+                "nul.html:3:4: error: line holds a NUL byte (at column 4); is the file UTF-16, or not text at all? [encoding]",
+            ])
+        }
+        // The same NUL in a text reader's line.
+        let text = try run(reader("text", #"{ extract: { row: "^(?<v>.+)$" } }"#), Array("one\nt".utf8) + [0] + Array("wo\n".utf8), name: "nul.txt")
+        XCTAssertEqual(text.findings, ["nul.txt:2:2: error: line holds a NUL byte (at column 2); is the file UTF-16, or not text at all? [encoding]"])
     }
 
     // MARK: Size

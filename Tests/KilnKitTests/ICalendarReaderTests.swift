@@ -131,6 +131,31 @@ final class ICalendarReaderTests: KilnTestCase {
 
     private func findings(_ log: DiagnosticLog, _ code: String) -> [Diagnostic] { log.diagnostics.filter { $0.code == code } }
 
+    /// A VEVENT without the VCALENDAR around it (single-event exporters, Python's icalendar writing an Event) and a
+    /// VEVENT inside an `X-` component are read, as the oracle (icalendar's `walk`) reads them.
+    func testALoneVEVENTAndOneInsideAnXComponentAreReadAsTheOracleReadsThem() throws {
+        let event = { (uid: String) in
+            "BEGIN:VEVENT\nUID:\(uid)\nDTSTAMP:20260101T000000Z\nDTSTART;TZID=Europe/Athens:20260710T190000\nDURATION:PT1H\nRRULE:FREQ=WEEKLY;COUNT=3\nSUMMARY:\(uid)\nEND:VEVENT\n"
+        }
+        let files = [
+            "lone.ics": event("lone@x"),
+            "wrapped.ics": "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//test//EN\nBEGIN:X-GROUP\nX-NAME:a\n" + event("wrapped@x")
+                + "BEGIN:X-INNER\n" + event("inner@x") + "END:X-INNER\nEND:X-GROUP\n" + event("plain@x") + "END:VCALENDAR\n",
+            "lonewrapper.ics": "BEGIN:X-GROUP\n" + event("root-wrapped@x") + "END:X-GROUP\n",
+        ]
+        for (name, text) in files.sorted(by: { $0.key < $1.key }) {
+            let url = try write(Data(text.replacingOccurrences(of: "\n", with: "\r\n").utf8), to: name)
+            let expected = try oracle(url)
+            XCTAssertGreaterThanOrEqual(expected.count, 3, name)
+            let (records, log) = try read(reader(), url: url)
+            assertSameRows(rows(records), expected, name)
+            XCTAssertEqual(log.diagnostics.map(\.formatted), [], name)
+        }
+        // An X- component without an event is skipped as a whole (info), as before.
+        let (_, log) = try read(reader(), feed("BEGIN:X-NOTE\nX-TEXT:hello\nBEGIN:VTODO\nUID:t@x\nEND:VTODO\nEND:X-NOTE\n" + event("e@x")), name: "note.ics")
+        XCTAssertEqual(findings(log, "ics.skipped").map(\.message), ["X-NOTE is not an event; not read"])
+    }
+
     func testUnknownTimeZoneIsAnErrorAtItsLine() throws {
         let (records, log) = try read(reader(), feed("""
             BEGIN:VEVENT

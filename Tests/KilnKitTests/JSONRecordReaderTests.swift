@@ -130,6 +130,36 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertGreaterThan(whole.count, 300)
     }
 
+    /// JSON's white space is space, tab, line feed and carriage return (RFC 8259); yajl also takes a form feed and a
+    /// vertical tab. JSONTestSuite (github.com/nst/JSONTestSuite, test_parsing/n_structure_whitespace_formfeed.json:
+    /// `[\f]`) expects a refusal; Python's json module (the oracle) refuses both. Inside a string, escaped, they are text.
+    func testAFormFeedOrVerticalTabBetweenValuesIsRefusedAtItsLine() throws {
+        let cases: [(String, String?)] = [
+            ("[\u{0C}]", "a form feed (U+000C)"), ("[1,\n\u{0B}2]", "a vertical tab (U+000B)"), ("{\"a\":\u{0C}1}", "a form feed (U+000C)"),
+            ("[\"\\f\", \"\\u000b\"]", nil), ("[ \t\r\n1]", nil),
+        ]
+        for (index, (text, refused)) in cases.enumerated() {
+            let url = temporaryDirectory.appendingPathComponent("ws\(index).json")
+            try Data(text.utf8).write(to: url)
+            let python = try PythonOracle.lines(ofProgram: "import json, sys\ntry:\n    json.load(open(sys.argv[1]))\n    print('ok')\nexcept ValueError:\n    print('refused')", [url.path])
+            XCTAssertEqual(python, [refused == nil ? "ok" : "refused"], text)
+            var events: [String] = []
+            let error = try JSONStream.parse(url) { event, _ in events.append("\(event)"); return true }
+            if let refused {
+                XCTAssertEqual(error?.message, "\(refused) outside a string, which JSON does not allow as white space (only space, tab, line feed and carriage return)", text)
+                XCTAssertEqual(error?.line, text.contains("\n") ? 2 : 1, text)
+            } else {
+                XCTAssertNil(error, text)
+            }
+        }
+        // What comes before it is read, as before any malformed JSON.
+        let url = temporaryDirectory.appendingPathComponent("before.json")
+        try Data("[1, 2,\n\u{0C}3]".utf8).write(to: url)
+        var events: [JSONEvent] = []
+        _ = try JSONStream.parse(url, chunkSize: 3) { event, _ in events.append(event); return true }
+        XCTAssertEqual(events, [.startArray, .number("1"), .number("2")])
+    }
+
     func testOptionsAreChecked() {
         XCTAssertThrowsError(try reader(["records": .string("a/*"), "fields": .object(["_ordinal": .string("x")])]))
         XCTAssertThrowsError(try reader(["records": .string("a/*"), "fields": .object(["x": .string("x")]),

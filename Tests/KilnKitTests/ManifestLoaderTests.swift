@@ -324,6 +324,31 @@ final class ManifestLoaderTests: KilnTestCase {
         XCTAssertNotNil(found.line)
     }
 
+    /// What Foundation refuses in a string with "The given data was not valid JSON" at line 1 is named, with its place
+    /// and line: a NUL (escaped any way), half a surrogate pair, a control character written as it is.
+    func testAStringHoldingWhatNoManifestMayHoldIsNamedAtItsLine() throws {
+        let cases: [(String, String)] = [
+            (#""stop\u0000x""#, "the string at tables[0].name holds a NUL character (\\u0000), which a manifest may not hold"),
+            (#""stop\x00""#, "the string at tables[0].name holds a NUL character (\\x00), which a manifest may not hold"),
+            (#""stop\0""#, "the string at tables[0].name holds a NUL character (\\0), which a manifest may not hold"),
+            (#""stop\uD800""#, "the string at tables[0].name holds \\uD800, half of a UTF-16 surrogate pair without its other half, which is no character; write the character itself, or both halves (\\uD83D\\uDE00)"),
+            (#"'\uDE00stop'"#, "the string at tables[0].name holds \\uDE00, half of a UTF-16 surrogate pair without its other half, which is no character; write the character itself, or both halves (\\uD83D\\uDE00)"),
+            ("\"stop\u{01}\"", "the string at tables[0].name holds the control character U+0001 written as it is, which JSON5 does not allow; write it as the escape \\u0001"),
+            ("\"st\top\"", "the string at tables[0].name holds the control character U+0009 written as it is, which JSON5 does not allow; write it as the escape \\t"),
+            ("\"stop\u{00}\"", "the string at tables[0].name holds a NUL character (U+0000), which a manifest may not hold"),
+        ]
+        for (written, message) in cases {
+            let manifest = valid(replacing: #"name: "stop","#, with: "name: \(written),")
+            let found = try XCTUnwrap(issue(try pipeline(manifest)), written)
+            XCTAssertEqual(found.message, "not valid JSON5: " + message, written)
+            XCTAssertEqual(found.line, line(of: "name: \(written),", in: manifest), written)
+        }
+        // In a key too; and the escapes Foundation reads are read.
+        let key = valid(replacing: #"bundle: "tiny","#, with: "\"bun\\u0000dle\": \"tiny\",")
+        XCTAssertEqual(try XCTUnwrap(issue(try pipeline(key))).message, "not valid JSON5: a key of the manifest holds a NUL character (\\u0000), which a manifest may not hold")
+        XCTAssertNoThrow(try ManifestLoader.load(try pipeline(valid(replacing: #"bundle: "tiny","#, with: #"bundle: "tiny", description: "\uD83D\uDE00 \u0001 \x41 \n","#))))
+    }
+
     func testUnterminatedManifest() throws {
         let manifest = "{\n  bundle: \"tiny\",\n  schemaVersion: 1,\n  tables: [\n"
         let found = try XCTUnwrap(issue(try pipeline(manifest)))

@@ -22,6 +22,24 @@ package struct BuildFiles {
     /// This process's staging database.
     package var staging: URL { KilnFileNames.staging(for: destination) }
 
+    /// Takes the lock serializing the commands that replace `destination` (a build, `kiln apply`), waiting up to
+    /// `timeout` seconds while another process holds it (`waiting` is called once then), registers the lock file for
+    /// removal on interruption, and removes what processes no longer running left behind (`removeStale`). Release it
+    /// with `unlock`.
+    /// - Throws: `KilnError.io` when the lock cannot be taken (still held after `timeout`).
+    package func lock(timeout: TimeInterval, waiting: (() -> Void)?) throws -> BuildLock {
+        let held = try BuildLock(lock, timeout: timeout, waiting: waiting)
+        TemporaryFiles.shared.register(lock)
+        removeStale()
+        return held
+    }
+
+    /// Releases a lock `lock(timeout:waiting:)` took.
+    package func unlock(_ held: BuildLock) {
+        held.release()
+        TemporaryFiles.shared.unregister(lock)
+    }
+
     /// Removes the temporary files of `destination` that processes no longer running left behind, and returns them.
     /// Call it while holding the lock: then no build of `destination` is under way.
     @discardableResult
@@ -64,6 +82,8 @@ package struct BuildFiles {
         if let dot = rest.lastIndex(of: "."), rest[..<dot].hasSuffix(".tmp"), rest[rest.index(after: dot)...].count == 6 {
             rest = rest[..<dot]
         }
+        // SQLite's journal beside a temporary bundle it was changing (`kiln apply` patches one).
+        for journal in KilnFileNames.sqliteCompanions where rest.hasSuffix(".tmp" + journal) { rest = rest.dropLast(journal.count) }
         guard rest.hasSuffix(".tmp") else { return nil }
         rest = rest.dropLast(".tmp".count)
         // The second name of a large file replaced (`KilnFileNames.replaced`).

@@ -119,9 +119,7 @@ final class BuildRun {
             throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
         }
         let options = options, output = output
-        lock = try BuildLock(files.lock, timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
-        TemporaryFiles.shared.register(files.lock)
-        files.removeStale()
+        lock = try files.lock(timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
         files.removeStaleStagingDatabases()
         BuildFiles(destination: reportURL).removeStale()
         for target in manifest.targets {
@@ -408,8 +406,7 @@ final class BuildRun {
             TemporaryFiles.shared.unregister(files.staging)
         }
         if let lock {
-            lock.release()
-            TemporaryFiles.shared.unregister(files.lock)
+            files.unlock(lock)
         }
     }
 }

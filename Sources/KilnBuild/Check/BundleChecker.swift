@@ -227,7 +227,8 @@ public struct BundleChecker {
 
     // MARK: - Metadata
 
-    /// `kiln_metadata` is there, names the manifest's schema version, and counts every table's rows right.
+    /// `kiln_metadata` is there, names the manifest's schema version (and the bundle's `user_version`), and counts
+    /// every table's rows right.
     private func metadataCheck(_ metadata: [String: String]?, _ database: Database, _ present: SchemaSnapshot, _ url: URL) -> CheckResult {
         let name = BundleWriter.metadataTable
         guard let metadata else {
@@ -241,6 +242,10 @@ public struct BundleChecker {
         }
         if version != String(manifest.schemaVersion) {
             problems.append("\(name) records schema version \(version ?? "none"), but the manifest's schemaVersion is \(manifest.schemaVersion)")
+        }
+        // The two places an app may read the version from must agree (SQLite keeps only 32 bits of user_version).
+        if let version, version != String(present.userVersion) {
+            problems.append("\(name) records schema version \(version), but the bundle's user_version is \(present.userVersion)")
         }
         for table in present.tables.keys.sorted() where manifest.table(table)?.userFilled != true {
             let rows = (try? database.rows("SELECT count(*) FROM main.\(quoteIdentifier(table))").first?.values.first?.number).flatMap { $0 }.map { Int($0) }

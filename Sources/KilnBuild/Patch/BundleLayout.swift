@@ -85,6 +85,11 @@ package struct BundleLayout {
         userVersion = Int(try database.rows("PRAGMA \(prefix).user_version").first?.values.first?.number ?? 0)
     }
 
+    /// The names of the schema entries that differ between this layout and `other`, sorted (empty for one schema).
+    package func schemaChanges(from other: BundleLayout) -> [String] {
+        Set(Set(schema).symmetricDifference(other.schema).map { $0.split(separator: "\t").dropFirst().first.map(String.init) ?? "" }).sorted()
+    }
+
     /// True when an FTS5 table's statement makes it read its text from a table (`content="table"`, Kiln's since issue
     /// 26; any of FTS5's quotings), not store a copy of it; `content=''` (contentless) is not.
     package static func readsItsTable(_ sql: String) -> Bool {

@@ -38,8 +38,7 @@ public enum BundlePatch {
                 throw refuse("\(new.relativePath) has schema version \(after.userVersion), \(old.relativePath) \(before.userVersion)")
             }
             guard before.schema == after.schema else {
-                let changed = Set(before.schema).symmetricDifference(after.schema).map { $0.split(separator: "\t").dropFirst().first.map(String.init) ?? "" }
-                throw refuse("the schema changed (\(Set(changed).sorted().joined(separator: ", "))) although the schema version is still \(after.userVersion)")
+                throw refuse("the schema changed (\(after.schemaChanges(from: before).joined(separator: ", "))) although the schema version is still \(after.userVersion)")
             }
             var sql = try SQLPatchWriter(database: database, layout: after, oldMetadata: try BundleFile.metadata(of: database) ?? [:])
             let text = Data(try sql.write().utf8)
@@ -53,9 +52,9 @@ public enum BundlePatch {
             let writesChangeset = changeset.map { $0.count <= allowed } ?? false
             let fromDigest = try ContentDigest.of(before.tables, in: database, schema: "main")
             let toDigest = try ContentDigest.of(after.tables, in: database, schema: "new")
-            try verify(old: old, new: new, layout: after, label: "the SQL patch") { try PatchKind.sql.apply(Array(text), to: $0) }
+            try verify(old: old, new: new, layout: after, label: "the SQL patch") { try PatchKind.sql.apply(Array(text), to: $0, layout: after) }
             if writesChangeset {
-                try verify(old: old, new: new, layout: after, label: "the changeset") { try PatchKind.changeset.apply(changeset ?? [], to: $0) }
+                try verify(old: old, new: new, layout: after, label: "the changeset") { try PatchKind.changeset.apply(changeset ?? [], to: $0, layout: after) }
             }
 
             let manifest = UpdateManifest(
@@ -125,17 +124,21 @@ public enum BundlePatch {
 package enum PatchKind: String {
     case sql, changeset
 
-    /// Applies `bytes` to `database`: the SQL in one transaction (the patch's own, rolled back when a statement
-    /// fails), the changeset in one go.
-    /// - Throws: `SQLiteError` or `SQLiteChangeset.Conflicts`; nothing is changed then.
-    package func apply(_ bytes: [UInt8], to database: Database) throws {
+    /// Applies `bytes` to `database`, whose covered tables `layout` names: the SQL in one transaction (the patch's
+    /// own, rolled back when a statement fails), the changeset in one go. The SQL may change the rows of the
+    /// covered tables, of the full-text and R*Tree tables and of their shadow tables, and rebuild a full-text table
+    /// (`SQLPatchWriter`), and nothing else: it cannot write another file (`VACUUM INTO`), change the schema or the
+    /// user's tables (`patchScope`).
+    /// - Throws: `SQLiteError` (code `SQLITE_AUTH` for what the patch may not do) or `SQLiteChangeset.Conflicts`;
+    ///   nothing is changed then.
+    package func apply(_ bytes: [UInt8], to database: Database, layout: BundleLayout) throws {
         switch self {
         case .sql:
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw KilnError.validation("the SQL patch is not UTF-8 text")
             }
             do {
-                try database.execute(text)
+                try database.changingRowsOnly(PatchKind.patchScope(layout)) { try database.execute(text) }
             } catch {
                 try? database.execute("ROLLBACK")
                 throw error
@@ -143,6 +146,14 @@ package enum PatchKind: String {
         case .changeset:
             try SQLiteChangeset.apply(bytes, to: database)
         }
+    }
+
+    /// What an SQL patch may change in a bundle of `layout`: the rows of its covered tables (`kiln_metadata` among
+    /// them), of its full-text and R*Tree tables and of their shadow tables; the full-text tables may be dropped and
+    /// created again.
+    package static func patchScope(_ layout: BundleLayout) -> RowWriteScope {
+        let indexes = (layout.fullText + layout.spatial).map(\.name)
+        return RowWriteScope(tables: Set(layout.tables.map(\.name) + indexes + layout.shadows), rebuildable: Set(layout.fullText.map(\.name)))
     }
 }
 

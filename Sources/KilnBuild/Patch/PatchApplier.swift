@@ -20,11 +20,24 @@ public enum PatchApplier {
     /// - Throws: `KilnError.validation` with one sentence when the manifest does not describe the patch (another
     ///   file, or the same one truncated or edited), when the bundle is of another bundle or schema version, or its
     ///   digest is not the manifest's from-digest (another version, or the patch is already applied), or when the
-    ///   patched copy is not the manifest's to-digest; `KilnError.io` when a file cannot be read or written. The
-    ///   bundle is left as it was then.
+    ///   patched copy is not the manifest's to-digest; `KilnError.io` when a file cannot be read or written, or when
+    ///   a build or another apply of the bundle still holds its lock after `lockTimeout` seconds. The bundle is left
+    ///   as it was then.
+    ///
+    /// It holds the lock a build of the bundle holds (`BuildFiles.lock`), from before it reads the bundle until the
+    /// patched copy is in place, waiting for it as a build does (`waiting` is called once then), and removes what an
+    /// apply or a build killed before left beside the bundle.
     public static func apply(bundle: URL, patch: URL, manifest manifestURL: URL? = nil,
-                             names: OutputNames = OutputNames(output: "the bundle")) throws -> Outcome {
+                             names: OutputNames = OutputNames(output: "the bundle"), lockTimeout: TimeInterval = 600,
+                             waiting: (() -> Void)? = nil) throws -> Outcome {
         do {
+            // A bundle that is not there, or not a file, is refused by `applying` without a lock file beside it.
+            guard OutputPath.entryKind(bundle) == .regular else {
+                return try applying(bundle: bundle, patch: patch, manifest: manifestURL, names: names)
+            }
+            let files = BuildFiles(destination: bundle)
+            let lock = try files.lock(timeout: lockTimeout, waiting: waiting)
+            defer { files.unlock(lock) }
             return try applying(bundle: bundle, patch: patch, manifest: manifestURL, names: names)
         } catch {
             throw BundleReadLimit.current.stopped(error, reading: [bundle]) ?? error
@@ -68,15 +81,21 @@ public enum PatchApplier {
             }
             let database = try BundleFile.openCopy(temporary, of: [bundle])
             do {
-                try kind.apply(bytes, to: database)
+                try kind.apply(bytes, to: database, layout: layout)
             } catch let error as KilnError {
                 throw error
             } catch let error as SQLiteError where error.isInterrupted {
                 throw error
             } catch {
-                throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was changed")
+                let reason = (error as? SQLiteError).map { $0.isRefused ? "the patch \($0.message)" : $0.message } ?? "\(error)"
+                throw KilnError.validation("\(patch.relativePath) does not apply to \(bundle.relativePath) (\(reason)); nothing was changed")
             }
-            let patched = try ContentDigest.of(try BundleLayout(database, userFilled: Set(manifest.userFilled)).tables, in: database)
+            let patchedLayout = try BundleLayout(database, userFilled: Set(manifest.userFilled))
+            // A patch may drop a full-text table to create it again, and nothing else of the schema.
+            guard patchedLayout.schema == layout.schema, patchedLayout.userVersion == layout.userVersion else {
+                throw KilnError.validation("\(patch.relativePath) changes the schema of \(bundle.relativePath) (\(patchedLayout.schemaChanges(from: layout).joined(separator: ", "))), which no patch does; nothing was changed")
+            }
+            let patched = try ContentDigest.of(patchedLayout.tables, in: database)
             try database.close()
             guard patched == manifest.to.digest else {
                 throw KilnError.validation("\(bundle.relativePath) patched with \(patch.relativePath) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed")

@@ -67,9 +67,9 @@ package struct DelimitedQuotedRecords {
         isOpen = false
     }
 
-    /// Feeds line `number` (its ending, CR LF or LF, is put back inside a quoted field). `report` is told of each
-    /// quote out of place, with the 1-based column on the line.
-    package mutating func take(_ bytes: ArraySlice<UInt8>, number: Int, endedWithCR: Bool,
+    /// Feeds line `number` (its `ending`, LF, CR LF or CR, is put back inside a quoted field). `report` is told of
+    /// each quote out of place, with the 1-based column on the line.
+    package mutating func take(_ bytes: ArraySlice<UInt8>, number: Int, ending: LineEnding,
                        report: (_ message: String, _ column: Int) -> Void) -> Step {
         if !isOpen {
             startLine = number
@@ -126,7 +126,7 @@ package struct DelimitedQuotedRecords {
         }
         take(run..<end)
         if inQuotes {
-            field.append(contentsOf: endedWithCR ? [0x0D, 0x0A] : [0x0A])
+            field.append(contentsOf: ending.bytes)
             size = isOpen ? size + bytes.count + 1 : bytes.count + 1
             isOpen = true
             return size > DelimitedQuotedRecords.maximumRecordLength ? .tooLong : .open
@@ -176,7 +176,7 @@ extension DelimitedReader {
         var expected = fixed
         var stopped = false
         let kind = kinds[0]
-        try LineReader.forEachLineUTF8Ending(of: input, encoding: options.encoding, log: log) { number, line, endedWithCR in
+        try LineReader.forEachLineUTF8AnyEnding(of: input, encoding: options.encoding, log: log) { number, line, ending in
             if stopped { return }
             if parser.isOpen, number != parser.lastLine + 1 {
                 log.report(.parse, "line \(parser.lastLine + 1) inside the quoted field opened at line \(parser.quoteLine) "
@@ -184,7 +184,7 @@ extension DelimitedReader {
                 parser.discard()
             }
             if !parser.isOpen, line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-            let step = parser.take(line.bytes, number: number, endedWithCR: endedWithCR) { message, column in
+            let step = parser.take(line.bytes, number: number, ending: ending) { message, column in
                 log.report(.delimitedQuote, message, at: input.at(number, column: column))
             }
             let parsed: DelimitedQuotedRecords.Parsed

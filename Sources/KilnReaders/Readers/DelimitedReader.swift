@@ -110,7 +110,7 @@ public struct DelimitedReader: ConfigurableReader {
         }
         // Values that look quoted are reported once per file: without `quote` their quotes are kept as text.
         var reportedQuotes = false
-        try LineReader.forEachLineUTF8(of: input, encoding: options.encoding, log: log) { number, line in
+        try LineReader.forEachLineUTF8AnyEnding(of: input, encoding: options.encoding, log: log) { number, line, _ in
             if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
             var fields = split(line.bytes)
             if fields.count > 1, fields.last??.isEmpty == true { fields.removeLast() }

@@ -108,10 +108,28 @@ package enum HTMLPage {
         log.report(.htmlUnreadable, "\(HTMLParseError(name: input.relativePath).description); \(consequence)", at: input.at(nil))
     }
 
+    /// Reports each line of a page that holds a NUL byte as the text readers report it (`encoding`, "line holds a NUL
+    /// byte (at column n)"): libxml2 reads it as a space, which would go unnoticed. A UTF-16 or UTF-32 page (a
+    /// byte-order mark, or the source's `encoding`) holds NUL bytes as parts of its characters.
+    private static func reportNULBytes(_ input: InputFile, _ bytes: [UInt8], encoding: String?, log: DiagnosticLog) {
+        guard bytes.contains(0), !bytes.starts(with: [0xFF, 0xFE]), !bytes.starts(with: [0xFE, 0xFF]),
+              !(encoding ?? "").lowercased().contains("16"), !(encoding ?? "").lowercased().contains("32") else { return }
+        var number = 1, start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x0A {
+            let line = bytes[start..<index]
+            if line.contains(0) {
+                log.report(LineReader.undecodable(TextLine(number: number, text: nil, bytes: line), encoding: encoding ?? "utf-8", in: input))
+            }
+            number += 1
+            start = index + 1
+        }
+    }
+
     /// Reports a declared encoding the bytes contradict, and where libxml2 stopped or read the page garbled.
     private static func check(_ input: InputFile, _ bytes: [UInt8], encoding: String?, declarations: EncodingMismatch.Declarations,
                               problems: [HTMLParser.Problem], log: DiagnosticLog) {
         EncodingMismatch.checkMarkup(input, prefix: bytes[...], override: encoding, declarations: declarations, log: log)
+        reportNULBytes(input, bytes, encoding: encoding, log: log)
         for problem in problems {
             let place = input.at(problem.line, column: problem.column)
             switch problem.kind {

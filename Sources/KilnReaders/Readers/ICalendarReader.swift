@@ -100,7 +100,7 @@ public struct ICalendarReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if BlankFile.reportIfBlank(input, log: log) { return }
+        if BlankFile.reportIfBlank(input, as: .iCalendar, log: log) { return }
         guard let bytes = try input.bytes(log: log).readAll() else { return }
         checkText(bytes, input: input, log: log)
         let feed = Libical.parse(bytes)

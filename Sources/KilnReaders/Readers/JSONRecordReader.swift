@@ -132,7 +132,7 @@ public struct JSONRecordReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if BlankFile.reportIfBlank(input, log: log) { return }
+        if BlankFile.reportIfBlank(input, as: .json, log: log) { return }
         var state = StreamState(reader: self)
         let error = try stream(input, &state, log: log, emit: emit)
         // Records still waiting when the document stops early (malformed) go out with what was read.

@@ -63,7 +63,7 @@ public struct KMLReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if BlankFile.reportIfBlank(input, log: log) { return }
+        if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: nil, log: log)
         let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path)
         var folders: [(depth: Int, name: String?, placemarks: Int)] = []

@@ -202,7 +202,44 @@ private struct LineCursor {
     }
 }
 
+/// How a line ended, for a reader that puts the ending back as written (a quoted CSV field spanning lines).
+package enum LineEnding {
+    case lf, crlf, cr
+
+    /// The ending's bytes.
+    package var bytes: [UInt8] {
+        switch self {
+        case .lf: return [0x0A]
+        case .crlf: return [0x0D, 0x0A]
+        case .cr: return [0x0D]
+        }
+    }
+}
+
 extension LineReader {
+    /// As `forEachLineUTF8Ending(of:encoding:log:_:)`, where a CR not followed by LF ends a line too, as in Python's
+    /// `csv` module: old Mac OS exports end every record with CR alone. Lines are numbered counting those endings.
+    /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
+    package static func forEachLineUTF8AnyEnding(of input: InputFile, encoding: String, log: DiagnosticLog,
+                                         _ body: (_ number: Int, _ line: ValidUTF8, _ ending: LineEnding) throws -> Void) throws {
+        // Lines ended by a CR alone so far, which the line reader (splitting at LF) did not count.
+        var extra = 0
+        try forEachLineUTF8Ending(of: input, encoding: encoding, log: log) { number, line, endedWithCR in
+            let ending: LineEnding = endedWithCR ? .crlf : .lf
+            guard let first = line.bytes.firstIndex(of: 0x0D) else { return try body(number + extra, line, ending) }
+            var start = line.bytes.startIndex, cr = first, parts = 0
+            while true {
+                try body(number + extra + parts, line.cut(start..<cr), .cr)
+                parts += 1
+                start = cr + 1
+                guard let next = line.bytes[start...].firstIndex(of: 0x0D) else { break }
+                cr = next
+            }
+            try body(number + extra + parts, line.cut(start..<line.bytes.endIndex), ending)
+            extra += parts
+        }
+    }
+
     /// As `forEachLine(of:encoding:log:_:)`, handing over each line as valid UTF-8 bytes without making a string:
     /// a UTF-8 file's own bytes (checked in place), or a legacy file's decoded text. A reader splits or matches
     /// them and makes strings only for the fields it keeps.

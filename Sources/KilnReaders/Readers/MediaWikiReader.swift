@@ -58,7 +58,7 @@ public struct MediaWikiReader: ConfigurableReader {
     /// Streams the pages of `input` once, emitting the records of the wanted kinds; findings go to `log`.
     /// - Throws: `KilnError.io` when the file cannot be opened; whatever `emit` throws.
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if BlankFile.reportIfBlank(input, log: log) { return }
+        if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding)
         var state = FileState()

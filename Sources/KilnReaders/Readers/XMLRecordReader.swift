@@ -66,7 +66,7 @@ public struct XMLRecordReader: ConfigurableReader {
     }
 
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
-        if BlankFile.reportIfBlank(input, log: log) { return }
+        if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         if readsWithoutTree, let streamedFields {
             let (outcome, records, issues) = try withoutActuallyEscaping(emit) { emit in
