@@ -16,6 +16,10 @@ public struct InputFile: Sendable {
     /// them): the registries of inputs (`ProtectedFiles`, `InputIdentity`) record it without a `stat` of their own.
     /// Never a stamp of the contents: the file may be written after.
     package var resolvedKey: FileKey?
+    /// The URL `kiln fetch` saved the file from and when its bytes arrived (the capture record's `url` and
+    /// `capturedAt`), for a fetched file: the fields `_url` and `_captured` of its records.
+    public var fetchedFrom: String?
+    public var capturedAt: String?
 
     /// How many leading bytes `head` holds at most.
     public static let headLength = 1 << 16

@@ -275,6 +275,25 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertTrue(codes.contains { $0["code"] as? String == "fetch.uncaptured" && $0["file"] as? String == "site/pages/extra.txt" && $0["url"] == nil }, "\(codes)")
     }
 
+    func testRowsCanCarryTheURLAndCaptureTimeOfTheirFile() throws {
+        let folder = try pipeline()
+        let manifest = try String(contentsOf: folder.appendingPathComponent("kiln.json5"), encoding: .utf8)
+            .replacingOccurrences(of: "{ name: \"name\", type: \"text\" } ]", with: "{ name: \"name\", type: \"text\" }, { name: \"url\", type: \"text\" }, { name: \"captured\", type: \"text\" } ]")
+            .replacingOccurrences(of: "columns: { code: \"code\", name: \"name\" }", with: "columns: { code: \"code\", name: \"name\", url: \"_url\", captured: \"_captured\" }")
+        try manifest.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        let build = try kiln("build", "pipe", "--out", "out/ft.sqlite")
+        XCTAssertEqual(build.status, 0, build.stderr)
+        let rows = try program("/usr/bin/sqlite3", [file("out/ft.sqlite").path, "SELECT code, url, captured FROM stop ORDER BY code"]).stdout
+        var expected = ""
+        let captures = try record(folder)
+        for (code, path) in [("0101", "/pages/p1.txt"), ("0102", "/pages/p2.txt"), ("0103", "/pages/p3.txt"), ("0104", "/stops.txt"), ("0105", "/stops.txt")] {
+            let capture = try XCTUnwrap(captures.first { ($0["url"] as? String) == site.url(path) })
+            expected += "\(code)|\(site.url(path))|\(capture["capturedAt"] as? String ?? "")\n"
+        }
+        XCTAssertEqual(rows, expected)
+    }
+
     func testTheBuildAfterAFetchNeedsNoNetwork() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { throw XCTSkip("unshare -n needs root") }
         try pipeline()

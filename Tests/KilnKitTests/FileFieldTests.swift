@@ -22,7 +22,7 @@ final class FileFieldTests: KilnTestCase {
                                                            columns: #"{ v: "v", file: "_file", loud: { field: "_file", normalize: ["upper"] } }"#),
                                         rows: "Πάτρα\nΡίο\n")
         let mappings = try XCTUnwrap(pipeline.sources.first?.targets.first?.mappings)
-        XCTAssertEqual(mappings.filter(\.takesFile).map(\.column.name), ["file", "loud"])
+        XCTAssertEqual(mappings.filter { $0.fileProperty == .file }.map(\.column.name), ["file", "loud"])
         let output = temporaryDirectory.appendingPathComponent("out/files.sqlite")
         _ = try Builder.build(pipeline, options: BuildOptions(output: output))
         let database = try Database(path: output.path, mode: .readOnly)

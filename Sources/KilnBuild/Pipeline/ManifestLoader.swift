@@ -67,19 +67,38 @@ package final class CompiledMapping {
     package let column: ColumnSpec
     package let fieldIndex: Int?
     package let constant: String?
-    /// True for the field `_file`: the value is the record's input file, as provenance names it.
-    package let takesFile: Bool
+    /// The property of the record's input file the value is, for the fields every record carries (`_file`, `_url`,
+    /// `_captured`); `nil` for a field of the record or a constant.
+    package let fileProperty: FileProperty?
     package let normalizers: [Normalizer]
 
-    /// The field every reader's records carry besides their own: the input file's path relative to the pipeline
-    /// folder.
-    package static let fileField = "_file"
+    /// The fields every reader's records carry besides their own: where their input file is and where it came from.
+    package enum FileProperty: String, CaseIterable, Sendable {
+        /// The input file's path relative to the pipeline folder, as provenance names it.
+        case file = "_file"
+        /// The URL `kiln fetch` saved it from (NULL for a file it did not fetch).
+        case url = "_url"
+        /// When those bytes were captured, ISO 8601 UTC (NULL for a file `kiln fetch` did not fetch).
+        case captured = "_captured"
 
-    package init(column: ColumnSpec, fieldIndex: Int?, constant: String?, takesFile: Bool = false, normalizers: [Normalizer]) {
+        /// The property's value for `input`.
+        package func value(of input: InputFile) -> String? {
+            switch self {
+            case .file: return input.relativePath
+            case .url: return input.fetchedFrom
+            case .captured: return input.capturedAt
+            }
+        }
+    }
+
+    /// The name of the field `_file`.
+    package static let fileField = FileProperty.file.rawValue
+
+    package init(column: ColumnSpec, fieldIndex: Int?, constant: String?, fileProperty: FileProperty? = nil, normalizers: [Normalizer]) {
         self.column = column
         self.fieldIndex = fieldIndex
         self.constant = constant
-        self.takesFile = takesFile
+        self.fileProperty = fileProperty
         self.normalizers = normalizers
     }
 }
@@ -167,7 +186,7 @@ public enum ManifestLoader {
         for (index, source) in manifest.sources.enumerated() {
             do {
                 sources.append(try compile(source, index: index, manifest: manifest, allowedPaths: allowedPaths,
-                                           resolvingInputs: resolvingInputs, issue: issue))
+                                           resolvingInputs: resolvingInputs, captures: captures.byFile, issue: issue))
             } catch let error as DecodingError {
                 throw ManifestParser.translate(error, file: displayName, locator: locator)
             }
@@ -224,7 +243,7 @@ public enum ManifestLoader {
     }
 
     private static func compile(_ source: SourceSpec, index: Int, manifest: Manifest, allowedPaths: [URL], resolvingInputs: Bool,
-                                issue: (String, String) -> KilnError) throws -> CompiledSource {
+                                captures: [String: CaptureRecord.Capture], issue: (String, String) -> KilnError) throws -> CompiledSource {
         let path = "sources[\(index)]"
         let optionsPath: [CodingKey] = [AnyKey(stringValue: "sources"), AnyKey(intValue: index), AnyKey(stringValue: "options")]
         let reader: RecordReader
@@ -246,7 +265,14 @@ public enum ManifestLoader {
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
         // A fetching source's files come from kiln fetch: a build before the first fetch says so.
         let hint = source.fetch == nil ? "" : " (this source is fetched: run kiln fetch on the pipeline first)"
-        let files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0 + hint) } : []
+        var files = resolvingInputs ? try resolver.resolve(source.path) { issue(path + ".path", $0 + hint) } : []
+        if source.fetch != nil {
+            for index in files.indices {
+                guard let capture = captures[files[index].relativePath], capture.source == source.name else { continue }
+                files[index].fetchedFrom = capture.url
+                files[index].capturedAt = capture.capturedAt
+            }
+        }
         return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
     }
 
@@ -285,11 +311,12 @@ public enum ManifestLoader {
                 throw issue(mappingPath, "table \"\(table.name)\" has no column \"\(name)\"; columns: \(table.columns.map(\.name).joined(separator: ", "))")
             }
             var fieldIndex: Int?
-            let takesFile = mapping.field == CompiledMapping.fileField && kind.position(of: CompiledMapping.fileField) == nil
-            if let field = mapping.field, !takesFile {
+            // A record's own field of that name wins over the file's property.
+            let fileProperty = mapping.field.flatMap { field in kind.position(of: field) == nil ? CompiledMapping.FileProperty(rawValue: field) : nil }
+            if let field = mapping.field, fileProperty == nil {
                 guard let found = kind.position(of: field) else {
                     let owner = kind.name == RecordKind.defaultName ? "the \(format) reader" : "a \(kind.name) record of the \(format) reader"
-                    let fields = kind.fieldNames + [CompiledMapping.fileField]
+                    let fields = kind.fieldNames + CompiledMapping.FileProperty.allCases.map(\.rawValue)
                     throw issue(mappingPath, "\(owner) has no field \"\(field)\"; fields: \(fields.joined(separator: ", "))")
                 }
                 fieldIndex = found
@@ -304,7 +331,7 @@ public enum ManifestLoader {
                     throw issue("\(mappingPath).normalize[\(step)]", error.description)
                 }
             }
-            mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, takesFile: takesFile,
+            mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, fileProperty: fileProperty,
                                             normalizers: normalizers))
         }
         return mappings

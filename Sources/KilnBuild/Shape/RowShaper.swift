@@ -46,11 +46,11 @@ package final class RowShaper {
     /// second finding (such as not-null) repeats the first.
     private func shape(_ record: Record, _ plan: MappingPlan, target: Int, input: InputFile, log: DiagnosticLog) -> SQLValue {
         let mapping = plan.mapping
-        let raw = mapping.constant ?? (mapping.takesFile ? input.relativePath
-                                                        : mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil })
+        let raw = mapping.constant ?? (mapping.fileProperty.map { $0.value(of: input) }
+                                       ?? mapping.fieldIndex.flatMap { $0 < record.values.count ? record.values[$0] : nil })
         // Every normalizer leaves a missing value missing.
         guard let raw else { return .null }
-        if mapping.constant == nil, !mapping.takesFile, let index = mapping.fieldIndex, let bytes = record.binaryValues?[index] {
+        if mapping.constant == nil, mapping.fileProperty == nil, let index = mapping.fieldIndex, let bytes = record.binaryValues?[index] {
             return binary(bytes, text: raw, plan, target: target, line: record.line, input: input, log: log)
         }
         guard plan.trimOnly else { return shapeNormalized(raw, record, plan, target: target, input: input, log: log) }
