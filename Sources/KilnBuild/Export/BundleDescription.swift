@@ -138,7 +138,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             }
             for table in schema.skipped { note("not an entity: \(table)") }
             let digest = try BundleDescription.contentDigest(of: try BundleFile.open(read), manifest: manifest)
-            files = try RoomExport(schema, package: package, contentDigest: digest).files().map { ($0.path, $0.text) }
+            files = try RoomExport(schema, package: package, contentDigest: digest, foldedSearches: SearchAccessor.foldedTables(manifest)).files().map { ($0.path, $0.text) }
         default:
             let description = try BundleDescription(bundle: bundle, manifest: manifest)
             switch self {

@@ -27,12 +27,18 @@ public struct RoomExport: Sendable {
     package let databaseName: String
     /// The content digest of the bundle (`kiln patch`'s), so that an app can tell which data it holds.
     package let contentDigest: String
+    /// `PatrasSearch`: the object that makes a search box's text an FTS4 query (`SearchAccessor`), when the bundle
+    /// has an FTS4 table.
+    package let searchName: String?
+    /// The FTS4 tables whose queries are folded (`SearchAccessor.foldedTables`).
+    package let foldedSearches: Set<String>
 
     /// - Throws: `KilnError.usage` for a package that is not a Kotlin package name, `KilnError.validation` when two
     ///   tables or two columns of a table would get the same Kotlin name (naming both).
-    public init(_ schema: RoomSchema, package: String?, contentDigest: String) throws {
+    public init(_ schema: RoomSchema, package: String?, contentDigest: String, foldedSearches: Set<String> = []) throws {
         self.schema = schema
         self.contentDigest = contentDigest
+        self.foldedSearches = foldedSearches
         let package = package ?? RoomExport.defaultPackage(schema.bundle)
         guard RoomExport.isPackage(package) else {
             throw KilnError.usage("the Kotlin package must be names of letters, digits and underscores joined by dots, none a Kotlin keyword nor starting with a digit: not \"\(package)\"")
@@ -61,6 +67,8 @@ public struct RoomExport: Sendable {
         databaseName = RoomExport.typeName(schema.bundle) + "Database"
         var classes: [Class] = []
         var owners: [String: String] = [databaseName: "the database class"]
+        searchName = schema.entities.contains { $0.fullText != nil } ? RoomExport.typeName(schema.bundle) + "Search" : nil
+        if let searchName { owners[searchName] = "the search object" }
         for entity in schema.entities {
             let name = RoomExport.typeName(entity.table)
             if let other = owners[name] {
@@ -167,6 +175,7 @@ public struct RoomExport: Sendable {
         let folder = package.split(separator: ".").joined(separator: "/")
         var files = classes.map { ("\(folder)/\($0.name).kt", entitySource($0)) }
         files.append(("\(folder)/\(databaseName).kt", databaseSource()))
+        if let searchName { files.append(("\(folder)/\(searchName).kt", searchSource(searchName))) }
         files.append(("schemas/\(package).\(databaseName)/\(schema.version).json", schemaJSON()))
         return files.sorted { $0.0 < $1.0 }
     }
@@ -222,6 +231,16 @@ public struct RoomExport: Sendable {
         lines.append(parameters.joined(separator: ",\n"))
         lines += [")", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// The search object: a `MATCH` argument builder per FTS4 entity.
+    package func searchSource(_ name: String) -> String {
+        let entities = classes.compactMap { type -> (table: String, content: String?, function: String, folds: Bool)? in
+            guard let fullText = type.entity.fullText else { return nil }
+            let function = type.name.prefix(1).lowercased() + type.name.dropFirst() + "Match"
+            return (type.entity.table, fullText.contentTable, function, foldedSearches.contains(type.entity.table))
+        }
+        return SearchAccessor.kotlinSource(object: name, header: header, package: package, entities: entities)
     }
 
     package func databaseSource() -> String {
