@@ -147,7 +147,7 @@ func printOut(_ text: String, workflowCommands: Bool = false) throws {
 /// that printed input paths open from where the command was run.
 func pipelinePrefix(_ pipeline: CompiledPipeline) -> String {
     let relative = displayPath(pipeline.manifest.directory)
-    return relative.isEmpty ? "" : relative + "/"
+    return relative == "." ? "" : relative + "/"
 }
 
 /// Writes a report rendered in `format` to stdout: JSON as it is (JSONText escapes what a terminal would obey),

@@ -96,7 +96,7 @@ final class BuildCommandTests: CLITestCase {
 
         let run = try kiln("build", "patras")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: \(manifest.path):\(line): manifest error at tables[0].columns[2].nullable: unknown key \"nullable\""), run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("Error: patras/kiln.json5:\(line): manifest error at tables[0].columns[2].nullable: unknown key \"nullable\""), run.stderr)
     }
 
     func testMissingInputFileIsAManifestError() throws {

@@ -58,7 +58,7 @@ final class ExportCommandTests: CLITestCase {
         try writePipeline("bare", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../missing/kiln.json5","#))
         let missing = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "bare")
         XCTAssertEqual(missing.status, 64)
-        XCTAssertTrue(missing.stderr.hasPrefix("Error: \(file("bare/kiln.json5").path):4: manifest error at exportsFrom: cannot take the exports of ../missing/kiln.json5: no pipeline at "), missing.stderr)
+        XCTAssertTrue(missing.stderr.hasPrefix("Error: \(shown(file("bare/kiln.json5"))):4: manifest error at exportsFrom: cannot take the exports of ../missing/kiln.json5: no pipeline at "), missing.stderr)
 
         try writePipeline("twice", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../raw/patras/kiln.json5","#))
         let twice = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "twice")
