@@ -25,7 +25,9 @@ struct BuildCommand: KilnCommand {
         output paths, Kiln and its SQLite and ICU), and the bundle and report in place are the ones that build wrote,
         both are kept as they are and the summary says "up to date". The record lives in .kiln-cache/<bundle file>/
         beside the bundle; a record from another Kiln, or one damaged or edited, is an info finding (build.cache) and
-        the bundle is built in full. A build with a baseline is always built in full. --no-cache builds in full.
+        the bundle is built in full. A build with a baseline (--baseline or the manifest's) is never kept whole: it
+        takes its sources, full-text indexes, tables and rules' findings from the cache, then writes the bundle and
+        compares it with the baseline. --no-cache builds in full.
 
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.

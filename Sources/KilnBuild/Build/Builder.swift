@@ -82,7 +82,9 @@ public enum Builder {
         for target in manifest.targets {
             BuildFiles(destination: KilnFileNames.targetBundle(for: output, platform: target.platform)).removeStale()
         }
-        // Nothing that decides the bundle changed since the build the cache recorded: leave it and its report.
+        // Nothing that decides the bundle changed since the build the cache recorded: leave it and its report. A build
+        // compared with a baseline is not reused whole (the comparison is not recorded, and the baseline may change
+        // alone), but takes its sources, full-text indexes, tables and rules' findings from the cache as any other.
         let cache = BuildCache(output: output)
         let cacheApplies = BuildCache.applies(to: pipeline, options: options)
         var cacheReason: String?
@@ -113,17 +115,17 @@ public enum Builder {
         let log = DiagnosticLog(overrides: manifest.severity)
         if let cacheReason { log.report(.buildCache, cacheReason) }
         // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
-        let sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        let sourceCache: SourceCache? = SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         // Full-text indexes of tables whose rows come from the same sources and files as a kept one's are copied from
         // the cache instead of built (`FullTextCache`).
-        let fullTextCache = cacheApplies ? FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        let fullTextCache: FullTextCache? = FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         // The bundle starts from the file an earlier build kept after its first tables, when they would hold the same
         // rows, and keeps its own for later builds (`BundlePrefixCache`).
-        let prefixCache = cacheApplies ? BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        let prefixCache: BundlePrefixCache? = BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         defer { prefixCache?.wait() }
         // Rules reading tables whose rows come from the same sources and files as before replay the findings they had
         // then instead of being checked again (`RuleFindingsCache`).
-        let ruleCache = cacheApplies ? RuleFindingsCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        let ruleCache: RuleFindingsCache? = RuleFindingsCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         defer { ruleCache?.wait() }
         var inputs: [String: String] = [:]
         var counts: [TableCount] = []
