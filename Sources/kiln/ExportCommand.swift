@@ -36,6 +36,8 @@ struct ExportCommand: KilnCommand {
         error, 74 I/O error (also: the bundle is locked by another process).
 
         """
+    /// The built-in exports' names for NAME (a manifest's own are known only with the manifest), then file names.
+    static let argumentCompletion = CommandOption.Completion.wordThenFiles(BuiltInExport.allCases.map(\.rawValue))
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
