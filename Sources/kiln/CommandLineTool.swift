@@ -70,6 +70,7 @@ struct CommandLineTool {
     func run() -> ExitStatus {
         // Old files whose blocks are freed on threads of their own (`FileSync.move`) are gone before the process is.
         defer { LaterRemovals.shared.wait() }
+        defer { StandardInputFile.removeAll() }
         do {
             return try dispatch()
         } catch {

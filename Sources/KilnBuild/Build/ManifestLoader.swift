@@ -135,7 +135,7 @@ public enum ManifestLoader {
     public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> CompiledPipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw KilnError.io("cannot read \(file.path)")
+            throw CannotRead.error(file)
         }
         let (manifest, locator) = try ManifestParser.parse(data, file: file)
         let displayName = file.path
