@@ -10,6 +10,7 @@ struct CommandLineTool {
         CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(PatchCommand.self), CommandEntry(ApplyCommand.self), CommandEntry(ExtractCommand.self),
         CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(ReportCommand.self), CommandEntry(CodesCommand.self),
         CommandEntry(CompletionsCommand.self),
+        CommandEntry(InitCommand.self),
     ]
 
     /// The options of `kiln` itself, as the overview's OPTIONS section lists them (`-h` is `--help`'s short form).
