@@ -6,6 +6,31 @@ final class ExportCommandTests: CLITestCase {
     let legacyFiles = ["StopsUTF8.txt", "linesutf8.txt", "lines_stopsutf8.txt", "stops_linesutf8.txt",
                        "StartingPoints.txt", "Routes_UTF8.txt", "Timetables_UTF8.txt"]
 
+
+    /// A pipeline folder for BUNDLE means its manifest and build/<bundle>.sqlite, for every export as for room:
+    /// `export swift .` from inside the folder was an I/O error (a folder is no bundle).
+    func testEveryExportTakesThePipelineFolderForTheBundle() throws {
+        try copy("raw/patras", to: "patras")
+        XCTAssertEqual(try kiln("build", "patras", "--quiet").status, 0)
+        for name in ["swift", "docs", "datasette", "gtfs"] {
+            let fromFolder = try kiln("export", name, "patras", "--out", "folder-\(name)")
+            XCTAssertEqual(fromFolder.status, 0, "\(name): \(fromFolder.stderr)")
+            let fromBundle = try kiln("export", name, "build/patras.sqlite", "--manifest", "patras", "--out", "bundle-\(name)")
+            XCTAssertEqual(fromBundle.status, 0, "\(name): \(fromBundle.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: file("folder-\(name)").path).sorted()
+            XCTAssertEqual(files, try FileManager.default.contentsOfDirectory(atPath: file("bundle-\(name)").path).sorted(), name)
+            for entry in files where !entry.hasSuffix(".zip") {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: file("folder-\(name)/\(entry)").path, isDirectory: &isFolder), isFolder.boolValue { continue }
+                XCTAssertEqual(try Data(contentsOf: file("folder-\(name)/\(entry)")), try Data(contentsOf: file("bundle-\(name)/\(entry)")), "\(name): \(entry)")
+            }
+        }
+        // From inside the pipeline folder, as `.`: its build/patras.sqlite.
+        XCTAssertEqual(try kiln(in: file("patras"), ["build", ".", "--quiet"]).status, 0)
+        let dot = try kiln(in: file("patras"), ["export", "swift", ".", "--out", "../dot-swift"])
+        XCTAssertEqual(dot.status, 0, dot.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("dot-swift/PatrasBundle.swift").path))
+    }
     func testLegacyTextRoundTripIsByteIdentical() throws {
         try copy("raw/patras", to: "raw/patras")
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
