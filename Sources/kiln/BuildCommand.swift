@@ -37,7 +37,7 @@ struct BuildCommand: KilnCommand {
 
         """
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
+        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite in the current folder, not in the pipeline's: pipelines kept in raw/<name>/ build into the one build/ folder where the command runs, and a pipeline folder holds only inputs)."),
         CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict."),

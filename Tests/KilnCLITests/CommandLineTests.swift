@@ -41,6 +41,12 @@ final class CommandLineTests: CLITestCase {
         }
     }
 
+    /// kiln build --help says where the default bundle goes, and why there.
+    func testBuildHelpSaysTheDefaultBundleIsInTheCurrentFolder() throws {
+        let help = try kiln("build", "--help")
+        XCTAssertTrue(help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("default: build/<bundle>.sqlite in the current folder, not in the pipeline's"), help.stdout)
+    }
+
     func testHelpListsEveryCommand() throws {
         let run = try kiln("--help")
         XCTAssertEqual(run.status, 0)
