@@ -68,6 +68,10 @@ final class CommandMessagesCommandTests: CLITestCase {
         let direct = try kiln("extract", "stops", "patras/StopsUTF8.txt", "--manifest", "patras", "--format", "json")
         XCTAssertEqual(extract.stdout, direct.stdout.replacingOccurrences(of: "\"patras/StopsUTF8.txt\"", with: "\"-\""))
         XCTAssertEqual(try kilnInShell("< patras/StopsUTF8.txt", ["extract", "stops", "-", "-", "--manifest", "patras"]).status, 64)
+        // One side of a diff.
+        let diff = try kilnInShell("< build/patras.sqlite", ["diff", "build/patras.sqlite", "-", "--manifest", "patras"])
+        XCTAssertEqual(diff.status, 0, diff.stderr)
+        XCTAssertEqual(try kilnInShell("< build/patras.sqlite", ["diff", "-", "-"]).status, 64)
         let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("kiln-stdin-") }
         XCTAssertEqual(left, [], "the copies of standard input are removed")
     }
