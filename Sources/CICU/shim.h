@@ -83,3 +83,7 @@ static inline int32_t kiln_u_str_to_utf8(char *destination, int32_t capacity, co
 static inline int kiln_u_is_grapheme_extend(int32_t codePoint) {
     return U_ICU_ENTRY_POINT_RENAME(u_hasBinaryProperty)(codePoint, 11) != 0;
 }
+/* UCHAR_CHANGES_WHEN_CASEFOLDED = 54: the code points full case folding changes. */
+static inline int kiln_u_changes_when_casefolded(int32_t codePoint) {
+    return U_ICU_ENTRY_POINT_RENAME(u_hasBinaryProperty)(codePoint, 54) != 0;
+}

@@ -113,6 +113,29 @@ package enum ICUText {
         }
     }
 
+    /// What `caselessWithoutAccents` takes from ICU besides normalization, as data that code outside Kiln can carry
+    /// (the search accessors of `kiln export swift|room`): every code point full case folding changes, with what it
+    /// folds to, in code point order; and the cluster-extending code points from U+0483 on, as ranges.
+    package static let foldData: (caseFolds: [(UInt32, [UInt32])], extending: [ClosedRange<UInt32>]) = {
+        var folds: [(UInt32, [UInt32])] = [], extending: [ClosedRange<UInt32>] = []
+        for value in UInt32(0)...0x10FFFF where !(0xD800...0xDFFF).contains(value) {
+            if value >= 0x483, kiln_u_is_grapheme_extend(Int32(bitPattern: value)) != 0 {
+                if let last = extending.last, last.upperBound == value - 1 {
+                    extending[extending.count - 1] = last.lowerBound...value
+                } else {
+                    extending.append(value...value)
+                }
+            }
+            guard kiln_u_changes_when_casefolded(Int32(bitPattern: value)) != 0, let scalar = Unicode.Scalar(value) else { continue }
+            let units = Array(String(scalar).utf16)
+            let folded = units.withUnsafeBufferPointer { source in
+                written(estimate: 8, { kiln_u_str_fold_case($0, $1, source.baseAddress, Int32(source.count), &$2) }, string)
+            }
+            folds.append((value, folded.unicodeScalars.map(\.value)))
+        }
+        return (folds, extending)
+    }()
+
     /// Removes in place, from decomposed UTF-16 text, the cluster-extending marks that follow a base below U+0510,
     /// and those below U+0510 (the combining diacritics) after any base; a mark with no base before it is a base.
     /// Returns the new length.

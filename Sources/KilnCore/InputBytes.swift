@@ -57,7 +57,7 @@ package final class InputBytes: ByteStream {
             magic = [UInt8](try handle.read(upToCount: CompressionFormat.magicLength) ?? Data())
             try handle.seek(toOffset: 0)
         } catch {
-            throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
+            throw CannotRead.error(url, named: name, error)
         }
         format = CompressionFormat.detect(magic)
         guard let format else {
@@ -65,7 +65,7 @@ package final class InputBytes: ByteStream {
             return
         }
         let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
-        do { try handle.seek(toOffset: 0) } catch { throw KilnError.io("cannot read \(name): \(error.localizedDescription)") }
+        do { try handle.seek(toOffset: 0) } catch { throw CannotRead.error(url, named: name, error) }
         let pump = DecodingPump(handle: handle, format: format, fileSize: size, name: name)
         guard threaded else {
             source = .inline(pump)
@@ -133,7 +133,7 @@ package final class InputBytes: ByteStream {
             buffer.append(contentsOf: data)
             return data.count
         } catch {
-            throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
+            throw CannotRead.error(url, named: name, error)
         }
     }
 

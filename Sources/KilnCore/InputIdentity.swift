@@ -31,7 +31,7 @@ public final class InputIdentity: Sendable {
     public func open(_ url: URL, name: String) throws -> FileHandle {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
-            throw KilnError.io("cannot read \(name): \(error.localizedDescription)")
+            throw CannotRead.error(url, named: name, error)
         }
         let path = InputIdentity.key(url)
         guard let expected = identities.withLock({ $0[path] }) else { return handle }

@@ -1,3 +1,4 @@
+import Foundation
 import KilnC
 
 /// A failure that stops a command, by kind; only the command-line tool maps kinds to exit codes.
@@ -38,8 +39,10 @@ public struct ManifestIssue: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
+    /// The issue as a user reads it, the manifest's path from the current folder (`displayPath`).
     public var description: String {
-        let place = line.map { "\(file):\($0)" } ?? file
+        let shown = file.hasPrefix("/") ? relativePath(file, from: FileManager.default.currentDirectoryPath) : file
+        let place = line.map { "\(shown):\($0)" } ?? shown
         let path = keyPath.isEmpty ? "" : " at \(keyPath)"
         return "\(place): manifest error\(path): \(message)"
     }

@@ -15,7 +15,7 @@ extension HTMLDocument {
     /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
     /// - Throws: `KilnError.io` when the file cannot be read; `HTMLParseError` when libxml2 makes nothing of it.
     public convenience init(path: String, encoding: String? = nil) throws {
-        guard let data = FileManager.default.contents(atPath: path) else { throw KilnError.io("cannot read the HTML page \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw CannotRead.error(URL(fileURLWithPath: path)) }
         try self.init(bytes: [UInt8](data), encoding: encoding, name: path)
     }
 }

@@ -139,8 +139,27 @@ extension ColumnSpec: Decodable {
         unique = try c.decodeIfPresent(Bool.self, forKey: .unique) ?? false
         references = try c.decodeIfPresent(ColumnReference.self, forKey: .references)
         range = try c.decodeIfPresent(RangeSpec.self, forKey: .range)
-        allowed = try c.decodeIfPresent([String].self, forKey: .allowed)
+        allowed = try c.decodeIfPresent([EnumValue].self, forKey: .allowed)?.map(\.text)
         pattern = try c.decodeIfPresent(String.self, forKey: .pattern)
+    }
+}
+
+/// One value of `enum`: a string, or a number as the manifest writes it (`3`, `2.5`) for an integer or real column,
+/// kept as its text (SQLite compares it with the column's affinity, so `3` and `"3"` allow the same values).
+package struct EnumValue: Decodable {
+    package let text: String
+
+    package init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self.text = text
+        } else if let number = try? container.decode(Int64.self) {
+            text = String(number)
+        } else if let number = try? container.decode(Double.self), number.isFinite {
+            text = "\(number)"
+        } else {
+            throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath, debugDescription: "expected a string or a number"))
+        }
     }
 }
 
@@ -359,7 +378,7 @@ extension RuleSpec: Decodable {
                 }
                 check = .references(table: table, key: ForeignKeySpec(columns: columns, table: target.table, referencedColumns: [target.column]))
             case .range: check = .range(table: table, columns: columns, range: try required(RangeSpec.self, .range, "{min, max}"))
-            case .enum: check = .allowed(table: table, columns: columns, values: try required([String].self, .allowed, "[values]"))
+            case .enum: check = .allowed(table: table, columns: columns, values: try required([EnumValue].self, .allowed, "[values]").map(\.text))
             default: check = .pattern(table: table, columns: columns, pattern: try required(String.self, .pattern, "a PCRE2 pattern"))
             }
         }

@@ -25,7 +25,9 @@ struct BuildCommand: KilnCommand {
         output paths, Kiln and its SQLite and ICU), and the bundle and report in place are the ones that build wrote,
         both are kept as they are and the summary says "up to date". The record lives in .kiln-cache/<bundle file>/
         beside the bundle; a record from another Kiln, or one damaged or edited, is an info finding (build.cache) and
-        the bundle is built in full. A build with a baseline is always built in full. --no-cache builds in full.
+        the bundle is built in full. A build with a baseline (--baseline or the manifest's) is never kept whole: it
+        takes its sources, full-text indexes, tables and rules' findings from the cache, then writes the bundle and
+        compares it with the baseline. --no-cache builds in full.
 
         Two builds of the same bundle take turns: the second waits for the first (a lock file beside the bundle).
         A build that is killed leaves the previous bundle as it was; the next build removes its temporary files.
@@ -35,7 +37,7 @@ struct BuildCommand: KilnCommand {
 
         """
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite)."),
+        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite in the current folder, not in the pipeline's: pipelines kept in raw/<name>/ build into the one build/ folder where the command runs, and a pipeline folder holds only inputs)."),
         CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
         CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict."),

@@ -23,14 +23,15 @@ struct CheckCommand: KilnCommand {
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): a line per category, then every finding; json: the whole report; junit: JUnit XML for CI servers (a suite per category, a test case per check); github: GitHub Actions annotations (::error file=…::…)."),
     ]
 
-    let bundle: URL
+    /// The bundle as the command line names it (`-`: standard input).
+    let bundle: String
     let manifestPath: String?
     let format: ReportFormat
 
     /// Takes the bundle, `--manifest` and `--format`.
     /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or an unknown format.
     init(_ arguments: inout ParsedArguments) throws {
-        bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
+        bundle = try arguments.positional("the bundle")
         try arguments.requireNoMore()
         manifestPath = arguments.values["--manifest"]
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
@@ -39,7 +40,7 @@ struct CheckCommand: KilnCommand {
     /// Checks the bundle and prints the report: 0 when no error, 1 otherwise.
     /// - Throws: `KilnError` for a bundle that cannot be read or a manifest that is missing or wrong.
     func run() throws -> ExitStatus {
-        let report = try BundleChecker.check(bundle, manifestPath: manifestPath)
+        let report = try BundleChecker.check(try StandardInputFile.url(bundle, suffix: ".sqlite"), manifestPath: manifestPath)
         try printReport(try report.rendered(as: format), format)
         return ExitStatus(passed: report.passed)
     }

@@ -10,6 +10,7 @@ struct CommandLineTool {
         CommandEntry(FetchCommand.self), CommandEntry(BuildCommand.self), CommandEntry(CheckCommand.self), CommandEntry(DiffCommand.self), CommandEntry(PatchCommand.self), CommandEntry(ApplyCommand.self), CommandEntry(ExtractCommand.self),
         CommandEntry(TestCommand.self), CommandEntry(ExportCommand.self), CommandEntry(ReportCommand.self), CommandEntry(CodesCommand.self),
         CommandEntry(CompletionsCommand.self),
+        CommandEntry(InitCommand.self),
     ]
 
     /// The options of `kiln` itself, as the overview's OPTIONS section lists them (`-h` is `--help`'s short form).
@@ -20,6 +21,19 @@ struct CommandLineTool {
 
     /// What `kiln help` does, as the overview and the completion scripts describe it.
     static let helpAbstract = "Shows help for a command (help --man: the manual page)."
+
+    /// What `kiln help --help` prints.
+    static var helpHelp: String {
+        """
+        Usage: kiln help [COMMAND] [--man]
+
+        Shows the overview of kiln (no COMMAND), the help of COMMAND (as kiln COMMAND --help does), or the manual page.
+
+        OPTIONS:
+        \(helpOptions.map { "  \($0.name)  \($0.help)" }.joined(separator: "\n"))
+
+        """
+    }
 
     /// The options of `kiln help [COMMAND]`.
     static let helpOptions: [CommandOption] = [
@@ -41,8 +55,11 @@ struct CommandLineTool {
         text += """
 
             OPTIONS:
-              -h, --help  Shows help.
-              --version   Shows the version.
+              -h, --help     Shows help.
+              -V, --version  Shows the version (also: kiln version).
+
+            With no command, kiln prints this overview on stderr and exits 64 (a usage error); kiln --help prints it
+            on stdout and exits 0.
 
             Exit codes: 0 success, 1 validation errors, 64 usage or manifest error, 74 I/O error.
 
@@ -54,6 +71,7 @@ struct CommandLineTool {
     func run() -> ExitStatus {
         // Old files whose blocks are freed on threads of their own (`FileSync.move`) are gone before the process is.
         defer { LaterRemovals.shared.wait() }
+        defer { StandardInputFile.removeAll() }
         do {
             return try dispatch()
         } catch {
@@ -64,20 +82,25 @@ struct CommandLineTool {
 
     private func dispatch() throws -> ExitStatus {
         guard let first = arguments.first else {
-            try printOut(CommandLineTool.overview)
-            return .success
+            // No command is a usage error (64): the overview goes to stderr, so that a script sees the mistake.
+            printToStandardError(CommandLineTool.overview)
+            return .usage
         }
         switch first {
         case "-h", "--help":
             try printOut(CommandLineTool.overview)
             return .success
-        case "--version":
+        case "--version", "-V", "version":
             if let extra = arguments.dropFirst().first {
-                return usageError("--version takes no argument, found \"\(extra)\"", usage: "kiln --version")
+                return usageError("\(first) takes no argument, found \"\(extra)\"", usage: "kiln \(first)")
             }
             try printOut(KilnVersion.current + "\n")
             return .success
         case "help":
+            if let option = arguments.dropFirst().first, option == "--help" || option == "-h" {
+                try printOut(CommandLineTool.helpHelp)
+                return .success
+            }
             if arguments.dropFirst().first == "--man" {
                 if let extra = arguments.dropFirst(2).first {
                     return usageError("help --man takes no argument, found \"\(extra)\"", usage: "kiln help --man")
@@ -147,7 +170,7 @@ func printOut(_ text: String, workflowCommands: Bool = false) throws {
 /// that printed input paths open from where the command was run.
 func pipelinePrefix(_ pipeline: CompiledPipeline) -> String {
     let relative = displayPath(pipeline.manifest.directory)
-    return relative.isEmpty ? "" : relative + "/"
+    return relative == "." ? "" : relative + "/"
 }
 
 /// Writes a report rendered in `format` to stdout: JSON as it is (JSONText escapes what a terminal would obey),
@@ -224,6 +247,8 @@ struct CommandOption: Sendable {
         case folders
         /// Anything (a number, a limit): nothing to offer.
         case text
+        /// A command's arguments: the first one of these words, the others file names (`kiln export NAME BUNDLE`).
+        case wordThenFiles([String])
     }
 
     /// The completion the value's placeholder calls for: `a|b` its words, `DIR` folders, `FILE`, `M` (a pipeline

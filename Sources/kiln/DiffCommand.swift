@@ -24,8 +24,9 @@ struct DiffCommand: KilnCommand {
         BundleReadLimitOption.option,
     ]
 
-    let old: URL
-    let new: URL
+    /// The bundles as the command line names them (`-`, for one of them: standard input).
+    let oldArgument: String
+    let newArgument: String
     let format: ReportFormat
     let thresholds: Thresholds
     let manifestPath: String?
@@ -35,9 +36,12 @@ struct DiffCommand: KilnCommand {
     /// Takes the two bundles and the options.
     /// - Throws: `KilnError.usage` for a missing bundle, an extra argument, a bad limit or format.
     init(_ arguments: inout ParsedArguments) throws {
-        old = URL(fileURLWithPath: try arguments.positional("the old bundle"))
-        new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
+        oldArgument = try arguments.positional("the old bundle")
+        newArgument = try arguments.positional("the new bundle")
         try arguments.requireNoMore()
+        if oldArgument == StandardInputFile.argument && newArgument == StandardInputFile.argument {
+            throw KilnError.usage("standard input (-) can be read once; name the other bundle")
+        }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
         thresholds = try arguments.thresholds()
         manifestPath = arguments.values["--manifest"]
@@ -54,7 +58,9 @@ struct DiffCommand: KilnCommand {
         var severity: [String: Severity] = [:]
         var userFilled: Set<String> = []
         BundleReadLimitOption.apply(sqlSeconds)
-        if let path = try manifestPath ?? conventionalManifest() {
+        let old = try StandardInputFile.url(oldArgument, suffix: ".sqlite"), new = try StandardInputFile.url(newArgument, suffix: ".sqlite")
+        // Without --manifest, the one ManifestLocation finds for NEW, when there is one (a diff needs none).
+        if let path = try manifestPath ?? BundleReadLimitOption.optionalManifest(of: new) {
             let manifest = try ManifestLoader.load(path, resolvingInputs: false).manifest
             BundleReadLimitOption.apply(sqlSeconds, manifest: manifest)
             limits = manifest.thresholds.overridden(by: thresholds)
@@ -65,10 +71,5 @@ struct DiffCommand: KilnCommand {
                                           userFilled: userFilled)
         try printReport(try diff.rendered(as: format), format)
         return ExitStatus(passed: diff.passed)
-    }
-
-    /// The manifest `ManifestLocation` finds for NEW, when there is one (a diff needs none).
-    private func conventionalManifest() throws -> String? {
-        try BundleReadLimitOption.optionalManifest(of: new)
     }
 }

@@ -13,6 +13,9 @@ struct ExportCommand: KilnCommand {
         a GTFS feed (the folder, and build/patras-gtfs.zip beside it: an export that declares an archive writes it
         into DIR's parent).
 
+        BUNDLE may be the pipeline folder: then its manifest, and build/<bundle>.sqlite, the bundle kiln build writes
+        by default.
+
         Four exports need no declaration (a manifest export of the same name wins):
         `kiln export swift BUNDLE --out DIR` writes DIR/<Bundle>Bundle.swift, a struct per table with read-only
         queries (key, foreign keys, full-text search, region) over SQLite's C API, and GRDB conformances under
@@ -20,7 +23,7 @@ struct ExportCommand: KilnCommand {
         Datasette's metadata file (descriptions, sources, the full-text table of each table, SQLite's shadow tables
         hidden); `kiln export docs BUNDLE --out DIR` writes a data dictionary, DIR/<bundle>.md and a
         self-contained DIR/<bundle>.html, from the manifest's descriptions, sources and rules;
-        `kiln export room BUNDLE --out DIR` (BUNDLE may be the pipeline folder: then build/<bundle>.sqlite) writes,
+        `kiln export room BUNDLE --out DIR` writes,
         for the Android bundle beside BUNDLE (<bundle>.android.sqlite;
         the main bundle when the manifest has no android target, which it says), Kotlin sources for Room in
         DIR/<package path>/ (an @Entity data class per table, @Fts4 for the FTS4 tables, a @Database class without
@@ -36,6 +39,8 @@ struct ExportCommand: KilnCommand {
         error, 74 I/O error (also: the bundle is locked by another process).
 
         """
+    /// The built-in exports' names for NAME (a manifest's own are known only with the manifest), then file names.
+    static let argumentCompletion = CommandOption.Completion.wordThenFiles(BuiltInExport.allCases.map(\.rawValue))
     static let commandOptions: [CommandOption] = [
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
@@ -76,8 +81,9 @@ struct ExportCommand: KilnCommand {
 
     func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
-        // `kiln export room PIPELINE`: the pipeline folder's manifest, and the bundle kiln build writes by default.
-        let pipelineGiven = exportName == BuiltInExport.room.rawValue && OutputPath.entryKind(bundle, followingLinks: true) == .folder
+        // `kiln export NAME PIPELINE` (a folder is never a bundle): the pipeline folder's manifest, and the bundle kiln
+        // build writes by default.
+        let pipelineGiven = OutputPath.entryKind(bundle, followingLinks: true) == .folder
         let manifestPath = pipelineGiven ? (self.manifestPath ?? bundle.path) : try ManifestLocation.require(explicit: self.manifestPath, bundle: bundle)
         let pipeline = try ManifestLoader.load(manifestPath, resolvingInputs: false)
         BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)

@@ -35,6 +35,9 @@ struct ExtractCommand: KilnCommand {
         guard !arguments.positionals.isEmpty else { throw KilnError.usage("missing the files to extract from") }
         files = arguments.positionals
         arguments.positionals = []
+        if files.filter({ $0 == StandardInputFile.argument }).count > 1 {
+            throw KilnError.usage("standard input (-) can be read once; name the other files")
+        }
         manifestPath = try ManifestLocation.resolve(explicit: arguments.values["--manifest"], bundle: nil)
             ?? { throw KilnError.usage("no \(ManifestLoader.defaultFileName) in the current folder; give the pipeline with --manifest") }()
         format = try arguments.format(allowed: ["table", "json"])
@@ -61,7 +64,7 @@ struct ExtractCommand: KilnCommand {
     func run() throws -> ExitStatus {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
-        try ExtractionStream.write(source, kind: kind, files: files.map { URL(fileURLWithPath: $0) }, displayNames: files,
+        try ExtractionStream.write(source, kind: kind, files: try files.map { try StandardInputFile.url($0) }, displayNames: files,
                                    fields: fields, fieldsName: "--fields", width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
             TerminalText.sanitize($0)
         }

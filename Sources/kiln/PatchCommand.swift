@@ -58,7 +58,7 @@ struct PatchCommand: KilnCommand {
             userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
             limit = limit ?? pipeline.patch.maxSize
         }
-        let manifest = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
+        let (manifest, noChangeset) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
                                             names: OutputNames(output: "--out"))
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
@@ -68,7 +68,7 @@ struct PatchCommand: KilnCommand {
         for patch in manifest.patches {
             text += "wrote \(output.appendingPathComponent(patch.file).relativePath) (\(patch.bytes) bytes; the bundle is \(manifest.to.bytes))\n"
         }
-        if manifest.patches.count == 1 { text += "no changeset: it would be larger than the limit (\(manifest.limitBytes) bytes), or a table has no primary key\n" }
+        if let noChangeset { text += "no changeset: \(noChangeset)\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"
         try printOut(text)
         return .success

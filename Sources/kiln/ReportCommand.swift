@@ -26,16 +26,20 @@ struct ReportCommand: KilnCommand {
         BundleReadLimitOption.option,
     ]
 
-    let report: URL
+    /// The JSON report as the command line names it (`-`: standard input, which needs `--out`).
+    let reportArgument: String
     let output: URL?
     let manifestPath: String?
     let bundle: URL?
     let sqlSeconds: Double?
 
     init(_ arguments: inout ParsedArguments) throws {
-        report = URL(fileURLWithPath: try arguments.positional("the JSON report"))
+        reportArgument = try arguments.positional("the JSON report")
         try arguments.requireNoMore()
         output = arguments.values["--out"].map { URL(fileURLWithPath: $0) }
+        if reportArgument == StandardInputFile.argument, output == nil {
+            throw KilnError.usage("a report read from standard input (-) has no folder to write its page beside: give --out PAGE")
+        }
         manifestPath = arguments.values["--manifest"]
         bundle = arguments.values["--bundle"].map { URL(fileURLWithPath: $0) }
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
@@ -43,6 +47,7 @@ struct ReportCommand: KilnCommand {
 
     func run() throws -> ExitStatus {
         BundleReadLimitOption.apply(sqlSeconds)
+        let report = try StandardInputFile.url(reportArgument, suffix: ".json")
         let document = try ReportDocument.read(report)
         if let bundle, !FileManager.default.fileExists(atPath: bundle.path) {
             throw KilnError.validation("the bundle \(bundle.relativePath) given with --bundle does not exist; the maps are drawn from it")
@@ -52,7 +57,7 @@ struct ReportCommand: KilnCommand {
         if let bundle { protected.append(OutputPath.Protected(bundle, "the bundle (--bundle)")) }
         try OutputPath.checkFile(page, named: "--out", protected: protected)
         for file in protected { ProtectedFiles.shared.protect(file.url, as: file.role) }
-        try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document)).write(to: page)
+        try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document, report: report)).write(to: page)
         printToStandardError("wrote \(page.relativePath)\n")
         return .success
     }
@@ -69,7 +74,7 @@ struct ReportCommand: KilnCommand {
         return FileManager.default.fileExists(atPath: guess.path) ? guess : nil
     }
 
-    private func defaultBundle(_ document: ReportDocument) -> URL? {
+    private func defaultBundle(_ document: ReportDocument, report: URL) -> URL? {
         let written = URL(fileURLWithPath: document.output)
         if FileManager.default.fileExists(atPath: written.path) { return written }
         let beside = report.deletingLastPathComponent().appendingPathComponent(written.lastPathComponent)

@@ -84,8 +84,7 @@ struct ShellCompletion {
             text += """
                             if [[ "$cur" == -* ]]; then
                                 _kiln_reply -W "\(entry.options.map(\.name).joined(separator: " "))"
-                            else
-                                \(ShellCompletion.bashReply(entry.arguments))
+                            \(ShellCompletion.bashArguments(entry.arguments))
                             fi
                             ;;
 
@@ -105,9 +104,16 @@ struct ShellCompletion {
         switch completion {
         case .none, .text: return ":;"
         case .choices(let words): return "_kiln_reply -W \"\(words.joined(separator: " "))\";"
-        case .files: return "_kiln_reply -f;"
+        case .files, .wordThenFiles: return "_kiln_reply -f;"
         case .folders: return "_kiln_reply -d;"
         }
+    }
+
+    /// The `elif`/`else` branches of a command's arguments (the first word right after the command).
+    private static func bashArguments(_ completion: CommandOption.Completion) -> String {
+        guard case .wordThenFiles(let words) = completion else { return "else\n                    " + bashReply(completion) }
+        return "elif (( COMP_CWORD == 2 )); then\n                    " + bashReply(.choices(words))
+            + "\n                else\n                    " + bashReply(.files)
     }
 
     // MARK: zsh
@@ -150,6 +156,11 @@ struct ShellCompletion {
                 if let value = option.value { spec += ":" + value.replacingOccurrences(of: ":", with: "\\:") + ":" + ShellCompletion.zshAction(option.completion) }
                 text += " \\\n                " + ShellCompletion.zshQuoted(spec)
             }
+            if case .wordThenFiles(let words) = entry.arguments {
+                text += " \\\n                " + ShellCompletion.zshQuoted("1:argument:" + ShellCompletion.zshAction(.choices(words)))
+                text += " \\\n                " + ShellCompletion.zshQuoted("*:argument:" + ShellCompletion.zshAction(.files)) + "\n            ;;\n"
+                continue
+            }
             let arguments = entry.name == "help" || entry.name == CompletionsCommand.name ? "1:argument:" : "*:argument:"
             text += " \\\n                " + ShellCompletion.zshQuoted(arguments + ShellCompletion.zshAction(entry.arguments)) + "\n            ;;\n"
         }
@@ -171,7 +182,7 @@ struct ShellCompletion {
         switch completion {
         case .none, .text: return " "
         case .choices(let words): return "(" + words.joined(separator: " ") + ")"
-        case .files: return "_files"
+        case .files, .wordThenFiles: return "_files"
         case .folders: return "_files -/"
         }
     }
@@ -195,6 +206,9 @@ struct ShellCompletion {
             "    set -l tokens (commandline -opc)",
             "    test (count $tokens) -ge 2; and test \"$tokens[2]\" = \"$name\"",
             "end",
+            "function __kiln_first_argument",
+            "    test (count (commandline -opc)) -eq 2",
+            "end",
             "function __kiln_no_command",
             "    test (count (commandline -opc)) -eq 1",
             "end",
@@ -211,6 +225,11 @@ struct ShellCompletion {
             for option in entry.options {
                 lines.append("complete -c kiln \(condition) -l \(option.name.dropFirst(2))\(ShellCompletion.fishValue(option.completion)) -d \(ShellCompletion.fishQuoted(ShellCompletion.summary(option.help)))")
             }
+            if case .wordThenFiles(let words) = entry.arguments {
+                lines.append("complete -c kiln -n '__kiln_command_is \(entry.name); and __kiln_first_argument'\(ShellCompletion.fishValue(.choices(words), positional: true))")
+                lines.append("complete -c kiln -n '__kiln_command_is \(entry.name); and not __kiln_first_argument'\(ShellCompletion.fishValue(.files, positional: true))")
+                continue
+            }
             lines.append("complete -c kiln \(condition)\(ShellCompletion.fishValue(entry.arguments, positional: true))")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -222,7 +241,7 @@ struct ShellCompletion {
         case .none: return ""
         case .text: return positional ? "" : " -x"
         case .choices(let words): return " -x -a " + fishQuoted(words.joined(separator: " "))
-        case .files: return positional ? " -F" : " -r -F"
+        case .files, .wordThenFiles: return positional ? " -F" : " -r -F"
         case .folders: return " -x -a '(__fish_complete_directories (commandline -ct))'"
         }
     }

@@ -221,18 +221,37 @@ final class BuildCacheCommandTests: CLITestCase {
         XCTAssertTrue(try build("web", "out/web.sqlite").stderr.hasPrefix("up to date: "))
     }
 
-    func testABuildWithABaselineIsAlwaysBuiltInFull() throws {
+    /// A baseline (on the command line, or the manifest's, as docs/guide/ci.md recommends) is compared on every build,
+    /// so the bundle is never kept whole as "up to date"; but every source, the full-text index, the bundle's tables
+    /// and the rules' findings come from the cache, and the summary says so. The bundle is the one --no-cache writes.
+    func testABuildWithABaselineIsNeverReusedWholeButTakesItsPartsFromTheCache() throws {
         try copy("raw/patras", to: "patras")
         _ = try build("patras", "out/app.sqlite")
         try FileManager.default.copyItem(at: file("out/app.sqlite"), to: file("release.sqlite"))
+        let reusedLines = ["reused from the build cache (unchanged files, not read again): stops (1 of 1 file), lines (1 of 1 file)",
+                           "reused from the build cache (the same rows, not indexed again): full-text index stop_search",
+                           "reused from the build cache (the same rows, not checked again): the findings of "]
         for _ in 0..<2 {
             let run = try build("patras", "out/app.sqlite", "--baseline", "release.sqlite")
             XCTAssertTrue(run.stderr.hasPrefix("built out/app.sqlite "), run.stderr)
+            for line in reusedLines { XCTAssertTrue(run.stderr.contains(line), run.stderr) }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out/\(KilnFileNames.cacheFolder)/app.sqlite/build.json").path),
                        "a build compared with a baseline leaves no record")
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("built "), "the record was removed when the baseline build replaced the bundle")
         XCTAssertTrue(try build("patras", "out/app.sqlite").stderr.hasPrefix("up to date: "))
+        // The manifest's baseline, as the CI guide recommends declaring it.
+        let manifest = file("patras/kiln.json5")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "  schemaVersion: 1,", with: "  schemaVersion: 1,\n  baseline: \"../release.sqlite\",")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        _ = try build("patras", "out/app.sqlite")
+        let declared = try build("patras", "out/app.sqlite")
+        XCTAssertTrue(declared.stderr.hasPrefix("built out/app.sqlite "), declared.stderr)
+        for line in reusedLines { XCTAssertTrue(declared.stderr.contains(line), declared.stderr) }
+        let cached = try sha256("out/app.sqlite")
+        XCTAssertEqual(try kiln("build", "patras", "--out", "out/app.sqlite", "--no-cache", "--quiet").status, 0)
+        XCTAssertEqual(try sha256("out/app.sqlite"), cached, "the bundle taken from the cache is the one a full build writes")
     }
 
     func testACacheThatIsALinkOrAFIFOIsNeitherReadNorWritten() throws {

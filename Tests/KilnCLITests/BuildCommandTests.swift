@@ -4,6 +4,24 @@ import KilnKit
 
 /// `kiln build` end to end through the binary.
 final class BuildCommandTests: CLITestCase {
+
+    /// `enum` takes numbers for a number column, as well as strings: the values outside are `enum` errors at their line.
+    func testAnIntegerColumnsEnumTakesNumbers() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "p", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "level", type: "integer", enum: [1, 2, 3] }, { name: "share", type: "real", enum: [0.5, "1"] }] }],
+              sources: [{ name: "s", format: "delimited", path: "in.txt", options: { fields: ["level", "share"] }, into: "t", columns: { level: "level", share: "share" } }] }
+            """)
+        try "1;0.5\n3;1\n".write(to: file("p/in.txt"), atomically: true, encoding: .utf8)
+        let built = try kiln("build", "p", "--quiet")
+        XCTAssertEqual(built.status, 0, built.stderr)
+        try "1;0.5\n4;1\n2;0.25\n".write(to: file("p/in.txt"), atomically: true, encoding: .utf8)
+        let refused = try kiln("build", "p")
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("p/in.txt:2: "), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("level \"4\" is not one of 1, 2, 3"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("share \"0.25\" is not one of 0.5, 1"), refused.stderr)
+    }
     func testBuildsThePatrasBundleAndPrintsItsSummary() throws {
         try copy("raw/patras", to: "raw/patras")
         let run = try kiln("build", "raw/patras")
@@ -96,7 +114,7 @@ final class BuildCommandTests: CLITestCase {
 
         let run = try kiln("build", "patras")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: \(manifest.path):\(line): manifest error at tables[0].columns[2].nullable: unknown key \"nullable\""), run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("Error: patras/kiln.json5:\(line): manifest error at tables[0].columns[2].nullable: unknown key \"nullable\""), run.stderr)
     }
 
     func testMissingInputFileIsAManifestError() throws {

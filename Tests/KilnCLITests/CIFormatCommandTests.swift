@@ -53,6 +53,48 @@ final class CIFormatCommandTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("app.sqlite").path))
     }
 
+    /// Every spelling of the pipeline argument, from inside the pipeline folder, from a folder in it and from outside:
+    /// each path the four outputs print (annotations, JUnit, --quiet and the text summary, and a manifest error) is a
+    /// relative path from the current folder to the input, the same for every spelling run from one folder.
+    func testEveryPathIsFromTheCurrentFolderForEverySpellingOfThePipeline() throws {
+        let folder = try brokenPipeline("pb")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let places: [(cwd: URL, spellings: [String], prefix: String)] = [
+            (folder, [".", "./", "./kiln.json5", "kiln.json5", folder.path], ""),
+            (folder.appendingPathComponent("sub"), ["..", "../", "../kiln.json5", folder.path + "/sub/..", folder.path], "../"),
+            (workingDirectory!, ["pb", "./pb", "pb/kiln.json5", folder.path], "pb/"),
+        ]
+        // The places findings are at: `file=` of an annotation, `path:line:` at the start of a line (after the
+        // indent or a JUnit tag). Paths inside messages are the pipeline's own names.
+        func paths(_ text: String) -> Set<String> {
+            Set(text.matches(of: /(?:^|>|file=)\s*([^\s>:,=]+)(?::\d+:|,line=)/.anchorsMatchLineEndings()).map { String($0.1) })
+        }
+        for place in places {
+            for format in [["--format", "github"], ["--format", "junit"], ["--quiet"], []] {
+                var seen: Set<String>?
+                for spelling in place.spellings {
+                    let run = try kiln(in: place.cwd, ["build", spelling, "--out", folder.path + "/../app.sqlite"] + format)
+                    XCTAssertEqual(run.status, 1, run.stderr)
+                    let found = paths(run.stdout + run.stderr)
+                    XCTAssertTrue(found.isSuperset(of: [place.prefix + "Routes_UTF8.txt", place.prefix + "StopsUTF8.txt"]), "\(spelling) \(format) from \(place.cwd.path): \(found)")
+                    for path in found {
+                        XCTAssertTrue(path.hasPrefix(place.prefix) && !path.dropFirst(place.prefix.count).contains("/"), "\(spelling) \(format): \(path)")
+                        XCTAssertTrue(FileManager.default.fileExists(atPath: place.cwd.appendingPathComponent(path).path), path)
+                    }
+                    if let seen { XCTAssertEqual(found, seen, spelling) }
+                    seen = found
+                }
+            }
+        }
+        // A manifest error names the manifest from the current folder too.
+        try "{ bundle: \"b\", kind: 1 }".write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        for (cwd, spelling, shown) in [(folder, ".", "kiln.json5"), (folder.appendingPathComponent("sub"), "..", "../kiln.json5"), (workingDirectory!, folder.path, "pb/kiln.json5")] {
+            let run = try kiln(in: cwd, ["build", spelling])
+            XCTAssertEqual(run.status, 64, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("Error: \(shown):1: manifest error"), run.stderr)
+        }
+    }
+
     func testBuildJUnitHasACasePerSourceAndRule() throws {
         try brokenPipeline()
         let run = try kiln("build", "broken", "--out", "app.sqlite", "--format", "junit")

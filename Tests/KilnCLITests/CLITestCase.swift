@@ -193,6 +193,9 @@ class CLITestCase: XCTestCase {
     /// The file at `path` under the working folder.
     func file(_ path: String) -> URL { workingDirectory.appendingPathComponent(path) }
 
+    /// `url` (under the working folder) as kiln run there prints it: its path from the working folder.
+    func shown(_ url: URL) -> String { String(url.path.dropFirst(workingDirectory.path.count + 1)) }
+
     /// The SHA-256 of a file, as hexadecimal.
     func sha256(_ path: String) throws -> String {
         let digest = SHA256Digest()

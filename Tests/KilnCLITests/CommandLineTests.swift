@@ -9,6 +9,44 @@ final class CommandLineTests: CLITestCase {
         XCTAssertEqual(run.stdout, "0.1.0\n")
     }
 
+    /// -V, --version and kiln version print the version alike; an argument after any of them is a usage error.
+    func testEverySpellingOfVersionPrintsTheVersion() throws {
+        let expected = try kiln("--version").stdout
+        for spelling in ["-V", "version"] {
+            let run = try kiln(spelling)
+            XCTAssertEqual(run.status, 0, spelling)
+            XCTAssertEqual(run.stdout, expected, spelling)
+            let extra = try kiln(spelling, "x")
+            XCTAssertEqual(extra.status, 64, spelling)
+            XCTAssertEqual(extra.stderr, "Error: \(spelling) takes no argument, found \"x\"\nUsage: kiln \(spelling)\n")
+        }
+    }
+
+    /// kiln with no command is a usage error: the overview on stderr, nothing on stdout, exit 64; --help is 0.
+    func testNoCommandIsAUsageErrorWithTheOverviewOnStderr() throws {
+        let run = try kiln([])
+        XCTAssertEqual(run.status, 64)
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertEqual(run.stderr, try kiln("--help").stdout)
+        XCTAssertTrue(run.stderr.contains("With no command, kiln prints this overview on stderr and exits 64"), run.stderr)
+    }
+
+    /// kiln help --help (and -h) describes help itself.
+    func testHelpHelpDescribesHelp() throws {
+        for flag in ["--help", "-h"] {
+            let run = try kiln("help", flag)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            XCTAssertTrue(run.stdout.hasPrefix("Usage: kiln help [COMMAND] [--man]\n"), run.stdout)
+            XCTAssertTrue(run.stdout.contains("  --man  Prints the manual page"), run.stdout)
+        }
+    }
+
+    /// kiln build --help says where the default bundle goes, and why there.
+    func testBuildHelpSaysTheDefaultBundleIsInTheCurrentFolder() throws {
+        let help = try kiln("build", "--help")
+        XCTAssertTrue(help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("default: build/<bundle>.sqlite in the current folder, not in the pipeline's"), help.stdout)
+    }
+
     func testHelpListsEveryCommand() throws {
         let run = try kiln("--help")
         XCTAssertEqual(run.status, 0)

@@ -29,6 +29,53 @@ final class CommandMessagesCommandTests: CLITestCase {
         XCTAssertTrue(again.stderr.hasPrefix("not built: msg has errors; m.sqlite was left as it was\n"), again.stderr)
     }
 
+    /// A file that is not there is one sentence everywhere: `cannot read PATH: there is no such file` (exit 74),
+    /// never Foundation's "The operation could not be completed".
+    func testAMissingFileIsOneSentenceWithItsReasonInEveryCommand() throws {
+        try copy("raw/patras", to: "patras")
+        let runs: [(arguments: [String], path: String)] = [
+            (["check", "missing.sqlite"], "missing.sqlite"),
+            (["check", "missing.sqlite", "--manifest", "patras"], "missing.sqlite"),
+            (["report", "missing.json"], "missing.json"),
+            (["diff", "missing.sqlite", "other.sqlite"], "missing.sqlite"),
+            (["extract", "stops", "missing.txt", "--manifest", "patras"], "missing.txt"),
+        ]
+        for (arguments, path) in runs {
+            let run = try kiln(arguments)
+            XCTAssertEqual(run.status, 74, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderr, "Error: cannot read \(path): there is no such file\n", "\(arguments)")
+            XCTAssertFalse(run.stderr.contains("could not be completed"), run.stderr)
+        }
+    }
+
+    /// `-` reads standard input where a command reads one file: a bundle to check, a report to render (with --out),
+    /// an input to extract from (named `-` in the output).
+    func testADashReadsStandardInput() throws {
+        try copy("raw/patras", to: "patras")
+        XCTAssertEqual(try kiln("build", "patras", "--quiet").status, 0)
+        let check = try kilnInShell("< build/patras.sqlite", ["check", "-", "--manifest", "patras"])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stdout.contains("schema     passed"), check.stdout)
+        XCTAssertEqual(try kilnInShell("< patras/kiln.json5", ["check", "-", "--manifest", "patras"]).status, 1, "not a bundle")
+        let report = try kilnInShell("< build/patras.report.json", ["report", "-", "--out", "page.html"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(try String(contentsOf: file("page.html"), encoding: .utf8).contains("patras"))
+        let noOut = try kilnInShell("< build/patras.report.json", ["report", "-"])
+        XCTAssertEqual(noOut.status, 64)
+        XCTAssertTrue(noOut.stderr.hasPrefix("Error: a report read from standard input (-) has no folder to write its page beside: give --out PAGE"), noOut.stderr)
+        let extract = try kilnInShell("< patras/StopsUTF8.txt", ["extract", "stops", "-", "--manifest", "patras", "--format", "json"])
+        XCTAssertEqual(extract.status, 0, extract.stderr)
+        let direct = try kiln("extract", "stops", "patras/StopsUTF8.txt", "--manifest", "patras", "--format", "json")
+        XCTAssertEqual(extract.stdout, direct.stdout.replacingOccurrences(of: "\"patras/StopsUTF8.txt\"", with: "\"-\""))
+        XCTAssertEqual(try kilnInShell("< patras/StopsUTF8.txt", ["extract", "stops", "-", "-", "--manifest", "patras"]).status, 64)
+        // One side of a diff.
+        let diff = try kilnInShell("< build/patras.sqlite", ["diff", "build/patras.sqlite", "-", "--manifest", "patras"])
+        XCTAssertEqual(diff.status, 0, diff.stderr)
+        XCTAssertEqual(try kilnInShell("< build/patras.sqlite", ["diff", "-", "-"]).status, 64)
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path).filter { $0.hasPrefix("kiln-stdin-") }
+        XCTAssertEqual(left, [], "the copies of standard input are removed")
+    }
+
     func testAURLAsASourcePathSaysKilnReadsFiles() throws {
         try pipeline(path: "https://en.wikivoyage.org/wiki/Patras")
         let run = try kiln("build", "p")

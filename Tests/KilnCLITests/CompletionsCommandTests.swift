@@ -61,6 +61,19 @@ final class CompletionsCommandTests: CLITestCase {
         return run.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
     }
 
+    /// kiln export's first argument completes to the built-in exports' names, the next ones to file names.
+    func testExportCompletesExportNamesThenFiles() throws {
+        try TestTier.requireFull("bash and fish")
+        _ = try script("bash")
+        _ = try script("fish")
+        try "x".write(to: file("app.sqlite"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(Set(try bashOffers(["kiln", "export", ""])), ["swift", "datasette", "docs", "room"])
+        XCTAssertEqual(try bashOffers(["kiln", "export", "r"]), ["room"])
+        XCTAssertTrue(try bashOffers(["kiln", "export", "swift", "app"]).contains("app.sqlite"))
+        XCTAssertEqual(Set(try fishOffers("kiln export ")), ["swift", "datasette", "docs", "room"])
+        XCTAssertTrue(try fishOffers("kiln export swift app").contains("app.sqlite"))
+    }
+
     func testBashOffersEveryOptionOfEveryCommandAndNothingElse() throws {
         let options = try helpOptions()
         _ = try script("bash")

@@ -52,7 +52,7 @@ final class DeterministicSQLCommandTests: CLITestCase {
             for arguments in [["build", "p", "--quiet"], ["check", "b.sqlite", "--manifest", "p"]] {
                 let run = try kiln(arguments)
                 XCTAssertEqual(run.status, 64, "\(item.call): \(run.stderr)")
-                XCTAssertEqual(run.stderr, "Error: \(file("p/kiln.json5").path):\(try line(containing: item.marker)): manifest error at \(item.path): SQLite refuses \(item.path.hasPrefix("rules") ? "the rule's query" : "the query"): \(item.call) \(Self.why)\n")
+                XCTAssertEqual(run.stderr, "Error: \(shown(file("p/kiln.json5"))):\(try line(containing: item.marker)): manifest error at \(item.path): SQLite refuses \(item.path.hasPrefix("rules") ? "the rule's query" : "the query"): \(item.call) \(Self.why)\n")
             }
             XCTAssertFalse(FileManager.default.fileExists(atPath: file("build").path), "nothing built")
         }

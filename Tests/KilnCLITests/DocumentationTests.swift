@@ -5,7 +5,7 @@ import XCTest
 /// reference page and a fuzz target, the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
 /// the README's first pipeline builds and searches as the README shows.
 final class DocumentationTests: CLITestCase {
-    private static let commands = ["fetch", "build", "check", "diff", "patch", "apply", "extract", "test", "export", "report", "codes", "completions"]
+    private static let commands = ["fetch", "build", "check", "diff", "patch", "apply", "extract", "test", "export", "report", "codes", "completions", "init"]
 
     private func repositoryText(_ path: String) throws -> String {
         try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent(path), encoding: .utf8)

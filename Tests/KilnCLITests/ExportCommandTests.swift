@@ -6,6 +6,31 @@ final class ExportCommandTests: CLITestCase {
     let legacyFiles = ["StopsUTF8.txt", "linesutf8.txt", "lines_stopsutf8.txt", "stops_linesutf8.txt",
                        "StartingPoints.txt", "Routes_UTF8.txt", "Timetables_UTF8.txt"]
 
+
+    /// A pipeline folder for BUNDLE means its manifest and build/<bundle>.sqlite, for every export as for room:
+    /// `export swift .` from inside the folder was an I/O error (a folder is no bundle).
+    func testEveryExportTakesThePipelineFolderForTheBundle() throws {
+        try copy("raw/patras", to: "patras")
+        XCTAssertEqual(try kiln("build", "patras", "--quiet").status, 0)
+        for name in ["swift", "docs", "datasette", "gtfs"] {
+            let fromFolder = try kiln("export", name, "patras", "--out", "folder-\(name)")
+            XCTAssertEqual(fromFolder.status, 0, "\(name): \(fromFolder.stderr)")
+            let fromBundle = try kiln("export", name, "build/patras.sqlite", "--manifest", "patras", "--out", "bundle-\(name)")
+            XCTAssertEqual(fromBundle.status, 0, "\(name): \(fromBundle.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: file("folder-\(name)").path).sorted()
+            XCTAssertEqual(files, try FileManager.default.contentsOfDirectory(atPath: file("bundle-\(name)").path).sorted(), name)
+            for entry in files where !entry.hasSuffix(".zip") {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: file("folder-\(name)/\(entry)").path, isDirectory: &isFolder), isFolder.boolValue { continue }
+                XCTAssertEqual(try Data(contentsOf: file("folder-\(name)/\(entry)")), try Data(contentsOf: file("bundle-\(name)/\(entry)")), "\(name): \(entry)")
+            }
+        }
+        // From inside the pipeline folder, as `.`: its build/patras.sqlite.
+        XCTAssertEqual(try kiln(in: file("patras"), ["build", ".", "--quiet"]).status, 0)
+        let dot = try kiln(in: file("patras"), ["export", "swift", ".", "--out", "../dot-swift"])
+        XCTAssertEqual(dot.status, 0, dot.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("dot-swift/PatrasBundle.swift").path))
+    }
     func testLegacyTextRoundTripIsByteIdentical() throws {
         try copy("raw/patras", to: "raw/patras")
         XCTAssertEqual(try kiln("build", "raw/patras", "--quiet").status, 0)
@@ -58,7 +83,7 @@ final class ExportCommandTests: CLITestCase {
         try writePipeline("bare", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../missing/kiln.json5","#))
         let missing = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "bare")
         XCTAssertEqual(missing.status, 64)
-        XCTAssertTrue(missing.stderr.hasPrefix("Error: \(file("bare/kiln.json5").path):4: manifest error at exportsFrom: cannot take the exports of ../missing/kiln.json5: no pipeline at "), missing.stderr)
+        XCTAssertTrue(missing.stderr.hasPrefix("Error: \(shown(file("bare/kiln.json5"))):4: manifest error at exportsFrom: cannot take the exports of ../missing/kiln.json5: no pipeline at "), missing.stderr)
 
         try writePipeline("twice", manifest: manifest.replacingOccurrences(of: #"bundle: "patras","#, with: #"bundle: "patras", exportsFrom: "../raw/patras/kiln.json5","#))
         let twice = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "x", "--manifest", "twice")

@@ -42,7 +42,7 @@ final class ExtractCommandTests: CLITestCase {
         try copy("raw/patras-web", to: "web")
         let run = try kiln("extract", "timetables", "web/nothing.html", "--manifest", "web")
         XCTAssertEqual(run.status, 74)
-        XCTAssertEqual(run.stderr, "Error: cannot read web/nothing.html\n")
+        XCTAssertEqual(run.stderr, "Error: cannot read web/nothing.html: there is no such file\n")
     }
 
     func testFixturesPassOnTheSample() throws {

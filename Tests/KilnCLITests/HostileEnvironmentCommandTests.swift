@@ -122,7 +122,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         let before = try snapshot()
         let run = try kiln("test", "p", "--update")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "fixtures")): manifest error at fixtures[0].expected: the expected file \(folder.appendingPathComponent("kiln.json5").path) is the manifest; it would be overwritten")
+        XCTAssertEqual(firstLine(run), "Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "fixtures")): manifest error at fixtures[0].expected: the expected file \(folder.appendingPathComponent("kiln.json5").path) is the manifest; it would be overwritten")
         try pipeline(extra: #" fixtures: [{ source: "s", input: "in.txt", expected: "in.txt" }],"#)
         let input = try kiln("test", "p", "--update")
         XCTAssertEqual(input.status, 64)
@@ -150,7 +150,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
             let folder = try pipeline(extra: item.extra, table: item.table)
             let run = try kiln("build", "p")
             XCTAssertEqual(run.status, 64, item.message)
-            let manifest = folder.appendingPathComponent("kiln.json5").path
+            let manifest = shown(folder.appendingPathComponent("kiln.json5"))
             XCTAssertEqual(firstLine(run), "Error: \(manifest):\(try manifestLine(folder, containing: item.marker)): \(item.message)")
             XCTAssertEqual(try sha256("build/env.sqlite"), shipped, "the shipped bundle is unchanged")
         }
@@ -166,7 +166,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         try text.write(to: manifest, atomically: true, encoding: .utf8)
         let run = try kiln("export", "text", "build/env.sqlite", "--out", "out", "--manifest", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(try manifestLine(file("p"), containing: "exports:")): manifest error at exports[0].files[0].query: SQLite refuses the export query: manifest SQL may only read, but this statement (VACUUM) writes")
+        XCTAssertEqual(firstLine(run), "Error: \(shown(manifest)):\(try manifestLine(file("p"), containing: "exports:")): manifest error at exports[0].files[0].query: SQLite refuses the export query: manifest SQL may only read, but this statement (VACUUM) writes")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("copy.sqlite").path))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("out").path), [], "no file, no temporary")
     }
@@ -185,7 +185,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         let folder = try pipeline(extra: " limits: { sqlSeconds: 1 },", table: ", { name: \"u\", columns: [{ name: \"v\", type: \"text\" }], query: \"\(slow.replacingOccurrences(of: "SELECT i FROM n", with: "SELECT i AS v FROM n"))\" }")
         let table = try kiln("build", "p")
         XCTAssertEqual(table.status, 64)
-        XCTAssertEqual(firstLine(table), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "query:")): manifest error at tables[1].query: the query of table \"u\" ran longer than 1 s and was stopped; make it cheaper or raise limits.sqlSeconds")
+        XCTAssertEqual(firstLine(table), "Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "query:")): manifest error at tables[1].query: the query of table \"u\" ran longer than 1 s and was stopped; make it cheaper or raise limits.sqlSeconds")
         XCTAssertEqual(try hiddenFiles("build"), [])
     }
 
@@ -478,7 +478,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         let folder = try pipeline(table: #", { name: "T", columns: [{ name: "v", type: "text" }] }"#)
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "tables:")): manifest error at tables[1].name: \"T\" and \"t\" differ only in case, and SQLite does not tell them apart")
+        XCTAssertEqual(firstLine(run), "Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "tables:")): manifest error at tables[1].name: \"T\" and \"t\" differ only in case, and SQLite does not tell them apart")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build").path))
     }
 
@@ -622,7 +622,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
             .write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(folder.appendingPathComponent("kiln.json5").path):1: manifest error at schemaVersion: expected a whole number, not 1.5")
+        XCTAssertEqual(firstLine(run), "Error: \(shown(folder.appendingPathComponent("kiln.json5"))):1: manifest error at schemaVersion: expected a whole number, not 1.5")
     }
 
     func testASchemaVersionSQLiteCannotHoldIsRefusedAtItsLine() throws {
@@ -702,7 +702,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         let fifo = try kiln("build", "p")
         XCTAssertLessThan(Date().timeIntervalSince(start), 30)
         XCTAssertEqual(fifo.status, 64)
-        XCTAssertEqual(firstLine(fifo), "Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "sources:")): manifest error at sources[0].path: input \"in.txt\" is a FIFO (named pipe), not a regular file")
+        XCTAssertEqual(firstLine(fifo), "Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "sources:")): manifest error at sources[0].path: input \"in.txt\" is a FIFO (named pipe), not a regular file")
         try FileManager.default.removeItem(at: folder.appendingPathComponent("in.txt"))
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("in.txt"), withIntermediateDirectories: true)
         XCTAssertTrue(firstLine(try kiln("build", "p")).hasSuffix("manifest error at sources[0].path: input \"in.txt\" is a folder, not a regular file"))
@@ -733,7 +733,7 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("150-link.txt").path, withDestinationPath: "../../secret.txt")
         var run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/150-link.txt\" leads outside the pipeline "
+        XCTAssertEqual(firstLine(run), "Error: \(shown(manifest)):\(line): manifest error at sources[0].path: \"pages/150-link.txt\" leads outside the pipeline "
                            + "folder (to \(file("secret.txt").resolvingSymlinksInPath().path)); inputs must stay inside it")
         try FileManager.default.removeItem(at: pages.appendingPathComponent("150-link.txt"))
         try FileManager.default.createSymbolicLink(atPath: pages.appendingPathComponent("000-link.txt").path, withDestinationPath: "150.txt")
@@ -744,10 +744,10 @@ final class HostileEnvironmentCommandTests: CLITestCase {
         try FileManager.default.createSymbolicLink(atPath: pages.path, withDestinationPath: "../pages-outside")
         run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertEqual(firstLine(run), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/000-link.txt\" leads outside the pipeline "
+        XCTAssertEqual(firstLine(run), "Error: \(shown(manifest)):\(line): manifest error at sources[0].path: \"pages/000-link.txt\" leads outside the pipeline "
                            + "folder (to \(file("pages-outside/150.txt").resolvingSymlinksInPath().path)); inputs must stay inside it")
         try FileManager.default.removeItem(at: file("pages-outside/000-link.txt"))
-        XCTAssertEqual(firstLine(try kiln("build", "p")), "Error: \(manifest.path):\(line): manifest error at sources[0].path: \"pages/000.txt\" leads "
+        XCTAssertEqual(firstLine(try kiln("build", "p")), "Error: \(shown(manifest)):\(line): manifest error at sources[0].path: \"pages/000.txt\" leads "
                            + "outside the pipeline folder (to \(file("pages-outside").resolvingSymlinksInPath().path)/000.txt); inputs must stay inside it")
     }
 

@@ -29,7 +29,7 @@ final class HostileInputCommandTests: CLITestCase {
         let folder = try pipeline("p", format: "delimited", options: #"{ fields: ["v"] }"#, path: "../../etc/passwd")
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "sources:")): manifest error at sources[0].path: \"../../etc/passwd\" leaves the pipeline folder\n"),
+        XCTAssertTrue(run.stderr.hasPrefix("Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "sources:")): manifest error at sources[0].path: \"../../etc/passwd\" leaves the pipeline folder\n"),
                       run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build").path), "nothing is written")
 
@@ -63,7 +63,7 @@ final class HostileInputCommandTests: CLITestCase {
         let folder = try pipeline("p", format: "delimited", options: #"{ fields: ["v"] }"#, path: "in.txt", table: "t; DROP TABLE x")
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: \(folder.appendingPathComponent("kiln.json5").path):\(try manifestLine(folder, containing: "tables:")): manifest error at tables[0].name: \"t; DROP TABLE x\" is not a plain identifier"),
+        XCTAssertTrue(run.stderr.hasPrefix("Error: \(shown(folder.appendingPathComponent("kiln.json5"))):\(try manifestLine(folder, containing: "tables:")): manifest error at tables[0].name: \"t; DROP TABLE x\" is not a plain identifier"),
                       run.stderr)
     }
 

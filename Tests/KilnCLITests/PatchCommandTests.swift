@@ -59,6 +59,26 @@ final class PatchCommandTests: CLITestCase {
         try PythonOracle.text(script, ["rows", file(bundle).path] + skip)
     }
 
+
+    /// Without a changeset, the summary says why: here, which table has no primary key.
+    func testNoChangesetSaysWhichTableHasNoKey() throws {
+        try writePipeline("p", manifest: """
+            { bundle: "p", schemaVersion: 1,
+              tables: [{ name: "keyed", columns: [{ name: "id", type: "integer" }, { name: "v", type: "text" }], primaryKey: ["id"] },
+                       { name: "loose", columns: [{ name: "v", type: "text" }] }],
+              sources: [{ name: "k", format: "delimited", path: "k.txt", options: { fields: ["id", "v"] }, into: "keyed", columns: { id: "id", v: "v" } },
+                        { name: "l", format: "delimited", path: "l.txt", options: { fields: ["v"] }, into: "loose", columns: { v: "v" } }] }
+            """)
+        try "1;a\n2;b\n".write(to: file("p/k.txt"), atomically: true, encoding: .utf8)
+        try "x\ny\n".write(to: file("p/l.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "p", "--out", "old.sqlite", "--quiet").status, 0)
+        try "1;a\n2;c\n".write(to: file("p/k.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "p", "--out", "new.sqlite", "--quiet").status, 0)
+        let run = try kiln("patch", "old.sqlite", "new.sqlite", "--out", "update", "--manifest", "p")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("no changeset: table loose has no primary key, and SQLite's session extension records only tables with one\n"), run.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("update/patch.changeset").path))
+    }
     func testASemesterTimetableChangePatchesTheShippedBundleIntoTheNewOne() throws {
         try TestTier.requireFull("the Python oracles")
         try semesterPair()

@@ -15,7 +15,7 @@ final class ReservedNamesCommandTests: CLITestCase {
             try "a\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
             let run = try kiln("build", name, "--out", "\(name).sqlite")
             XCTAssertEqual(run.status, 64, run.stderr)
-            XCTAssertTrue(run.stderr.hasPrefix("Error: \(folder.appendingPathComponent("kiln.json5").path):2: manifest error at tables[0].name: table names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved"), run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("Error: \(shown(folder.appendingPathComponent("kiln.json5"))):2: manifest error at tables[0].name: table names starting with \"kiln_\" or \"sqlite_\" (in any case) are reserved"), run.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: file("\(name).sqlite").path))
         }
     }

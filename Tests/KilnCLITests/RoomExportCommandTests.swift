@@ -162,6 +162,15 @@ final class RoomExportCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let search = try String(contentsOf: file("room/patras/StopSearch.kt"), encoding: .utf8)
         XCTAssertTrue(search.contains(#"@androidx.room.Fts4(contentEntity = Stop::class, tokenizer = "unicode61", tokenizerArgs = ["remove_diacritics=1"], notIndexed = ["code"])"#), search)
+        // camelCase properties, the column's name in @ColumnInfo, the manifest's descriptions as KDoc (as the Swift export).
+        let stop = try String(contentsOf: file("room/patras/Stop.kt"), encoding: .utf8)
+        XCTAssertTrue(stop.contains("    /** name folded: lower case, no accents */\n    @androidx.room.ColumnInfo(name = \"search_name\", typeAffinity = androidx.room.ColumnInfo.TEXT)\n    val searchName: kotlin.String,"), stop)
+        XCTAssertTrue(stop.contains("/** Bus stops. Codes are unique; names are not (several stops are called Κορίνθου). */\n@androidx.room.Entity("), stop)
+        XCTAssertTrue(search.contains("    /** name folded: lower case, no accents */\n    @androidx.room.ColumnInfo(name = \"search_name\""), search)
+        let routeStop = try String(contentsOf: file("room/patras/RouteStop.kt"), encoding: .utf8)
+        XCTAssertTrue(routeStop.contains("    val stopCode: kotlin.String"), routeStop)
+        let schema = try String(contentsOf: file("room/schemas/patras.PatrasDatabase/1.json"), encoding: .utf8)
+        XCTAssertNotNil(schema.firstMatch(of: /"fieldPath": "searchName",\n *"columnName": "search_name"/), schema)
         // The pipeline folder instead of the bundle: kiln build's default bundle, the same files.
         let folder = try kiln("export", "room", "patras", "--out", "from-folder")
         XCTAssertEqual(folder.status, 0, folder.stderr)

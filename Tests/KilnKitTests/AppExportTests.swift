@@ -54,4 +54,43 @@ final class AppExportTests: KilnTestCase {
         XCTAssertEqual(loaded.limits.bundleBytes?.bytes, 2_097_152)
         XCTAssertEqual(loaded.limits.tables["t"]?.bytes, 10_000)
     }
+
+    /// The fold data the search accessors carry decodes to ICU's full case folding of every code point it changes,
+    /// and leaves every other code point as it is.
+    func testTheSearchFoldTablesAreICUsCaseFolding() {
+        let tables = SearchAccessor.tables
+        let folds = ICUText.foldData.caseFolds
+        XCTAssertGreaterThan(folds.count, 1_000)
+        let decoded = tables.decoded()
+        XCTAssertEqual(decoded, Dictionary(uniqueKeysWithValues: folds))
+        // Each fold, read through the decoded tables, is what TextFolding.fold does to the letter alone.
+        for (letter, folded) in [("ß", "ss"), ("ς", "σ"), ("ﬁ", "fi"), ("ꭰ", "Ꭰ"), ("K", "k"), ("Σ", "σ")] {
+            XCTAssertEqual(String(String.UnicodeScalarView((decoded[letter.unicodeScalars.first!.value] ?? []).compactMap(Unicode.Scalar.init))), folded)
+            XCTAssertEqual(TextFolding.fold(letter), folded)
+        }
+        // Marks after letters: the combining acute (below U+0510) is no extending range's, the Hebrew point is.
+        XCTAssertFalse(stride(from: 0, to: tables.extending.count, by: 2).contains { 0x301 >= tables.extending[$0] && 0x301 <= tables.extending[$0 + 1] })
+        XCTAssertTrue(stride(from: 0, to: tables.extending.count, by: 2).contains { 0x5B4 >= tables.extending[$0] && 0x5B4 <= tables.extending[$0 + 1] })
+    }
+
+    /// A search query is folded only where an indexed column of the full-text table was filled through `fold`.
+    func testASearchQueryIsFoldedOnlyWhereTheIndexedColumnWasFolded() throws {
+        let manifest = """
+            { bundle: "b", schemaVersion: 1,
+              tables: [
+                { name: "a", columns: [{ name: "id", type: "integer" }, { name: "name", type: "text" }, { name: "folded", type: "text" }],
+                  primaryKey: ["id"], fullText: { name: "a_search", columns: ["name", "folded"], unindexed: ["id"] } },
+                { name: "b", columns: [{ name: "id", type: "integer" }, { name: "name", type: "text" }, { name: "folded", type: "text" }],
+                  primaryKey: ["id"], fullText: { name: "b_search", columns: ["name"], unindexed: ["id"] } },
+              ],
+              sources: [
+                { name: "a", format: "delimited", path: "a.txt", options: { fields: ["id", "name"] }, into: "a",
+                  columns: { id: "id", name: "name", folded: { field: "name", normalize: ["trim", "fold"] } } },
+                { name: "b", format: "delimited", path: "b.txt", options: { fields: ["id", "name"] }, into: "b",
+                  columns: { id: "id", name: "name", folded: { field: "name", normalize: ["fold"] } } },
+              ] }
+            """
+        let loaded = try ManifestLoader.load(try write(manifest, to: "kiln.json5").path, resolvingInputs: false).manifest
+        XCTAssertEqual(SearchAccessor.foldedTables(loaded), ["a_search"], "b's folded column is not indexed")
+    }
 }

@@ -47,6 +47,20 @@ final class BuildCacheTests: KilnTestCase {
         XCTAssertFalse(try Builder.build(pipeline, options: options).reusedBundle)
     }
 
+    /// A build compared with a baseline is not kept whole, but its sources come from the cache.
+    func testABaselineBuildTakesItsSourcesFromTheCache() throws {
+        let pipeline = try loadPipeline(manifest: manifest, rows: "a\n\nb\n")
+        let first = try Builder.build(pipeline, options: BuildOptions(output: output))
+        let baseline = temporaryDirectory.appendingPathComponent("release.sqlite")
+        try FileManager.default.copyItem(at: output, to: baseline)
+        let compared = try Builder.build(pipeline, options: BuildOptions(output: output, baseline: baseline))
+        XCTAssertTrue(compared.built)
+        XCTAssertFalse(compared.reusedBundle)
+        XCTAssertEqual(compared.reusedSources, ["s"])
+        XCTAssertNotNil(compared.comparison)
+        XCTAssertEqual(compared.tables, first.tables)
+    }
+
     func testARecordOfAnotherKilnIsNotTrustedAndSaysSo() throws {
         let pipeline = try loadPipeline(manifest: manifest, rows: "a\n")
         let built = try Builder.build(pipeline, options: BuildOptions(output: output))

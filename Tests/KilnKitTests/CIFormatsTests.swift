@@ -67,4 +67,21 @@ final class CIFormatsTests: KilnTestCase {
         let document = try XMLDocument(data: Data([differs, passes].junit().utf8))
         XCTAssertEqual(document.rootElement()?.attribute(forName: "failures")?.stringValue, "1")
     }
+
+    /// Paths from the current folder: inside it, the folder itself, up through `..` to a folder they share, and
+    /// absolute when they share only the root.
+    func testPathsAreRelativeToTheCurrentFolderWhereverTheyAre() {
+        XCTAssertEqual(relativePath("/w/pb/Routes.txt", from: "/w/pb"), "Routes.txt")
+        XCTAssertEqual(relativePath("/w/pb", from: "/w/pb"), ".")
+        XCTAssertEqual(relativePath("/w/pb", from: "/w/pb/"), ".")
+        XCTAssertEqual(relativePath("/w/pb/Routes.txt", from: "/w/pb/sub"), "../Routes.txt")
+        XCTAssertEqual(relativePath("/w/pb", from: "/w/pb/sub/deeper"), "../..")
+        XCTAssertEqual(relativePath("/w/other/a.txt", from: "/w/pb"), "../other/a.txt")
+        XCTAssertEqual(relativePath("/w/pb/a/b.txt", from: "/w"), "pb/a/b.txt")
+        XCTAssertEqual(relativePath("/elsewhere/a.txt", from: "/w/pb"), "/elsewhere/a.txt")
+        XCTAssertEqual(relativePath("/w/pbx/a.txt", from: "/w/pb"), "../pbx/a.txt", "a name that starts like the folder is not in it")
+        let issue = ManifestIssue(file: FileManager.default.currentDirectoryPath + "/raw/p/kiln.json5", line: 3, keyPath: "bundle", message: "m")
+        XCTAssertEqual(issue.description, "raw/p/kiln.json5:3: manifest error at bundle: m")
+    }
 }
+

@@ -54,6 +54,38 @@ final class CLibrariesListTests: XCTestCase {
         }
     }
 
+    /// Every `apt-get install` the docs show installs the whole list: it reads scripts/c-libraries, or names every
+    /// package of it.
+    func testEveryInstallCommandInTheDocsInstallsTheList() throws {
+        var pages = ["README.md"]
+        let docs = root.appendingPathComponent("docs")
+        for case let url as URL in FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil)! where url.pathExtension == "md" {
+            pages.append(String(url.path.dropFirst(root.path.count + 1)))
+        }
+        var commands = 0
+        for page in pages {
+            for line in try text(page).split(separator: "\n") where line.contains("apt-get install") {
+                commands += 1
+                if line.contains("scripts/c-libraries") { continue }
+                let words = Set(line.split(whereSeparator: { $0.isWhitespace || $0 == "`" }).map(String.init))
+                for entry in try listed() { XCTAssertTrue(words.contains(entry.package), "\(page): \(line.trimmingCharacters(in: .whitespaces)) does not install \(entry.package)") }
+            }
+        }
+        XCTAssertGreaterThan(commands, 0, "the CI guide shows its install command")
+        // The guide's command, run on the list, gives every package in the list's order.
+        let guide = try text("docs/guide/ci.md")
+        let awk = try XCTUnwrap(guide.firstMatch(of: /\$\(awk '([^']+)' scripts\/c-libraries\)/)).1
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/awk")
+        process.arguments = [String(awk), root.appendingPathComponent("scripts/c-libraries").path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(printed.split(separator: "\n").map(String.init), try listed().map(\.package))
+    }
+
     func testScriptsReadTheList() throws {
         for script in ["scripts/install-deps", "scripts/fuzz"] {
             XCTAssertTrue(try text(script).contains("c-libraries"), "\(script) does not read scripts/c-libraries")

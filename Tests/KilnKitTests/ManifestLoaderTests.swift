@@ -456,4 +456,15 @@ final class ManifestLoaderTests: KilnTestCase {
             XCTAssertTrue("\(error)".contains("manifest error at exportsFrom: a manifest cannot take the exports of itself"), "\(error)")
         }
     }
+
+    /// `enum` values are strings or numbers (kept as their text); anything else is a wrong type at its key path.
+    func testEnumValuesAreStringsOrNumbers() throws {
+        let manifest = #"{ bundle: "b", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "n", type: "integer", enum: [1, "2", 2.5] }] }] }"#
+        let loaded = try ManifestLoader.load(try write(manifest, to: "kiln.json5").path, resolvingInputs: false).manifest
+        XCTAssertEqual(loaded.tables[0].columns[0].allowed, ["1", "2", "2.5"])
+        let bad = #"{ bundle: "b", schemaVersion: 1, tables: [{ name: "t", columns: [{ name: "n", type: "integer", enum: [true] }] }] }"#
+        XCTAssertThrowsError(try ManifestLoader.load(try write(bad, to: "bad/kiln.json5").path, resolvingInputs: false)) { error in
+            XCTAssertTrue("\(error)".contains("tables[0].columns[0].enum[0]"), "\(error)")
+        }
+    }
 }

@@ -63,11 +63,14 @@ final class RoomExportTests: XCTestCase {
     }
 
     func testNamesKeywordsAndCollisions() throws {
-        XCTAssertEqual(RoomExport.propertyName("line_id"), "line_id")
+        XCTAssertEqual(RoomExport.propertyName("line_id"), "lineId")
         XCTAssertEqual(RoomExport.propertyName("in"), "`in`")
-        XCTAssertEqual(RoomExport.propertyName("2nd value"), "_2nd_value")
+        XCTAssertEqual(RoomExport.propertyName("2nd value"), "_2ndValue")
         XCTAssertEqual(RoomExport.propertyName("αριθμός"), "αριθμός")
-        XCTAssertEqual(RoomExport.propertyName("-"), "column_")
+        XCTAssertEqual(RoomExport.propertyName("-"), "column")
+        XCTAssertEqual(RoomExport.propertyName("stop_code"), SwiftExport.memberName("stop_code"), "as the Swift export names it")
+        XCTAssertEqual(RoomExport.kdoc("a */ b", indent: "  "), ["  /** a * / b */"])
+        XCTAssertEqual(RoomExport.kdoc("a\n\nb", indent: ""), ["/**", " * a", " *", " * b", " */"])
         XCTAssertEqual(RoomExport.typeName("route_stop"), "RouteStop")
         XCTAssertEqual(RoomExport.defaultPackage("patras-web"), "patras_web")
         XCTAssertEqual(RoomExport.defaultPackage("2go"), "bundle_2go")
@@ -77,7 +80,7 @@ final class RoomExportTests: XCTestCase {
         let field = { (name: String) in RoomSchema.Field(column: name, affinity: "TEXT", notNull: true, defaultValue: nil, primaryKeyPosition: name == "id" ? 1 : 0) }
         let clash = RoomSchema.Entity(table: "stop", fields: [field("id"), field("a b"), field("a-b")], primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
         XCTAssertThrowsError(try RoomExport(RoomSchema(bundle: "x", fileName: "x.sqlite", version: 1, entities: [clash]), package: nil, contentDigest: "0123")) { error in
-            XCTAssertTrue("\(error)".contains("columns \"a b\" and \"a-b\" of table stop would both be the Kotlin property a_b"), "\(error)")
+            XCTAssertTrue("\(error)".contains("columns \"a b\" and \"a-b\" of table stop would both be the Kotlin property aB"), "\(error)")
         }
         let one = RoomSchema.Entity(table: "route_stop", fields: [field("id")], primaryKey: ["id"], indexes: [], foreignKeys: [], fullText: nil)
         var two = one

@@ -145,21 +145,23 @@ final class BuildRun {
         }
     }
 
-    /// The caches the stages consult, and the full-text indexing that starts as tables are staged.
+    /// The caches the stages consult, and the full-text indexing that starts as tables are staged. A build compared
+    /// with a baseline is not reused whole (`BuildCache.applies`), but takes its sources, full-text indexes, tables and
+    /// rules' findings from the cache as any other.
     private func setUpCaches() {
         if let cacheReason { log.report(.buildCache, cacheReason) }
         pipeline.reportUnfilledColumns(to: log)
         // Sources whose key is unchanged take the rows of their unchanged files from the cache (`SourceCache`).
-        sourceCache = cacheApplies ? SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        sourceCache = SourceCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         // Full-text indexes of tables whose rows come from the same sources and files as a kept one's are copied from
         // the cache instead of built (`FullTextCache`).
-        fullTextCache = cacheApplies ? FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        fullTextCache = FullTextCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         // The bundle starts from the file an earlier build kept after its first tables, when they would hold the same
         // rows, and keeps its own for later builds (`BundlePrefixCache`).
-        prefixCache = cacheApplies ? BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        prefixCache = BundlePrefixCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         // Rules reading tables whose rows come from the same sources and files as before replay the findings they had
         // then instead of being checked again (`RuleFindingsCache`).
-        ruleCache = cacheApplies ? RuleFindingsCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode) : nil
+        ruleCache = RuleFindingsCache(cache: cache, pipeline: pipeline, examplesPerCode: log.tally.examplesPerCode)
         fullTextBuild = FullTextBuild(tables: shipped, destination: output, targets: manifest.targets)
     }
 

@@ -128,8 +128,8 @@ extension ChecksummedRecord {
 ///
 /// The key is the SHA-256 of Kiln's version, its executable and the SQLite and ICU versions (`environment`), the
 /// manifest's bytes (sources, options, mappings, normalizers, vocabularies, rules), the output and report paths,
-/// and each source's input files with their SHA-256. A build that compares with a baseline is never reused (the
-/// baseline may change without any of these). The record is written through `AtomicFile` (the guarded rename) after
+/// and each source's input files with their SHA-256. A build that compares with a baseline is never reused whole (the
+/// baseline may change without any of these), though it takes its parts from the cache. The record is written through `AtomicFile` (the guarded rename) after
 /// the bundle and report are in place, and removed before a build that does not reuse them replaces anything, so
 /// that a build killed at any point leaves no record describing files that are not in place; builds of one bundle
 /// take turns under its `BuildLock`, which is held while the record is read and written.
@@ -201,7 +201,8 @@ package struct BuildCache {
         }
     }
 
-    /// True when the build's outcome depends on nothing but the key: no baseline to compare with.
+    /// True when the build's whole outcome depends on nothing but the key, so that it may be reused whole: no
+    /// baseline to compare with. The caches of sources, full-text indexes, tables and rules apply to every build.
     package static func applies(to pipeline: CompiledPipeline, options: BuildOptions) -> Bool {
         options.baseline == nil && pipeline.manifest.baselineURL == nil
     }

@@ -97,7 +97,7 @@ public enum BundleFile {
         }
         guard FileManager.default.isReadableFile(atPath: url.path),
               let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw KilnError.io("cannot read \(url.path)")
+            throw CannotRead.error(url)
         }
         defer { try? handle.close() }
         let size: UInt64
@@ -107,7 +107,7 @@ public enum BundleFile {
             try handle.seek(toOffset: 0)
             bytes = [UInt8](try handle.read(upToCount: 100) ?? Data())
         } catch {
-            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+            throw CannotRead.error(url, error)
         }
         let name = url.relativePath
         if size == 0 { throw KilnError.validation("\(name) is empty (0 bytes), not an SQLite database") }

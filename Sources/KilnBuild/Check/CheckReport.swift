@@ -95,9 +95,3 @@ package func severityCounts(_ count: (Severity) -> Int) -> String {
     }.joined(separator: ", ")
 }
 
-/// A path as a user reads it: relative to the current folder when the file is inside it.
-public func displayPath(_ url: URL) -> String {
-    let path = url.standardizedFileURL.path
-    let current = FileManager.default.currentDirectoryPath + "/"
-    return path.hasPrefix(current) ? String(path.dropFirst(current.count)) : path
-}

@@ -138,7 +138,11 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             }
             for table in schema.skipped { note("not an entity: \(table)") }
             let digest = try BundleDescription.contentDigest(of: try BundleFile.open(read), manifest: manifest)
-            files = try RoomExport(schema, package: package, contentDigest: digest).files().map { ($0.path, $0.text) }
+            let descriptions = Dictionary(manifest.tables.map { table in
+                (table.name, (table: table.description, columns: Dictionary(table.columns.compactMap { column in column.description.map { (column.name, $0) } }) { first, _ in first }))
+            }) { first, _ in first }
+            files = try RoomExport(schema, package: package, contentDigest: digest, foldedSearches: SearchAccessor.foldedTables(manifest),
+                                   descriptions: descriptions).files().map { ($0.path, $0.text) }
         default:
             let description = try BundleDescription(bundle: bundle, manifest: manifest)
             switch self {

@@ -5,7 +5,8 @@ import KilnManifest
 import KilnReaders
 
 /// `kiln export room BUNDLE --out DIR`: what an Android app compiles to open the bundle with Room — an `@Entity` data
-/// class per table (`@Fts4` for an FTS4 table), a `@Database` class without DAOs that opens the bundle from the app's
+/// class per table (`@Fts4` for an FTS4 table; camelCase properties and the manifest's descriptions as KDoc, as the
+/// Swift export has them), a `@Database` class without DAOs that opens the bundle from the app's
 /// assets (`createFromAsset`), and the schema file Room's compiler would export for those classes
 /// (`schemas/<package>.<Database>/<version>.json`). Every name the code uses from Kotlin or Room is written in full
 /// (`kotlin.String`, `androidx.room.Entity`), so that a table called `string` or `entity` shadows nothing.
@@ -27,12 +28,22 @@ public struct RoomExport: Sendable {
     package let databaseName: String
     /// The content digest of the bundle (`kiln patch`'s), so that an app can tell which data it holds.
     package let contentDigest: String
+    /// The manifest's descriptions, by table: the table's and its columns' (KDoc on the classes and properties).
+    package let descriptions: [String: (table: String?, columns: [String: String])]
+    /// `PatrasSearch`: the object that makes a search box's text an FTS4 query (`SearchAccessor`), when the bundle
+    /// has an FTS4 table.
+    package let searchName: String?
+    /// The FTS4 tables whose queries are folded (`SearchAccessor.foldedTables`).
+    package let foldedSearches: Set<String>
 
     /// - Throws: `KilnError.usage` for a package that is not a Kotlin package name, `KilnError.validation` when two
     ///   tables or two columns of a table would get the same Kotlin name (naming both).
-    public init(_ schema: RoomSchema, package: String?, contentDigest: String) throws {
+    public init(_ schema: RoomSchema, package: String?, contentDigest: String, foldedSearches: Set<String> = [],
+                descriptions: [String: (table: String?, columns: [String: String])] = [:]) throws {
         self.schema = schema
+        self.descriptions = descriptions
         self.contentDigest = contentDigest
+        self.foldedSearches = foldedSearches
         let package = package ?? RoomExport.defaultPackage(schema.bundle)
         guard RoomExport.isPackage(package) else {
             throw KilnError.usage("the Kotlin package must be names of letters, digits and underscores joined by dots, none a Kotlin keyword nor starting with a digit: not \"\(package)\"")
@@ -61,6 +72,8 @@ public struct RoomExport: Sendable {
         databaseName = RoomExport.typeName(schema.bundle) + "Database"
         var classes: [Class] = []
         var owners: [String: String] = [databaseName: "the database class"]
+        searchName = schema.entities.contains { $0.fullText != nil } ? RoomExport.typeName(schema.bundle) + "Search" : nil
+        if let searchName { owners[searchName] = "the search object" }
         for entity in schema.entities {
             let name = RoomExport.typeName(entity.table)
             if let other = owners[name] {
@@ -138,14 +151,32 @@ public struct RoomExport: Sendable {
         return joined.isEmpty || joined.first!.isNumber ? "T" + joined : joined
     }
 
-    /// The property of a column: its name where Kotlin accepts it (a keyword in backticks), else the name with every
-    /// other character as `_` (`_` first before a digit); `@ColumnInfo(name = …)` keeps the column's own name.
+    /// The property of a column, camelCase as the Swift export's (`line_id` → `lineId`): the words of letters and
+    /// digits joined, each after the first capitalized; `_` first before a digit, `column` for a name without a word,
+    /// a keyword in backticks. `@ColumnInfo(name = …)` keeps the column's own name.
     package static func propertyName(_ column: String) -> String {
-        if isIdentifier(column) { return keywords.contains(column) ? "`\(column)`" : column }
-        var name = String(column.unicodeScalars.map { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : "_" })
-        if name.first.map({ $0.isNumber }) ?? true { name = "_" + name }
-        if !name.contains(where: { $0 != "_" }) { name = "column" + name }
+        var words: [String] = [], word = ""
+        for scalar in column.unicodeScalars {
+            if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                word.unicodeScalars.append(scalar)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        guard let first = words.first else { return "column" }
+        var name = first.prefix(1).lowercased() + first.dropFirst() + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        if name.first.map({ $0.isNumber }) ?? false { name = "_" + name }
         return keywords.contains(name) ? "`\(name)`" : name
+    }
+
+    /// KDoc lines for `text`, indented (`*/` in it spaced so that it cannot end the comment).
+    package static func kdoc(_ text: String?, indent: String) -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        let lines = text.replacingOccurrences(of: "*/", with: "* /").split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.count == 1 { return ["\(indent)/** \(lines[0]) */"] }
+        return ["\(indent)/**"] + lines.map { $0.isEmpty ? "\(indent) *" : "\(indent) * \($0)" } + ["\(indent) */"]
     }
 
     /// A Kotlin string literal (`$` escaped: no templates; a control or a character a terminal obeys as `\\uXXXX`).
@@ -167,6 +198,7 @@ public struct RoomExport: Sendable {
         let folder = package.split(separator: ".").joined(separator: "/")
         var files = classes.map { ("\(folder)/\($0.name).kt", entitySource($0)) }
         files.append(("\(folder)/\(databaseName).kt", databaseSource()))
+        if let searchName { files.append(("\(folder)/\(searchName).kt", searchSource(searchName))) }
         files.append(("schemas/\(package).\(databaseName)/\(schema.version).json", schemaJSON()))
         return files.sorted { $0.0 < $1.0 }
     }
@@ -200,6 +232,7 @@ public struct RoomExport: Sendable {
             arguments.append("indices = [\n" + indexes.joined(separator: ",\n") + "\n    ]")
         }
         // No trailing commas: Kotlin before 1.4 rejects them.
+        lines += RoomExport.kdoc(descriptions[entity.table]?.table, indent: "")
         lines.append("@androidx.room.Entity(")
         lines.append(arguments.map { "    " + $0 }.joined(separator: ",\n"))
         lines.append(")")
@@ -217,11 +250,25 @@ public struct RoomExport: Sendable {
         let parameters = zip(entity.fields, type.properties).map { field, property in
             var info = ["name = \(RoomExport.literal(field.column))", "typeAffinity = androidx.room.ColumnInfo.\(field.affinity)"]
             if let value = field.defaultValue { info.append("defaultValue = \(RoomExport.literal(value))") }
-            return "    @androidx.room.ColumnInfo(\(info.joined(separator: ", ")))\n    val \(property): \(RoomExport.kotlinTypes[field.affinity] ?? "kotlin.ByteArray")\(field.notNull ? "" : "?")"
+            // An FTS entity's columns are its content table's.
+            let described = descriptions[entity.table]?.columns[field.column]
+                ?? entity.fullText?.contentTable.flatMap { descriptions[$0]?.columns[field.column] }
+            let doc = RoomExport.kdoc(described, indent: "    ").map { $0 + "\n" }.joined()
+            return doc + "    @androidx.room.ColumnInfo(\(info.joined(separator: ", ")))\n    val \(property): \(RoomExport.kotlinTypes[field.affinity] ?? "kotlin.ByteArray")\(field.notNull ? "" : "?")"
         }
         lines.append(parameters.joined(separator: ",\n"))
         lines += [")", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// The search object: a `MATCH` argument builder per FTS4 entity.
+    package func searchSource(_ name: String) -> String {
+        let entities = classes.compactMap { type -> (table: String, content: String?, function: String, folds: Bool)? in
+            guard let fullText = type.entity.fullText else { return nil }
+            let function = type.name.prefix(1).lowercased() + type.name.dropFirst() + "Match"
+            return (type.entity.table, fullText.contentTable, function, foldedSearches.contains(type.entity.table))
+        }
+        return SearchAccessor.kotlinSource(object: name, header: header, package: package, entities: entities)
     }
 
     package func databaseSource() -> String {

@@ -6,8 +6,9 @@ import KilnReaders
 
 /// `kiln export swift BUNDLE --out DIR`: one Swift file an app compiles to read the bundle — a struct per shipped
 /// table (names, types and optionality from the bundle's schema, doc comments from the manifest), read-only queries
-/// by primary key, foreign key, full-text search and region where the table has them, through a small reader over
-/// SQLite's C API (`import SQLite3` on Apple platforms, a module named `CSQLite` elsewhere), and GRDB's
+/// by primary key, foreign key, full-text search (of what a user typed: `SearchAccessor`) and region where the table
+/// has them, through a small reader over SQLite's C API (`import SQLite3` on Apple platforms, a module named `CSQLite`
+/// elsewhere), and GRDB's
 /// `FetchableRecord`/`TableRecord` under `#if canImport(GRDB)`. It carries the bundle's schema version and content
 /// digest. Every type lives in one namespace (`<Bundle>Bundle`) and the code names `Swift.String` and the like in full,
 /// so that a table called `date` or `string` shadows nothing.
@@ -87,6 +88,11 @@ package struct SwiftExport {
             "#else",
             "import CSQLite",
             "#endif",
+        ]
+        let searches = description.tables.contains { $0.fullText != nil }
+        // The search accessors fold with Foundation's canonical decomposition and composition.
+        if searches { lines.append("import Foundation") }
+        lines += [
             "#if canImport(GRDB)",
             "import Foundation",
             "import GRDB",
@@ -105,6 +111,7 @@ package struct SwiftExport {
             "",
         ]
         lines += SwiftExport.runtime.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }
+        if searches { lines += [""] + SearchAccessor.swiftSource().map { $0.isEmpty ? "" : "    " + $0 } }
         for table in description.tables { lines += structLines(table) }
         lines.append("}")
         lines.append("")
@@ -199,9 +206,17 @@ package struct SwiftExport {
             // The full-text table reads its text from the table (`content='table'`): its rowids are the table's.
             let join = "FROM \(fts) AS f JOIN \(name) AS t ON t.rowid = f.rowid"
             let sql = "SELECT \(selected) \(join) WHERE \(fts) MATCH ? ORDER BY f.rank, f.rowid LIMIT ?"
+            let folds = SearchAccessor.folds(fullText, table: table.name, manifest: description.manifest)
             lines.append("")
-            lines.append("    /// The \(table.name) rows whose \(fullText.columns.joined(separator: ", ")) match an FTS5 query (`\(fullText.name) MATCH query`), best first.")
-            lines.append("    public func search\(type)(_ query: Swift.String, limit: Swift.Int = 50) throws -> [\(qualified)] {")
+            lines.append("    /// The \(table.name) rows whose \(fullText.columns.joined(separator: ", ")) hold the words of `text` (\(folds ? "folded as the bundle's `fold` normalizer folded them, " : "")the last one a")
+            lines.append("    /// prefix: `\(space).Search.fts5Query`), best first; none when `text` has no word. FTS5's syntax in `text` is read as words.")
+            lines.append("    public func search\(type)(_ text: Swift.String, limit: Swift.Int = 50) throws -> [\(qualified)] {")
+            lines.append("        guard let query = \(space).Search.fts5Query(text, fold: \(folds)) else { return [] }")
+            lines.append("        return try search\(type)(fts5Query: query, limit: limit)")
+            lines.append("    }")
+            lines.append("")
+            lines.append("    /// The \(table.name) rows matching an FTS5 query as it is written (`\(fullText.name) MATCH query`, FTS5's own syntax), best first.")
+            lines.append("    public func search\(type)(fts5Query query: Swift.String, limit: Swift.Int = 50) throws -> [\(qualified)] {")
             lines.append("        try select(\(qualified).self, \(SwiftExport.literal(sql)), [.text(query), .integer(Swift.Int64(limit))])")
             lines.append("    }")
         }

@@ -51,7 +51,7 @@ public struct Extraction: Sendable {
             if let entry = OutputPath.entryKind(url, followingLinks: true), entry != .regular {
                 throw KilnError.io("\(name) is \(entry.phrase), not a file to extract from")
             }
-            guard FileManager.default.isReadableFile(atPath: url.path) else { throw KilnError.io("cannot read \(name)") }
+            guard FileManager.default.isReadableFile(atPath: url.path) else { throw CannotRead.error(url, named: name) }
             try reader.read(InputFile(url: url, relativePath: name), log: log) { record in
                 guard record.kind.name == kind else { return }
                 try body(Item(file: name, line: record.line, values: record.values))

@@ -10,13 +10,13 @@ import KilnReaders
 public enum BundlePatch {
     /// Makes, verifies and writes the patches from `old` to `new` into the folder `out`.
     /// - Parameter userFilled: the tables the app fills (the manifest's `userFilled`), which no patch touches.
-    /// - Returns: the update manifest written.
+    /// - Returns: the update manifest written, and why there is no changeset when there is none (`nil` otherwise).
     /// - Throws: `KilnError.validation` with one sentence when a file is not a Kiln bundle, when a patch is the wrong
     ///   answer (another bundle, a new schema version or schema, a patch over the limit: the app must download the
     ///   full bundle), or when a patch applied to a copy of OLD does not give NEW; `KilnError.usage` for an output
     ///   that may not be written; `KilnError.io` when a file cannot be read or written. Nothing is written then.
     public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default,
-                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> UpdateManifest {
+                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> (manifest: UpdateManifest, noChangeset: String?) {
         let files = [UpdateManifest.sqlFileName, UpdateManifest.changesetFileName, UpdateManifest.fileName].map { out.appendingPathComponent($0) }
         let protected = [OutputPath.Protected(old, "OLD"), OutputPath.Protected(new, "NEW")]
         try OutputPath.checkFolder(out, named: names.output, protected: protected)
@@ -50,6 +50,11 @@ public enum BundlePatch {
             // The changeset carries the full-text indexes' own pages, which a rebuilt index changes throughout: when
             // that makes it larger than the limit (or there is none), only the SQL patch is written.
             let writesChangeset = changeset.map { $0.count <= allowed } ?? false
+            // Why there is no changeset, when there is none: which tables lack a key, or how large it would be.
+            let keyless = after.tables.filter(\.key.isEmpty).map(\.name)
+            let noChangeset: String? = writesChangeset ? nil : keyless.isEmpty
+                ? "it would be \(changeset?.count ?? 0) bytes, more than the limit (\(allowed) bytes; it carries the full-text indexes' own rows)"
+                : "\(keyless.count == 1 ? "table" : "tables") \(keyless.joined(separator: ", ")) \(keyless.count == 1 ? "has" : "have") no primary key, and SQLite's session extension records only tables with one"
             let fromDigest = try ContentDigest.of(before.tables, in: database, schema: "main")
             let toDigest = try ContentDigest.of(after.tables, in: database, schema: "new")
             try verify(old: old, new: new, layout: after, label: "the SQL patch") { try PatchKind.sql.apply(Array(text), to: $0, layout: after) }
@@ -76,7 +81,7 @@ public enum BundlePatch {
                 try? FileManager.default.removeItem(at: files[1])
             }
             try AtomicFile.write(json, to: files[2])
-            return manifest
+            return (manifest, noChangeset)
         } catch let error as SQLiteError {
             if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
             throw KilnError.validation("no patch from \(old.relativePath) to \(new.relativePath): SQLite cannot read them (\(error.message))")

@@ -52,7 +52,7 @@ public enum PatchApplier {
         }
         try OutputPath.checkFile(bundle, named: names.output, protected: [.init(patch, "the patch"), .init(manifestURL, "the update manifest")])
         let bytes: [UInt8]
-        do { bytes = [UInt8](try Data(contentsOf: patch)) } catch { throw KilnError.io("cannot read \(patch.path): \(error.localizedDescription)") }
+        do { bytes = [UInt8](try Data(contentsOf: patch)) } catch { throw CannotRead.error(patch, error) }
         let described = UpdateManifest.PatchFile.describe(entry.file, kind, bytes)
         guard described.sha256 == entry.sha256 else {
             throw KilnError.validation("\(patch.relativePath) is not the patch \(manifestURL.relativePath) describes: its SHA-256 is \(described.sha256) (\(bytes.count) bytes), the manifest says \(entry.sha256) (\(entry.bytes) bytes); it is truncated or edited, download it again")

@@ -71,7 +71,7 @@ public struct UpdateManifest: Codable, Equatable, Sendable {
     /// - Throws: `KilnError.io` when it cannot be read; `KilnError.validation` when it is not an update manifest.
     public static func read(_ url: URL) throws -> UpdateManifest {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)") }
+        do { data = try Data(contentsOf: url) } catch { throw CannotRead.error(url, error) }
         guard let manifest = try? JSONDecoder().decode(UpdateManifest.self, from: data), manifest.format == "kiln-update-1" else {
             throw KilnError.validation("\(url.relativePath) is not a Kiln update manifest (kiln-update-1 JSON as kiln patch writes it)")
         }

@@ -167,7 +167,7 @@ public enum ManifestLoader {
     public static func load(_ path: String, allowedPaths: [URL] = [], resolvingInputs: Bool = true) throws -> CompiledPipeline {
         let file = try manifestURL(for: path)
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw KilnError.io("cannot read \(file.path)")
+            throw CannotRead.error(file)
         }
         var (manifest, locator) = try ManifestParser.parse(data, file: file)
         let displayName = file.path

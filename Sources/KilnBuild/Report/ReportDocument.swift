@@ -80,7 +80,7 @@ public struct ReportDocument: Decodable, Sendable {
         }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw KilnError.io("cannot read \(url.relativePath): \(error.localizedDescription)")
+            throw CannotRead.error(url, error)
         }
         do {
             return try JSONDecoder().decode(ReportDocument.self, from: data)

@@ -56,7 +56,7 @@ package enum FileDigest {
             }
             return (head, Pending(continuing: digest, from: handle, url: url))
         } catch {
-            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+            throw CannotRead.error(url, error)
         }
     }
 
@@ -64,7 +64,7 @@ package enum FileDigest {
         do {
             while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty { digest.update(chunk) }
         } catch {
-            throw KilnError.io("cannot read \(url.path): \(error.localizedDescription)")
+            throw CannotRead.error(url, error)
         }
         return digest.hexDigest()
     }

@@ -53,7 +53,7 @@ public struct FilesReader: ConfigurableReader {
         } catch let error as KilnError {
             throw error
         } catch {
-            throw KilnError.io("cannot read \(input.relativePath): \(error.localizedDescription)")
+            throw CannotRead.error(input.url, named: input.relativePath, error)
         }
         let digest = SHA256Digest()
         digest.update(bytes[...])

@@ -60,7 +60,7 @@ package enum HTMLPage {
 
     /// The page's bytes, or `nil` (reported) when it is over the size limit.
     private static func read(_ input: InputFile, maxPageBytes: Int, log: DiagnosticLog) throws -> [UInt8]? {
-        let cannotRead = KilnError.io("cannot read the HTML page \(input.url.path)")
+        let cannotRead = CannotRead.error(input.url, named: input.relativePath)
         func tooLarge(_ size: Int) -> Bool {
             guard size > maxPageBytes else { return false }
             log.report(.htmlTooLarge, "the page is \(size) bytes, over the limit of \(maxPageBytes) bytes per page "
