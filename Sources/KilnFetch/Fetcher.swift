@@ -62,6 +62,14 @@ public enum Fetcher {
             let robots = plan.settings.robots == .obey ? Dictionary(uniqueKeysWithValues: origins.map { ($0 + "/robots.txt", 0) }) : [:]
             return FetchReport(results: sorted(results), robots: robots, dryRun: true)
         }
+        // Every folder a file goes to, made once here rather than by each request.
+        for folder in Set(plan.jobs.map { plan.directory.appendingPathComponent($0.file).deletingLastPathComponent().path }).sorted() {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KilnError.io("cannot create the folder \(folder): \(error.localizedDescription)")
+            }
+        }
         let queue = HostQueue(jobs: plan.jobs, settings: plan.settings)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
         let origins = Set(plan.jobs.map(\.origin)).count

@@ -38,15 +38,11 @@ struct URLFetch {
         var url = requested
         var redirects = 0
         var firstAddressPublic: Bool?
+        // The folders were made before the workers started (`Fetcher`).
         let temporary = KilnFileNames.temporary(for: destination)
-        do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            return .finished(failing(result, reason: "cannot create the folder of \(job.file): \(error.localizedDescription)"), nil)
-        }
         TemporaryFiles.shared.register(temporary)
         defer {
-            try? FileManager.default.removeItem(at: temporary)
+            FileCalls.unlink(temporary.path)
             TemporaryFiles.shared.unregister(temporary)
         }
         while true {
@@ -256,10 +252,9 @@ final class BodyFile {
 
     init(_ url: URL) throws {
         FileCalls.unlink(url.path)
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw KilnError.io("cannot create \(url.path)")
-        }
-        handle = try FileHandle(forWritingTo: url)
+        let descriptor = FileCalls.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+        guard descriptor >= 0 else { throw KilnError.io("cannot create \(url.path): \(SystemError.lastMessage)") }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// Writes `chunk`; false once a write failed.

@@ -261,6 +261,12 @@ final class FetchCommandTests: CLITestCase {
         let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/ft.report.json"))) as? [String: Any])
         let findings = try XCTUnwrap(report["diagnostics"] as? [[String: Any]])
         XCTAssertEqual(Set(findings.compactMap { $0["url"] as? String }), [url])
+        // The HTML report links each fetched file's finding and input row to its URL, with status, capture and rows.
+        XCTAssertEqual(try kiln("report", "out/ft.report.json").status, 0)
+        let html = try String(contentsOf: file("out/ft.report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("<a class=\"place url\" href=\"\(url)\" rel=\"noreferrer\">"), html)
+        XCTAssertTrue(html.contains("<th>fetched from</th><th>status</th><th>captured</th>"), html)
+        XCTAssertTrue(html.contains("<td><a class=\"url\" href=\"\(site.url("/stops.txt"))\" rel=\"noreferrer\"><code>\(site.url("/stops.txt"))</code></a></td><td class=\"n\">200</td>"), html)
         let junit = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--format", "junit")
         XCTAssertTrue(junit.stdout.contains("(fetched from \(url))"), junit.stdout)
         // A captured file that is gone is an error; a file no capture lists is said once per source.
@@ -292,6 +298,29 @@ final class FetchCommandTests: CLITestCase {
             expected += "\(code)|\(site.url(path))|\(capture["capturedAt"] as? String ?? "")\n"
         }
         XCTAssertEqual(rows, expected)
+    }
+
+    func testAPageThatGaveRowsAndGivesNoneFailsTheBuildUntilItGivesRowsAgain() throws {
+        try pipeline(pagesFetch: ", minSizeShare: \"0%\"")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "out/ft.sqlite").status, 0)
+        let before = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: file("out/ft.report.json"))) as? [String: Any])?["fetched"] as? [String: [String: Any]])
+        XCTAssertEqual(before["site/pages/p2.txt"]?["rows"] as? Int, 1)
+        let firstCapture = try XCTUnwrap(before["site/pages/p2.txt"]?["capturedAt"] as? String)
+        // The site's new layout: the page is there, whole and of the right type, but holds nothing the source reads.
+        Thread.sleep(forTimeInterval: 1.1)
+        try site.serve("pages/p2.txt", "\n")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        let url = site.url("/pages/p2.txt")
+        for attempt in 1...2 {
+            let run = try kiln("build", "pipe", "--out", "out/ft.sqlite", "--format", "github")
+            XCTAssertEqual(run.status, 1, "attempt \(attempt): \(run.stdout)")
+            XCTAssertTrue(run.stdout.contains("::error file=pipe/site/pages/p2.txt,title=fetch.no-rows::\(url) gave 1 rows in the last build (bytes captured \(firstCapture)) and none now"), run.stdout)
+        }
+        // The page gives rows again: the build passes.
+        try site.serve("pages/p2.txt", "Κορίνθου 2;0102;21.72;38.22\n")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "out/ft.sqlite").status, 0)
     }
 
     func testTheBuildAfterAFetchNeedsNoNetwork() throws {

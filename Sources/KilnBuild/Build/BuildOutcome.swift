@@ -50,6 +50,9 @@ public struct BuildOutcome: Sendable {
     public var reusedRules = 0
     /// True when nothing changed since the last build: the bundle and report in place were left as they were.
     public var reusedBundle = false
+    /// The rows each fetched file gave in the last bundle built, by file (`FetchedInputs`): this build's when it wrote
+    /// a bundle, else the last report's.
+    package var fetchedYields: [String: FetchedInputs.Yield] = [:]
 }
 
 /// How many of a source's files had their rows and findings taken from the build cache, of how many files.

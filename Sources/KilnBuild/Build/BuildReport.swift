@@ -91,6 +91,10 @@ public struct BuildReport: Encodable {
     /// How many rules had their findings replayed from the build cache instead of being checked (absent when none).
     package var reusedRules: Int?
 
+    /// The URL, capture time and rows of each fetched file in the last bundle built (absent when nothing was fetched):
+    /// the next build's layout check compares with it (`fetch.no-rows`).
+    package var fetched: [String: FetchedInputs.Yield]?
+
     /// Per table, what changed since the baseline, when the build compared with one (absent otherwise).
     package var baseline: [TableChange]?
 
@@ -132,6 +136,7 @@ public struct BuildReport: Encodable {
         reusedIndexes = outcome.reusedIndexes.isEmpty ? nil : outcome.reusedIndexes
         reusedTables = outcome.reusedTables.isEmpty ? nil : outcome.reusedTables
         reusedRules = outcome.reusedRules == 0 ? nil : outcome.reusedRules
+        fetched = outcome.fetchedYields.isEmpty ? nil : outcome.fetchedYields
         baseline = outcome.comparison?.tables.map {
             TableChange(name: $0.name, oldRows: $0.oldRows, newRows: $0.newRows, added: $0.added, removed: $0.removed, changed: $0.changed)
         }

@@ -15,6 +15,10 @@ final class BuildRun {
     private let manifest: Manifest
     private let output: URL
     private let reportURL: URL
+    /// The rows each fetched file gave (`FetchedInputs.yields`), for the report.
+    private var fetchedYields: [String: FetchedInputs.Yield] = [:]
+    /// What the last build's report recorded of them: the yields of the last bundle built.
+    private var previousYields: [String: FetchedInputs.Yield] = [:]
     /// The bundle's folder.
     let folder: URL
     private let files: BuildFiles
@@ -177,8 +181,12 @@ final class BuildRun {
         for (position, source) in pipeline.sources.enumerated() {
             try stageSource(source, at: position, in: staging, digests: digests)
         }
-        // Fetched files are checked against their captures now that every input's digest is known.
+        // Fetched files are checked against their captures now that every input's digest is known, and a fetched page
+        // that gave rows in the last build and none now is said (its report, about to be replaced, says what it gave).
         FetchedInputs.check(pipeline, digests: inputs, log: log)
+        fetchedYields = try FetchedInputs.yields(pipeline, database: staging.database)
+        previousYields = FetchedInputs.previousYields(in: reportURL)
+        FetchedInputs.checkLayout(fetchedYields, previous: previousYields, log: log)
         // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
         ProcessHeap.releaseFreeMemory()
         // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
@@ -374,6 +382,9 @@ final class BuildRun {
         outcome.reusedTables = prefixCache?.reused ?? []
         outcome.reusedRules = ruleCache?.reused ?? 0
         outcome.describe(pipeline, inputSizes: inputSizes)
+        // A build that writes no bundle passes on the yields of the last bundle built, so that the next build is
+        // compared with that bundle, not with the failed attempt.
+        outcome.fetchedYields = outcome.built || previousYields.isEmpty ? fetchedYields : previousYields
         return outcome
     }
 

@@ -49,4 +49,54 @@ package enum FetchedInputs {
             return traced
         }
     }
+
+    /// What the build found of one fetched file, as its report records it for the next build's layout check.
+    package struct Yield: Codable, Sendable, Equatable {
+        package var url: String
+        package var capturedAt: String
+        /// The status of the response whose body the file is.
+        package var status: Int?
+        package var rows: Int
+    }
+
+    /// The rows each fetched file gave in `database` (the staging database: every staged row keeps its `_file`), by
+    /// file; empty when nothing was fetched.
+    package static func yields(_ pipeline: CompiledPipeline, database: Database) throws -> [String: Yield] {
+        let byFile = pipeline.captures.byFile
+        guard !byFile.isEmpty else { return [:] }
+        var rows: [String: Int] = [:]
+        let tables = Set(pipeline.sources.filter { $0.spec.fetch != nil }.flatMap { $0.targets.map(\.table.name) })
+        for table in tables.sorted() {
+            for row in try database.rows("SELECT _file, count(*) FROM \(quoteIdentifier(table)) GROUP BY _file") {
+                guard let file = row.values.first?.textValue, byFile[file] != nil else { continue }
+                rows[file, default: 0] += Int(row.values.last?.number ?? 0)
+            }
+        }
+        var yields: [String: Yield] = [:]
+        for source in pipeline.sources where source.spec.fetch != nil {
+            for file in source.files {
+                guard let capture = byFile[file.relativePath] else { continue }
+                yields[file.relativePath] = Yield(url: capture.url, capturedAt: capture.capturedAt, status: capture.status,
+                                                   rows: rows[file.relativePath] ?? 0)
+            }
+        }
+        return yields
+    }
+
+    /// The yields the last build's report at `report` recorded (none when there is no such report, or it has none).
+    package static func previousYields(in report: URL) -> [String: Yield] {
+        struct Recorded: Decodable { var fetched: [String: Yield]? }
+        guard let data = FileManager.default.contents(atPath: report.path) else { return [:] }
+        return (try? JSONDecoder().decode(Recorded.self, from: data))?.fetched ?? [:]
+    }
+
+    /// A site's new layout, caught before it ships: a fetched page that gave rows in the last build and gives none
+    /// now is a `fetch.no-rows` finding naming its URL and both capture times.
+    package static func checkLayout(_ yields: [String: Yield], previous: [String: Yield], log: DiagnosticLog) {
+        for (file, now) in yields.sorted(by: { $0.key < $1.key }) where now.rows == 0 {
+            guard let before = previous[file], before.rows > 0 else { continue }
+            log.report(.fetchNoRows, "\(now.url) gave \(before.rows) rows in the last build (bytes captured \(before.capturedAt)) and none now (bytes captured \(now.capturedAt)): has the site's layout changed?",
+                       at: Provenance(file: file, url: now.url))
+        }
+    }
 }

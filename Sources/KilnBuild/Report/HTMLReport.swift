@@ -102,11 +102,21 @@ public struct HTMLReport {
         html += "<section id=\"inputs\"><h2>Inputs</h2><p class=\"note\">\(report.inputs.count) input file\(report.inputs.count == 1 ? "" : "s") read"
             + (report.inputSizes == nil ? " (this report does not record their sizes)" : "") + ".</p>"
         guard !report.inputs.isEmpty else { return html + "</section>\n" }
-        html += "<div class=\"scroll\"><table><thead><tr><th>file</th><th class=\"n\">bytes</th><th>SHA-256</th></tr></thead><tbody>"
+        // Fetched files also say where they came from: the URL, the status and capture time, and the rows they gave.
+        let fetched = report.fetched ?? [:]
+        let fetchedHeadings = fetched.isEmpty ? "" : "<th>fetched from</th><th>status</th><th>captured</th><th class=\"n\">rows</th>"
+        html += "<div class=\"scroll\"><table><thead><tr><th>file</th><th class=\"n\">bytes</th><th>SHA-256</th>\(fetchedHeadings)</tr></thead><tbody>"
         for path in report.inputs.keys.sorted() {
             let size = report.inputSizes?[path]
+            var cells = ""
+            if !fetched.isEmpty {
+                cells = fetched[path].map { file in
+                    "<td>\(HTMLReport.link(file.url, class: "url"))</td><td class=\"n\">\(file.status.map(String.init) ?? "")</td>"
+                        + "<td><code>\(HTML.escape(file.capturedAt))</code></td><td class=\"n\">\(file.rows)</td>"
+                } ?? String(repeating: "<td></td>", count: 4)
+            }
             html += "<tr data-input=\"\(HTML.escape(path))\" data-size=\"\(size.map(String.init) ?? "")\"><td><code>\(HTML.escape(path))</code></td>"
-                + "<td class=\"n\">\(size.map(HTMLReport.bytes) ?? "")</td><td><code class=\"digest\">\(HTML.escape(report.inputs[path]!))</code></td></tr>"
+                + "<td class=\"n\">\(size.map(HTMLReport.bytes) ?? "")</td><td><code class=\"digest\">\(HTML.escape(report.inputs[path]!))</code></td>\(cells)</tr>"
         }
         return html + "</tbody></table></div></section>\n"
     }
@@ -216,13 +226,22 @@ public struct HTMLReport {
         return html + "</tbody></table></div></section>\n"
     }
 
+    /// `url` as a link when it is an http or https URL (a report is data: no other scheme becomes a link), else as text.
+    private static func link(_ url: String, class name: String) -> String {
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return "<code class=\"\(name)\">\(HTML.escape(url))</code>" }
+        return "<a class=\"\(name)\" href=\"\(HTML.escape(url))\" rel=\"noreferrer\"><code>\(HTML.escape(url))</code></a>"
+    }
+
     /// `file:line`, linked to the file in the pipeline folder when it is known.
     private func place(_ item: ReportDocument.Finding, location: URL) -> String {
         guard let file = item.file else { return "" }
         let text = HTML.escape(file + (item.line.map { ":\($0)" } ?? ""))
-        guard let pipelineFolder else { return "<span class=\"place\">\(text)</span> " }
+        // A fetched file's finding also links the URL its bytes came from.
+        let source = item.url.map { " " + HTMLReport.link($0, class: "place url") } ?? ""
+        guard let pipelineFolder else { return "<span class=\"place\">\(text)</span>\(source) " }
         let href = HTML.relativePath(from: location, to: pipelineFolder.appendingPathComponent(file))
-        return "<a class=\"place\" href=\"\(HTML.escape(href))\">\(text)</a> "
+        return "<a class=\"place\" href=\"\(HTML.escape(href))\">\(text)</a>\(source) "
     }
 
     /// The page's only script: pages each code's examples (`pageSize` at a time) and filters them all by the text in

@@ -35,6 +35,16 @@ public struct ReportDocument: Decodable, Sendable {
         public var message: String
         public var file: String?
         public var line: Int?
+        /// The URL the file was fetched from (reports of builds without fetched files have none).
+        public var url: String?
+    }
+
+    /// A fetched file as the report records it: where it came from, when, with what status, and the rows it gave.
+    public struct FetchedFile: Decodable, Sendable {
+        public var url: String
+        public var capturedAt: String
+        public var status: Int?
+        public var rows: Int
     }
 
     /// Per table, the comparison with a baseline.
@@ -59,6 +69,8 @@ public struct ReportDocument: Decodable, Sendable {
     public var summary: [String: Int]
     public var inputs: [String: String]
     public var inputSizes: [String: Int]?
+    /// The fetched files by path (reports of builds without fetched files have none).
+    public var fetched: [String: FetchedFile]?
     /// What each code among the findings means.
     public var codes: [String: String]?
     public var diagnostics: [Finding]
