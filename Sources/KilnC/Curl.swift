@@ -114,10 +114,11 @@ public final class HTTPClient {
         errorBuffer.deallocate()
     }
 
-    /// Sends `request` and hands each chunk of a 2xx body to `receive` (decoded when `request.decode`); the body of any
-    /// other status is read and dropped. `receive` returns false to stop the transfer.
+    /// Sends `request` and hands each chunk of a 2xx body to `receive` with the status (decoded when
+    /// `request.decode`); the body of any other status is read and dropped. `receive` returns false to stop the
+    /// transfer.
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
-    public func get(_ request: HTTPRequest, receive: (Data) -> Bool) throws -> HTTPResponse {
+    public func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         return try withoutActuallyEscaping(receive) { receive in
@@ -218,14 +219,14 @@ public final class HTTPClient {
 /// What libcurl's callbacks share during one transfer.
 private final class TransferState {
     let request: HTTPRequest
-    let receive: (Data) -> Bool
+    let receive: (Int, Data) -> Bool
     var handle: UnsafeMutableRawPointer?
     var headers: [HTTPHeader] = []
     var statusLine = ""
     var decoded: Int64 = 0
     var stop: HTTPTransferError?
 
-    init(request: HTTPRequest, receive: @escaping (Data) -> Bool) {
+    init(request: HTTPRequest, receive: @escaping (Int, Data) -> Bool) {
         self.request = request
         self.receive = receive
     }
@@ -246,8 +247,9 @@ private func transferBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
         state.stop = HTTPTransferError(kind: .tooLarge, message: "the body is larger than \(state.request.maxDecodedBytes) bytes once decoded")
         return 0
     }
-    guard (200..<300).contains(state.status), length > 0, let bytes else { return length }
-    guard state.receive(Data(bytes: bytes, count: length)) else {
+    let status = state.status
+    guard (200..<300).contains(status), length > 0, let bytes else { return length }
+    guard state.receive(status, Data(bytes: bytes, count: length)) else {
         state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: "the body could not be stored")
         return 0
     }

@@ -60,3 +60,50 @@ public enum MD5Digest {
         return Hexadecimal.text(of: Array(digest.prefix(Int(length))))
     }
 }
+
+/// The digests a published checksum file may use (`sha1sums.txt`, `md5sums.txt`, `SHA256SUMS`).
+public enum ChecksumAlgorithm: String, Sendable, CaseIterable, Codable {
+    case md5, sha1, sha256
+
+    /// The length of its hexadecimal digest.
+    public var hexLength: Int {
+        switch self {
+        case .md5: return 32
+        case .sha1: return 40
+        case .sha256: return 64
+        }
+    }
+}
+
+/// An incremental digest of any `ChecksumAlgorithm` (OpenSSL's EVP interface), for checking a download against its
+/// published checksum. Not `Sendable`: it holds digest state.
+public final class ChecksumDigest {
+    private let context: OpaquePointer
+
+    /// Starts an empty digest of `algorithm`.
+    public init(_ algorithm: ChecksumAlgorithm) {
+        context = EVP_MD_CTX_new()
+        let method: OpaquePointer?
+        switch algorithm {
+        case .md5: method = EVP_md5()
+        case .sha1: method = EVP_sha1()
+        case .sha256: method = EVP_sha256()
+        }
+        EVP_DigestInit_ex(context, method, nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `data` to the digest, without copying it.
+    public func update(_ data: Data) {
+        data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+    }
+
+    /// The digest of everything added, as lowercase hexadecimal.
+    public func hexDigest() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(context, &digest, &length)
+        return Hexadecimal.text(of: Array(digest.prefix(Int(length))))
+    }
+}

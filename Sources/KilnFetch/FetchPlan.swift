@@ -16,6 +16,8 @@ public struct FetchJob: Sendable, Equatable {
     public var contentTypes: [String]
     /// The scheme, host and port the request goes to (`FetchURL.origin`).
     public var origin: String
+    /// The checksum file published beside the download, when the source names one.
+    public var checksum: PublishedChecksum? = nil
 }
 
 /// What `kiln fetch` will fetch for a manifest: every URL of every fetching source (or of those `--only` names), in
@@ -57,7 +59,8 @@ public struct FetchPlan: Sendable {
             let fetch = source.fetch!
             return FetchFileName.files(for: fetch, path: source.path).map { url, file in
                 FetchJob(source: source.name, url: url, file: file, settings: fetch.settings(manifest.fetch),
-                         contentTypes: fetch.contentTypes ?? FetchSettings.mediaTypes(for: source.format), origin: FetchURL.origin(url) ?? url)
+                         contentTypes: fetch.contentTypes ?? FetchSettings.mediaTypes(for: source.format), origin: FetchURL.origin(url) ?? url,
+                         checksum: fetch.checksum)
             }
         }
     }

@@ -87,7 +87,7 @@ public enum Fetcher {
                         queue.learned(rules, for: origin)
                         queue.ended(origin)
                     case .job(let job, let attempt):
-                        let fetch = URLFetch(job: job, requested: options.requested(job.url), attempt: attempt, directory: directory,
+                        let fetch = URLFetch(job: job, requested: options.requested(job.url), mirrored: { options.requested($0) }, attempt: attempt, directory: directory,
                                              capture: state.capture(of: job), queue: queue, client: client)
                         switch fetch.run() {
                         case .finished(let result, let capture):

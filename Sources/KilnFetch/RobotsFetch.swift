@@ -17,7 +17,7 @@ enum RobotsFetch {
             request.maxDecodedBytes = Int64(RobotsRules.maximumBytes) * 4
             let response: HTTPResponse
             do {
-                response = try client.get(request) { chunk in
+                response = try client.get(request) { _, chunk in
                     body.append(chunk.prefix(max(0, RobotsRules.maximumBytes - body.count)))
                     return body.count < RobotsRules.maximumBytes
                 }

@@ -21,19 +21,22 @@ struct URLFetch {
     let job: FetchJob
     /// The URL requested for `job.url` (a mirror's, `FetchOptions.mirrors`).
     let requested: String
+    /// Any URL as it is requested (the mirrors applied).
+    let mirrored: @Sendable (String) -> String
     let attempt: Int
     let directory: URL
     let capture: CaptureRecord.Capture?
     let queue: HostQueue
     let client: HTTPClient
 
-    private var destination: URL { directory.appendingPathComponent(job.file) }
+    var destination: URL { directory.appendingPathComponent(job.file) }
 
     /// Runs the attempt.
     func run() -> Ending {
         var result = URLResult(source: job.source, url: job.url, file: job.file, outcome: .failed)
         let saved = URLFetch.savedCopy(for: capture, in: directory, file: job.file)
         result.keptPrevious = saved.exists
+        if let checksum = job.checksum { return download(checking: checksum, saved: saved, result: result) }
         let settings = job.settings
         var url = requested
         var redirects = 0
@@ -58,7 +61,7 @@ struct URLFetch {
             }
             let response: HTTPResponse
             do {
-                response = try client.get(request) { body.append($0) }
+                response = try client.get(request) { body.append($1) }
                 body.close()
             } catch let error as HTTPTransferError {
                 body.close()
@@ -146,7 +149,7 @@ struct URLFetch {
         return .finished(done, newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL))
     }
 
-    private func newCapture(response: HTTPResponse, digest: String, bytes: Int64, finalURL: String) -> CaptureRecord.Capture {
+    func newCapture(response: HTTPResponse, digest: String, bytes: Int64, finalURL: String) -> CaptureRecord.Capture {
         let now = CaptureRecord.timestamp(Date())
         var entry = CaptureRecord.Capture(source: job.source, url: job.url, file: job.file, status: response.status, sha256: digest,
                                           bytes: Int(bytes), capturedAt: now, verifiedAt: now)
@@ -158,7 +161,7 @@ struct URLFetch {
     }
 
     /// The capture `capture` confirmed now, with the validators the response sent (a 304 may send new ones).
-    private func updated(_ capture: CaptureRecord.Capture, response: HTTPResponse) -> CaptureRecord.Capture {
+    func updated(_ capture: CaptureRecord.Capture, response: HTTPResponse) -> CaptureRecord.Capture {
         var entry = capture
         entry.verifiedAt = CaptureRecord.timestamp(Date())
         if let etag = response.header("ETag") { entry.etag = etag }
@@ -166,21 +169,21 @@ struct URLFetch {
         return entry
     }
 
-    private func unchanged(_ result: URLResult, response: HTTPResponse) -> URLResult {
+    func unchanged(_ result: URLResult, response: HTTPResponse) -> URLResult {
         var done = result
         done.outcome = .unchanged
         done.keptPrevious = false
         return done
     }
 
-    private func failing(_ result: URLResult, reason: String) -> URLResult {
+    func failing(_ result: URLResult, reason: String) -> URLResult {
         var failed = result
         failed.outcome = .failed
         failed.reason = reason
         return failed
     }
 
-    private func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {
+    func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {
         guard attempt <= job.settings.retries else {
             let tries = attempt == 1 ? "" : " (after \(attempt) attempts)"
             return .finished(failing(result, reason: reason + tries), nil)

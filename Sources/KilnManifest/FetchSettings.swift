@@ -57,6 +57,9 @@ public struct SourceFetch: Sendable, Equatable {
     /// The media types a response may have (`text/html`, `application/xml`, …; `*` after a slash matches any subtype);
     /// `nil`: those that fit the source's format (`FetchSettings.mediaTypes(for:)`).
     public var contentTypes: [String]?
+    /// For a large download (`url` only): the checksum file its publisher puts beside it. The download resumes with
+    /// `Range` after a broken transfer and replaces the saved file only once its digest matches.
+    public var checksum: PublishedChecksum?
 
     /// The settings for this source's requests: the manifest's, with this source's overrides.
     public func settings(_ defaults: FetchSettings) -> FetchSettings {
@@ -138,7 +141,7 @@ extension FetchSettings: Decodable {
 }
 
 extension SourceFetch: Decodable {
-    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, retries, timeout, maxBytes, minSizeShare, contentTypes }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, retries, timeout, maxBytes, minSizeShare, contentTypes, checksum }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
@@ -173,6 +176,45 @@ extension SourceFetch: Decodable {
         maxBytes = try c.decodeIfPresent(ByteSize.self, forKey: .maxBytes)
         minSizeShare = try c.share(.minSizeShare)
         contentTypes = try c.decodeIfPresent([String].self, forKey: .contentTypes)
+        checksum = try c.decodeIfPresent(PublishedChecksum.self, forKey: .checksum)
+        if checksum != nil, !single {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.checksum], debugDescription: "a checksum goes with one url (a dump), not with urls"))
+        }
+    }
+}
+
+/// A checksum file published beside a download (`{ url: "https://…/sha1sums.txt", algorithm: "sha1" }`): lines of
+/// `DIGEST  FILENAME`, as `sha1sum` writes them; the line whose file name is the download's last path segment (or the
+/// only line) is its digest.
+public struct PublishedChecksum: Sendable, Equatable, Decodable {
+    /// Where the checksum file is.
+    public var url: String
+    /// The digest it lists.
+    public var algorithm: ChecksumAlgorithm
+
+    package enum CodingKeys: String, CodingKey, CaseIterable { case url, algorithm }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        if let problem = FetchURL.problem(url) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.url], debugDescription: problem))
+        }
+        algorithm = try c.decode(ChecksumAlgorithm.self, forKey: .algorithm)
+    }
+
+    /// The digest `text` (a checksum file) lists for the file named `name`, in lower case; `nil` when it lists none.
+    public func digest(in text: String, for name: String) -> String? {
+        var entries: [(digest: String, file: String)] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            let parts = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let first = parts.first, first.count == algorithm.hexLength, first.allSatisfy(\.isHexDigit) else { continue }
+            // `sha1sum` marks a binary file's name with `*`.
+            let file = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces).drop { $0 == "*" } : ""
+            entries.append((first.lowercased(), String(file)))
+        }
+        if let entry = entries.first(where: { $0.file == name || $0.file.hasSuffix("/" + name) }) { return entry.digest }
+        return entries.count == 1 ? entries[0].digest : nil
     }
 }
 

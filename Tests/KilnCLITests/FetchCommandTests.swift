@@ -323,6 +323,56 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "pipe", "--out", "out/ft.sqlite").status, 0)
     }
 
+    func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try site.serve("dumps/stops-dump.txt", lines)
+        let digest = { (path: String) throws -> String in
+            try self.program("/usr/bin/sha1sum", [self.site.root.appendingPathComponent(path).path]).stdout.split(separator: " ").first.map(String.init) ?? ""
+        }
+        try site.serve("dumps/sha1sums.txt", "\(String(repeating: "0", count: 40))  other-dump.txt\n\(try digest("dumps/stops-dump.txt"))  stops-dump.txt\n")
+        let folder = try writePipeline("dump", manifest: """
+            { bundle: "dump", schemaVersion: 1, fetch: { delay: 0, retries: 0 },
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }], primaryKey: ["code"] }],
+              sources: [{ name: "dump", format: "delimited", path: "data/stops-dump.txt",
+                          fetch: { url: "\(site.url("/dumps/stops-dump.txt"))",
+                                   checksum: { url: "\(site.url("/dumps/sha1sums.txt"))", algorithm: "sha1" } },
+                          options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } }] }
+            """)
+        let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
+        // A transfer cut at 40 %: nothing replaces the (absent) file, and what arrived is kept to resume.
+        try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
+        let broken = try kiln("fetch", "dump")
+        XCTAssertEqual(broken.status, 1, broken.stdout)
+        XCTAssertTrue(broken.stdout.contains("bytes kept to resume"), broken.stdout)
+        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
+        XCTAssertGreaterThan(kept, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: saved.path))
+        // The next fetch asks for the rest only, and keeps the whole once its SHA-1 is the published one.
+        try site.route([:])
+        try site.clearLog()
+        let resumed = try kiln("fetch", "dump")
+        XCTAssertEqual(resumed.status, 0, resumed.stdout)
+        XCTAssertEqual(try site.requests().first { $0.path == "/dumps/stops-dump.txt" }?.headers["Range"], "bytes=\(kept)-")
+        XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
+        XCTAssertEqual(try record(folder).first?["status"] as? Int, 206)
+        // Nothing changed: the checksum file says so, and the dump is not requested.
+        try site.clearLog()
+        let again = try kiln("fetch", "dump")
+        XCTAssertTrue(again.stdout.hasPrefix("fetched 0, unchanged 1"), again.stdout)
+        XCTAssertEqual(try site.requests().map(\.path), ["/robots.txt", "/dumps/sha1sums.txt"])
+        // A new dump that does not match its published checksum is not kept; the earlier copy stays.
+        try site.serve("dumps/stops-dump.txt", lines + "Νέα;99999;0;0\n")
+        let published = String(repeating: "1", count: 40)
+        try site.serve("dumps/sha1sums.txt", "\(published)  stops-dump.txt\n")
+        let wrong = try kiln("fetch", "dump")
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertTrue(wrong.stdout.contains("the download's sha1 is \(try digest("dumps/stops-dump.txt")), not the \(published) that \(site.url("/dumps/sha1sums.txt")) publishes: it is not kept; the earlier copy of data/stops-dump.txt is kept [fetch.kept]"), wrong.stdout)
+        XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
+        XCTAssertEqual(try kiln("build", "dump", "--out", "out/dump.sqlite").status, 0)
+    }
+
     func testTheBuildAfterAFetchNeedsNoNetwork() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { throw XCTSkip("unshare -n needs root") }
         try pipeline()
