@@ -107,21 +107,12 @@ public struct CaptureRecord: Codable, Sendable, Equatable {
 
     /// `date` as the record writes times: ISO 8601 in UTC, to the second (`2026-12-07T06:50:49Z`).
     public static func timestamp(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let second = seconds - days * 86_400
-        // Days since 1970-01-01 to a civil date (the proleptic Gregorian calendar).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
+        // Seconds since 1970 as a civil date and time, by the calendar arithmetic the iCalendar wrapper already has.
+        // To the millisecond first, then the second, as ISO8601DateFormatter writes it.
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let time = ICalTime(nominalSeconds: Int((milliseconds / 1000).rounded(.down)))
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(time.year)-\(two(time.month))-\(two(time.day))T\(two(time.hour)):\(two(time.minute)):\(two(time.second))Z"
     }
 }
 
