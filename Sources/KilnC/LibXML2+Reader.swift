@@ -112,6 +112,9 @@ public final class XMLStreamReader {
         return XMLElementCursor(node: node, evaluator: evaluator)
     }
 
+    /// The line of the element that just started, as the tree gives it (0 when there is none).
+    public var elementLine: Int { xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0 }
+
     /// The value of the attribute `localName` (in `namespace` when given) of the element that just started, without
     /// expanding it; `nil` when the element has no such attribute.
     public func attribute(_ localName: String, namespace: String? = nil) -> String? {
@@ -259,6 +262,23 @@ public final class XMLElementCursor {
 
     /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
     public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
+
+    /// Replays the elements inside this one in document order, as an `XMLEventParser` reports them (`start` with
+    /// a tag that has no attributes, `end`), without their text.
+    package func replayElements(start: (XMLStartTag) -> Void, end: () -> Void) {
+        func walk(_ parent: UnsafeMutablePointer<xmlNode>) {
+            var child = parent.pointee.children
+            while let node = child {
+                if node.pointee.type == XML_ELEMENT_NODE {
+                    start(XMLStartTag(treeElement: node))
+                    walk(node)
+                    end()
+                }
+                child = node.pointee.next
+            }
+        }
+        walk(node)
+    }
 
     /// The element's local name (`Track` for `gx:Track`).
     public var localName: String { LibXML2.string(node.pointee.name) ?? "" }

@@ -64,6 +64,9 @@ extension DiagnosticCode {
     public static let xmlMalformed = DiagnosticCode("xml.malformed", .error, "Malformed XML; the rest of the file is not read (complete records before it are kept).")
     public static let xmlWarning = DiagnosticCode("xml.warning", .warning, "A warning from libxml2 about an XML file.")
     public static let xmlEntity = DiagnosticCode("xml.entity", .error, "The document declares or uses entities, which Kiln never expands; the rest is not read.")
+    public static let xmlUnread = DiagnosticCode("xml.unread", .info, "An element of the records that no field of an xml source reads, named with its namespace URI; once per element and source.")
+    public static let xmlFieldUnmatched = DiagnosticCode("xml.field-unmatched", .info, "A field of an xml source that matched nothing in any record of a file: NULL in each.")
+    public static let xmlNamespaceMismatch = DiagnosticCode("xml.namespace-mismatch", .warning, "Elements a field or the record would read but for their namespace URI (another version of the vocabulary: GPX 1.0 for 1.1); not read, named with the URI found and the one declared.")
     public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
     public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon or MultiGeometry: it has no place on the map.")
@@ -205,7 +208,7 @@ extension DiagnosticCode {
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
-        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlFieldUnmatched, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
