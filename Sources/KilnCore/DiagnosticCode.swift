@@ -117,7 +117,7 @@ extension DiagnosticCode {
     public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field of the source reads; once per member and source.")
     public static let jsonLateContext = DiagnosticCode("json.late-context", .info, "A context member written after more records than the reader keeps waiting: the file was read a second time for them.")
     public static let jsonNoMemberName = DiagnosticCode("json.no-member-name", .error, "\"@key\" on records or context objects that are array elements, which have no member name.")
-    public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
+    public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object, in a source without a \".\" field (which reads each value there as a record); not read.")
     public static let jsonTooLong = DiagnosticCode("json.too-long", .error, "A JSON string or number longer than 16 MiB (the rest of the file is not read), or an object or array field whose JSON is longer (the field is NULL).")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")

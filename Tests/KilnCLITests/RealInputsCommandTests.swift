@@ -313,6 +313,24 @@ final class RealInputsCommandTests: CLITestCase {
         XCTAssertEqual(unread.filter { $0.contains(#""desc""#) }.count, 1, "once for the source, though both files have it")
     }
 
+    /// A Deutsche Bahn departure board whose departures list their stops in `"via": ["Paderborn", "Hamm(Westf)", …]`
+    /// (some empty): with a field "." each station is a record with its position and its departure's train number,
+    /// as Python's json lists them; no `json.not-object`.
+    func testArraysOfScalarsAreRecordsOfTheirOwnValue() throws {
+        let folder = try copy("Tests/Fixtures/real/json-db-departures-via", to: "p")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(try findings("p.report.json").contains { $0.contains("json.not-object") })
+        let oracle = try PythonOracle.lines(ofProgram: """
+            import json, sys
+            for departure in json.load(open(sys.argv[1], encoding="utf-8"))["departures"]:
+                for position, station in enumerate(departure["via"], 1): print(departure["trainNumber"], position, station, sep="|")
+            """, [folder.appendingPathComponent("departures.json").path])
+        XCTAssertEqual(oracle.count, 34)
+        XCTAssertEqual(try rows("p.sqlite", "SELECT train_number, position, station FROM departure_via").map { $0.joined(separator: "|") }.sorted(),
+                       oracle.sorted())
+    }
+
     /// OpenLayers' GeoJSON points with overlapping fields: `properties` and `geometry` whole, `properties/name`,
     /// `geometry/coordinates` (an array inside a captured object) and its elements. Every field of every record is
     /// what Python's json gives (the JSON values compared as structures, numbers by their text).
