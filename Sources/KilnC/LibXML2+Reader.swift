@@ -260,6 +260,26 @@ public final class XMLElementCursor {
         evaluator.nodes(expression, at: node).map { LibXML2.take(xmlNodeGetContent($0)) ?? "" }
     }
 
+    /// The markup inside the first node `expression` selects, as libxml2 writes it, when that node holds elements
+    /// (HTML given as child elements rather than as text or CDATA); nil when it holds none, or nothing is selected.
+    public func innerMarkup(_ expression: XPathExpression) -> String? {
+        guard let target = evaluator.nodes(expression, at: node).first else { return nil }
+        var child = target.pointee.children
+        var holdsElements = false
+        while let current = child, !holdsElements {
+            holdsElements = current.pointee.type == XML_ELEMENT_NODE
+            child = current.pointee.next
+        }
+        guard holdsElements, let buffer = xmlBufferCreate() else { return nil }
+        defer { xmlBufferFree(buffer) }
+        child = target.pointee.children
+        while let current = child {
+            xmlNodeDump(buffer, target.pointee.doc, current, 0, 0)
+            child = current.pointee.next
+        }
+        return LibXML2.string(xmlBufferContent(buffer)) ?? ""
+    }
+
     /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
     public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
 

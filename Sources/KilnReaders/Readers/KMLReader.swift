@@ -3,7 +3,7 @@ import KilnCore
 import KilnManifest
 
 /// Reads the placemarks of a KML file (a campus map's, a Google My Maps export): `name`, `description` (the HTML
-/// inside it rendered as plain text, one line per block), `id` (the placemark's attribute), `styleUrl`, `folder`
+/// inside it rendered as plain text, one line per block, whether written as CDATA, escaped text or child elements), `id` (the placemark's attribute), `styleUrl`, `folder`
 /// (the names of the enclosing folders, outermost first, joined by `folderSeparator`; none outside folders), its geometry —
 /// `geometryType` (`Point`, `LineString`, `Polygon`, `MultiGeometry`), `geometry` (the whole geometry as GeoJSON
 /// text) and a representative point in `longitude`, `latitude`, `altitude` (see `KMLGeometry`) — the
@@ -92,7 +92,9 @@ public struct KMLReader: ConfigurableReader {
                 var record = Record(kinds[0], line: placemark.line)
                 let label = placemark.string(name).map(TextFolding.collapseSpaces)
                 record["name"] = label
-                record["description"] = try placemark.string(description).map(plainText).flatMap { $0.isEmpty ? nil : $0 }
+                // HTML written as child elements renders as the same HTML in CDATA does: one line per block.
+                record["description"] = try (placemark.innerMarkup(description) ?? placemark.string(description)).map(plainText)
+                    .flatMap { $0.isEmpty ? nil : $0 }
                 record["id"] = placemark.string(identifier)
                 record["styleUrl"] = placemark.string(styleUrl).map(TextFolding.trim)
                 let path = folders.compactMap(\.name).filter { !$0.isEmpty }
