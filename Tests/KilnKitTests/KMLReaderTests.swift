@@ -35,7 +35,7 @@ final class KMLReaderTests: KilnTestCase {
 
     func testFieldNames() throws {
         XCTAssertEqual(try reader().fieldNames, ["name", "description", "longitude", "latitude", "altitude", "folder", "id", "styleUrl",
-                                                 "geometryType", "geometry", "_ordinal", "_position"])
+                                                 "geometryType", "geometry", "timestamps", "_ordinal", "_position"])
         XCTAssertEqual(try reader(["extendedData": .array([.string("capacity")])]).fieldNames.suffix(3), ["capacity", "_ordinal", "_position"])
         XCTAssertThrowsError(try reader(["extendedData": .array([.string("name")])])) { error in
             XCTAssertTrue("\(error)".contains("\"name\" is a built-in field"), "\(error)")
@@ -141,7 +141,7 @@ final class KMLReaderTests: KilnTestCase {
             """)
         let (records, log) = try read(reader(), text, name: "coordinates.kml")
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
-            "coordinates.kml:9: warning: placemark \"no point\": has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map [kml.geometry]",
+            "coordinates.kml:9: warning: placemark \"no point\": has no Point, LineString, Polygon, gx:Track or MultiGeometry with coordinates; it has no place on the map [kml.geometry]",
         ])
         let values = records.map { record in
             [2, 3, 4].map { record.values[$0] ?? "∅" }.joined(separator: " ")
