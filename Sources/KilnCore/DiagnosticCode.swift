@@ -71,6 +71,7 @@ extension DiagnosticCode {
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
     public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon, gx:Track or MultiGeometry (it has no place on the map), or a gx:Track whose when times do not pair with its positions (no timestamps).")
     public static let kmlUnsupportedGeometry = DiagnosticCode("kml.unsupported-geometry", .warning, "A geometry element the kml reader does not map (Model, a LinearRing outside a Polygon, a second geometry); its coordinates are left out.")
+    public static let kmlTrackData = DiagnosticCode("kml.track-data", .info, "What a gx:Track holds besides its positions and times (gx:angles, per-position ExtendedData arrays), which the kml reader does not read.")
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
     public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
@@ -209,7 +210,7 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlFieldUnmatched, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsZoneSpan, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,

@@ -38,7 +38,7 @@ package enum KMLGeometry {
 
     /// The XPath expressions that find a placemark's geometry, compiled once.
     package struct Selectors {
-        package let geometries, coordinates, outer, inner, when, trackCoordinates, tracks: XPathExpression
+        package let geometries, coordinates, outer, inner, when, trackCoordinates, tracks, trackExtras: XPathExpression
 
         package init() throws {
             let names = KMLGeometry.mapped.union(KMLGeometry.unmapped).sorted().map { "local-name()='\($0)'" }
@@ -49,6 +49,7 @@ package enum KMLGeometry {
             when = try XPathExpression("*[local-name()='when']")
             trackCoordinates = try XPathExpression("*[local-name()='coord']")
             tracks = try XPathExpression("*[local-name()='Track']")
+            trackExtras = try XPathExpression("*[local-name()='angles' or local-name()='ExtendedData']")
         }
     }
 
@@ -181,6 +182,11 @@ package enum KMLGeometry {
         } else {
             problems.append(Problem(code: .kmlGeometry, message: "its \(element.qualifiedName) has \(times.count) when and \(coords.count) gx:coord; "
                                         + "KML pairs them one to one, so its timestamps are left out", line: element.line))
+        }
+        let extra = element.strings(selectors.trackExtras).count
+        if extra > 0 {
+            problems.append(Problem(code: .kmlTrackData, message: "its \(element.qualifiedName)'s gx:angles and ExtendedData (\(extra) "
+                                        + "\(extra == 1 ? "element" : "elements")) are not read; its positions and times are", line: element.line))
         }
         shape.type = "Track"
         return shape
