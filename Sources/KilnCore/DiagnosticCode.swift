@@ -65,7 +65,6 @@ extension DiagnosticCode {
     public static let xmlWarning = DiagnosticCode("xml.warning", .warning, "A warning from libxml2 about an XML file.")
     public static let xmlEntity = DiagnosticCode("xml.entity", .error, "The document declares or uses entities, which Kiln never expands; the rest is not read.")
     public static let xmlUnread = DiagnosticCode("xml.unread", .info, "An element of the records that no field of an xml source reads, named with its namespace URI; once per element and source.")
-    public static let xmlFieldUnmatched = DiagnosticCode("xml.field-unmatched", .info, "A field of an xml source that matched nothing in any record of a file: NULL in each.")
     public static let xmlNamespaceMismatch = DiagnosticCode("xml.namespace-mismatch", .warning, "Elements a field or the record would read but for their namespace URI (another version of the vocabulary: GPX 1.0 for 1.1); not read, named with the URI found and the one declared.")
     public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
@@ -74,7 +73,7 @@ extension DiagnosticCode {
     public static let kmlTrackData = DiagnosticCode("kml.track-data", .info, "What a gx:Track holds besides its positions and times (gx:angles, per-position ExtendedData arrays), which the kml reader does not read.")
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
-    public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
+    public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page (html) or of a file read whole (xml): the column would be empty.")
     public static let columnUnfilled = DiagnosticCode("column.unfilled", .warning, "A table column that no source maps and no query selects: NULL in every row.")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
@@ -209,7 +208,7 @@ extension DiagnosticCode {
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
-        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlFieldUnmatched, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,

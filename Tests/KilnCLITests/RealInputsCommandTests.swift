@@ -304,7 +304,7 @@ final class RealInputsCommandTests: CLITestCase {
                 + #"but this file's records have it in "\#(found)" (the same vocabulary, another version), which no field reads: they are NULL here; "#
                 + "declare that URI (a source of its own for these files) to read them",
         ])
-        XCTAssertFalse(findings.contains { $0.contains("xml.field-unmatched") }, "the near miss says it: \(findings)")
+        XCTAssertFalse(findings.contains { $0.contains("source.field-unmatched") }, "the near miss says it: \(findings)")
         let unread = findings.filter { $0.contains("xml.unread") }
         XCTAssertTrue(unread.contains(#"GCGCA8.gpx:20: info: xml.unread: no field of source "caches" reads the element "cache" (namespace "\#(found)") of its records ("gpx:wpt"); "#
                                         + "reported once for the source, at its first file and line"), unread.joined(separator: "\n"))

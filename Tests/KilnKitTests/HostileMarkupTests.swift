@@ -223,7 +223,7 @@ final class HostileMarkupTests: HostileTestCase {
         // Really ISO-8859-7: no finding, and the text reads right.
         let legacy = try run(xml(), Array("<?xml version=\"1.0\" encoding=\"ISO-8859-7\"?>\n<r><rec>".utf8) + [0xC1, 0xEA, 0xF4, 0xDE] + Array("</rec></r>\n".utf8),
                              name: "legacy.xml")
-        XCTAssertEqual(legacy.findings, [#"legacy.xml: info: field "a" ("@a") matched nothing in the record of this file: it is NULL in each [xml.field-unmatched]"#])
+        XCTAssertEqual(legacy.findings, [#"legacy.xml: info: field "a" ("@a") matched nothing in the record of this file: it is NULL in each [source.field-unmatched]"#])
         XCTAssertEqual(legacy.values.first?.last, "Ακτή")
 
         let page = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1253\"></head><body><p>Ακτή</p></body></html>"

@@ -118,9 +118,9 @@ final class XMLRecordReaderTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
             #"stops.xml:4: info: no field of this source reads the element "name" (no namespace) of its records ("stop"); reported once for the source, at its first file and line [xml.unread]"#,
             #"stops.xml:6: info: no field of this source reads the element "lines" (no namespace) of its records ("stop"); reported once for the source, at its first file and line [xml.unread]"#,
-            #"stops.xml: info: field "deep" ("location/point/@x") matched nothing in any of the 3 records of this file: it is NULL in each [xml.field-unmatched]"#,
-            #"stops.xml: info: field "note" ("note") matched nothing in any of the 3 records of this file: it is NULL in each [xml.field-unmatched]"#,
-            #"stops.xml: info: field "zone" ("@zone") matched nothing in any of the 3 records of this file: it is NULL in each [xml.field-unmatched]"#,
+            #"stops.xml: info: field "deep" ("location/point/@x") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
+            #"stops.xml: info: field "note" ("note") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
+            #"stops.xml: info: field "zone" ("@zone") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
         ], describe(log))
         XCTAssertEqual(records.count, 3)
         for record in records {
@@ -253,7 +253,7 @@ final class XMLRecordReaderTests: KilnTestCase {
                                                       "unprefixed": "name"])
         let (records, log) = try read(xml, namespaced, name: "ns.xml")
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
-            #"ns.xml: info: field "unprefixed" ("name") matched nothing in any of the 2 records of this file: it is NULL in each [xml.field-unmatched]"#,
+            #"ns.xml: info: field "unprefixed" ("name") matched nothing in any of the 2 records of this file: it is NULL in each [source.field-unmatched]"#,
         ], describe(log))
         XCTAssertEqual(rows(xml, records), ["code=0102 name=Ακτή Δυμαίων unprefixed=∅", "code=9999 name=elsewhere unprefixed=∅"])
     }

@@ -180,7 +180,7 @@ public struct XMLRecordReader: ConfigurableReader {
         }
         if coverage.records > 0, issues.isEmpty {
             for (index, name) in fieldNames.enumerated() where !coverage.matched[index] && !nearMissed.contains(index) {
-                log.report(.xmlFieldUnmatched, "field \"\(name)\" (\"\((try? options.fields[name]!.xpathText()) ?? "")\") matched nothing in "
+                log.report(.sourceFieldUnmatched, "field \"\(name)\" (\"\((try? options.fields[name]!.xpathText()) ?? "")\") matched nothing in "
                                + "\(coverage.records == 1 ? "the record" : "any of the \(coverage.records) records") of this file: it is NULL in each",
                            at: input.at(nil))
             }
