@@ -112,6 +112,9 @@ public final class XMLStreamReader {
         return XMLElementCursor(node: node, evaluator: evaluator)
     }
 
+    /// The line of the element that just started, as the tree gives it (0 when there is none).
+    public var elementLine: Int { xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0 }
+
     /// The value of the attribute `localName` (in `namespace` when given) of the element that just started, without
     /// expanding it; `nil` when the element has no such attribute.
     public func attribute(_ localName: String, namespace: String? = nil) -> String? {
@@ -257,8 +260,45 @@ public final class XMLElementCursor {
         evaluator.nodes(expression, at: node).map { LibXML2.take(xmlNodeGetContent($0)) ?? "" }
     }
 
+    /// The markup inside the first node `expression` selects, as libxml2 writes it, when that node holds elements
+    /// (HTML given as child elements rather than as text or CDATA); nil when it holds none, or nothing is selected.
+    public func innerMarkup(_ expression: XPathExpression) -> String? {
+        guard let target = evaluator.nodes(expression, at: node).first else { return nil }
+        var child = target.pointee.children
+        var holdsElements = false
+        while let current = child, !holdsElements {
+            holdsElements = current.pointee.type == XML_ELEMENT_NODE
+            child = current.pointee.next
+        }
+        guard holdsElements, let buffer = xmlBufferCreate() else { return nil }
+        defer { xmlBufferFree(buffer) }
+        child = target.pointee.children
+        while let current = child {
+            xmlNodeDump(buffer, target.pointee.doc, current, 0, 0)
+            child = current.pointee.next
+        }
+        return LibXML2.string(xmlBufferContent(buffer)) ?? ""
+    }
+
     /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
     public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
+
+    /// Replays the elements inside this one in document order, as an `XMLEventParser` reports them (`start` with
+    /// a tag that has no attributes, `end`), without their text.
+    package func replayElements(start: (XMLStartTag) -> Void, end: () -> Void) {
+        func walk(_ parent: UnsafeMutablePointer<xmlNode>) {
+            var child = parent.pointee.children
+            while let node = child {
+                if node.pointee.type == XML_ELEMENT_NODE {
+                    start(XMLStartTag(treeElement: node))
+                    walk(node)
+                    end()
+                }
+                child = node.pointee.next
+            }
+        }
+        walk(node)
+    }
 
     /// The element's local name (`Track` for `gx:Track`).
     public var localName: String { LibXML2.string(node.pointee.name) ?? "" }

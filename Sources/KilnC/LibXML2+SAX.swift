@@ -274,3 +274,15 @@ package final class XMLEventParser {
         }
     }
 }
+
+extension XMLStartTag {
+    /// The start tag of an element of a tree, for what compares names: its local name, namespace and line; it
+    /// carries no attributes.
+    init(treeElement node: UnsafeMutablePointer<xmlNode>) {
+        localNamePointer = UnsafePointer(node.pointee.name)
+        uriPointer = node.pointee.ns.flatMap { UnsafePointer($0.pointee.href) }
+        attributes = nil
+        attributeCount = 0
+        line = Int(xmlGetLineNo(node))
+    }
+}

@@ -64,13 +64,16 @@ extension DiagnosticCode {
     public static let xmlMalformed = DiagnosticCode("xml.malformed", .error, "Malformed XML; the rest of the file is not read (complete records before it are kept).")
     public static let xmlWarning = DiagnosticCode("xml.warning", .warning, "A warning from libxml2 about an XML file.")
     public static let xmlEntity = DiagnosticCode("xml.entity", .error, "The document declares or uses entities, which Kiln never expands; the rest is not read.")
+    public static let xmlUnread = DiagnosticCode("xml.unread", .info, "An element of the records that no field of an xml source reads, named with its namespace URI; once per element and source.")
+    public static let xmlNamespaceMismatch = DiagnosticCode("xml.namespace-mismatch", .warning, "Elements a field or the record would read but for their namespace URI (another version of the vocabulary: GPX 1.0 for 1.1); not read, named with the URI found and the one declared.")
     public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
-    public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon or MultiGeometry: it has no place on the map.")
-    public static let kmlUnsupportedGeometry = DiagnosticCode("kml.unsupported-geometry", .warning, "A geometry element the kml reader does not map (gx:Track, Model, a LinearRing outside a Polygon, a second geometry); its coordinates are left out.")
+    public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon, gx:Track or MultiGeometry (it has no place on the map), or a gx:Track whose when times do not pair with its positions (no timestamps).")
+    public static let kmlUnsupportedGeometry = DiagnosticCode("kml.unsupported-geometry", .warning, "A geometry element the kml reader does not map (Model, a LinearRing outside a Polygon, a second geometry); its coordinates are left out.")
+    public static let kmlTrackData = DiagnosticCode("kml.track-data", .info, "What a gx:Track holds besides its positions and times (gx:angles, per-position ExtendedData arrays), which the kml reader does not read.")
     public static let kmlExtendedData = DiagnosticCode("kml.extended-data", .info, "ExtendedData values the source does not name in extendedData, so not read.")
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
-    public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page: the column would be empty.")
+    public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page (html) or of a file read whole (xml): the column would be empty.")
     public static let columnUnfilled = DiagnosticCode("column.unfilled", .warning, "A table column that no source maps and no query selects: NULL in every row.")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
@@ -114,7 +117,7 @@ extension DiagnosticCode {
     public static let jsonUnread = DiagnosticCode("json.unread", .info, "A member of the records that no field of the source reads; once per member and source.")
     public static let jsonLateContext = DiagnosticCode("json.late-context", .info, "A context member written after more records than the reader keeps waiting: the file was read a second time for them.")
     public static let jsonNoMemberName = DiagnosticCode("json.no-member-name", .error, "\"@key\" on records or context objects that are array elements, which have no member name.")
-    public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object; not read.")
+    public static let jsonNotObject = DiagnosticCode("json.not-object", .error, "A value at the records path that is not an object, in a source without a \".\" field (which reads each value there as a record); not read.")
     public static let jsonTooLong = DiagnosticCode("json.too-long", .error, "A JSON string or number longer than 16 MiB (the rest of the file is not read), or an object or array field whose JSON is longer (the field is NULL).")
     public static let htmlNoContent = DiagnosticCode("html.no-content", .error, "A web page without its content element; not shipped.")
     public static let htmlSanitized = DiagnosticCode("html.sanitized", .info, "Markup removed from a shipped page (scripts, styles, event handlers, iframes, forms, javascript: links).")
@@ -206,8 +209,8 @@ extension DiagnosticCode {
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
-        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlExternalDTD, kmlCoordinates, kmlGeometry,
-        kmlUnsupportedGeometry, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsZoneSpan, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,

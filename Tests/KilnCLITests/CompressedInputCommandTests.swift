@@ -88,7 +88,7 @@ final class CompressedInputCommandTests: CLITestCase {
         let real = try FileManager.default.contentsOfDirectory(atPath: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real").path)
             .filter { FileManager.default.fileExists(atPath: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/\($0)/kiln.json5").path) }
             .sorted().map { "Tests/Fixtures/real/\($0)" }
-        let textExtensions: Set<String> = ["txt", "xml", "html", "json", "geojson", "ics", "kml", "csv", "sql", "wikicode"]
+        let textExtensions: Set<String> = ["txt", "xml", "html", "json", "geojson", "ics", "kml", "csv", "sql", "wikicode", "gpx"]
         var turn = 0
         let samples = ["raw/atlas", "raw/museum", "raw/patras-web"]
         for pipeline in TestTier.isFast ? try Self.oneForEachFormat(samples + real) : real + samples {

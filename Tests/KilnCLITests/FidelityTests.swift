@@ -189,14 +189,18 @@ final class FidelityTests: CLITestCase {
         assertFaithful(try measure("kml-openskimap-lenk"))
     }
 
-    /// gx:Track is not mapped: both placemarks are kept without a place, and the track is a finding at its line.
-    func testGoogleEarthFlightTracksAreReportedNotDropped() throws {
+    /// gx:Track is read: the flight is a line through its 66 positions, its point halfway along and its `when` times
+    /// as `timestamps`, each as lxml reads them; the placemark without geometry is kept without a place.
+    func testGoogleEarthFlightTracksAreReadAsLinesWithTheirTimes() throws {
         assertFaithful(try measure("kml-openlayers-flight-tracks"))
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file("kml-openlayers-flight-tracks.report.json"))) as? [String: Any])
         let findings = (report["diagnostics"] as? [[String: Any]] ?? []).map { "\($0["line"] ?? "") \($0["code"] ?? "")" }
+        XCTAssertEqual(findings.filter { $0.hasSuffix("kml.unsupported-geometry") }, [], "\(findings)")
+        let database = try Database(path: file("kml-openlayers-flight-tracks.sqlite").path, mode: .readOnly)
+        let track = try database.rows("SELECT geometry_type, json_array_length(timestamps), json_array_length(geometry, '$.coordinates') FROM place WHERE name = 'E170'")
         let text = try String(contentsOf: CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/kml-openlayers-flight-tracks/kml-track-part.kml"), encoding: .utf8)
-        let track = try XCTUnwrap(text.components(separatedBy: "\n").firstIndex { $0.hasPrefix("<gx:Track>") }) + 1
-        XCTAssertEqual(findings.filter { $0.hasSuffix("kml.unsupported-geometry") }, ["\(track) kml.unsupported-geometry"], "\(findings)")
+        let positions = String(text.components(separatedBy: "<gx:coord>").count - 1)
+        XCTAssertEqual(track.first?.values.map { $0.textValue ?? "NULL" }, ["Track", positions, positions])
     }
 
     // MARK: - JSON (Python's json module)

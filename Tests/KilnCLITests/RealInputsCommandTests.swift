@@ -274,6 +274,63 @@ final class RealInputsCommandTests: CLITestCase {
                         .map { $0.joined(separator: "|") }, oracle, "read by position, as the fields say, quotes and all")
     }
 
+    /// Two Geocaching.com listings (GPX 1.0) whose Groundspeak extension is in two versions of its namespace
+    /// (`…/cache/1/0`, `…/cache/1/0/1`), read with the first declared: every value is what lxml's XPath gives with the
+    /// same namespaces, the file in the other version is a warning naming both URIs (the one found is lxml's), and
+    /// every element no field reads is one info for the source with its namespace URI.
+    func testElementsInAnotherVersionOfTheirNamespaceAreNamedWithBothURIs() throws {
+        let folder = try copy("Tests/Fixtures/real/gpx-groundspeak-versions", to: "p")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let oracle = try venvLines(ofProgram: """
+            import sys
+            from lxml import etree
+            ns = {"gpx": "http://www.topografix.com/GPX/1/0", "gs": "http://www.groundspeak.com/cache/1/0"}
+            for path in sorted(sys.argv[1:]):
+                for wpt in etree.parse(path).xpath("//gpx:wpt", namespaces=ns):
+                    first = lambda xpath: (wpt.xpath(xpath, namespaces=ns) or ["NULL"])[0]
+                    cache = wpt.xpath("*[local-name()='cache']")[0]
+                    print(first("gpx:name/text()"), first("@lat"), first("gs:cache/gs:name/text()"), first("gs:cache/gs:placed_by/text()"),
+                          first("gs:cache/gs:difficulty/text()"), etree.QName(cache).namespace, sep="|")
+            """, ["GC7FA4.gpx", "GCGCA8.gpx"].map { folder.appendingPathComponent($0).path })
+        XCTAssertEqual(oracle.count, 2)
+        XCTAssertEqual(try rows("p.sqlite", "SELECT code, lat, name, placed_by, difficulty FROM cache ORDER BY code").map { $0.joined(separator: "|") },
+                       oracle.map { $0.split(separator: "|").prefix(5).joined(separator: "|") })
+        let found = oracle[1].split(separator: "|").last.map(String.init) ?? ""
+        XCTAssertEqual(found, "http://www.groundspeak.com/cache/1/0/1")
+        let findings = try findings("p.report.json")
+        XCTAssertEqual(findings.filter { $0.contains("xml.namespace-mismatch") }, [
+            #"GCGCA8.gpx:20: warning: xml.namespace-mismatch: fields "difficulty", "name", "placedBy" read "cache" in the namespace "http://www.groundspeak.com/cache/1/0", "#
+                + #"but this file's records have it in "\#(found)" (the same vocabulary, another version), which no field reads: they are NULL here; "#
+                + "declare that URI (a source of its own for these files) to read them",
+        ])
+        XCTAssertFalse(findings.contains { $0.contains("source.field-unmatched") }, "the near miss says it: \(findings)")
+        let unread = findings.filter { $0.contains("xml.unread") }
+        XCTAssertTrue(unread.contains(#"GCGCA8.gpx:20: info: xml.unread: no field of source "caches" reads the element "cache" (namespace "\#(found)") of its records ("gpx:wpt"); "#
+                                        + "reported once for the source, at its first file and line"), unread.joined(separator: "\n"))
+        XCTAssertTrue(unread.contains(#"GC7FA4.gpx:23: info: xml.unread: no field of source "caches" reads the element "cache/owner" (namespace "http://www.groundspeak.com/cache/1/0") of its records ("gpx:wpt"); "#
+                                        + "reported once for the source, at its first file and line"), unread.joined(separator: "\n"))
+        XCTAssertEqual(unread.filter { $0.contains(#""desc""#) }.count, 1, "once for the source, though both files have it")
+    }
+
+    /// A Deutsche Bahn departure board whose departures list their stops in `"via": ["Paderborn", "Hamm(Westf)", …]`
+    /// (some empty): with a field "." each station is a record with its position and its departure's train number,
+    /// as Python's json lists them; no `json.not-object`.
+    func testArraysOfScalarsAreRecordsOfTheirOwnValue() throws {
+        let folder = try copy("Tests/Fixtures/real/json-db-departures-via", to: "p")
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(try findings("p.report.json").contains { $0.contains("json.not-object") })
+        let oracle = try PythonOracle.lines(ofProgram: """
+            import json, sys
+            for departure in json.load(open(sys.argv[1], encoding="utf-8"))["departures"]:
+                for position, station in enumerate(departure["via"], 1): print(departure["trainNumber"], position, station, sep="|")
+            """, [folder.appendingPathComponent("departures.json").path])
+        XCTAssertEqual(oracle.count, 34)
+        XCTAssertEqual(try rows("p.sqlite", "SELECT train_number, position, station FROM departure_via").map { $0.joined(separator: "|") }.sorted(),
+                       oracle.sorted())
+    }
+
     /// OpenLayers' GeoJSON points with overlapping fields: `properties` and `geometry` whole, `properties/name`,
     /// `geometry/coordinates` (an array inside a captured object) and its elements. Every field of every record is
     /// what Python's json gives (the JSON values compared as structures, numbers by their text).

@@ -122,6 +122,45 @@ final class JSONRecordReaderTests: KilnTestCase {
         XCTAssertEqual(log.diagnostics.first { $0.code == "json.not-object" }?.provenance?.line, 3)
     }
 
+    /// A field "." takes the record's own value: every string, number, boolean or null at the records path is a
+    /// record (an array of station names, one per element with its position), and an object or array there gives
+    /// its compact JSON, its members still read by the other fields. Python's json reads the same values.
+    func testValuesAtTheRecordsPathAreRecordsOfTheirOwnValue() throws {
+        let text = "{\"trips\": [\n {\"id\": \"a\", \"via\": [\"Osterburken\", \"Heilbronn\"]},\n {\"id\": \"b\", \"via\": []},\n"
+            + " {\"id\": \"c\", \"via\": [12.50, true, null, \"x\\\"y\", {\"n\": 1}, [2, 3]]}\n]}\n"
+        let url = try write(text, to: "via.json")
+        let (records, log) = try read(reader([
+            "records": .string("trips/*/via/*"),
+            "fields": .object(["station": .string("."), "n": .string("n"), "second": .string("1")]),
+            "context": .object(["trips/*": .object(["trip": .string("id")])]),
+        ]), url: url)
+        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        let oracle = try python("""
+            import json, sys
+            for trip in json.load(open(sys.argv[1]), parse_float=str)["trips"]:
+                for position, value in enumerate(trip["via"], 1):
+                    own = "1" if value is True else "-" if value is None else value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+                    n = str(value["n"]) if isinstance(value, dict) else "-"
+                    second = str(value[1]) if isinstance(value, list) else "-"
+                    print(trip["id"], position, own, n, second, sep="|")
+            """, url)
+        XCTAssertEqual(rows(records, ["trip", "_position", "station", "n", "second"]), oracle)
+        XCTAssertEqual(oracle.count, 8)
+        // An object of scalars: each member a record, with its name.
+        let (members, memberLog) = try read(reader(["records": .string("names/*"), "fields": .object(["lang": .string("@key"), "label": .string(".")])]),
+                                            #"{"names": {"de": "Heilbronn", "fr": "Heilbronn (DE)"}}"#, name: "names.json")
+        XCTAssertEqual(memberLog.diagnostics.count, 0, describe(memberLog))
+        XCTAssertEqual(rows(members, ["lang", "label", "_ordinal"]), ["de|Heilbronn|1", "fr|Heilbronn (DE)|2"])
+        // Without a "." field a scalar there is still not a record, and the finding says how to read it.
+        let (none, noneLog) = try read(reader(["records": .string("via/*"), "fields": .object(["id": .string("id")])]),
+                                       #"{"via": ["Osterburken"]}"#, name: "plain.json")
+        XCTAssertEqual(none.count, 0)
+        XCTAssertEqual(noneLog.diagnostics.map(\.formatted), [
+            #"plain.json: warning: no value at "via/*" in this file [json.no-records]"#,
+            #"plain.json:1: error: the value at "via/*" is not an object; it is not read as a record (a field "." reads each value there as a record of its own) [json.not-object]"#,
+        ])
+    }
+
     func testChunkBoundariesDoNotChangeEventsOrLines() throws {
         var whole: [String] = [], small: [String] = []
         XCTAssertNil(try JSONStream.parse(tour) { event, line in whole.append("\(line) \(event)"); return true })

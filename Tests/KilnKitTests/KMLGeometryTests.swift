@@ -118,6 +118,54 @@ final class KMLGeometryTests: KilnTestCase {
         XCTAssertEqual(deep.1, 2, accuracy: 1e-9)
     }
 
+    /// `gx:Track` is a line through its positions with its `when` times as `timestamps`; `gx:MultiTrack` a
+    /// `MultiLineString` with an array of times per track; the non-standard `MultiPolygon`, `MultiLineString` and
+    /// `MultiPoint` are collections of their members, in their own GeoJSON type when every member is of their kind.
+    /// Times that do not pair with positions are a finding, and the track keeps its line.
+    func testTracksAndNonStandardMultiGeometriesAreRead() throws {
+        let text = """
+            <kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2"><Document>
+            <Placemark><name>run</name><gx:Track><when>2010-05-28T02:02:09Z</when><when> 2010-05-28T02:02:35Z </when><when>2010-05-28T02:02:44Z</when>
+              <gx:coord>-122.207881 37.371915 156.0</gx:coord><gx:coord>-122.205712 37.373288 152.0</gx:coord><gx:coord>-122.204678 37.373939 147.0</gx:coord>
+              <gx:angles>0 0 0</gx:angles></gx:Track></Placemark>
+            <Placemark><name>laps</name><gx:MultiTrack><altitudeMode>absolute</altitudeMode>
+              <gx:Track><when>2010-05-28T02:02:09Z</when><when>2010-05-28T02:02:35Z</when><gx:coord>1 2 3</gx:coord><gx:coord>1 3 3</gx:coord></gx:Track>
+              <gx:Track><when>2010-05-28T03:00:00Z</when><gx:coord>5 6</gx:coord><gx:coord>5 7</gx:coord></gx:Track></gx:MultiTrack></Placemark>
+            <Placemark><name>parcels</name><MultiPolygon><Polygon><outerBoundaryIs><LinearRing><coordinates>0,0 2,0 2,2 0,2 0,0</coordinates></LinearRing></outerBoundaryIs></Polygon>
+              <Polygon><outerBoundaryIs><LinearRing><coordinates>10,10 11,10 11,11 10,10</coordinates></LinearRing></outerBoundaryIs></Polygon></MultiPolygon></Placemark>
+            <Placemark><name>roads</name><MultiLineString><LineString><coordinates>0,0 0,2</coordinates></LineString><LineString><coordinates>1,1 1,3</coordinates></LineString></MultiLineString></Placemark>
+            <Placemark><name>stops</name><MultiPoint><Point><coordinates>7,8</coordinates></Point><Point><coordinates>9,10</coordinates></Point></MultiPoint></Placemark>
+            <Placemark><name>mixed</name><MultiGeometry><Point><coordinates>7,8</coordinates></Point><gx:Track><when>2010-05-28T02:02:09Z</when><gx:coord>7 8 9</gx:coord></gx:Track></MultiGeometry></Placemark>
+            </Document></kml>
+            """
+        let (records, log) = try read(KMLReader(options: JSONValue.object([:]).decode(KMLReader.Options.self, codingPath: [])), text, name: "t.kml")
+        XCTAssertEqual(log.diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code) \($0.message)" }, [
+            #"2 kml.track-data placemark "run": its gx:Track's gx:angles and ExtendedData (1 element) are not read; its positions and times are"#,
+            #"7 kml.geometry placemark "laps": its gx:Track has 1 when and 2 gx:coord; KML pairs them one to one, so its timestamps are left out"#,
+        ])
+        XCTAssertEqual(records.map { $0["geometryType"] }, ["Track", "MultiTrack", "MultiPolygon", "MultiLineString", "MultiPoint", "MultiGeometry"])
+        XCTAssertEqual(records.map { $0["geometry"] }, [
+            #"{"type":"LineString","coordinates":[[-122.207881,37.371915,156],[-122.205712,37.373288,152],[-122.204678,37.373939,147]]}"#,
+            #"{"type":"MultiLineString","coordinates":[[[1,2,3],[1,3,3]],[[5,6],[5,7]]]}"#,
+            #"{"type":"MultiPolygon","coordinates":[[[[0,0],[2,0],[2,2],[0,2],[0,0]]],[[[10,10],[11,10],[11,11],[10,10]]]]}"#,
+            #"{"type":"MultiLineString","coordinates":[[[0,0],[0,2]],[[1,1],[1,3]]]}"#,
+            #"{"type":"MultiPoint","coordinates":[[7,8],[9,10]]}"#,
+            #"{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[7,8]},{"type":"Point","coordinates":[7,8,9]}]}"#,
+        ])
+        XCTAssertEqual(records.map { $0["timestamps"] }, [
+            #"["2010-05-28T02:02:09Z","2010-05-28T02:02:35Z","2010-05-28T02:02:44Z"]"#,
+            #"[["2010-05-28T02:02:09Z","2010-05-28T02:02:35Z"],null]"#,
+            nil, nil, nil,
+            #"[null,["2010-05-28T02:02:09Z"]]"#,
+        ])
+        // Representative points: halfway along the track, the first polygon's centroid, the first line's middle.
+        XCTAssertEqual(records[2]["longitude"], "1")
+        XCTAssertEqual(records[2]["latitude"], "1")
+        XCTAssertEqual(records[3]["latitude"], "1")
+        XCTAssertEqual(records[4]["longitude"], "7")
+        XCTAssertEqual(records[1]["latitude"], "2.5")
+    }
+
     /// Geometry the reader does not map is a finding at its own line; the rest of the placemark is kept.
     func testUnmappedGeometryElementsAreFindingsWithTheirLine() throws {
         let text = """
@@ -135,17 +183,18 @@ final class KMLGeometryTests: KilnTestCase {
         let (records, log) = try read(KMLReader(options: JSONValue.object([:]).decode(KMLReader.Options.self, codingPath: [])), text, name: "g.kml")
         let diagnostics = log.diagnostics.sorted { ($0.provenance?.line ?? 0) < ($1.provenance?.line ?? 0) }
         XCTAssertEqual(diagnostics.map { "\($0.provenance?.line ?? 0) \($0.code)" }, [
-            "2 kml.geometry", "3 kml.unsupported-geometry", "5 kml.unsupported-geometry", "6 kml.unsupported-geometry",
-            "8 kml.unsupported-geometry", "9 kml.geometry",
+            "5 kml.unsupported-geometry", "6 kml.unsupported-geometry", "8 kml.unsupported-geometry", "9 kml.geometry",
         ])
         let messages = diagnostics.map(\.message)
-        guard messages.count == 6 else { return }
-        XCTAssertTrue(messages[1].contains("placemark \"flight\": its gx:Track is not read"), messages[1])
-        XCTAssertTrue(messages[2].contains("its Model is not read"), messages[2])
-        XCTAssertTrue(messages[3].contains("a LinearRing outside a Polygon is not read"), messages[3])
-        XCTAssertTrue(messages[4].contains("a second geometry, LineString;"), messages[4])
-        XCTAssertTrue(messages[5].contains("placemark \"label\": its Point has no coordinates; it is left out"), messages[5])
-        XCTAssertEqual(records.map { $0["geometryType"] }, [nil, "MultiGeometry", "Point", "MultiGeometry"])
+        guard messages.count == 4 else { return }
+        XCTAssertTrue(messages[0].contains("its Model is not read"), messages[0])
+        XCTAssertTrue(messages[1].contains("a LinearRing outside a Polygon is not read"), messages[1])
+        XCTAssertTrue(messages[2].contains("a second geometry, LineString;"), messages[2])
+        XCTAssertTrue(messages[3].contains("placemark \"label\": its Point has no coordinates; it is left out"), messages[3])
+        // A track of one position is a point, with its time.
+        XCTAssertEqual(records.map { $0["geometryType"] }, ["Track", "MultiGeometry", "Point", "MultiGeometry"])
+        XCTAssertEqual(records[0]["geometry"], #"{"type":"Point","coordinates":[-93.38,44.88,2743]}"#)
+        XCTAssertEqual(records[0]["timestamps"], #"["2010-05-01T13:00:00Z"]"#)
         XCTAssertEqual(try geometries(records[1]).map { $0["type"] as? String }, ["Point"])
         XCTAssertEqual(records[2]["longitude"], "3")
     }

@@ -35,7 +35,7 @@ final class KMLReaderTests: KilnTestCase {
 
     func testFieldNames() throws {
         XCTAssertEqual(try reader().fieldNames, ["name", "description", "longitude", "latitude", "altitude", "folder", "id", "styleUrl",
-                                                 "geometryType", "geometry", "_ordinal", "_position"])
+                                                 "geometryType", "geometry", "timestamps", "_ordinal", "_position"])
         XCTAssertEqual(try reader(["extendedData": .array([.string("capacity")])]).fieldNames.suffix(3), ["capacity", "_ordinal", "_position"])
         XCTAssertThrowsError(try reader(["extendedData": .array([.string("name")])])) { error in
             XCTAssertTrue("\(error)".contains("\"name\" is a built-in field"), "\(error)")
@@ -108,6 +108,27 @@ final class KMLReaderTests: KilnTestCase {
         ])
     }
 
+    /// HTML given as child elements of `description` (plain or in the XHTML namespace, with character references
+    /// and white space around) renders exactly as the same HTML in CDATA or escaped as text: one line per block, never the
+    /// text nodes glued together.
+    func testDescriptionHTMLAsElementsRendersAsInCDATA() throws {
+        let html = "<p>Open daily</p><p>Closed <i>Mondays</i></p><div>Entry free<br/>&amp; guided tours</div><table><tr><td>Adults</td><td>5</td></tr></table>"
+        let escaped = html.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        let text = kml("""
+            <Placemark><name>cdata</name><description><![CDATA[\(html)]]></description></Placemark>
+            <Placemark><name>escaped</name><description>\(escaped)</description></Placemark>
+            <Placemark><name>elements</name><description>\(html)</description></Placemark>
+            <Placemark><name>xhtml</name><description><div xmlns="http://www.w3.org/1999/xhtml">\(html)</div></description></Placemark>
+            <Placemark><name>mixed</name><description>
+              <p>Open daily</p><p>Closed <i>Mon&#x64;ays</i></p><div>Entry free<br/>&amp; guided tours</div><table><tr><td>Adults</td><td>5</td></tr></table>
+            </description></Placemark>
+            """)
+        let (records, _) = try read(reader(), text, name: "hours.kml")
+        let descriptions = records.map { fields($0)["description"] ?? "∅" }
+        XCTAssertEqual(descriptions[0], "Open daily\nClosed Mondays\nEntry free\n& guided tours\nAdults\t5")
+        XCTAssertEqual(descriptions, Array(repeating: descriptions[0], count: 5), "every way of writing the HTML renders the same")
+    }
+
     func testCoordinatesWithAndWithoutAltitude() throws {
         let text = kml("""
             <Placemark><name>with</name><Point><coordinates>21.7893,38.2906,0</coordinates></Point></Placemark>
@@ -120,7 +141,7 @@ final class KMLReaderTests: KilnTestCase {
             """)
         let (records, log) = try read(reader(), text, name: "coordinates.kml")
         XCTAssertEqual(log.diagnostics.map(\.formatted), [
-            "coordinates.kml:9: warning: placemark \"no point\": has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map [kml.geometry]",
+            "coordinates.kml:9: warning: placemark \"no point\": has no Point, LineString, Polygon, gx:Track or MultiGeometry with coordinates; it has no place on the map [kml.geometry]",
         ])
         let values = records.map { record in
             [2, 3, 4].map { record.values[$0] ?? "∅" }.joined(separator: " ")

@@ -68,7 +68,9 @@ final class XMLRecordReaderTests: KilnTestCase {
     func testAttributeChildTextAndNestedPath() throws {
         let xml = try reader(record: "stop", fields: ["code": "@code", "name": "name", "lat": "location/@lat", "lon": "location/@lon"])
         let (records, log) = try read(xml, stops, name: "stops.xml")
-        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            #"stops.xml:6: info: no field of this source reads the element "lines" (no namespace) of its records ("stop"); reported once for the source, at its first file and line [xml.unread]"#,
+        ])
         XCTAssertEqual(rows(xml, records), [
             "code=0102 lat=38.2336 lon=21.72433 name=Ακτή Δυμαίων",
             // The reader keeps the text as written; normalizers collapse it.
@@ -112,7 +114,14 @@ final class XMLRecordReaderTests: KilnTestCase {
     func testMissingFieldIsNil() throws {
         let xml = try reader(record: "stop", fields: ["code": "@code", "zone": "@zone", "note": "note", "deep": "location/point/@x"])
         let (records, log) = try read(xml, stops, name: "stops.xml")
-        XCTAssertEqual(log.diagnostics.count, 0)
+        // Each field that matched in no record of the file is named once; so is each element no field reads.
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            #"stops.xml:4: info: no field of this source reads the element "name" (no namespace) of its records ("stop"); reported once for the source, at its first file and line [xml.unread]"#,
+            #"stops.xml:6: info: no field of this source reads the element "lines" (no namespace) of its records ("stop"); reported once for the source, at its first file and line [xml.unread]"#,
+            #"stops.xml: info: field "deep" ("location/point/@x") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
+            #"stops.xml: info: field "note" ("note") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
+            #"stops.xml: info: field "zone" ("@zone") matched nothing in any of the 3 records of this file: it is NULL in each [source.field-unmatched]"#,
+        ], describe(log))
         XCTAssertEqual(records.count, 3)
         for record in records {
             XCTAssertEqual(record.declaredValues.count, 4)
@@ -243,7 +252,9 @@ final class XMLRecordReaderTests: KilnTestCase {
                                                       // XPath 1.0 has no default namespace: an unprefixed name is in no namespace.
                                                       "unprefixed": "name"])
         let (records, log) = try read(xml, namespaced, name: "ns.xml")
-        XCTAssertEqual(log.diagnostics.count, 0, describe(log))
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            #"ns.xml: info: field "unprefixed" ("name") matched nothing in any of the 2 records of this file: it is NULL in each [source.field-unmatched]"#,
+        ], describe(log))
         XCTAssertEqual(rows(xml, records), ["code=0102 name=Ακτή Δυμαίων unprefixed=∅", "code=9999 name=elsewhere unprefixed=∅"])
     }
 
@@ -251,7 +262,51 @@ final class XMLRecordReaderTests: KilnTestCase {
         let xml = try reader(record: "s:stop", fields: ["code": "@code"], namespaces: ["s": "urn:nothing-here"])
         let (records, log) = try read(xml, namespaced, name: "ns.xml")
         XCTAssertEqual(records.count, 0)
-        XCTAssertEqual(log.diagnostics.map(\.formatted), ["ns.xml: warning: the file gives no record: no element matches the record \"s:stop\" [source.empty]"])
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            "ns.xml: warning: the file gives no record: no element matches the record \"s:stop\" [source.empty]",
+            #"ns.xml:3: warning: the record "s:stop" is in the namespace "urn:nothing-here", but this file's "stop" elements are in "urn:patras-bus:stops"; "#
+                + #"declare that URI (a source of its own for these files) to read them [xml.namespace-mismatch]"#,
+        ])
+    }
+
+    /// A field whose element is in another version of its namespace (GPX 1.0 for 1.1, `…/cache/1/0/1` for
+    /// `…/cache/1/0`) is a warning naming both URIs, for every field under it; elements no field reads are each one
+    /// info for the whole source, with their namespace URI, the first of a subtree only.
+    func testElementsInAnotherVersionOfTheirNamespaceAreNamed() throws {
+        let v10 = "http://www.topografix.com/GPX/1/0", v11 = "http://www.topografix.com/GPX/1/1"
+        let gpx = { (uri: String) in
+            "<gpx xmlns=\"\(uri)\">\n<wpt lat=\"1\">\n<name>A</name><desc>d</desc>\n<link><text>t</text></link>\n</wpt>\n<wpt lat=\"2\"><name>B</name></wpt></gpx>"
+        }
+        let xml = try reader(record: "wpt", fields: ["lat": "@lat", "name": "g:name", "text": "g:link/g:text"], namespaces: ["g": v10])
+        let log = DiagnosticLog()
+        log.readingSource = "points"
+        var names: [String?] = []
+        for (file, uri) in [("a.gpx", v10), ("b.gpx", v11), ("c.gpx", v10)] {
+            let url = try write(gpx(uri), to: file)
+            try xml.read(InputFile(url: url, relativePath: file), log: log) { names.append($0.declaredValues[1]) }
+        }
+        XCTAssertEqual(names, ["A", "B", nil, nil, "A", "B"])
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [
+            #"a.gpx:3: info: no field of source "points" reads the element "desc" (namespace "http://www.topografix.com/GPX/1/0") of its records ("wpt"); reported once for the source, at its first file and line [xml.unread]"#,
+            #"b.gpx:3: warning: field "name" reads "name" in the namespace "http://www.topografix.com/GPX/1/0", but this file's records have it in "http://www.topografix.com/GPX/1/1" (the same vocabulary, another version), which no field reads: it is NULL here; declare that URI (a source of its own for these files) to read them [xml.namespace-mismatch]"#,
+            #"b.gpx:3: info: no field of source "points" reads the element "name" (namespace "http://www.topografix.com/GPX/1/1") of its records ("wpt"); reported once for the source, at its first file and line [xml.unread]"#,
+            #"b.gpx:3: info: no field of source "points" reads the element "desc" (namespace "http://www.topografix.com/GPX/1/1") of its records ("wpt"); reported once for the source, at its first file and line [xml.unread]"#,
+            #"b.gpx:4: warning: field "text" reads "link" in the namespace "http://www.topografix.com/GPX/1/0", but this file's records have it in "http://www.topografix.com/GPX/1/1" (the same vocabulary, another version), which no field reads: it is NULL here; declare that URI (a source of its own for these files) to read them [xml.namespace-mismatch]"#,
+            #"b.gpx:4: info: no field of source "points" reads the element "link" (namespace "http://www.topografix.com/GPX/1/1") of its records ("wpt"); reported once for the source, at its first file and line [xml.unread]"#,
+        ], describe(log))
+    }
+
+    func testNamespaceURIsThatDifferOnlyInAVersion() {
+        for (a, b) in [("http://www.topografix.com/GPX/1/0", "http://www.topografix.com/GPX/1/1"),
+                       ("http://www.groundspeak.com/cache/1/0", "http://www.groundspeak.com/cache/1/0/1"),
+                       ("http://www.opengis.net/kml/2.2", "http://www.opengis.net/kml/2.3"),
+                       ("http://www.netex.org.uk/netex/v1", "http://www.netex.org.uk/netex/v2")] {
+            XCTAssertTrue(NamespaceVersion.differOnlyInVersion(a, b), "\(a) \(b)")
+        }
+        for (a, b) in [("http://earth.google.com/kml/2.1", "http://www.opengis.net/kml/2.2"), ("urn:a", "urn:a"),
+                       ("http://www.topografix.com/GPX/1/0", "http://www.topografix.com/GPX/Extensions/1/0")] {
+            XCTAssertFalse(NamespaceVersion.differOnlyInVersion(a, b), "\(a) \(b)")
+        }
     }
 
     func testUndeclaredRecordPrefixIsAUsageError() throws {

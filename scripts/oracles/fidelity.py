@@ -323,7 +323,7 @@ def positions(element):
 
 def shapes(element, ns):
     """The shapes of a geometry element as (GeoJSON, representative point, altitude) in document order, a
-    MultiGeometry's members at any depth flattened; geometry elements Kiln does not map (gx:Track, Model, a
+    MultiGeometry's (or MultiPolygon's…) members at any depth flattened; geometry elements Kiln does not map (Model, a
     LinearRing outside a Polygon) give none (Kiln reports each)."""
     tag = lxml.etree.QName(element).localname
     if tag == "Point":
@@ -339,12 +339,60 @@ def shapes(element, ns):
         if len(points) > 1 and points[0] == points[-1]:
             points = points[:-1]
         return [({"type": "Polygon", "coordinates": rings}, polygon_centroid(points), None)]
-    if tag == "MultiGeometry":
+    if tag in COLLECTIONS:
         return [shape for child in element if isinstance(child.tag, str) for shape in shapes(child, ns)]
+    if tag == "Track":
+        track = track_shape(element)
+        return [track] if track else []
+    if tag == "MultiTrack":
+        tracks = [track for track in map(track_shape, local_children(element, "Track")) if track]
+        if not tracks:
+            return []
+        lines = [[t[0]["coordinates"]] if t[0]["type"] == "Point" else t[0]["coordinates"] for t in tracks]
+        return [({"type": "MultiLineString", "coordinates": lines}, tracks[0][1], tracks[0][2])]
     return []
 
 
-GEOMETRY_TAGS = {"Point", "LineString", "Polygon", "MultiGeometry", "LinearRing", "Model", "Track", "MultiTrack"}
+def local_children(element, name):
+    return [child for child in element if isinstance(child.tag, str) and lxml.etree.QName(child).localname == name]
+
+
+def track_shape(element):
+    """A gx:Track as (GeoJSON, point, altitude): a LineString through its gx:coord positions ("lon lat alt"), a
+    Point when it has one; None when it has none."""
+    points = [[float(part) for part in coord.text.split()] for coord in local_children(element, "coord")]
+    if not points:
+        return None
+    if len(points) == 1:
+        return ({"type": "Point", "coordinates": points[0]}, tuple(points[0][:2]), points[0][2] if len(points[0]) > 2 else None)
+    return ({"type": "LineString", "coordinates": points}, line_midpoint([tuple(p[:2]) for p in points]), None)
+
+
+def track_times(element):
+    """A gx:Track's when texts, trimmed, when there are as many as positions; None otherwise."""
+    times = [(when.text or "").strip() for when in local_children(element, "when")]
+    return times if len(times) == len(local_children(element, "coord")) else None
+
+
+def timestamps(element):
+    """The timestamps Kiln gives a geometry element: a track's times, an array per track of a gx:MultiTrack, an array
+    per member of a collection holding tracks (null for the others); None otherwise."""
+    tag = lxml.etree.QName(element).localname
+    if tag == "Track":
+        return track_times(element)
+    if tag == "MultiTrack":
+        return [track_times(track) for track in local_children(element, "Track") if local_children(track, "coord")]
+    if tag in COLLECTIONS:
+        members = [child for child in element.iter() if isinstance(child.tag, str)
+                   and lxml.etree.QName(child).localname in {"Point", "LineString", "Polygon", "Track", "MultiTrack"}
+                   and not any(lxml.etree.QName(a).localname in {"Track", "MultiTrack"} for a in child.iterancestors())]
+        times = [timestamps(member) if lxml.etree.QName(member).localname in {"Track", "MultiTrack"} else None for member in members]
+        return times if any(t is not None for t in times) else None
+    return None
+
+
+COLLECTIONS = {"MultiGeometry": None, "MultiPolygon": "Polygon", "MultiLineString": "LineString", "MultiPoint": "Point"}
+GEOMETRY_TAGS = {"Point", "LineString", "Polygon", "LinearRing", "Model", "Track", "MultiTrack"} | set(COLLECTIONS)
 
 
 def geometry(placemark, ns):
@@ -356,16 +404,26 @@ def geometry(placemark, ns):
         found = shapes(child, ns)
         if not found:
             return None, None, None, None
-        if lxml.etree.QName(child).localname != "MultiGeometry":
+        tag = lxml.etree.QName(child).localname
+        if tag not in COLLECTIONS:
             shape, point, altitude = found[0]
-            return shape["type"], shape, point, altitude
-        for kind in ("Polygon", "LineString", "Point"):
-            chosen = next((item for item in found if item[0]["type"] == kind), None)
-            if chosen:
-                break
+            return tag if tag in {"Track", "MultiTrack"} else shape["type"], shape, point, altitude
+        chosen = next((item for kind in ("Polygon", "LineString", "Point") for item in found if item[0]["type"] == kind), found[0])
+        member = COLLECTIONS[tag]
+        if member and all(item[0]["type"] == member for item in found):
+            return tag, {"type": tag, "coordinates": [item[0]["coordinates"] for item in found]}, chosen[1], chosen[2]
         collection = {"type": "GeometryCollection", "geometries": [item[0] for item in found]}
-        return "MultiGeometry", collection, chosen[1], chosen[2]
+        return tag, collection, chosen[1], chosen[2]
     return None, None, None, None
+
+
+def geometry_timestamps(placemark):
+    """The timestamps of the placemark's geometry (its first geometry element), as JSON text; None without."""
+    for child in placemark:
+        if isinstance(child.tag, str) and lxml.etree.QName(child).localname in GEOMETRY_TAGS:
+            times = timestamps(child)
+            return None if times is None else json.dumps(times, separators=(",", ":"), ensure_ascii=False)
+    return None
 
 
 def polygon_centroid(ring):
@@ -418,6 +476,7 @@ def kml(path):
     root = tree.getroot()
     ns = "{%s}" % lxml.etree.QName(root).namespace if lxml.etree.QName(root).namespace else ""
     rows = []
+    has_tracks = bool(root.xpath("//*[local-name()='Track']"))
     for ordinal, placemark in enumerate(tree.iter(ns + "Placemark"), start=1):
         folders = [collapse(folder.findtext(ns + "name")) for folder in placemark.iterancestors(ns + "Folder")]
         row = {"position": ordinal, "name": collapse(placemark.findtext(ns + "name")),
@@ -430,6 +489,8 @@ def kml(path):
         row["geometry"] = json.dumps(shape) if shape else None
         row["lon"], row["lat"] = point if point else (None, None)
         row["altitude"] = altitude
+        if has_tracks:
+            row["timestamps"] = geometry_timestamps(placemark)
         rows.append(row)
     return {"place": {"key": "position", "rows": rows}}
 

@@ -7,7 +7,8 @@ import KilnManifest
 
 /// Reads records from JSON files, streaming through yajl (`JSONStream`): the objects at the `records` path
 /// (`exhibits/*`, `spaces/*/hotspots/*`, `""` for the whole file; `*` is any array element or member) are records,
-/// each field is a key path inside the record (`id`, `position/ath`) or `@key`, the record's own member name, and
+/// each field is a key path inside the record (`id`, `position/ath`), `@key`, the record's own member name, or `.`, the
+/// record's own value (with such a field every value at the path is a record: an array of names gives one each), and
 /// `context` gives records members (or the member name) of the objects around them (`{"spaces/*": {space: "name"}}`).
 /// Context members written after the records are read too: the records wait, up to `pendingLimit` bytes, until their
 /// enclosing object closes; beyond that bound they are let go and read again in a second pass over the file, with the
@@ -19,6 +20,9 @@ public struct JSONRecordReader: ConfigurableReader {
 
     /// The field path (and context member) that stands for a member name: the record's, or the context object's.
     package static let memberName = "@key"
+    /// The field path that stands for the record's own value: a string, number or boolean at the records path
+    /// (`"via": ["Osterburken", "Heilbronn"]` with `records: "via/*"`), or an object's or array's compact JSON.
+    package static let ownValue = "."
 
     /// How many bytes of records may wait for context members written after them, by default (16 MiB).
     public static let defaultPendingLimit = 16 << 20
@@ -104,6 +108,8 @@ public struct JSONRecordReader: ConfigurableReader {
     private let fieldPaths: [(name: String, path: [String])]
     /// The fields that take the record's member name (`@key`).
     private let keyFields: [String]
+    /// The fields that take the record's own value (`.`).
+    private let valueFields: [String]
     private let contextLevels: [(path: KeyPath, fields: [ContextField])]
     /// How many bytes of records may wait for context members written after them before a second pass is needed.
     package let pendingLimit: Int
@@ -119,7 +125,9 @@ public struct JSONRecordReader: ConfigurableReader {
         recordPath = KeyPath(options.records)
         let names = options.fields.keys.sorted()
         keyFields = names.filter { options.fields[$0] == JSONRecordReader.memberName }
-        fieldPaths = names.filter { options.fields[$0] != JSONRecordReader.memberName }.map { ($0, KeyPath(options.fields[$0]!).segments) }
+        valueFields = names.filter { options.fields[$0] == JSONRecordReader.ownValue }
+        fieldPaths = names.filter { ![JSONRecordReader.memberName, JSONRecordReader.ownValue].contains(options.fields[$0]) }
+            .map { ($0, KeyPath(options.fields[$0]!).segments) }
         contextLevels = options.context.keys.sorted().map { path in
             (KeyPath(path), options.context[path]!.keys.sorted().map { name in
                 let member = options.context[path]![name]!
@@ -253,6 +261,8 @@ public struct JSONRecordReader: ConfigurableReader {
             /// is then dropped and the field is NULL).
             package var line: Int
             package var tooLong = false
+            /// True for the record's own value (the `.` fields).
+            package var ownValue = false
 
             package mutating func add(_ piece: String) {
                 guard !tooLong else { return }
@@ -330,7 +340,7 @@ public struct JSONRecordReader: ConfigurableReader {
             if !captures.isEmpty {
                 append(event)
                 // A field may name a member inside the object another field takes whole: both are read.
-                if record != nil, captures[0].field != nil, stack.count - (recordDepth - 1) <= reader.longestFieldPath {
+                if record != nil, captures[0].field != nil || captures[0].ownValue, stack.count - (recordDepth - 1) <= reader.longestFieldPath {
                     take(event, into: fieldsMatching(Array(path(from: recordDepth - 1))), line: line)
                 }
                 if isContainer { stack.append(Frame(isArray: event == .startArray)) }
@@ -350,10 +360,19 @@ public struct JSONRecordReader: ConfigurableReader {
                     if unread[member] == nil { unread[member] = line }
                 }
             } else if stack.count == reader.recordPath.segments.count, reader.recordPath.matches(path()) {
-                if event == .startObject {
+                if event == .startObject || (isContainer && !reader.valueFields.isEmpty) {
                     startRecord(line: line)
+                    if !reader.valueFields.isEmpty { takeOwnValue(event, line: line) }
+                } else if !reader.valueFields.isEmpty {
+                    // A string, number, boolean or null is a record of its own value.
+                    startRecord(line: line)
+                    for field in reader.valueFields { record![field] = scalar(event) }
+                    let finished = record!
+                    record = nil
+                    try finish(finished, emit: emit)
                 } else {
-                    notObjects.append(("the value at \"\(reader.options.records)\" is not an object; it is not read as a record", line))
+                    notObjects.append(("the value at \"\(reader.options.records)\" is not an object; it is not read as a record "
+                                       + "(a field \".\" reads each value there as a record of its own)", line))
                 }
             } else if let parent = stack.indices.last, let context = stack[parent].context, let key = stack[parent].key,
                       reader.contextLevels[context.level].fields.contains(where: { $0.member == key }) {
@@ -412,6 +431,16 @@ public struct JSONRecordReader: ConfigurableReader {
             }
         }
 
+        /// The record that `event` starts (an object or array) is the value of the `.` fields: its JSON is written
+        /// out until it closes.
+        private mutating func takeOwnValue(_ event: JSONEvent, line: Int) {
+            var capture = Capture(field: nil, depth: stack.count + 1, text: "", needsComma: [], line: line)
+            capture.ownValue = true
+            capture.add(event == .startArray ? "[" : "{")
+            capture.needsComma.append(false)
+            captures.append(capture)
+        }
+
         /// True when the value about to start is on the way to the records (a beginning of the `records` path).
         private var leadsToRecords: Bool {
             let steps = path()
@@ -458,7 +487,10 @@ public struct JSONRecordReader: ConfigurableReader {
                 while let last = captures.last, last.depth == depth {
                     let current = captures.removeLast()
                     let value = current.tooLong ? nil : current.text
-                    if let field = current.field {
+                    if current.ownValue {
+                        for field in reader.valueFields { record![field] = value }
+                        if current.tooLong { tooLong.append((reader.valueFields[0], current.line)) }
+                    } else if let field = current.field {
                         record![reader.fieldPaths[field].name] = value
                         if current.tooLong { tooLong.append((reader.fieldPaths[field].name, current.line)) }
                     } else if let key = stack[stack.count - 1].key {
@@ -466,7 +498,8 @@ public struct JSONRecordReader: ConfigurableReader {
                         if current.tooLong { tooLong.append((key, current.line)) }
                     }
                 }
-                return
+                // The record whose own value was captured ends here too.
+                guard record != nil, depth == recordDepth else { return }
             }
             if let finished = record, depth == recordDepth {
                 record = nil

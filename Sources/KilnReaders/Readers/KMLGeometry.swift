@@ -9,27 +9,36 @@ import KilnManifest
 /// - `LineString`: the point halfway along the line, measured on the sphere (haversine) between its vertices;
 /// - `Polygon`: the centroid (area-weighted, in degrees) of its outer ring; a ring with no area (all points on a
 ///   line) gives the mean of its vertices;
-/// - `MultiGeometry`, nested to any depth: the representative point of its first polygon, else its first line, else
-///   its first point, in document order through every level, as Google My Maps puts a building's outline before its
+/// - `gx:Track` (a GPS logger's export): a line through its `gx:coord` positions (a `Point` when it has one), its
+///   point halfway along; its `when` times, in order, are its `timestamps` (a JSON array of the texts as written);
+/// - `gx:MultiTrack`: its tracks as one `MultiLineString`, the first track's point, `timestamps` an array per track;
+/// - `MultiGeometry`, nested to any depth, and the `MultiPolygon`, `MultiLineString` and `MultiPoint` some GIS
+///   exporters write (not KML 2.2): the representative point of its first polygon, else its first line, else its
+///   first point, in document order through every level, as Google My Maps puts a building's outline before its
 ///   label. Its GeoJSON is one flat `GeometryCollection` of its members in document order (RFC 7946 advises against
-///   nested collections).
+///   nested collections) — for a `MultiPolygon`, `MultiLineString` or `MultiPoint` whose members are all of its kind,
+///   that GeoJSON type; its `timestamps` (when a member is a track) an array per member, `null` for the others.
 /// The altitude is the point's own, or absent for derived points. Every other geometry element (`LinearRing` outside
-/// a polygon, `Model`, `gx:Track`, `gx:MultiTrack`) is not read, and each is a problem of its own with its line.
+/// a polygon, `Model`) is not read, and each is a problem of its own with its line.
 package enum KMLGeometry {
     /// The geometry read from a placemark.
     package struct Shape {
         package var type: String
         package var geoJSON: String
         package var point: (longitude: String, latitude: String, altitude: String?)
+        /// A track's `when` times as a JSON array (an array per member for a collection with tracks); nil otherwise.
+        package var timestamps: String? = nil
     }
 
     /// The geometry elements of KML 2.2 and Google's `gx:` extension, by local name: those read, and those reported.
-    package static let mapped: Set<String> = ["Point", "LineString", "Polygon", "MultiGeometry"]
-    package static let unmapped: Set<String> = ["LinearRing", "Model", "Track", "MultiTrack"]
+    package static let mapped: Set<String> = Set(["Point", "LineString", "Polygon", "Track", "MultiTrack"]).union(collections.keys)
+    package static let unmapped: Set<String> = ["LinearRing", "Model"]
+    /// The collections read as `MultiGeometry` is, and the member type each is named for.
+    package static let collections = ["MultiGeometry": "", "MultiPolygon": "Polygon", "MultiLineString": "LineString", "MultiPoint": "Point"]
 
     /// The XPath expressions that find a placemark's geometry, compiled once.
     package struct Selectors {
-        package let geometries, coordinates, outer, inner: XPathExpression
+        package let geometries, coordinates, outer, inner, when, trackCoordinates, tracks, trackExtras: XPathExpression
 
         package init() throws {
             let names = KMLGeometry.mapped.union(KMLGeometry.unmapped).sorted().map { "local-name()='\($0)'" }
@@ -37,6 +46,10 @@ package enum KMLGeometry {
             coordinates = try XPathExpression("*[local-name()='coordinates']")
             outer = try XPathExpression("*[local-name()='outerBoundaryIs']//*[local-name()='coordinates']")
             inner = try XPathExpression("*[local-name()='innerBoundaryIs']//*[local-name()='coordinates']")
+            when = try XPathExpression("*[local-name()='when']")
+            trackCoordinates = try XPathExpression("*[local-name()='coord']")
+            tracks = try XPathExpression("*[local-name()='Track']")
+            trackExtras = try XPathExpression("*[local-name()='angles' or local-name()='ExtendedData']")
         }
     }
 
@@ -67,10 +80,10 @@ package enum KMLGeometry {
                                                     line: element.line))
                     continue
                 }
-                if element.localName == "MultiGeometry" {
+                if let kind = collections[element.localName] {
                     var members: [Shape] = []
                     try collect(element, selectors: selectors, into: &members, problems: &reading.problems)
-                    if !members.isEmpty { shapes = [multiGeometry(members)] }
+                    if !members.isEmpty { shapes = [multiGeometry(members, named: element.localName, of: kind)] }
                 } else {
                     try collect(element, selectors: selectors, into: &shapes, problems: &reading.problems)
                 }
@@ -84,7 +97,7 @@ package enum KMLGeometry {
         }
         reading.shape = shapes.first
         if shapes.isEmpty {
-            reading.problems.append(Problem(code: .kmlGeometry, message: "has no Point, LineString, Polygon or MultiGeometry with coordinates; it has no place on the map"))
+            reading.problems.append(Problem(code: .kmlGeometry, message: "has no Point, LineString, Polygon, gx:Track or MultiGeometry with coordinates; it has no place on the map"))
         }
         return reading
     }
@@ -101,14 +114,28 @@ package enum KMLGeometry {
             shapes.append(try element.localName == "Point" ? point(text) : line(text))
         case "Polygon":
             shapes.append(try polygon(outer: element.string(selectors.outer), inner: element.strings(selectors.inner)))
-        case "MultiGeometry":
+        case "MultiGeometry", "MultiPolygon", "MultiLineString", "MultiPoint":
             for member in element.elements(selectors.geometries) {
                 try collect(member, selectors: selectors, into: &shapes, problems: &problems)
             }
+        case "Track":
+            if let shape = try track(element, selectors: selectors, problems: &problems) { shapes.append(shape) }
+        case "MultiTrack":
+            var tracks: [Shape] = []
+            for member in element.elements(selectors.tracks) {
+                if let shape = try track(member, selectors: selectors, problems: &problems) { tracks.append(shape) }
+            }
+            guard let first = tracks.first else {
+                problems.append(Problem(code: .kmlGeometry, message: "its \(element.qualifiedName) has no gx:Track with positions; it is left out", line: element.line))
+                return
+            }
+            let lines = tracks.map { track in track.type == "Point" ? "[" + coordinatesJSON(track.geoJSON) + "]" : coordinatesJSON(track.geoJSON) }
+            shapes.append(Shape(type: "MultiTrack", geoJSON: #"{"type":"MultiLineString","coordinates":["# + lines.joined(separator: ",") + "]}",
+                                point: first.point, timestamps: "[" + tracks.map { $0.timestamps ?? "null" }.joined(separator: ",") + "]"))
         default:
             let what = element.localName == "LinearRing" ? "a LinearRing outside a Polygon" : element.qualifiedName
             problems.append(Problem(code: .kmlUnsupportedGeometry,
-                                    message: "its \(what) is not read (the kml reader maps Point, LineString, Polygon and MultiGeometry); its coordinates are left out",
+                                    message: "its \(what) is not read (the kml reader maps Point, LineString, Polygon, gx:Track, gx:MultiTrack and MultiGeometry); its coordinates are left out",
                                     line: element.line))
         }
     }
@@ -137,13 +164,56 @@ package enum KMLGeometry {
                      point: (format(center.longitude), format(center.latitude), nil))
     }
 
-    /// A `MultiGeometry` of `members` (at least one): its point is its first polygon's, else its first line's, else its
-    /// first point's.
-    private static func multiGeometry(_ members: [Shape]) -> Shape {
-        let chosen = ["Polygon", "LineString", "Point"].lazy.compactMap { type in members.first { $0.type == type } }.first ?? members[0]
-        return Shape(type: "MultiGeometry",
+    /// A `gx:Track`: a line through its `gx:coord` positions ("lon lat alt"), a point when it has one; nil (and a
+    /// problem) when it has none. Its `when` times are its timestamps; when they do not pair with the positions
+    /// (KML asks for as many), that is a problem and the timestamps are NULL.
+    private static func track(_ element: XMLElementCursor, selectors: Selectors, problems: inout [Problem]) throws -> Shape? {
+        let coords = element.strings(selectors.trackCoordinates)
+        guard !coords.isEmpty else {
+            problems.append(Problem(code: .kmlGeometry, message: "its \(element.qualifiedName) has no gx:coord; it is left out", line: element.line))
+            return nil
+        }
+        let text = coords.map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).joined(separator: ",") }
+            .joined(separator: " ")
+        var shape = try coords.count == 1 ? point(text) : line(text)
+        let times = element.strings(selectors.when)
+        if times.count == coords.count {
+            shape.timestamps = "[" + times.map { JSONText.string(TextFolding.trim($0)) }.joined(separator: ",") + "]"
+        } else {
+            problems.append(Problem(code: .kmlGeometry, message: "its \(element.qualifiedName) has \(times.count) when and \(coords.count) gx:coord; "
+                                        + "KML pairs them one to one, so its timestamps are left out", line: element.line))
+        }
+        let extra = element.strings(selectors.trackExtras).count
+        if extra > 0 {
+            problems.append(Problem(code: .kmlTrackData, message: "its \(element.qualifiedName)'s gx:angles and ExtendedData (\(extra) "
+                                        + "\(extra == 1 ? "element" : "elements")) are not read; its positions and times are", line: element.line))
+        }
+        shape.type = "Track"
+        return shape
+    }
+
+    /// The `coordinates` member of a shape's GeoJSON, as written.
+    private static func coordinatesJSON(_ geoJSON: String) -> String {
+        let start = geoJSON.range(of: #""coordinates":"#)!.upperBound
+        return String(geoJSON[start..<geoJSON.index(before: geoJSON.endIndex)])
+    }
+
+    /// A collection of `members` (at least one) named `name` (`MultiGeometry`, `MultiPolygon`…) whose members are
+    /// of the type `kind` names (any when empty): its point is its first polygon's, else its first line's, else its
+    /// first point's. A `MultiPolygon`, `MultiLineString` or `MultiPoint` of members all of its kind is that GeoJSON
+    /// type; anything else a `GeometryCollection`.
+    private static func multiGeometry(_ members: [Shape], named name: String, of kind: String) -> Shape {
+        let chosen = ["Polygon", "LineString", "Point"].lazy.compactMap { type in
+            members.first { ($0.type == "Track" ? ($0.geoJSON.hasPrefix(#"{"type":"Point""#) ? "Point" : "LineString") : $0.type) == type }
+        }.first ?? members[0]
+        let timestamps = members.contains { $0.timestamps != nil } ? "[" + members.map { $0.timestamps ?? "null" }.joined(separator: ",") + "]" : nil
+        if !kind.isEmpty, members.allSatisfy({ $0.type == kind }) {
+            return Shape(type: name, geoJSON: #"{"type":""# + name + #"","coordinates":["# + members.map { coordinatesJSON($0.geoJSON) }.joined(separator: ",") + "]}",
+                         point: chosen.point, timestamps: timestamps)
+        }
+        return Shape(type: name,
                      geoJSON: #"{"type":"GeometryCollection","geometries":["# + members.map(\.geoJSON).joined(separator: ",") + "]}",
-                     point: chosen.point)
+                     point: chosen.point, timestamps: timestamps)
     }
 
     /// Parses KML `coordinates`: tuples `lon,lat[,alt]` separated by white space.

@@ -3,13 +3,13 @@ import KilnCore
 import KilnManifest
 
 /// Reads the placemarks of a KML file (a campus map's, a Google My Maps export): `name`, `description` (the HTML
-/// inside it rendered as plain text, one line per block), `id` (the placemark's attribute), `styleUrl`, `folder`
+/// inside it rendered as plain text, one line per block, whether written as CDATA, escaped text or child elements), `id` (the placemark's attribute), `styleUrl`, `folder`
 /// (the names of the enclosing folders, outermost first, joined by `folderSeparator`; none outside folders), its geometry —
-/// `geometryType` (`Point`, `LineString`, `Polygon`, `MultiGeometry`), `geometry` (the whole geometry as GeoJSON
-/// text) and a representative point in `longitude`, `latitude`, `altitude` (see `KMLGeometry`) — the
-/// `ExtendedData` values named in `extendedData`, and `_ordinal` / `_position` (`RecordOrder`).
-/// A placemark with no usable geometry, each geometry element the reader does not map (`gx:Track`, `Model`…), and
-/// `ExtendedData` names not declared, are findings.
+/// `geometryType` (`Point`, `LineString`, `Polygon`, `MultiGeometry`, `Track`, `MultiTrack`, `MultiPolygon`…),
+/// `geometry` (the whole geometry as GeoJSON text), a representative point in `longitude`, `latitude`, `altitude`
+/// and a track's `timestamps` (see `KMLGeometry`) — the `ExtendedData` values named in `extendedData`, and
+/// `_ordinal` / `_position` (`RecordOrder`). A placemark with no usable geometry, each geometry element the reader
+/// does not map (`Model`, a `LinearRing` alone), and `ExtendedData` names not declared, are findings.
 public struct KMLReader: ConfigurableReader {
     public static let format = "kml"
 
@@ -34,7 +34,7 @@ public struct KMLReader: ConfigurableReader {
 
     /// The fields every placemark has, before the declared `extendedData` names.
     package static let builtInFields = ["name", "description", "longitude", "latitude", "altitude", "folder", "id", "styleUrl",
-                                "geometryType", "geometry"]
+                                "geometryType", "geometry", "timestamps"]
 
     public let kinds: [RecordKind]
     private let options: Options
@@ -92,7 +92,9 @@ public struct KMLReader: ConfigurableReader {
                 var record = Record(kinds[0], line: placemark.line)
                 let label = placemark.string(name).map(TextFolding.collapseSpaces)
                 record["name"] = label
-                record["description"] = try placemark.string(description).map(plainText).flatMap { $0.isEmpty ? nil : $0 }
+                // HTML written as child elements renders as the same HTML in CDATA does: one line per block.
+                record["description"] = try (placemark.innerMarkup(description) ?? placemark.string(description)).map(plainText)
+                    .flatMap { $0.isEmpty ? nil : $0 }
                 record["id"] = placemark.string(identifier)
                 record["styleUrl"] = placemark.string(styleUrl).map(TextFolding.trim)
                 let path = folders.compactMap(\.name).filter { !$0.isEmpty }
@@ -113,6 +115,7 @@ public struct KMLReader: ConfigurableReader {
                     record["longitude"] = shape.point.longitude
                     record["latitude"] = shape.point.latitude
                     record["altitude"] = shape.point.altitude
+                    record["timestamps"] = shape.timestamps
                 }
                 for problem in reading.problems {
                     log.report(problem.code,

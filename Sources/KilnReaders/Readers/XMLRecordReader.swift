@@ -69,18 +69,18 @@ public struct XMLRecordReader: ConfigurableReader {
         if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         if readsWithoutTree, let streamedFields {
-            let (outcome, records, issues) = try withoutActuallyEscaping(emit) { emit in
+            let (outcome, coverage, issues) = try withoutActuallyEscaping(emit) { emit in
                 let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
                 let source = try input.bytes(log: log)
                 let parser = XMLEventParser(source: source, path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
                 if outcome == .documentType { source.close() }
                 if let failure = records.failure { throw failure }
-                return (outcome, records.records, parser.issues)
+                return (outcome, records.coverage, parser.issues)
             }
             // A document type declaration is checked by the tree reader, which reads the file from its start.
             if outcome == .read {
-                finish(input, records: records, issues: issues, log: log)
+                finish(input, coverage: coverage, issues: issues, log: log)
                 return
             }
         }
@@ -88,6 +88,7 @@ public struct XMLRecordReader: ConfigurableReader {
         var stack = ElementStack(context: context)
         var ordinal = 0
         var expandFailed = false
+        var coverage = RecordCoverage(fields: streamedFields ?? [], fieldCount: expressions.count)
         reading: while let event = reader.next() {
             switch event {
             case .start(let name, let namespace, _):
@@ -98,15 +99,34 @@ public struct XMLRecordReader: ConfigurableReader {
                         break reading
                     }
                     ordinal += 1
+                    coverage.beginRecord()
+                    if streamedFields != nil {
+                        var depth = 0
+                        element.replayElements(start: { tag in
+                            depth += 1
+                            coverage.enter(tag, depth: depth)
+                        }, end: {
+                            coverage.leave(depth: depth)
+                            depth -= 1
+                        })
+                    }
                     let position = stack.countRecordChild()
                     var values: [String?] = []
                     values.reserveCapacity(kinds[0].fieldNames.count)
-                    for expression in expressions { values.append(element.string(expression)) }
+                    for (index, expression) in expressions.enumerated() {
+                        let value = element.string(expression)
+                        if value != nil { coverage.matched[index] = true }
+                        values.append(value)
+                    }
                     values.append(contentsOf: stack.contextValues)
                     values.append(String(ordinal))
                     values.append(String(position))
                     try emit(Record(kinds[0], values: values, line: element.line))
                 } else {
+                    if ordinal == 0, coverage.recordNamespace == nil, let last = path.steps.last, let uri = last.namespace,
+                       last.localName == name, namespace != uri {
+                        coverage.recordNamespace = (namespace, reader.elementLine)
+                    }
                     stack.push(name, namespace) { reader.attribute($0, namespace: $1) }
                 }
             case .end:
@@ -116,19 +136,63 @@ public struct XMLRecordReader: ConfigurableReader {
         if !expandFailed, let last = path.steps.last {
             for element in reader.salvagedElements(localName: last.localName, namespace: last.namespace) {
                 ordinal += 1
-                try emit(Record(kinds[0], values: expressions.map { element.string($0) } + stack.contextValues.map { _ in nil }
-                                    + [String(ordinal), nil], line: element.line))
+                let values = expressions.map { element.string($0) }
+                coverage.beginRecord()
+                for (index, value) in values.enumerated() where value != nil { coverage.matched[index] = true }
+                try emit(Record(kinds[0], values: values + stack.contextValues.map { _ in nil } + [String(ordinal), nil], line: element.line))
             }
         }
-        finish(input, records: ordinal, issues: reader.issues, log: log)
+        finish(input, coverage: coverage, issues: reader.issues, log: log)
     }
 
-    /// Reports what reading a file found: libxml2's issues, or that no element matched the record.
-    private func finish(_ input: InputFile, records: Int, issues: [XMLIssue], log: DiagnosticLog) {
-        if records == 0, issues.isEmpty {
+    /// Reports what reading a file found: libxml2's issues, that no element matched the record, the elements of
+    /// the records no field reads (once per source), elements a field would read but for their namespace, and the
+    /// fields that matched in no record.
+    private func finish(_ input: InputFile, coverage: RecordCoverage, issues: [XMLIssue], log: DiagnosticLog) {
+        let fieldNames = options.fields.keys.sorted()
+        if coverage.records == 0, issues.isEmpty {
             log.report(.sourceEmpty, "the file gives no record: no element matches the record \"\(options.record)\"", at: input.at(nil))
+            if let declared = path.steps.last?.namespace, let found = coverage.recordNamespace {
+                log.report(.xmlNamespaceMismatch, "the record \"\(options.record)\" is in the namespace \"\(declared)\", but this file's "
+                               + "\"\(path.steps.last!.localName)\" elements are in \(Self.describe(found.namespace, against: declared)); "
+                               + "declare that URI (a source of its own for these files) to read them", at: input.at(found.line))
+            }
+        }
+        let source = log.readingSource.map { "source \"\($0)\"" } ?? "this source"
+        var nearMissed = Set<Int>()
+        for element in coverage.unread {
+            let namespace = element.namespace.map { "namespace \"\($0)\"" } ?? "no namespace"
+            if !element.nearMiss.isEmpty {
+                let declared = element.expectedNamespace ?? ""
+                let names = element.nearMiss.map { "\"\(fieldNames[$0])\"" }
+                nearMissed.formUnion(element.nearMiss)
+                log.report(.xmlNamespaceMismatch, "\(names.count == 1 ? "field" : "fields") \(names.joined(separator: ", ")) "
+                               + "\(names.count == 1 ? "reads" : "read") \"\(element.path)\" in the namespace \"\(declared)\", but this "
+                               + "file's records have it in \(Self.describe(element.namespace, against: declared)), which no field reads: "
+                               + "\(names.count == 1 ? "it is" : "they are") NULL here; declare that URI (a source of its own for these files) to read them",
+                           at: input.at(element.line))
+            }
+            let message = "no field of \(source) reads the element \"\(element.path)\" (\(namespace)) of its records (\"\(options.record)\"); "
+                + "reported once for the source, at its first file and line"
+            log.report(Diagnostic(code: .xmlUnread, message: message, provenance: input.at(element.line)),
+                       once: [DiagnosticCode.xmlUnread.rawValue, log.readingSource ?? "", options.record, element.path,
+                              element.namespace ?? ""].joined(separator: "\u{1F}"))
+        }
+        if coverage.records > 0, issues.isEmpty {
+            for (index, name) in fieldNames.enumerated() where !coverage.matched[index] && !nearMissed.contains(index) {
+                log.report(.sourceFieldUnmatched, "field \"\(name)\" (\"\((try? options.fields[name]!.xpathText()) ?? "")\") matched nothing in "
+                               + "\(coverage.records == 1 ? "the record" : "any of the \(coverage.records) records") of this file: it is NULL in each",
+                           at: input.at(nil))
+            }
         }
         XMLIssueReport.report(issues, in: input, log: log)
+    }
+
+    /// A namespace found where `declared` was expected, for a message.
+    private static func describe(_ found: String?, against declared: String) -> String {
+        guard let found else { return "no namespace" }
+        return NamespaceVersion.differOnlyInVersion(found, declared)
+            ? "\"\(found)\" (the same vocabulary, another version)" : "\"\(found)\""
     }
 }
 
@@ -176,6 +240,12 @@ package struct ElementPath {
     package func matches(_ name: String, _ namespace: String?, within ancestors: [(name: String, namespace: String?)]) -> Bool {
         guard let last = steps.last, last.localName == name, last.namespace == nil || last.namespace == namespace else { return false }
         return parentsMatch(ancestors)
+    }
+
+    /// True when `tag` has the last step's local name but not its namespace, and is not a record for that alone.
+    package func hasOtherNamespace(_ tag: XMLStartTag) -> Bool {
+        guard let uri = steps.last?.namespace, tag.hasLocalName(lastLocalName) else { return false }
+        return tag.namespace != uri
     }
 
     /// `matches` for a start tag of `XMLEventParser`: its names are made into strings only for a record.

@@ -52,6 +52,8 @@ package final class StreamedRecords: XMLEventHandler {
     package private(set) var records = 0
     /// What `emit` threw; the parse stopped there.
     package private(set) var failure: Error?
+    /// What the file's records hold that no field read, and which fields read nothing (`RecordCoverage`).
+    package var coverage: RecordCoverage { withScan { $0.coverage } }
 
     package init(fields: [StreamedField], path: ElementPath, context: [ContextElement], kind: RecordKind,
          emit: @escaping (Record) throws -> Void) {
@@ -107,6 +109,7 @@ private struct RecordScan {
     private var collectingDepth: [Int]
     private var collecting = 0
     private var texts: [[UInt8]]
+    package var coverage: RecordCoverage
 
     package init(fields: [StreamedField], path: ElementPath, stack: ElementStack, kind: RecordKind) {
         self.fields = fields
@@ -118,6 +121,7 @@ private struct RecordScan {
         found = Array(repeating: false, count: fields.count)
         collectingDepth = Array(repeating: -1, count: fields.count)
         texts = Array(repeating: [], count: fields.count)
+        coverage = RecordCoverage(fields: fields, fieldCount: fields.count)
     }
 
     package mutating func start(_ tag: XMLStartTag) {
@@ -131,9 +135,13 @@ private struct RecordScan {
                 matched[index] = current
                 if current == elements.count { reach(index, tag, depth: current) }
             }
+            coverage.enter(tag, depth: current)
             return
         }
         guard path.matches(tag, within: stack.names) else {
+            if ordinal == 0, coverage.recordNamespace == nil, path.hasOtherNamespace(tag) {
+                coverage.recordNamespace = (tag.namespace, tag.line)
+            }
             stack.push(tag.localName, tag.namespace) { tag.attribute($0, namespace: $1) }
             return
         }
@@ -142,6 +150,7 @@ private struct RecordScan {
         position = stack.countRecordChild()
         line = tag.line
         collecting = 0
+        coverage.beginRecord()
         for index in fields.indices {
             matched[index] = 0
             values[index] = nil
@@ -173,12 +182,14 @@ private struct RecordScan {
                 collecting -= 1
             }
         }
+        coverage.leave(depth: current)
         guard current == 0 else {
             for index in fields.indices where matched[index] == current { matched[index] = current - 1 }
             depth = current - 1
             return nil
         }
         depth = nil
+        for index in fields.indices where found[index] { coverage.matched[index] = true }
         // The values move into the record, which has room for the rest: no string is copied or retained.
         var record = values
         values = Self.noValues(fields.count, room: kind.fieldNames.count)
@@ -205,5 +216,136 @@ private struct RecordScan {
             collectingDepth[index] = depth
             collecting += 1
         }
+    }
+}
+
+/// What one file's records hold that no field of an `xml` source reads, and which fields read nothing in it: the
+/// elements no field's path reaches (each once per place and name, the first of a subtree; at most
+/// `maximumUnread`), the fields that matched in no record, and, when no record matched, an element with the record's
+/// name in another namespace. An element with the name a field expects at that place but in another namespace (GPX
+/// 1.0 for 1.1, `…/cache/1/0/1` for `…/cache/1/0`) is a near miss of that field. Both readers of an `xml` source
+/// feed it the elements of each record (`beginRecord`, `enter`, `leave`), so they report the same.
+package struct RecordCoverage {
+    /// An element of the records that no field reads.
+    package struct Unread {
+        /// Its path below the record element, by local names (`location/note`).
+        package let path: String
+        package let namespace: String?
+        package let line: Int
+        /// The fields whose element this one would be, but for its namespace, and the namespace they expect.
+        package let nearMiss: [Int]
+        package let expectedNamespace: String?
+        fileprivate let depth: Int
+        fileprivate let parentField: Int
+        fileprivate let localName: [UInt8]
+        fileprivate let uri: [UInt8]?
+    }
+
+    package static let maximumUnread = 100
+    private let fields: [StreamedField]
+    /// For each field: how many of its element steps the open elements match, whether or not it has its value
+    /// already (a second `name` is on the path of the field `name` too).
+    private var onPath: [Int]
+    /// For each open element of the record (the record's own first): what the fields read of it.
+    private var reading: [Reading] = []
+    package var records = 0
+    /// For each field: whether it had a value in some record.
+    package var matched: [Bool]
+    package private(set) var unread: [Unread] = []
+    /// An element outside the records with the record's local name but another namespace, and its line.
+    package var recordNamespace: (namespace: String?, line: Int)?
+
+    /// What the fields read of an element inside a record.
+    private enum Reading {
+        /// The element is on the path of a field (`field`: the first such; -1 for the record's element).
+        case passing(field: Int)
+        /// A field takes the element's whole text: everything below it is read.
+        case whole
+        /// No field reads the element, nor anything below it.
+        case unread
+    }
+
+    /// - Parameter fields: the fields as simple paths, to find what no field reads; empty when some field needs
+    ///   XPath (then only the fields' matches, `fieldCount` of them, are counted).
+    package init(fields: [StreamedField], fieldCount: Int) {
+        self.fields = fields
+        matched = Array(repeating: false, count: fieldCount)
+        onPath = Array(repeating: 0, count: fields.count)
+    }
+
+    /// A record's element starts.
+    mutating func beginRecord() {
+        records += 1
+        for index in onPath.indices { onPath[index] = 0 }
+        reading.removeAll(keepingCapacity: true)
+        reading.append(fields.contains { $0.elements.isEmpty && $0.attribute == nil } ? .whole : .passing(field: -1))
+    }
+
+    /// An element starts at `depth` (1: a child of the record's element).
+    mutating func enter(_ tag: XMLStartTag, depth: Int) {
+        reading.append(read(tag, depth: depth))
+    }
+
+    /// The element at `depth` ends (0: the record's own).
+    mutating func leave(depth: Int) {
+        reading.removeLast()
+        for index in onPath.indices where onPath[index] == depth { onPath[index] = depth - 1 }
+    }
+
+    /// What the fields read of the element that starts at `depth` below the record's (its parent's reading is the
+    /// last of `reading`); an element no field reads is noted in `coverage`, once per place and name.
+    private mutating func read(_ tag: XMLStartTag, depth current: Int) -> Reading {
+        let parentField: Int
+        switch reading.last {
+        case .whole?: return .whole
+        case .unread?, nil: return .unread
+        case .passing(let field)?: parentField = field
+        }
+        var passing: Int?
+        var nearMiss: [Int] = []
+        for index in fields.indices where onPath[index] == current - 1 {
+            let elements = fields[index].elements
+            guard current <= elements.count, tag.hasLocalName(elements[current - 1].localName) else { continue }
+            guard tag.hasNamespace(elements[current - 1].uri) else {
+                nearMiss.append(index)
+                continue
+            }
+            onPath[index] = current
+            if current == elements.count, fields[index].attribute == nil { return .whole }
+            passing = passing ?? index
+        }
+        if let passing { return .passing(field: passing) }
+        noteUnread(tag, depth: current, parentField: parentField, nearMiss: nearMiss)
+        return .unread
+    }
+
+
+    /// Notes the element `tag`, at `depth` below the record's element inside an element on the path of field
+    /// `parentField` (-1: the record's element), which no field reads.
+    private mutating func noteUnread(_ tag: XMLStartTag, depth: Int, parentField: Int, nearMiss: [Int]) {
+        for known in unread where known.depth == depth && known.parentField == parentField
+            && tag.hasLocalName(known.localName) && tag.hasNamespace(known.uri) { return }
+        guard unread.count < Self.maximumUnread else { return }
+        let parents = parentField < 0 ? [] : fields[parentField].elements.prefix(depth - 1).map { String(decoding: $0.localName.dropLast(), as: UTF8.self) }
+        let namespace = tag.namespace
+        unread.append(Unread(path: (parents + [tag.localName]).joined(separator: "/"), namespace: namespace, line: tag.line,
+                             nearMiss: nearMiss, expectedNamespace: nearMiss.first.flatMap { fields[$0].elements[depth - 1].uri }
+                                .map { String(decoding: $0.dropLast(), as: UTF8.self) }, depth: depth, parentField: parentField, localName: Array(tag.localName.utf8) + [0],
+                             uri: namespace.map { Array($0.utf8) + [0] }))
+    }
+}
+
+/// Namespace URIs of versioned vocabularies.
+package enum NamespaceVersion {
+    /// True when `a` and `b` differ, and only in segments that are version numbers (`1`, `0`, `2.2`, `v3`):
+    /// `http://www.topografix.com/GPX/1/0` and `…/GPX/1/1`, `…/cache/1/0` and `…/cache/1/0/1`.
+    package static func differOnlyInVersion(_ a: String, _ b: String) -> Bool {
+        func unversioned(_ uri: String) -> [Substring] {
+            uri.split(separator: "/", omittingEmptySubsequences: false).filter { segment in
+                let digits = segment.first == "v" || segment.first == "V" ? segment.dropFirst() : segment[...]
+                return !(digits.first?.isNumber == true && digits.allSatisfy { $0.isNumber || $0 == "." })
+            }
+        }
+        return a != b && unversioned(a) == unversioned(b)
     }
 }
