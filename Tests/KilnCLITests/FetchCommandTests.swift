@@ -373,6 +373,30 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "dump", "--out", "out/dump.sqlite").status, 0)
     }
 
+    func testAFetchKilledMidwayLeavesTheFilesAndTheRecordAsTheyWere() throws {
+        let folder = try pipeline(fetch: "delay: 0, concurrency: 1")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        let record = try Data(contentsOf: folder.appendingPathComponent("kiln.fetch.json"))
+        let pages = try (1...3).map { try Data(contentsOf: folder.appendingPathComponent("site/pages/p\($0).txt")) }
+        // New pages on the site, the second of which stalls after its first byte: the fetch is killed there.
+        for number in 1...3 { try site.serve("pages/p\(number).txt", "Νέα \(number);010\(number);21.7;38.2\n") }
+        try site.route(["/pages/p2.txt": ["stall": 30]])
+        try site.clearLog()
+        let process = try start(["fetch", "pipe"])
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !(try site.requests().contains { $0.path == "/pages/p2.txt" }) { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertTrue(try site.requests().contains { $0.path == "/pages/p2.txt" }, "the fetch reached the stalling page")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("kiln.fetch.json")), record)
+        // Every page is whole: the earlier bytes, or (for one renamed before the kill) the new ones.
+        for number in 1...3 {
+            let now = try Data(contentsOf: folder.appendingPathComponent("site/pages/p\(number).txt"))
+            XCTAssertTrue(now == pages[number - 1] || now == Data("Νέα \(number);010\(number);21.7;38.2\n".utf8), "p\(number)")
+        }
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/pages/p2.txt")), pages[1])
+    }
+
     func testTheBuildAfterAFetchNeedsNoNetwork() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { throw XCTSkip("unshare -n needs root") }
         try pipeline()

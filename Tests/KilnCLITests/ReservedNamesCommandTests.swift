@@ -31,7 +31,7 @@ final class ReservedNamesCommandTests: CLITestCase {
             try "a\n".write(to: folder.appendingPathComponent("in.txt"), atomically: true, encoding: .utf8)
             let run = try kiln("build", name, "--out", "\(name).sqlite")
             XCTAssertEqual(run.status, 64, run.stderr)
-            XCTAssertTrue(run.stderr.hasPrefix("Error: \(folder.appendingPathComponent("kiln.json5").path):3: manifest error at tables[0].fullText.columns[0]: a full-text table cannot have a column named \"\(name)\": FTS5 keeps \"rank\", \"rowid\" and the full-text table's own name (\"\(fullText)\") for itself, in any case; rename the column"), run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix("Error: \(name)/kiln.json5:3: manifest error at tables[0].fullText.columns[0]: a full-text table cannot have a column named \"\(name)\": FTS5 keeps \"rank\", \"rowid\" and the full-text table's own name (\"\(fullText)\") for itself, in any case; rename the column"), run.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: file("\(name).sqlite").path))
         }
     }
