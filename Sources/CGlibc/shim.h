@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Limits the malloc arenas to `count` (glibc's default is eight per core: one per thread that allocates). */
@@ -25,6 +26,13 @@ static inline int kiln_start_writeback(int fd) { return (int)syscall(SYS_sync_fi
 /* Writes every dirty page of the file system holding the open file `fd` to disk (syncfs(2)); 0 on success. The system
    call, because glibc declares its wrapper only under _GNU_SOURCE. */
 static inline int kiln_sync_file_system(int fd) { return (int)syscall(SYS_syncfs, fd); }
+
+/* Swaps the entries at `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE): both must exist on the
+   same file system; 0 on success, -1 with errno (EINVAL or ENOSYS where the file system or kernel cannot, EXDEV
+   across file systems). The system call, because glibc declares its wrapper only under _GNU_SOURCE. */
+static inline int kiln_rename_exchange(const char *first, const char *second) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */);
+}
 
 /* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */
 static inline int kiln_terminal_columns(int descriptor) {

@@ -226,6 +226,18 @@ package enum FileCalls {
         Glibc.rename(source, destination) == 0
     }
 
+    /// True when the entries at `first` and `second` (on one file system) swapped names in one step; false with
+    /// `errno` set, `EINVAL` or `ENOSYS` where the file system or the kernel cannot swap, `EXDEV` across file systems.
+    package static func exchange(_ first: String, _ second: String) -> Bool {
+        kiln_rename_exchange(first, second) == 0
+    }
+
+    /// True when the empty folder at `path` was removed (`rmdir(2)`).
+    @discardableResult
+    package static func removeFolder(_ path: String) -> Bool {
+        Glibc.rmdir(path) == 0
+    }
+
     /// True when `name` matches the shell wildcard `pattern` (`*`, `?`, `[…]`; no flags).
     package static func matches(_ name: String, pattern: String) -> Bool {
         fnmatch(pattern, name, 0) == 0

@@ -67,6 +67,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
+    /// True when SQLite could not allocate memory (`SQLITE_NOMEM`: a memory cap, or its soft heap limit reached).
+    public var isOutOfMemory: Bool { code & 0xff == SQLITE_NOMEM }
+
     /// True when a row broke a constraint (a key, `UNIQUE`, `NOT NULL`, `CHECK`).
     public var isConstraintViolation: Bool { code & 0xff == SQLITE_CONSTRAINT }
 
