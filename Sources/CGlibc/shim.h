@@ -3,12 +3,25 @@
 #ifdef __linux__
 #include <malloc.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Limits the malloc arenas to `count` (glibc's default is eight per core: one per thread that allocates). */
 static inline void kiln_malloc_limit_arenas(int count) { (void)mallopt(M_ARENA_MAX, count); }
+
+/* Names the calling thread (its first 15 bytes) as debuggers and `top -H` show it: prctl(2) PR_SET_NAME, which is
+   variadic (Swift cannot call it) where pthread_setname_np needs _GNU_SOURCE. */
+static inline void kiln_thread_set_name(const char *name) { (void)prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
+
+/* The soft limit on the process's address space (RLIMIT_AS, `ulimit -v`) in bytes; 0 when there is none. */
+static inline unsigned long long kiln_address_space_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
+    return (unsigned long long)limit.rlim_cur;
+}
 
 /* Hands the free memory of every arena back to the system. */
 static inline void kiln_malloc_trim(void) { (void)malloc_trim(0); }
@@ -25,6 +38,13 @@ static inline int kiln_start_writeback(int fd) { return (int)syscall(SYS_sync_fi
 /* Writes every dirty page of the file system holding the open file `fd` to disk (syncfs(2)); 0 on success. The system
    call, because glibc declares its wrapper only under _GNU_SOURCE. */
 static inline int kiln_sync_file_system(int fd) { return (int)syscall(SYS_syncfs, fd); }
+
+/* Swaps the entries at `first` and `second` in one step (renameat2(2) with RENAME_EXCHANGE): both must exist on the
+   same file system; 0 on success, -1 with errno (EINVAL or ENOSYS where the file system or kernel cannot, EXDEV
+   across file systems). The system call, because glibc declares its wrapper only under _GNU_SOURCE. */
+static inline int kiln_rename_exchange(const char *first, const char *second) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */);
+}
 
 /* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */
 static inline int kiln_terminal_columns(int descriptor) {

@@ -14,10 +14,20 @@ import Glibc
 /// limit, a build's peak grows by what the finished staging threads left in their arenas; with too low a limit
 /// (two), the build's threads (readers, shaper, writer, full-text indexing, SQLite's sorter) queue for the arenas'
 /// locks: 8 arenas built the 5 000-page end-to-end input in 2.4 s against 2.8 s with 2, at the same peak memory.
+///
+/// Under a cap on the address space (`ulimit -v`, as CI runners and containers set) there is one arena: each other
+/// arena reserves 64 MiB of address space, and a thread whose arena the cap refused retried that reservation on
+/// every allocation (a failing 64 MiB `mmap` per `malloc`, seen in gdb), so that a capped build seemed hung.
 public enum ProcessHeap {
-    /// Keeps the allocator to a few arenas; call once, before any thread starts.
+    /// Keeps the allocator to a few arenas, one under an address-space cap; call once, before any thread starts.
     public static func limitArenas() {
-        kiln_malloc_limit_arenas(8)
+        kiln_malloc_limit_arenas(addressSpaceLimit == nil ? 8 : 1)
+    }
+
+    /// The cap on the process's address space (`ulimit -v`, `RLIMIT_AS`) in bytes, or `nil` when there is none.
+    public static var addressSpaceLimit: Int? {
+        let limit = kiln_address_space_limit()
+        return limit == 0 ? nil : Int(clamping: limit)
     }
 
     /// Returns the free memory of every arena to the system (after staging, and once the bundle's tables are
@@ -111,6 +121,41 @@ public enum ProcessSignals {
     /// signal handler that has cleaned up may do.
     public static func exitNow(_ status: Int32) -> Never {
         Glibc._exit(status)
+    }
+}
+
+/// Threads started with `pthread_create`, which says when the system cannot start one (a cap on the address space
+/// refusing its stack): Foundation's `Thread.start` gave no sign, and whoever waited for the thread waited forever.
+package enum SystemThread {
+    /// Starts `work` on a new detached thread named `name` (its first 15 bytes, as `top -H` shows it).
+    /// - Returns: 0, or the system's error number when no thread was started (`work` is then never run).
+    package static func start(name: String, _ work: @escaping @Sendable () -> Void) -> Int32 {
+        let box = Unmanaged.passRetained(ThreadWork(name: name, work: work)).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { pointer in
+            guard let pointer else { return nil }
+            let started = Unmanaged<ThreadWork>.fromOpaque(pointer).takeRetainedValue()
+            kiln_thread_set_name(started.name)
+            started.work()
+            return nil
+        }, box)
+        if result != 0 { Unmanaged<ThreadWork>.fromOpaque(box).release() }
+        return result
+    }
+
+    /// What a new thread runs, handed to it through `pthread_create`'s one pointer.
+    private final class ThreadWork {
+        let name: String
+        let work: @Sendable () -> Void
+
+        init(name: String, work: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.work = work
+        }
     }
 }
 
@@ -224,6 +269,18 @@ package enum FileCalls {
     /// True when `source` was renamed to `destination` (replacing it in one step).
     package static func rename(_ source: String, to destination: String) -> Bool {
         Glibc.rename(source, destination) == 0
+    }
+
+    /// True when the entries at `first` and `second` (on one file system) swapped names in one step; false with
+    /// `errno` set, `EINVAL` or `ENOSYS` where the file system or the kernel cannot swap, `EXDEV` across file systems.
+    package static func exchange(_ first: String, _ second: String) -> Bool {
+        kiln_rename_exchange(first, second) == 0
+    }
+
+    /// True when the empty folder at `path` was removed (`rmdir(2)`).
+    @discardableResult
+    package static func removeFolder(_ path: String) -> Bool {
+        Glibc.rmdir(path) == 0
     }
 
     /// True when `name` matches the shell wildcard `pattern` (`*`, `?`, `[…]`; no flags).

@@ -194,10 +194,17 @@ public final class XMLStreamReader {
         return evaluator
     }
 
-    /// Refuses entity declarations (they are how billion-laughs bombs and external entities work) and notes an
-    /// external DTD, which libxml2 does not load with these options.
+    /// Refuses entity declarations (they are how billion-laughs bombs and external entities work) and the DOCTYPE
+    /// syntax libxml2 lets through (`DocumentTypeLocator.problem`), and notes an external DTD, which libxml2 does not
+    /// load with these options.
     private func checkDocumentType() {
-        let line = DocumentTypeLocator.line(in: source.leadingBytes(DocumentTypeLocator.searchedLength))
+        let leading = source.leadingBytes(DocumentTypeLocator.searchedLength)
+        if let problem = DocumentTypeLocator.problem(in: leading) {
+            issueBox.add(XMLIssue(kind: .malformed, message: problem.message, line: problem.line, column: nil))
+            stopped = true
+            return
+        }
+        let line = DocumentTypeLocator.line(in: leading)
         guard let document = xmlTextReaderCurrentDoc(reader) else { return }
         if let subset = document.pointee.intSubset, subset.pointee.entities != nil || subset.pointee.pentities != nil {
             if !issueBox.issues.contains(where: { $0.kind == .entityDeclarations }) {

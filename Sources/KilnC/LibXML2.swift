@@ -118,6 +118,44 @@ package enum DocumentTypeLocator {
     }
 }
 
+extension DocumentTypeLocator {
+    /// What is wrong with the start of a `<!DOCTYPE` declaration in `prefix` that libxml2 lets through, with its line:
+    /// no white space before the root element's name (`<!DOCTYPEdoc>`), or an internal subset after the declaration
+    /// has ended (`<!DOCTYPE doc>[]>`, which libxml2 reads as the subset). `nil` when neither (or no declaration).
+    package static func problem(in prefix: [UInt8]) -> (message: String, line: Int)? {
+        let marker = Array("<!DOCTYPE".utf8)
+        guard prefix.count > marker.count,
+              let start = (0...(prefix.count - marker.count)).first(where: { prefix[$0] == 0x3C && Array(prefix[$0..<$0 + marker.count]) == marker })
+        else { return nil }
+        func line(at offset: Int) -> Int { prefix[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 } }
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+        var index = start + marker.count
+        guard index < prefix.count else { return nil }
+        guard blank.contains(prefix[index]) else {
+            return ("white space must follow <!DOCTYPE, before the root element's name", line(at: start))
+        }
+        // The name and an external identifier, quoted literals skipped, up to `[` (the internal subset) or `>`.
+        var quote: UInt8?
+        while index < prefix.count {
+            let byte = prefix[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if byte == 0x22 || byte == 0x27 {
+                quote = byte
+            } else if byte == 0x5B {
+                return nil
+            } else if byte == 0x3E {
+                var next = index + 1
+                while next < prefix.count, blank.contains(prefix[next]) { next += 1 }
+                guard next < prefix.count, prefix[next] == 0x5B else { return nil }
+                return ("an internal subset ('[') after the DOCTYPE declaration has ended with '>'", line(at: next))
+            }
+            index += 1
+        }
+        return nil
+    }
+}
+
 /// An HTML element or text as Swift values, with the line it starts on.
 public indirect enum MarkupNode: Sendable, Equatable {
     case element(name: String, attributes: [String: String], line: Int, children: [MarkupNode])

@@ -67,6 +67,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
+    /// True when SQLite could not allocate memory (`SQLITE_NOMEM`: a memory cap, or its soft heap limit reached).
+    public var isOutOfMemory: Bool { code & 0xff == SQLITE_NOMEM }
+
+    /// True when the machine, not the data, stopped SQLite: no room on a disk, a file system error, no memory.
+    public var isOutOfResources: Bool { isStorageFailure || isOutOfMemory }
+
     /// True when a row broke a constraint (a key, `UNIQUE`, `NOT NULL`, `CHECK`).
     public var isConstraintViolation: Bool { code & 0xff == SQLITE_CONSTRAINT }
 
@@ -164,7 +170,18 @@ public final class Database {
     deinit { sqlite3_close_v2(handle) }
 
     /// The process-wide SQLite settings, applied once before the first connection: no memory statistics.
-    private static let libraryConfigured: Void = { _ = kiln_sqlite3_disable_memory_statistics() }()
+    /// Under an address-space cap, SQLite's heap is held to a share of it: past an eighth it reuses its caches' pages
+    /// rather than allocate, and past a quarter it fails with `SQLITE_NOMEM` (an error the build reports, exit 74)
+    /// before the cap stops an allocation elsewhere, which the Swift runtime cannot survive. SQLite enforces the limits
+    /// only with its memory statistics, which are off otherwise (they cost a lock per allocation).
+    private static let libraryConfigured: Void = {
+        guard let cap = ProcessHeap.addressSpaceLimit else {
+            _ = kiln_sqlite3_disable_memory_statistics()
+            return
+        }
+        _ = sqlite3_soft_heap_limit64(Int64(cap / 8))
+        _ = sqlite3_hard_heap_limit64(Int64(cap / 4))
+    }()
 
     /// Attaches the database file at `path` as `schema`, read-only: SQLite refuses any write to it
     /// (`SQLITE_READONLY`). The connection must have been opened with `readOnlyAttachments`.
@@ -469,8 +486,19 @@ public final class Statement {
         self.handle = handle
         self.database = database
         self.sql = sql
-        columnNames = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+        // SQLite gives no name (NULL) when it cannot allocate one: the statement then fails at its first step.
+        let names = (0..<sqlite3_column_count(handle)).map { sqlite3_column_name(handle, $0).map { String(cString: $0) } }
+        columnNames = names.map { $0 ?? "" }
+        namesMissing = names.contains(nil)
         parameterCount = Int(sqlite3_bind_parameter_count(handle))
+    }
+
+    /// True when SQLite ran out of memory naming the result columns.
+    private let namesMissing: Bool
+
+    /// The failure of a value SQLite could not allocate (its text or BLOB pointer is NULL): never an empty value.
+    private var outOfMemory: SQLiteError {
+        SQLiteError(code: SQLITE_NOMEM, message: "out of memory", sql: sql)
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -529,7 +557,8 @@ public final class Statement {
         let result = sqlite3_step(handle)
         switch result {
         case SQLITE_ROW:
-            return Row(columns: columnNames, values: (0..<Int32(columnNames.count)).map(value(at:)))
+            if namesMissing { throw outOfMemory }
+            return Row(columns: columnNames, values: try (0..<Int32(columnNames.count)).map(value(at:)))
         case SQLITE_DONE:
             return nil
         default:
@@ -581,14 +610,21 @@ public final class Statement {
     /// The UTF-8 of the texts `run` binds, reused from one row to the next.
     private var textBytes: [UInt8] = []
 
-    private func value(at index: Int32) -> SQLValue {
+    /// The value of column `index` of the current row.
+    /// - Throws: `SQLiteError` (`SQLITE_NOMEM`) when SQLite could not allocate the text or BLOB (a memory cap).
+    private func value(at index: Int32) throws -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, index) else { throw outOfMemory }
+            return .text(String(cString: text))
         case SQLITE_BLOB:
+            // A BLOB's pointer is NULL when it is empty, or when SQLite could not allocate it.
+            let pointer = sqlite3_column_blob(handle, index)
             let count = Int(sqlite3_column_bytes(handle, index))
-            guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            guard count > 0 else { return .blob([]) }
+            guard let pointer else { throw outOfMemory }
             return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
         default: return .null
         }

@@ -39,11 +39,29 @@ package final class BackgroundThread<Value: Sendable>: Sendable {
 /// `InputBytes`, `ReadAhead`'s readers, `BundleTables`, `ExtractedItems` and `BuildProgressDisplay`'s ticker
 /// (docs/CONCURRENCY.md names what each owner waits on). Every thread Kiln starts is started here.
 package enum DetachedThread {
-    /// Starts `work` on a new thread named `name` (as debuggers and `top -H` show it).
+    /// Starts `work` on a new thread named `name` (as debuggers and `top -H` show it). When the system cannot start
+    /// it (a memory cap), the process stops through `ResourceExhaustion`: the thread's owner would wait for it forever.
     package static func start(name: String, _ work: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: work)
-        thread.name = name
-        thread.start()
+        let result = SystemThread.start(name: name, work)
+        if result != 0 { ResourceExhaustion.stop("cannot start a thread (\(name)): \(SystemError.message(result))") }
+    }
+}
+
+/// What a process does when the machine refuses what Kiln cannot go on without (a thread): the command line installs
+/// `stop`'s handler, which removes the run's temporary files and lock (`TemporaryFiles`), says so in one sentence and
+/// exits with the I/O status (74). Without one (a library caller), the process aborts.
+public enum ResourceExhaustion {
+    private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Makes `stop` call `handle`, which must not return (it exits the process).
+    public static func install(_ handle: @escaping @Sendable (String) -> Void) {
+        handler.withLock { $0 = handle }
+    }
+
+    /// Stops the process: `message` says what the machine refused.
+    package static func stop(_ message: String) -> Never {
+        handler.withLock { $0 }?(message)
+        fatalError(message)
     }
 }
 

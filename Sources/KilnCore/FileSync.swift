@@ -56,6 +56,27 @@ package enum FileSync {
         if syncingFolder { try? fsync(destination.deletingLastPathComponent()) }
     }
 
+    /// Puts the folder `filled` (a sibling of `destination`, its files synced) where the folder `destination` is: a
+    /// rename when there is none, a swap in one step (`FileCalls.exchange`) when there is, after which `filled` holds
+    /// the old files. The guard of `move` applies to each of `members` in `destination`, the files this replaces.
+    /// - Returns: false, with nothing changed, when the file system cannot swap folders there (a mount point, a file
+    ///   system without the exchange).
+    /// - Throws: `KilnError.io` when a member is not Kiln's to replace or the rename fails.
+    package static func moveFolder(_ filled: URL, to destination: URL, replacing members: [String]) throws -> Bool {
+        for name in members { try checkReplaceable(destination.appendingPathComponent(name)) }
+        try fsync(filled)
+        let swapped: Bool
+        if OutputPath.entryKind(destination) == nil {
+            swapped = FileCalls.rename(filled.path, to: destination.path)
+        } else {
+            swapped = FileCalls.exchange(filled.path, destination.path)
+            if !swapped, [EINVAL, ENOSYS, EXDEV, EPERM, ENOTSUP].contains(errno) { return false }
+        }
+        guard swapped else { throw KilnError.io("cannot put the new \(destination.path) in place: \(SystemError.lastMessage)") }
+        try? fsync(destination.deletingLastPathComponent())
+        return true
+    }
+
     /// The size from which a replaced file is removed after the rename rather than by it.
     static let largeFileBytes: Int64 = 64 << 20
 

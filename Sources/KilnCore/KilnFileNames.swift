@@ -9,6 +9,9 @@ import KilnC
 ///   database where the full-text index of the bundle's n-th full-text table is built; for a target's bundle
 ///   (`<bundle>.android.sqlite`), its staging name holds the copy of the main bundle it is converted from;
 /// - `.<name>.<pid>.tmp-journal` (`-wal`, `-shm`): SQLite's journal beside a temporary bundle it changes (`kiln apply`);
+/// - `.<folder>.<pid>.tmp/`: a patch folder being filled before it is swapped with `<folder>` (`AtomicFolder`), then
+///   holding the old files until they are removed; `.kiln-patch.sqlite.<pid>.tmp` in `TMPDIR`: the copy of OLD
+///   `kiln patch` verifies its patches on;
 /// - `.<name>.lock`: the lock serializing the commands that replace `<name>` (builds, `kiln apply`);
 /// - `.kiln-cache/<name>/`: the build cache of the bundle `<name>` (`BuildCache`), kept between builds;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page

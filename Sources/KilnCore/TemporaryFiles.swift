@@ -2,7 +2,8 @@ import Foundation
 import KilnC
 
 /// The temporary files a run has created and not yet removed or renamed into place: the staging database, the lock
-/// file, a bundle or report before its rename, export files being written. When the run is interrupted by a signal,
+/// file, a bundle or report before its rename, export files being written, a patch folder being filled (a folder
+/// goes once the files registered in it are gone). When the run is interrupted by a signal,
 /// the command line removes them all (`removeAll`) before it exits, so that an interrupted build leaves what a
 /// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
 ///
@@ -36,7 +37,14 @@ public final class TemporaryFiles: @unchecked Sendable {
         lock.lock()  // never unlocked: the process exits
         removedAtExit = paths.keys.sorted()
         removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
-        return removedAtExit.filter { FileCalls.unlink($0) }
+        removedAtExit.sort()
+        // A folder being filled (`AtomicFolder`) goes after the files in it, which sort after it.
+        return removedAtExit.reversed().filter(TemporaryFiles.remove).reversed()
+    }
+
+    /// Removes the file, or the empty folder, at `path`; true when it was there.
+    private static func remove(_ path: String) -> Bool {
+        FileCalls.unlink(path) || FileCalls.removeFolder(path)
     }
 
     /// The files a C library writes beside `path`: libzip's `<path>.XXXXXX` before renaming it to `path`, SQLite's
@@ -52,7 +60,7 @@ public final class TemporaryFiles: @unchecked Sendable {
 
     /// Removes again the files `removeAll()` removed, right before the process exits.
     public func removeAgain() {
-        for path in removedAtExit { FileCalls.unlink(path) }
+        for path in removedAtExit.reversed() { _ = TemporaryFiles.remove(path) }
     }
 
     /// The files `removeAll()` removed (read and written only by the thread that holds the lock for good).

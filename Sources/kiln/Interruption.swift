@@ -4,7 +4,7 @@ import KilnKit
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP during a command: the temporary files the run registered
 /// (`TemporaryFiles`) are removed, stderr says so, and the process exits with the signal's status (`ExitStatus`: 128 +
-/// the signal's number). A bundle is only ever put in place by one rename, so the one in place is whole: the previous
+/// the signal's number). A thread the machine cannot start (`ResourceExhaustion`) ends the same way, with exit 74. A bundle is only ever put in place by one rename, so the one in place is whole: the previous
 /// or the new.
 enum Interruption {
     /// The signals handled, with their names and the status each exits with.
@@ -32,6 +32,13 @@ enum Interruption {
             }
             source.resume()
             TemporaryFiles.shared.retain(source as AnyObject)
+        }
+        ResourceExhaustion.install { message in
+            let removed = TemporaryFiles.shared.removeAll().map { URL(fileURLWithPath: $0).lastPathComponent }
+            let what = removed.isEmpty ? "" : " (removed the temporary files \(removed.joined(separator: ", ")))"
+            StandardError.write(TerminalText.sanitize("Error: \(message): the machine's memory limit is reached; nothing was changed\(what)\n"))
+            TemporaryFiles.shared.removeAgain()
+            ProcessSignals.exitNow(ExitStatus.io.rawValue)
         }
     }
 }

@@ -12,7 +12,8 @@ struct PatchCommand: KilnCommand {
         sqlite3changeset_apply) and the update manifest (update.json: bundle, schema version, from/to content
         digests, sizes, rows changed per table, each patch's SHA-256). Full-text and R*Tree tables follow; the tables
         the manifest declares userFilled are never touched. Each patch is applied to a copy of OLD and compared with
-        NEW first: any difference is an error and nothing is written.
+        NEW first: any difference is an error and nothing is written. DIR changes as a whole (a full disk or a killed run
+        leaves the previous patch whole).
 
         No patch when it is the wrong answer: another bundle, a new schema version (or schema), or a patch larger
         than --max-size. The app must then download the full bundle.

@@ -196,6 +196,31 @@ class CLITestCase: XCTestCase {
     /// `url` (under the working folder) as kiln run there prints it: its path from the working folder.
     func shown(_ url: URL) -> String { String(url.path.dropFirst(workingDirectory.path.count + 1)) }
 
+    /// A tmpfs of `kilobytes` mounted at the new folder `name` of the working folder, unmounted when the test ends:
+    /// a disk that fills, for the tests that run as root (the test is skipped otherwise).
+    func smallDisk(_ name: String, kilobytes: Int) throws -> URL {
+        let folder = file(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let mounted = try program("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", folder.path])
+        try XCTSkipUnless(mounted.status == 0, "mounting a tmpfs needs root")
+        addTeardownBlock { _ = try? self.program("/bin/umount", [folder.path]) }
+        return folder
+    }
+
+    /// Fills the tmpfs at `disk` with the file `fill` so that exactly `pages` pages of 4 KiB stay free.
+    func fill(_ disk: URL, leaving pages: Int) throws {
+        let gap = disk.appendingPathComponent("gap")
+        try Data(count: pages * 4096).write(to: gap)
+        let filler = disk.appendingPathComponent("fill")
+        try? FileManager.default.removeItem(at: filler)
+        XCTAssertTrue(FileManager.default.createFile(atPath: filler.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: filler)
+        let page = Data(count: 4096)
+        do { while true { try handle.write(contentsOf: page) } } catch {}  // until the disk is full
+        try handle.close()
+        try FileManager.default.removeItem(at: gap)
+    }
+
     /// The SHA-256 of a file, as hexadecimal.
     func sha256(_ path: String) throws -> String {
         let digest = SHA256Digest()

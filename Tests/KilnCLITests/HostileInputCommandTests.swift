@@ -162,8 +162,8 @@ final class HostileInputCommandTests: CLITestCase {
         try Data().write(to: file("p/in.ics"))
         let run = try kiln("build", "p")
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertTrue(run.stderr.contains("  json.malformed (error) ×1\n    p/in.json: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
-        XCTAssertTrue(run.stderr.contains("  ics.malformed (error) ×1\n    p/in.ics: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  json.malformed (error) ×1\n    p/in.json:1: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("  ics.malformed (error) ×1\n    p/in.ics:1: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark)\n"), run.stderr)
         XCTAssertFalse(run.stderr.contains("XML"), run.stderr)
     }
 

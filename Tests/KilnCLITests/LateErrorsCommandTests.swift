@@ -78,22 +78,7 @@ final class LateErrorsCommandTests: CLITestCase {
     /// bundle, whose disk has room.
     func testAFullTemporaryFolderIsNamedNotTheBundle() throws {
         let bundle = try built()
-        let small = file("small-tmp")
-        try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=16k", "tmpfs", small.path]
-        mount.standardError = FileHandle.nullDevice
-        try mount.run()
-        mount.waitUntilExit()
-        try XCTSkipUnless(mount.terminationStatus == 0, "mounting a tmpfs needs root")
-        defer {
-            let unmount = Process()
-            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = [small.path]
-            try? unmount.run()
-            unmount.waitUntilExit()
-        }
+        let small = try smallDisk("small-tmp", kilobytes: 16)
         try? Data(count: 16 << 10).write(to: small.appendingPathComponent("fill"))  // fills it (the write itself may fall short)
         // Enough rows that the index and the full-text sort spill into temporary files.
         var generator = SeededGenerator(seed: 31)

@@ -25,20 +25,58 @@ final class HostileMarkupTests: HostileTestCase {
                 let result = try run(make(), content, name: "empty.xml")
                 XCTAssertEqual(result.values, [])
                 XCTAssertEqual(result.findings, [
-                    "empty.xml: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
+                    "empty.xml:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
                 ], "\(content)")
             }
+        }
+    }
+
+    /// Not-well-formed documents of the W3C XML conformance suite (James Clark's xmltest, `not-wf/sa`) and libxml2's
+    /// error tests that libxml2 lets through or reports without a line, each with its line: a DOCTYPE without white
+    /// space before its name, an internal subset after the DOCTYPE has ended (libxml2 reads it as the subset), the
+    /// empty document (`050.xml`); and what libxml2 already refuses at a line: an attribute named `:` (and its
+    /// kin), a UTF-16 document cut short at any byte. A DOCTYPE with a real internal subset, or a `>[` inside its
+    /// quoted system identifier, is read.
+    func testConformanceSuitesNotWellFormedDocumentsAreRefusedAtALine() throws {
+        let refused: [(String, [UInt8], String)] = [
+            ("doctype-name.xml", Array("<!DOCTYPEdoc>\n<rec>v</rec>\n".utf8),
+             "doctype-name.xml:1: error: malformed XML: white space must follow <!DOCTYPE, before the root element's name; the rest of this file is not read [xml.malformed]"),
+            ("doctype-subset.xml", Array("<?xml version=\"1.0\"?>\n<!DOCTYPE rec>[]>\n<rec>v</rec>\n".utf8),
+             "doctype-subset.xml:2: error: malformed XML: an internal subset ('[') after the DOCTYPE declaration has ended with '>'; the rest of this file is not read [xml.malformed]"),
+            ("050.xml", [], "050.xml:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            ("colon.xml", Array("<rec :=\"v\">v</rec>\n".utf8), "colon.xml:1:7: error: malformed XML: Failed to parse QName ':'; the rest of this file is not read [xml.malformed]"),
+            ("colon2.xml", Array("<rec\n  :=\"v\">v</rec>\n".utf8), "colon2.xml:2:4: error: malformed XML: Failed to parse QName ':'; the rest of this file is not read [xml.malformed]"),
+        ]
+        for (name, content, finding) in refused {
+            let result = try run(xml(), content, name: name)
+            XCTAssertEqual(result.findings, [finding], name)
+        }
+        // A UTF-16 document cut at every length: never read as if whole, always an error at a line.
+        let whole: [UInt8] = [0xFF, 0xFE] + Array("<?xml version=\"1.0\" encoding=\"UTF-16\"?><rec>value</rec>".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        for length in 1..<(whole.count - 2) {
+            let result = try run(xml(), Array(whole.prefix(length)), name: "cut.xml")
+            XCTAssertEqual(result.values, [], "\(length) bytes")
+            let errors = result.findings.filter { $0.contains(": error: ") }
+            XCTAssertEqual(errors.count, 1, "\(length) bytes: \(result.findings)")
+            XCTAssertTrue(errors.allSatisfy { $0.hasPrefix("cut.xml:1:") && $0.contains(": error: malformed XML: ") && $0.hasSuffix("[xml.malformed]") },
+                          "\(length) bytes: \(result.findings)")
+        }
+        for (name, text) in [("subset.xml", "<!DOCTYPE rec [\n<!ELEMENT rec (#PCDATA)>\n]>\n<rec>v</rec>\n"),
+                             ("system.xml", "<!DOCTYPE rec SYSTEM \"a>[b.dtd\">\n<rec>v</rec>\n")] {
+            let result = try run(xml(), Array(text.utf8), name: name)
+            XCTAssertEqual(result.values, [[nil, "v"]], name)
+            XCTAssertFalse(result.findings.contains { $0.contains("malformed") }, "\(name): \(result.findings)")
         }
     }
 
     /// Every reader that refuses a blank file says so in its own format's words and code, not XML's.
     func testABlankFileIsReportedInItsOwnFormatsWords() throws {
         let readers: [(RecordReader, String)] = [
-            (try xml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
-            (try kml(), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
-            (try reader("mediawiki", "{}").restricted(to: ["page"]), "empty: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
-            (try reader("json", #"{ records: "*", fields: { v: "v" } }"#), "empty: error: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark) [json.malformed]"),
-            (try reader("ics"), "empty: error: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark) [ics.malformed]"),
+            (try xml(), "empty:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try kml(), "empty:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("mediawiki", "{}").restricted(to: ["page"]), "empty:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]"),
+            (try reader("json", #"{ records: "*", fields: { v: "v" } }"#), "empty:1: error: malformed JSON: the file holds no JSON (it is empty, or only white space or a byte-order mark) [json.malformed]"),
+            (try reader("ics"), "empty:1: error: the file holds no iCalendar data (it is empty, or only white space or a byte-order mark) [ics.malformed]"),
         ]
         for content in [[], [0xEF, 0xBB, 0xBF], Array(" \n\t\r\n".utf8)] as [[UInt8]] {
             for (reader, finding) in readers {
@@ -273,7 +311,7 @@ final class HostileMediaWikiTests: HostileTestCase {
         for make in [pages, listings] {
             let reader = try make()
             XCTAssertEqual(try run(reader, [0xEF, 0xBB, 0xBF], name: "empty.xml").findings, [
-                "empty.xml: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
+                "empty.xml:1: error: malformed XML: the file holds no XML (it is empty, or only white space or a byte-order mark) [xml.malformed]",
             ])
             let entity = try run(reader, "<!DOCTYPE mediawiki [<!ENTITY x SYSTEM \"file://\(secret.path)\">]>\n\(page)&x;\(end)", name: "xxe.xml")
             XCTAssertEqual(entity.values, [])

@@ -15,6 +15,7 @@ final class OutputGuardTests: KilnTestCase {
         // rename(2) itself is wrapped in KilnC (`FileCalls.rename`), which only the guarded move calls.
         ("rename(", ["KilnCore/FileSync.swift", "KilnC/Glibc.swift"]),
         ("FileCalls.rename(", ["KilnCore/FileSync.swift"]),
+        ("FileCalls.exchange(", ["KilnCore/FileSync.swift"]),
         (".write(to:", ["KilnCore/AtomicFile.swift"]),
         ("atomically:", []),
         ("options: .atomic", []),

@@ -98,7 +98,7 @@ public enum Builder {
         do {
             written = try tables.targets()
         } catch let error as SQLiteError {
-            if error.isStorageFailure { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
+            if error.isOutOfResources { throw KilnError.io("cannot write a target's bundle beside \(pending.destination.path): \(error.message)") }
             log.report(.bundle, "a target's bundle cannot be written: \(error.message)")
             return ([], [])
         }

@@ -69,7 +69,7 @@ package struct BundleWriter {
             fullTextBuild.discard()
             tables.discard()
             guard let error = error as? SQLiteError else { throw error }
-            if error.isStorageFailure { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,
+            if error.isOutOfResources { throw KilnError.io(TemporaryFolder.storageFailure(error, writing: tables.destination.path,
                                                                                             in: tables.destination.deletingLastPathComponent())) }
             throw KilnError.validation("the bundle cannot be written: \(error.message)")
         }

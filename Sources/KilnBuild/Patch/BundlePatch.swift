@@ -72,18 +72,18 @@ public enum BundlePatch {
             var json = try KilnJSON.encode(manifest)
             json.append(10)
             try database.close()
-            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-            try AtomicFile.write(text, to: files[0])
-            if writesChangeset {
-                try AtomicFile.write(Data(changeset ?? []), to: files[1])
-            } else if OutputPath.entryKind(files[1]) == .regular {
-                // A changeset left from an earlier patch in DIR would not match this manifest.
-                try? FileManager.default.removeItem(at: files[1])
-            }
-            try AtomicFile.write(json, to: files[2])
+            // The folder changes as a whole: a changeset left from an earlier patch would not match this manifest.
+            for file in files + [out] { BuildFiles(destination: file).removeStale() }
+            try AtomicFolder.write([(UpdateManifest.sqlFileName, text)]
+                                   + (writesChangeset ? [(UpdateManifest.changesetFileName, Data(changeset ?? []))] : [])
+                                   + [(UpdateManifest.fileName, json)],
+                                   dropping: writesChangeset ? [] : [UpdateManifest.changesetFileName], into: out)
             return (manifest, noChangeset)
         } catch let error as SQLiteError {
             if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
+            if error.isStorageFailure || error.isOutOfMemory {
+                throw KilnError.io("cannot make the patch from \(old.relativePath) to \(new.relativePath): \(error.message); nothing was written")
+            }
             throw KilnError.validation("no patch from \(old.relativePath) to \(new.relativePath): SQLite cannot read them (\(error.message))")
         }
     }
@@ -97,32 +97,53 @@ public enum BundlePatch {
         return try SQLiteChangeset.diff(database, from: "old", tables: layout.tables.map(\.name) + layout.shadows)
     }
 
-    /// Applies a patch to a scratch copy of `old` and compares the copy with `new`.
-    /// - Throws: `KilnError.validation` naming what differs (nothing is written then).
+    /// Applies a patch to a scratch copy of `old` in the temporary folder and compares the copy with `new`.
+    /// - Throws: `KilnError.validation` naming what differs; `KilnError.io` when the copy cannot be made or written
+    ///   (a full `TMPDIR` is no verdict on the patch). Nothing is written then, and the copy and its journal are gone.
     private static func verify(old: URL, new: URL, layout: BundleLayout, label: String, _ apply: (Database) throws -> Void) throws {
-        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("kiln-patch-\(getpid())-\(UUID().uuidString).sqlite")
+        scratchLock.lock()
+        defer { scratchLock.unlock() }
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory())
+        // `.kiln-patch.sqlite.<pid>.tmp`: a copy a killed `kiln patch` left goes at the next one's verification.
+        let scratchFiles = BuildFiles(destination: folder.appendingPathComponent("kiln-patch.sqlite"))
+        scratchFiles.removeStale()
+        let scratch = KilnFileNames.temporary(for: scratchFiles.destination)
+        let companions = KilnFileNames.sqliteCompanions.map { URL(fileURLWithPath: scratch.path + $0) }
         TemporaryFiles.shared.register(scratch)
         defer {
-            try? FileManager.default.removeItem(at: scratch)
+            for file in [scratch] + companions { try? FileManager.default.removeItem(at: file) }
             TemporaryFiles.shared.unregister(scratch)
         }
+        try? FileManager.default.removeItem(at: scratch)
         do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
-            throw KilnError.io("cannot copy \(old.path) to check the patches: \(error.localizedDescription)")
+            throw KilnError.io("cannot copy \(old.relativePath) into \(folder.path) to check the patches: \(error.localizedDescription); nothing was written")
+        }
+        // No room or memory for the copy is an I/O error: it says nothing of the patch.
+        func noRoom(_ error: SQLiteError) -> KilnError {
+            KilnError.io(TemporaryFolder.storageFailure(error, writing: "a copy of \(old.relativePath) in \(folder.path) to check \(label)", in: folder) + "; nothing was written")
         }
         let database = try BundleFile.openCopy(scratch, of: [old, new])
-        try database.execute("PRAGMA foreign_keys = ON")
+        defer { try? database.close() }
         do {
+            try database.execute("PRAGMA foreign_keys = ON")
             try apply(database)
         } catch {
             if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
+            if let error = error as? SQLiteError, error.isStorageFailure || error.isOutOfMemory { throw noRoom(error) }
             throw KilnError.validation("no patch: \(label) does not apply to a copy of \(old.relativePath) (\((error as? SQLiteError)?.message ?? "\(error)")); nothing was written")
         }
-        let differences = try PatchCheck.differences(database, schema: "main", from: new, layout: layout)
+        let differences: [String]
+        do { differences = try PatchCheck.differences(database, schema: "main", from: new, layout: layout) } catch let error as SQLiteError where error.isStorageFailure || error.isOutOfMemory {
+            throw noRoom(error)
+        }
         if !differences.isEmpty {
             throw KilnError.validation("no patch: \(label) applied to a copy of \(old.relativePath) does not give \(new.relativePath): \(differences.joined(separator: "; ")); nothing was written")
         }
         try database.close()
     }
+
+    /// One verification at a time in a process: its scratch copy has the process's name (`.kiln-patch.sqlite.<pid>.tmp`).
+    private static let scratchLock = NSLock()
 }
 
 /// How a patch file is applied.

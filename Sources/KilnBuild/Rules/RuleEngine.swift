@@ -133,7 +133,7 @@ package struct RuleEngine {
             case .failed(let error as SQLiteError, let findings) where error.isInterrupted:
                 findings.replay(into: log)
                 log.report(RuleEngine.timeLimitCode, RuleEngine.timeLimitMessage(rule, keyPath: keyPath, seconds: seconds))
-            case .failed(let error as SQLiteError, let findings) where !error.isStorageFailure:
+            case .failed(let error as SQLiteError, let findings) where !error.isOutOfResources:
                 findings.replay(into: log)
                 throw pipeline.issue(keyPath + (rule.kind == .sql ? ".sql" : ""), "SQLite refuses the rule's query: \(error.message)")
             case .failed(let error, let findings):

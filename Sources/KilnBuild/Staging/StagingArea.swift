@@ -340,7 +340,7 @@ package final class StagingArea {
                 try database.withTimeLimit(pipeline.manifest.limits.sqlSeconds) { try insert.run([]) }
             } catch let error as SQLiteError where error.isInterrupted {
                 throw pipeline.issue(keyPath, "the query of table \"\(table.name)\" ran longer than \(sqlNumber(pipeline.manifest.limits.sqlSeconds)) s and was stopped; make it cheaper or raise limits.sqlSeconds")
-            } catch let error as SQLiteError where !error.isStorageFailure {
+            } catch let error as SQLiteError where !error.isOutOfResources {
                 throw pipeline.issue(keyPath, "SQLite refuses the query: \(error.message)")
             }
         }

@@ -38,7 +38,8 @@ package enum BlankFile {
     package static func reportIfBlank(_ input: InputFile, as format: Format, log: DiagnosticLog) -> Bool {
         guard isBlank(input) else { return false }
         let what = "the file holds no \(format.name) (it is empty, or only white space or a byte-order mark)"
-        log.report(format.code, format == .iCalendar ? what : "malformed \(format.name): \(what)", at: input.at(nil))
+        // At line 1, where the document should have begun (as parsers place an empty document's error).
+        log.report(format.code, format == .iCalendar ? what : "malformed \(format.name): \(what)", at: input.at(1))
         return true
     }
 }
