@@ -71,7 +71,11 @@ final class HostQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !stopped {
-            if remaining == 0 && running == 0 { return nil }
+            // Nothing left: every other waiting worker is woken to see it too.
+            if remaining == 0 && running == 0 {
+                condition.broadcast()
+                return nil
+            }
             let now = Date()
             var wake = Date.distantFuture
             for origin in origins {
@@ -125,7 +129,10 @@ final class HostQueue: @unchecked Sendable {
                 }
                 hosts[origin] = host
             }
-            if remaining == 0 && running == 0 { return nil }
+            if remaining == 0 && running == 0 {
+                condition.broadcast()
+                return nil
+            }
             if wake == .distantFuture { condition.wait() } else { _ = condition.wait(until: wake) }
         }
         return nil
