@@ -204,7 +204,7 @@ final class SourceCacheCommandTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "the dead build's temporary file was removed")
         // A build that found an entry damaged says so in its report, which is therefore not kept whole by the next.
         let next = try build("web", "out/web.sqlite")
-        XCTAssertTrue(next.stderr.hasPrefix("built ") && next.stderr.contains("0 info"), next.stderr)
+        XCTAssertTrue(next.stderr.hasPrefix("built ") && !next.stderr.contains("build.cache"), next.stderr)
         XCTAssertTrue(try build("web", "out/web.sqlite").stderr.hasPrefix("up to date: "))
 
         // A real kill -9 during the build that rewrites the entries, at points spread over it; the next build writes
