@@ -42,7 +42,7 @@ extension URLFetch {
             var entry = capture ?? CaptureRecord.Capture(source: job.source, url: job.url, file: job.file, status: 200, sha256: saved.sha256,
                                                          bytes: Int(saved.bytes), capturedAt: now, verifiedAt: now)
             entry.verifiedAt = now
-            return .finished(unchanged(result, response: listing), entry)
+            return .finished(unchanged(result), entry)
         }
         // The download, resumed from what a broken transfer left.
         let offset = FileStatus(path: partial.path, followingLinks: false).map(\.size) ?? 0

@@ -104,7 +104,9 @@ struct URLFetch {
                 url = next
                 continue
             case 304 where redirects == 0 && saved.matches:
-                return .finished(unchanged(result, response: response), updated(capture!, response: response))
+                // `saved.matches` holds only when there is a capture to confirm.
+                guard let capture else { return .finished(failing(result, reason: "HTTP 304 without a capture"), nil) }
+                return .finished(unchanged(result), updated(capture, response: response))
             case 429, 503:
                 let wait = URLFetch.retryAfter(response.header("Retry-After")) ?? URLFetch.backoff(attempt)
                 guard wait <= settings.maxRetryAfter else {
@@ -130,7 +132,7 @@ struct URLFetch {
         let digest = body.digest
         if saved.exists, digest == saved.sha256 {
             let capture = self.capture.map { updated($0, response: response) } ?? newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL)
-            return .finished(unchanged(result, response: response), capture)
+            return .finished(unchanged(result), capture)
         }
         if saved.exists, job.settings.minSizeShare > 0, Double(body.bytes) < Double(saved.bytes) * job.settings.minSizeShare {
             let share = Int((job.settings.minSizeShare * 100).rounded())
@@ -169,7 +171,7 @@ struct URLFetch {
         return entry
     }
 
-    func unchanged(_ result: URLResult, response: HTTPResponse) -> URLResult {
+    func unchanged(_ result: URLResult) -> URLResult {
         var done = result
         done.outcome = .unchanged
         done.keptPrevious = false
