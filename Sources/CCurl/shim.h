@@ -22,6 +22,7 @@ typedef size_t (*kiln_curl_data_callback)(char *bytes, size_t size, size_t count
 typedef int (*kiln_curl_progress_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
                                            curl_off_t upload_total, curl_off_t upload_now);
 typedef int (*kiln_curl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+typedef int (*kiln_curl_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size, void *context);
 
 static inline CURLcode kiln_curl_set_data_callback(CURL *handle, CURLoption option, kiln_curl_data_callback callback) {
     return curl_easy_setopt(handle, option, callback);
@@ -31,6 +32,10 @@ static inline CURLcode kiln_curl_set_progress_callback(CURL *handle, kiln_curl_p
 }
 static inline CURLcode kiln_curl_set_prereq_callback(CURL *handle, kiln_curl_prereq_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+static inline CURLcode kiln_curl_set_debug_callback(CURL *handle, kiln_curl_debug_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
 }
 
 static inline CURLcode kiln_curl_get_long(CURL *handle, CURLINFO info, long *value) {

@@ -25,6 +25,9 @@ public struct HTTPRequest: Sendable {
     public var decode = true
     /// True to refuse a connection to a loopback, private, link-local or otherwise non-public address.
     public var refuseNonPublicAddresses = false
+    /// True to keep the request's header as libcurl sent it (`HTTPResponse.requestHeader`), for an archive of the
+    /// exchange.
+    public var keepsRequestHeader = false
 
     /// A GET of `url` sending `userAgent`, within `timeout` seconds and `maxBytes` bytes (as sent and decoded).
     public init(url: String, userAgent: String, timeout: Double, maxBytes: Int64) {
@@ -40,6 +43,11 @@ public struct HTTPRequest: Sendable {
 public struct HTTPHeader: Sendable, Hashable {
     public var name: String
     public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
 }
 
 /// What a server answered: the status, the headers of the final response, and what the body cost.
@@ -58,6 +66,24 @@ public struct HTTPResponse: Sendable {
     public var transferredBytes: Int64
     /// Body bytes handed to the receiver (decoded).
     public var decodedBytes: Int64
+    /// The final response's status line and header lines as received, each ended by CRLF, with the blank line.
+    public var rawHeader: Data
+    /// The request's header as sent (`HTTPRequest.keepsRequestHeader`); empty otherwise.
+    public var requestHeader: Data
+
+    /// A response as another tool recorded it (a WARC file's record), for the same checks a fetched one gets.
+    public init(status: Int, statusLine: String, headers: [HTTPHeader], redirectURL: String? = nil, address: String = "",
+                transferredBytes: Int64, decodedBytes: Int64, rawHeader: Data = Data(), requestHeader: Data = Data()) {
+        self.status = status
+        self.statusLine = statusLine
+        self.headers = headers
+        self.redirectURL = redirectURL
+        self.address = address
+        self.transferredBytes = transferredBytes
+        self.decodedBytes = decodedBytes
+        self.rawHeader = rawHeader
+        self.requestHeader = requestHeader
+    }
 
     /// The value of the first header named `name` (case-insensitive).
     public func header(_ name: String) -> String? {
@@ -157,6 +183,12 @@ public final class HTTPClient {
             set(kiln_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context))
             set(kiln_curl_set_prereq_callback(handle, transferPrerequest))
             set(kiln_curl_set_pointer(handle, CURLOPT_PREREQDATA, context))
+            if request.keepsRequestHeader {
+                // libcurl reports the header it sent only to a debug callback, and calls that only when verbose.
+                set(kiln_curl_set_debug_callback(handle, transferDebug))
+                set(kiln_curl_set_pointer(handle, CURLOPT_DEBUGDATA, context))
+                set(kiln_curl_set_long(handle, CURLOPT_VERBOSE, 1))
+            }
             if failed { throw HTTPTransferError(kind: .other, message: "libcurl refused the request's options for \(request.url)") }
             let code = curl_easy_perform(handle)
             state.handle = nil
@@ -168,7 +200,8 @@ public final class HTTPClient {
             _ = kiln_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &transferred)
             return HTTPResponse(status: status, statusLine: state.statusLine, headers: state.headers,
                                 redirectURL: info(CURLINFO_REDIRECT_URL), address: info(CURLINFO_PRIMARY_IP) ?? "",
-                                transferredBytes: Int64(transferred), decodedBytes: state.decoded)
+                                transferredBytes: Int64(transferred), decodedBytes: state.decoded,
+                                rawHeader: state.rawHeader, requestHeader: state.requestHeader)
         }
     }
 
@@ -225,6 +258,8 @@ private final class TransferState {
     var handle: UnsafeMutableRawPointer?
     var headers: [HTTPHeader] = []
     var statusLine = ""
+    var rawHeader = Data()
+    var requestHeader = Data()
     var decoded: Int64 = 0
     var stop: HTTPTransferError?
 
@@ -269,12 +304,24 @@ private func transferHeader(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, 
         // A new response (after a 100 Continue, say): only the last one's headers count.
         state.headers = []
         state.statusLine = line
-    } else if let colon = line.firstIndex(of: ":") {
+        state.rawHeader = Data()
+    }
+    state.rawHeader.append(raw)
+    if !line.hasPrefix("HTTP/"), let colon = line.firstIndex(of: ":") {
         let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         state.headers.append(HTTPHeader(name: name, value: value))
     }
     return length
+}
+
+private func transferDebug(_ handle: UnsafeMutableRawPointer?, _ type: curl_infotype, _ bytes: UnsafeMutablePointer<CChar>?, _ size: Int,
+                           _ context: UnsafeMutableRawPointer?) -> Int32 {
+    guard type == CURLINFO_HEADER_OUT, let context, let bytes else { return 0 }
+    let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
+    // One call per request sent; a redirect is not followed here, so the last is this request's.
+    state.requestHeader = Data(bytes: bytes, count: size)
+    return 0
 }
 
 private func transferProgress(_ context: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloadNow: curl_off_t,

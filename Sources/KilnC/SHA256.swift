@@ -100,10 +100,13 @@ public final class ChecksumDigest {
     }
 
     /// The digest of everything added, as lowercase hexadecimal.
-    public func hexDigest() -> String {
+    public func hexDigest() -> String { Hexadecimal.text(of: bytes()) }
+
+    /// The digest of everything added, as its bytes (16, 20 or 32 of them).
+    public func bytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
-        return Hexadecimal.text(of: Array(digest.prefix(Int(length))))
+        return Array(digest.prefix(Int(length)))
     }
 }

@@ -63,3 +63,50 @@ package final class GzipDecompressor: StreamDecompressor {
         }
     }
 }
+
+/// Encodes one gzip member with zlib's `deflate`, chunk after chunk: what a `.warc.gz` file is made of (one member per
+/// record, so a reader can start at any record). Not `Sendable`: it holds the stream's state.
+package final class GzipCompressor {
+    private var stream = z_stream()
+    private var finished = false
+
+    /// - Throws: `ZlibError` when zlib cannot start.
+    package init() throws {
+        // 16 + 15: a gzip header and trailer around a deflate stream with the largest window; level 6 as gzip's.
+        let status = deflateInit2_(&stream, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw ZlibError(offset: 0, message: "zlib cannot start (status \(status))") }
+    }
+
+    deinit { deflateEnd(&stream) }
+
+    /// The compressed bytes `data` adds (often none until more arrives).
+    package func compress(_ data: Data) -> Data { run(data, flush: Z_NO_FLUSH) }
+
+    /// The member's last bytes: whatever zlib still holds, and the gzip trailer.
+    package func finish() -> Data {
+        guard !finished else { return Data() }
+        finished = true
+        return run(Data(), flush: Z_FINISH)
+    }
+
+    private func run(_ data: Data, flush: Int32) -> Data {
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        data.withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+            stream.avail_in = UInt32(input.count)
+            repeat {
+                let produced = buffer.withUnsafeMutableBufferPointer { out -> Int in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    _ = deflate(&stream, flush)
+                    return out.count - Int(stream.avail_out)
+                }
+                output.append(contentsOf: buffer[0..<produced])
+            } while stream.avail_out == 0 || (flush == Z_FINISH && stream.avail_in > 0)
+            stream.next_in = nil
+            stream.next_out = nil
+        }
+        return output
+    }
+}

@@ -60,8 +60,13 @@ public struct FetchReport: Sendable, Encodable {
     public var dryRun: Bool
     /// What file paths are prefixed with when printed: the pipeline folder as seen from the current folder.
     public var filePrefix = ""
+    /// The WARC file written (`--warc`), and the records it holds.
+    public var warc: String?
+    public var warcRecords = 0
+    /// What an import from WARC files (`--from-warc`) read.
+    public var imported: WARCImportCounts?
 
-    private enum CodingKeys: String, CodingKey { case results, robots, dryRun }
+    private enum CodingKeys: String, CodingKey { case results, robots, dryRun, warc, warcRecords, imported }
 
     /// The number of URLs with `outcome`.
     public func count(_ outcome: URLResult.Outcome) -> Int { results.lazy.filter { $0.outcome == outcome }.count }
@@ -83,14 +88,33 @@ public struct FetchReport: Sendable, Encodable {
             for result in results { text += "  GET \(result.url) -> \(result.file)\(result.reason.map { " (\($0))" } ?? "")\n" }
             return text
         }
-        var text = "fetched \(count(.fetched)), unchanged \(count(.unchanged)), failed \(count(.failed)), refused by robots.txt \(count(.disallowed))"
-        text += " (\(results.count) URLs, \(ByteCount.phrase(transferredBytes)) transferred)\n"
+        var text: String
+        if let imported {
+            text = "imported \(count(.fetched)), unchanged \(count(.unchanged)), failed \(count(.failed)) (\(results.count) URLs"
+            text += " from \(imported.records) WARC records in \(imported.files) files; \(imported.unwanted) records of URLs no source wants)\n"
+        } else {
+            text = "fetched \(count(.fetched)), unchanged \(count(.unchanged)), failed \(count(.failed)), refused by robots.txt \(count(.disallowed))"
+            text += " (\(results.count) URLs, \(ByteCount.phrase(transferredBytes)) transferred)\n"
+        }
+        if let warc { text += "wrote \(warc) (\(warcRecords) WARC records)\n" }
         for finding in findings { text += "  " + located(finding).formatted + "\n" }
         return text
     }
 
     /// The report as JSON (`--format json`): keys sorted, byte-stable for the same results.
     public func jsonData() throws -> Data { try KilnJSON.encode(self) }
+}
+
+/// What `kiln fetch --from-warc` read: the files, their records, and how many concerned no source.
+public struct WARCImportCounts: Sendable, Encodable, Equatable {
+    /// WARC files read.
+    public var files = 0
+    /// Records read, of every type.
+    public var records = 0
+    /// Response, resource and revisit records whose URL no source (nor a redirect from one) wants.
+    public var unwanted = 0
+    /// Revisit records resolved to the record they refer to.
+    public var revisitsResolved = 0
 }
 
 /// Byte counts as the summaries print them.

@@ -26,6 +26,8 @@ public struct FetchOptions: Sendable {
     /// in its place — a staging copy of a site, a local mirror, a test server — while the capture record keeps the
     /// manifest's URL.
     public var mirrors: [(from: String, to: String)] = []
+    /// Where to archive every exchange as a WARC 1.1 file (`--warc FILE`; `.gz`: one gzip member per record).
+    public var warc: URL?
 
     public init(dryRun: Bool = false, progress: (@Sendable (FetchProgress) -> Void)? = nil) {
         self.dryRun = dryRun
@@ -62,14 +64,8 @@ public enum Fetcher {
             let robots = plan.settings.robots == .obey ? Dictionary(uniqueKeysWithValues: origins.map { ($0 + "/robots.txt", 0) }) : [:]
             return FetchReport(results: sorted(results), robots: robots, dryRun: true)
         }
-        // Every folder a file goes to, made once here rather than by each request.
-        for folder in Set(plan.jobs.map { plan.directory.appendingPathComponent($0.file).deletingLastPathComponent().path }).sorted() {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw KilnError.io("cannot create the folder \(folder): \(error.localizedDescription)")
-            }
-        }
+        try makeFolders(for: plan)
+        let archive = try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) }
         let queue = HostQueue(jobs: plan.jobs, settings: plan.settings)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
         let origins = Set(plan.jobs.map(\.origin)).count
@@ -82,13 +78,13 @@ public enum Fetcher {
                 while let task = queue.next(refused: { job in state.finish(URLFetch.disallowed(job, capture: state.capture(of: job), in: directory)) }) {
                     switch task {
                     case .robots(let origin):
-                        let (rules, status) = RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client)
+                        let (rules, status) = RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client, archive: archive)
                         state.noteRobots(origin + "/robots.txt", status: status)
                         queue.learned(rules, for: origin)
                         queue.ended(origin)
                     case .job(let job, let attempt):
                         let fetch = URLFetch(job: job, requested: options.requested(job.url), mirrored: { options.requested($0) }, attempt: attempt, directory: directory,
-                                             capture: state.capture(of: job), queue: queue, client: client)
+                                             capture: state.capture(of: job), queue: queue, client: client, archive: archive)
                         switch fetch.run() {
                         case .finished(let result, let capture):
                             state.finish(result, capture: capture)
@@ -105,13 +101,35 @@ public enum Fetcher {
         for worker in workers {
             do { try worker.wait() } catch { failure = failure ?? error; queue.stop() }
         }
-        if let failure { throw KilnError.io("kiln fetch could not run: \(failure)") }
+        if let failure {
+            archive?.discard()
+            throw KilnError.io("kiln fetch could not run: \(failure)")
+        }
         // The files renamed into place reach the disk before the record that describes them.
         if state.results.contains(where: { $0.outcome == .fetched }) { try FileSync.syncFileSystem(containing: plan.directory) }
         var record = state.record(keeping: plan)
         record.robotsIgnored = plan.settings.robots == .ignore ? plan.settings.reason : nil
         try AtomicFile.write(try record.json(), to: recordURL)
-        return FetchReport(results: sorted(state.results), robots: state.robots, dryRun: false)
+        var report = FetchReport(results: sorted(state.results), robots: state.robots, dryRun: false)
+        if let archive {
+            // After the record: an archive that cannot be written fails the command, not the snapshot.
+            report.warcRecords = archive.records
+            try archive.finish()
+            report.warc = archive.destination.path
+        }
+        return report
+    }
+
+    /// Makes every folder a file of `plan` goes to, once, rather than by each request.
+    /// - Throws: `KilnError.io` naming the folder that cannot be made.
+    static func makeFolders(for plan: FetchPlan) throws {
+        for folder in Set(plan.jobs.map { plan.directory.appendingPathComponent($0.file).deletingLastPathComponent().path }).sorted() {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw KilnError.io("cannot create the folder \(folder): \(error.localizedDescription)")
+            }
+        }
     }
 
     private static func sorted(_ results: [URLResult]) -> [URLResult] {
@@ -119,8 +137,9 @@ public enum Fetcher {
     }
 }
 
-/// What the workers of one fetch share: the results so far and the captures, behind one lock.
-private final class FetchState: Sendable {
+/// What the workers of one fetch (or an import's one thread) share: the results so far and the captures, behind one
+/// lock.
+final class FetchState: Sendable {
     private struct Shared {
         var results: [URLResult] = []
         var captures: [String: CaptureRecord.Capture]

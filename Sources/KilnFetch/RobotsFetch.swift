@@ -8,13 +8,15 @@ import KilnManifest
 enum RobotsFetch {
     /// The rules for `settings.userAgent` in the robots.txt at `robotsURL` (`https://example.org/robots.txt`), and the
     /// status that decided them (0 when the server could not be reached).
-    static func read(_ robotsURL: String, settings: FetchSettings, client: HTTPClient) -> (rules: RobotsRules, status: Int) {
+    /// Each exchange is archived in `archive` when there is one (`kiln fetch --warc`).
+    static func read(_ robotsURL: String, settings: FetchSettings, client: HTTPClient, archive: WARCArchive? = nil) -> (rules: RobotsRules, status: Int) {
         var url = robotsURL
         let agent = RobotsRules.productToken(of: settings.userAgent)
         for _ in 0...5 {
             var body = Data()
             var request = HTTPRequest(url: url, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(RobotsRules.maximumBytes) * 4)
             request.maxDecodedBytes = Int64(RobotsRules.maximumBytes) * 4
+            request.keepsRequestHeader = archive != nil
             let response: HTTPResponse
             do {
                 response = try client.get(request) { _, chunk in
@@ -27,6 +29,7 @@ enum RobotsFetch {
             } catch {
                 return (.disallowAll, 0)
             }
+            archive?.archive(target: url, response: response, body: (200...299).contains(response.status) ? .data(body) : .none)
             switch response.status {
             case 200...299:
                 return (RobotsRules(parsing: String(decoding: body, as: UTF8.self), agent: agent), response.status)

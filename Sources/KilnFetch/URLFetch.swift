@@ -8,7 +8,7 @@ import KilnBuild
 /// a temporary file beside its destination while its SHA-256 is computed, and then the checks that decide whether it
 /// replaces the saved file — a good copy is never replaced by a worse one (an error status, a cut body, a content
 /// type that does not fit the source, a page that lost most of its size).
-struct URLFetch {
+struct URLFetch: SnapshotUpdate {
     /// How an attempt ended.
     enum Ending {
         /// The URL is done: its result, and its capture entry when there is one to record.
@@ -28,8 +28,12 @@ struct URLFetch {
     let capture: CaptureRecord.Capture?
     let queue: HostQueue
     let client: HTTPClient
+    /// Where each exchange is archived (`kiln fetch --warc`), if anywhere.
+    var archive: WARCArchive? = nil
 
-    var destination: URL { directory.appendingPathComponent(job.file) }
+    /// When the response being handled arrived (set by `run` for each response; now, before one has).
+    var arrival: Date? = nil
+    var arrivedAt: String { CaptureRecord.timestamp(arrival ?? Date()) }
 
     /// Runs the attempt.
     func run() -> Ending {
@@ -50,9 +54,12 @@ struct URLFetch {
         }
         while true {
             var request = HTTPRequest(url: url, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(settings.maxBytes.bytes))
-            // Validators only for the URL the manifest lists, and only while the file they describe is there as saved.
-            if redirects == 0, saved.matches { request.headers = URLFetch.validators(for: capture, in: directory) }
+            // Validators for the URL the manifest lists, or the one it last redirected to, and only while the file they
+            // describe is there as saved.
+            let validated = saved.matches && (redirects == 0 || url == capture?.finalURL)
+            if validated { request.headers = URLFetch.validators(for: capture, in: directory) }
             request.refuseNonPublicAddresses = firstAddressPublic == true
+            request.keepsRequestHeader = archive != nil
             let body: BodyFile
             do {
                 body = try BodyFile(temporary)
@@ -85,6 +92,14 @@ struct URLFetch {
             result.requests += 1
             result.transferredBytes += response.transferredBytes
             result.status = response.status
+            // One instant for the response: its capture entry's time and its archived record's date.
+            var this = self
+            this.arrival = Date()
+            if let archive {
+                let bodyKept = (200...299).contains(response.status) && response.status != 206
+                let confirmed = response.status == 304 && validated ? capture.map { (url: $0.finalURL ?? requested, date: $0.capturedAt) } : nil
+                archive.archive(target: url, date: this.arrivedAt, response: response, body: bodyKept ? .file(temporary) : .none, revisiting: confirmed)
+            }
             if firstAddressPublic == nil { firstAddressPublic = !HTTPClient.isNonPublic(response.address) }
             switch response.status {
             case 301, 302, 303, 307, 308:
@@ -103,10 +118,10 @@ struct URLFetch {
                 }
                 url = next
                 continue
-            case 304 where redirects == 0 && saved.matches:
+            case 304 where validated:
                 // `saved.matches` holds only when there is a capture to confirm.
                 guard let capture else { return .finished(failing(result, reason: "HTTP 304 without a capture"), nil) }
-                return .finished(unchanged(result), updated(capture, response: response))
+                return .finished(unchanged(result), this.updated(capture, response: response))
             case 429, 503:
                 let wait = URLFetch.retryAfter(response.header("Retry-After")) ?? URLFetch.backoff(attempt)
                 guard wait <= settings.maxRetryAfter else {
@@ -116,73 +131,11 @@ struct URLFetch {
             case 500...599:
                 return retryOrFail(result, reason: "HTTP \(response.status)", after: URLFetch.backoff(attempt))
             case 200...299 where response.status != 206:
-                return accept(result, response: response, body: body, temporary: temporary, saved: saved, finalURL: url)
+                return this.accept(result, response: response, body: body, temporary: temporary, saved: saved, finalURL: url)
             default:
                 return .finished(failing(result, reason: "HTTP \(response.status)"), nil)
             }
         }
-    }
-
-    /// A 2xx body: kept when it is whole and fits, left aside when it is the saved file's bytes.
-    private func accept(_ result: URLResult, response: HTTPResponse, body: BodyFile, temporary: URL, saved: SavedCopy, finalURL: String) -> Ending {
-        let contentType = response.header("Content-Type")
-        guard FetchSettings.accepts(contentType, job.contentTypes) else {
-            return .finished(failing(result, reason: "the response is \(contentType ?? "untyped"), which does not fit the source (contentTypes: \(job.contentTypes.joined(separator: ", ")))"), nil)
-        }
-        let digest = body.digest
-        if saved.exists, digest == saved.sha256 {
-            let capture = self.capture.map { updated($0, response: response) } ?? newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL)
-            return .finished(unchanged(result), capture)
-        }
-        if saved.exists, job.settings.minSizeShare > 0, Double(body.bytes) < Double(saved.bytes) * job.settings.minSizeShare {
-            let share = Int((job.settings.minSizeShare * 100).rounded())
-            return .finished(failing(result, reason: "the new body has \(body.bytes) bytes, less than \(share)% of the saved copy's \(saved.bytes) (minSizeShare): a page that lost most of itself is not taken"), nil)
-        }
-        do {
-            // Renamed whole into place; the fetch syncs the file system once at its end (`Fetcher`).
-            try FileSync.move(temporary, to: destination, syncingFolder: false)
-        } catch {
-            return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
-        }
-        var done = result
-        done.outcome = .fetched
-        done.reason = nil
-        done.keptPrevious = false
-        return .finished(done, newCapture(response: response, digest: digest, bytes: body.bytes, finalURL: finalURL))
-    }
-
-    func newCapture(response: HTTPResponse, digest: String, bytes: Int64, finalURL: String) -> CaptureRecord.Capture {
-        let now = CaptureRecord.timestamp(Date())
-        var entry = CaptureRecord.Capture(source: job.source, url: job.url, file: job.file, status: response.status, sha256: digest,
-                                          bytes: Int(bytes), capturedAt: now, verifiedAt: now)
-        entry.etag = response.header("ETag")
-        entry.lastModified = response.header("Last-Modified")
-        entry.contentType = response.header("Content-Type")
-        entry.finalURL = finalURL == requested ? nil : finalURL
-        return entry
-    }
-
-    /// The capture `capture` confirmed now, with the validators the response sent (a 304 may send new ones).
-    func updated(_ capture: CaptureRecord.Capture, response: HTTPResponse) -> CaptureRecord.Capture {
-        var entry = capture
-        entry.verifiedAt = CaptureRecord.timestamp(Date())
-        if let etag = response.header("ETag") { entry.etag = etag }
-        if let modified = response.header("Last-Modified") { entry.lastModified = modified }
-        return entry
-    }
-
-    func unchanged(_ result: URLResult) -> URLResult {
-        var done = result
-        done.outcome = .unchanged
-        done.keptPrevious = false
-        return done
-    }
-
-    func failing(_ result: URLResult, reason: String) -> URLResult {
-        var failed = result
-        failed.outcome = .failed
-        failed.reason = reason
-        return failed
     }
 
     func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {

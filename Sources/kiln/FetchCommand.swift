@@ -28,7 +28,9 @@ struct FetchCommand: KilnCommand {
         CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL."),
         CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
-        CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs."),
+        CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs. With --from-warc: the records of URLs that start with TO fill the URLs that start with FROM."),
+        CommandOption("--warc", value: "FILE", help: "Also archive every request and response (robots.txt and redirects included; a 304 as a revisit record) in a WARC 1.1 file; FILE.gz: one gzip member per record."),
+        CommandOption("--from-warc", value: "FILE", repeatable: true, help: "Make no request: fill the sources' files from the WARC files of another crawl (wget --warc-file, a browser-based crawler, Heritrix), each URL from its newest record, through recorded redirects and revisits."),
     ]
 
     let pipelinePath: String
@@ -37,6 +39,8 @@ struct FetchCommand: KilnCommand {
     let format: ReportFormat
     let quiet: Bool
     let mirrors: [(from: String, to: String)]
+    let warc: String?
+    let fromWARC: [String]
 
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
@@ -51,6 +55,9 @@ struct FetchCommand: KilnCommand {
             }
             return (parts[0], parts[1])
         }
+        warc = arguments.values["--warc"]
+        fromWARC = arguments.repeated["--from-warc"] ?? []
+        if warc != nil, !fromWARC.isEmpty { throw KilnError.usage("--warc and --from-warc do not go together: an import makes no request to archive") }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
     }
 
@@ -60,10 +67,13 @@ struct FetchCommand: KilnCommand {
         let line = quiet || format != .text ? nil : ProgressLine.onTerminal()
         var options = FetchOptions(dryRun: dryRun)
         options.mirrors = mirrors
+        options.warc = warc.map { URL(fileURLWithPath: $0) }
         if let line { options.progress = { progress in line.show(progress) } }
-        var report = try Fetcher.run(plan, options: options)
+        var report = fromWARC.isEmpty ? try Fetcher.run(plan, options: options)
+                                      : try WARCImport.run(plan, files: fromWARC.map { URL(fileURLWithPath: $0) }, options: options)
         line?.clear()
         report.filePrefix = pipelinePrefix(pipeline)
+        if report.warc != nil { report.warc = warc }
         try printReport(try report.rendered(as: format), format)
         return ExitStatus(passed: report.succeeded)
     }
