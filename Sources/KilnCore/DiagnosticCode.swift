@@ -176,7 +176,7 @@ extension DiagnosticCode {
     public static let fetchDisallowed = DiagnosticCode("fetch.disallowed", .error, "robots.txt disallows a URL the manifest lists; no request was made.")
     public static let fetchEdited = DiagnosticCode("fetch.edited", .warning, "A fetched file's bytes differ from those its capture recorded: it was edited after kiln fetch saved it.")
     public static let fetchMissing = DiagnosticCode("fetch.missing", .error, "A file the capture record lists for a fetching source is not there: fetch again, or restore it.")
-    public static let fetchNoRows = DiagnosticCode("fetch.no-rows", .error, "A fetched file that gave rows in the last build gives none now: the site's layout may have changed (the finding names its URL and both capture times).")
+    public static let fetchNoRows = DiagnosticCode("fetch.no-rows", .error, "A fetched file that gave rows in the last build or the baseline bundle gives none now: the site's layout may have changed (the finding names its URL and both capture times).")
     public static let fetchUncaptured = DiagnosticCode("fetch.uncaptured", .info, "Files of a fetching source that the capture record does not list (said once per source, when the pipeline has captures): they did not come from kiln fetch, so no URL leads to their rows.")
 
     // MARK: - kiln export

@@ -323,6 +323,29 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "pipe", "--out", "out/ft.sqlite").status, 0)
     }
 
+    /// CI on a fresh clone has no last report, only the shipped bundle as baseline: the bundle records what each
+    /// fetched page gave, and a page that gave rows there and none now fails the build.
+    func testAPageThatGaveRowsInTheBaselineBundleAndNoneNowFailsAFreshBuild() throws {
+        try pipeline(pagesFetch: ", minSizeShare: \"0%\"")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "shipped/ft.sqlite").status, 0)
+        let recorded = try program("/usr/bin/sqlite3", [file("shipped/ft.sqlite").path, "SELECT value FROM kiln_metadata WHERE key = 'fetched.site/pages/p2.txt'"])
+        let yield = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(yield["rows"] as? Int, 1)
+        XCTAssertEqual(yield["url"] as? String, site.url("/pages/p2.txt"))
+        let firstCapture = try XCTUnwrap(yield["capturedAt"] as? String)
+        Thread.sleep(forTimeInterval: 1.1)
+        try site.serve("pages/p2.txt", "\n")
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        // Another output: no report of a last build there.
+        let run = try kiln("build", "pipe", "--out", "fresh/ft.sqlite", "--baseline", "shipped/ft.sqlite", "--format", "github")
+        XCTAssertEqual(run.status, 1, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.contains("title=fetch.no-rows::\(site.url("/pages/p2.txt")) gave 1 rows in the baseline shipped/ft.sqlite (bytes captured \(firstCapture)) and none now"), run.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("fresh/ft.sqlite").path))
+        // Without the baseline nothing says the page gave rows before: the build passes.
+        XCTAssertEqual(try kiln("build", "pipe", "--out", "other/ft.sqlite").status, 0)
+    }
+
     func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
         let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
         try site.serve("dumps/stops-dump.txt", lines)

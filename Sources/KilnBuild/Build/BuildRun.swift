@@ -186,7 +186,10 @@ final class BuildRun {
         FetchedInputs.check(pipeline, digests: inputs, log: log)
         fetchedYields = try FetchedInputs.yields(pipeline, database: staging.database)
         previousYields = FetchedInputs.previousYields(in: reportURL)
-        FetchedInputs.checkLayout(fetchedYields, previous: previousYields, log: log)
+        let baseline = fetchedYields.isEmpty ? nil : (options.baseline ?? manifest.baselineURL).flatMap { url -> (name: String, yields: [String: FetchedInputs.Yield])? in
+            FileManager.default.fileExists(atPath: url.path) ? (displayPath(url), FetchedInputs.baselineYields(in: url)) : nil
+        }
+        FetchedInputs.checkLayout(fetchedYields, previous: previousYields, baseline: baseline, log: log)
         // What the staging threads freed stays in their malloc arenas: hand it back before the rules' sorts.
         ProcessHeap.releaseFreeMemory()
         // Query tables and the rules' lookup indexes are written in write phases of their own, each once the
@@ -202,7 +205,7 @@ final class BuildRun {
             for table in shipped where !handedOut.contains(table.name) {
                 try handOver(table, staging)
             }
-            bundle(staging).allStaged(inOrder: inOrder, inputs: inputs)
+            bundle(staging).allStaged(inOrder: inOrder, inputs: inputs, metadata: FetchedInputs.metadata(fetchedYields))
         }
     }
 

@@ -49,6 +49,8 @@ package final class BundleTables: @unchecked Sendable {
     /// bundle's metadata).
     private var allStagedInOrder: Set<String>?
     private var stagedInputs: [String: String] = [:]
+    /// Further `kiln_metadata` entries that only staging can say (`FetchedInputs.metadata`).
+    private var stagedMetadata: [String: String] = [:]
     /// Whether no two staged rows of a table share its primary key, for each table the writing thread sorted on the
     /// key first (`keyFound`).
     private var uniqueKeys: [String: Bool] = [:]
@@ -93,24 +95,27 @@ package final class BundleTables: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Says that staging is complete (query tables included), which tables are in the bundle's order, and each
-    /// input's SHA-256: every table may be written, and the bundle completed.
-    package func allStaged(inOrder: Set<String>, inputs: [String: String]) {
+    /// Says that staging is complete (query tables included), which tables are in the bundle's order, each
+    /// input's SHA-256 and the further metadata entries staging found: every table may be written, and the bundle
+    /// completed.
+    package func allStaged(inOrder: Set<String>, inputs: [String: String], metadata: [String: String] = [:]) {
         condition.lock()
         allStagedInOrder = inOrder
         stagedInputs = inputs
+        stagedMetadata = metadata
         condition.broadcast()
         condition.unlock()
     }
 
-    /// On the writing thread: waits until staging is complete (`allStaged`); returns each input's SHA-256.
+    /// On the writing thread: waits until staging is complete (`allStaged`); returns each input's SHA-256 and the
+    /// further metadata entries.
     /// - Throws: `KilnError.validation` when the bundle was discarded meanwhile.
-    package func waitUntilAllStaged() throws -> [String: String] {
+    package func waitUntilAllStaged() throws -> (inputs: [String: String], metadata: [String: String]) {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if cancelled { throw KilnError.validation("the bundle was discarded") }
-            if allStagedInOrder != nil { return stagedInputs }
+            if allStagedInOrder != nil { return (stagedInputs, stagedMetadata) }
             condition.wait()
         }
     }

@@ -43,7 +43,8 @@ package struct BundleWriter {
             // What the tables' sorts and caches freed goes back to the system while the rules run.
             ProcessHeap.releaseFreeMemory()
             try writer.copyFullTextIndexes(database, from: fullTextBuild)
-            try writer.complete(database, counts: counts, inputs: try tables.waitUntilAllStaged())
+            let staged = try tables.waitUntilAllStaged()
+            try writer.complete(database, counts: counts, inputs: staged.inputs, metadata: staged.metadata)
             FileSync.startWriteback(temporary)
             return (database, counts)
         } then: {
@@ -194,8 +195,8 @@ package struct BundleWriter {
         }
     }
 
-    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
-        try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs) }
+    private func complete(_ database: Database, counts: [(String, Int)], inputs: [String: String], metadata: [String: String]) throws {
+        try database.transaction { try writeMetadata(database, counts: counts, inputs: inputs, further: metadata) }
         try database.execute("PRAGMA user_version = \(manifest.schemaVersion)")
         let broken = try database.rows("PRAGMA foreign_key_check")
         if let first = broken.first {
@@ -208,7 +209,7 @@ package struct BundleWriter {
         }
     }
 
-    private func writeMetadata(_ database: Database, counts: [(String, Int)], inputs: [String: String]) throws {
+    private func writeMetadata(_ database: Database, counts: [(String, Int)], inputs: [String: String], further: [String: String]) throws {
         try database.execute("CREATE TABLE \(BundleWriter.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         var entries: [(String, String)] = [
             ("bundle.name", manifest.bundle),
@@ -222,6 +223,7 @@ package struct BundleWriter {
         for (source, captured) in manifest.captured {
             entries += [("source.\(source).urls", String(captured.urls)), ("source.\(source).captured", captured.newestCapture)]
         }
+        entries += further.map { ($0.key, $0.value) }
         let insert = try database.prepare("INSERT INTO \(BundleWriter.metadataTable) (key, value) VALUES (?, ?)")
         for (key, value) in entries.sorted(by: { $0.0 < $1.0 }) { try insert.run([.text(key), .text(value)]) }
     }

@@ -90,12 +90,45 @@ package enum FetchedInputs {
         return (try? JSONDecoder().decode(Recorded.self, from: data))?.fetched ?? [:]
     }
 
-    /// A site's new layout, caught before it ships: a fetched page that gave rows in the last build and gives none
-    /// now is a `fetch.no-rows` finding naming its URL and both capture times.
-    package static func checkLayout(_ yields: [String: Yield], previous: [String: Yield], log: DiagnosticLog) {
+    /// The `kiln_metadata` entries a bundle records of its fetched files, for a later build that takes it as its
+    /// baseline: `fetched.<file>` holding the yield as JSON (keys sorted; the capture time, never the verification
+    /// time, so that a refresh that found nothing new builds the same bytes).
+    package static func metadata(_ yields: [String: Yield]) -> [String: String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var entries: [String: String] = [:]
+        for (file, yield) in yields {
+            if let data = try? encoder.encode(yield) { entries["fetched." + file] = String(decoding: data, as: UTF8.self) }
+        }
+        return entries
+    }
+
+    /// The yields the bundle at `baseline` recorded (`metadata`); none when it records none or cannot be read (the
+    /// baseline comparison says why it cannot).
+    package static func baselineYields(in baseline: URL) -> [String: Yield] {
+        guard let database = try? BundleFile.open(baseline), let entries = try? BundleFile.metadata(of: database) else { return [:] }
+        var yields: [String: Yield] = [:]
+        for (key, value) in entries where key.hasPrefix("fetched.") {
+            if let yield = try? JSONDecoder().decode(Yield.self, from: Data(value.utf8)) { yields[String(key.dropFirst(8))] = yield }
+        }
+        return yields
+    }
+
+    /// A site's new layout, caught before it ships: a fetched page that gave rows in the last build (its report) or
+    /// in the baseline bundle, and gives none now, is a `fetch.no-rows` finding naming its URL and both capture times.
+    package static func checkLayout(_ yields: [String: Yield], previous: [String: Yield], baseline: (name: String, yields: [String: Yield])? = nil,
+                                    log: DiagnosticLog) {
         for (file, now) in yields.sorted(by: { $0.key < $1.key }) where now.rows == 0 {
-            guard let before = previous[file], before.rows > 0 else { continue }
-            log.report(.fetchNoRows, "\(now.url) gave \(before.rows) rows in the last build (bytes captured \(before.capturedAt)) and none now (bytes captured \(now.capturedAt)): has the site's layout changed?",
+            let before: Yield
+            let when: String
+            if let last = previous[file], last.rows > 0 {
+                (before, when) = (last, "in the last build")
+            } else if let baseline, let shipped = baseline.yields[file], shipped.rows > 0 {
+                (before, when) = (shipped, "in the baseline \(baseline.name)")
+            } else {
+                continue
+            }
+            log.report(.fetchNoRows, "\(now.url) gave \(before.rows) rows \(when) (bytes captured \(before.capturedAt)) and none now (bytes captured \(now.capturedAt)): has the site's layout changed?",
                        at: Provenance(file: file, url: now.url))
         }
     }
