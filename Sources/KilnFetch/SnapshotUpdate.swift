@@ -36,8 +36,10 @@ extension SnapshotUpdate {
             return .finished(failing(result, reason: "the new body has \(body.bytes) bytes, less than \(share)% of the saved copy's \(saved.bytes) (minSizeShare): a page that lost most of itself is not taken"), nil)
         }
         do {
-            // Renamed whole into place; the fetch syncs the file system once at its end (`Fetcher`).
+            // Renamed whole into place; the fetch syncs the file system once at its end (`Fetcher`), and the disk starts
+            // on this file now, while the next bodies arrive, so that the sync has less left to wait for.
             try FileSync.move(temporary, to: destination, syncingFolder: false)
+            FileSync.startWriteback(destination)
         } catch {
             return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
         }
