@@ -3,6 +3,7 @@ import Synchronization
 import KilnC
 import KilnCore
 import KilnManifest
+import KilnBuild
 
 /// How far a fetch has come, for a progress line.
 public struct FetchProgress: Sendable {
@@ -64,7 +65,7 @@ public enum Fetcher {
             let robots = plan.settings.robots == .obey ? Dictionary(uniqueKeysWithValues: origins.map { ($0 + "/robots.txt", 0) }) : [:]
             return FetchReport(results: sorted(results), robots: robots, dryRun: true)
         }
-        try makeFolders(for: plan)
+        try prepareFolders(for: plan)
         let archive = try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) }
         let queue = HostQueue(jobs: plan.jobs, settings: plan.settings)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
@@ -121,8 +122,11 @@ public enum Fetcher {
     }
 
     /// Makes every folder a file of `plan` goes to, once, rather than by each request.
+    /// Also removes the temporary files a fetch killed earlier left beside the plan's files (`.<name>.<pid>.tmp` of a
+    /// process no longer running); a dump's `.<name>.partial` stays, to be resumed.
     /// - Throws: `KilnError.io` naming the folder that cannot be made.
-    static func makeFolders(for plan: FetchPlan) throws {
+    static func prepareFolders(for plan: FetchPlan) throws {
+        defer { BuildFiles.removeStale(of: plan.jobs.map { plan.directory.appendingPathComponent($0.file) }) }
         for folder in Set(plan.jobs.map { plan.directory.appendingPathComponent($0.file).deletingLastPathComponent().path }).sorted() {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

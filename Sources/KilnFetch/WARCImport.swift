@@ -94,7 +94,7 @@ public enum WARCImport {
             report.imported = counts
             return report
         }
-        try Fetcher.makeFolders(for: plan)
+        try Fetcher.prepareFolders(for: plan)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
         for result in results { state.finish(result) }
         for (key, confirmation) in confirmations.sorted(by: { $0.key < $1.key }) {

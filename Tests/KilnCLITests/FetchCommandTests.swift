@@ -323,6 +323,27 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "pipe", "--out", "out/ft.sqlite").status, 0)
     }
 
+    /// A fetch killed with SIGKILL leaves the body it was writing as `.<name>.<pid>.tmp`; the next fetch removes it, and
+    /// leaves alone the temporary file of a process still running and a dump's part kept for resuming.
+    func testTheNextFetchRemovesWhatAKilledFetchLeftBehind() throws {
+        let folder = try pipeline()
+        let pages = folder.appendingPathComponent("site/pages")
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let dead = pages.appendingPathComponent(".p1.txt.\(ended.processIdentifier).tmp")
+        let live = pages.appendingPathComponent(".p2.txt.\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let partial = pages.appendingPathComponent(".p3.txt.partial")
+        let unrelated = pages.appendingPathComponent(".notes.\(ended.processIdentifier).tmp")
+        for leftover in [dead, live, partial, unrelated] { try Data("half a page".utf8).write(to: leftover) }
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dead.path), "a dead fetch's temporary file stays")
+        for kept in [live, partial, unrelated] { XCTAssertTrue(FileManager.default.fileExists(atPath: kept.path), kept.lastPathComponent) }
+    }
+
     /// CI on a fresh clone has no last report, only the shipped bundle as baseline: the bundle records what each
     /// fetched page gave, and a page that gave rows there and none now fails the build.
     func testAPageThatGaveRowsInTheBaselineBundleAndNoneNowFailsAFreshBuild() throws {

@@ -44,12 +44,23 @@ package struct BuildFiles {
     /// Call it while holding the lock: then no build of `destination` is under way.
     @discardableResult
     package func removeStale() -> [URL] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return entries.sorted().compactMap { entry in
-            guard let process = owner(of: entry), !BuildFiles.isRunning(process) else { return nil }
-            let url = folder.appendingPathComponent(entry)
-            return (try? FileManager.default.removeItem(at: url)).map { url }
+        BuildFiles.removeStale(of: [destination])
+    }
+
+    /// `removeStale` for many files at once (the files `kiln fetch` saves): each folder is listed once.
+    @discardableResult
+    package static func removeStale(of destinations: [URL]) -> [URL] {
+        var removed: [URL] = []
+        for (folder, files) in Dictionary(grouping: destinations, by: { $0.deletingLastPathComponent() }).sorted(by: { $0.key.path < $1.key.path }) {
+            let names = Set(files.map(\.lastPathComponent))
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for entry in entries.sorted() where entry.hasPrefix(".") {
+                guard let process = names.lazy.compactMap({ owner(of: entry, name: $0) }).first, !isRunning(process) else { continue }
+                let url = folder.appendingPathComponent(entry)
+                if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
+            }
         }
+        return removed
     }
 
     /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite` and its full-text
@@ -68,8 +79,8 @@ package struct BuildFiles {
         }
     }
 
-    /// The process id in the name of one of `destination`'s temporary files, or `nil` for any other file.
-    private func owner(of entry: String) -> Int32? {
+    /// The process id in the name of one of the temporary files of the file `name`, or `nil` for any other file.
+    private static func owner(of entry: String, name: String) -> Int32? {
         let prefix = ".\(name)."
         guard entry.hasPrefix(prefix) else { return nil }
         var rest = Substring(entry.dropFirst(prefix.count))
