@@ -59,7 +59,9 @@ public enum Fetcher {
             let results = plan.jobs.map { job -> URLResult in
                 let capture = captures["\(job.source)\n\(job.url)"]
                 let validators = URLFetch.validators(for: capture, in: plan.directory)
-                let reason = validators.isEmpty ? nil : validators.joined(separator: ", ")
+                let requested = options.requested(job.url)
+                let notes = (requested == job.url ? [] : ["requested as \(requested)"]) + validators
+                let reason = notes.isEmpty ? nil : notes.joined(separator: ", ")
                 return URLResult(source: job.source, url: job.url, file: job.file, outcome: .planned, reason: reason)
             }
             let robots = plan.settings.robots == .obey ? Dictionary(uniqueKeysWithValues: origins.map { ($0 + "/robots.txt", 0) }) : [:]

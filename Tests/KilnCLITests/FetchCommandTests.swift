@@ -462,6 +462,10 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertTrue(run.stdout.contains("GET \(site.url("/stops.txt")) -> site/stops.txt (If-None-Match: \""), run.stdout)
         XCTAssertFalse(run.stdout.contains("p1.txt"), run.stdout)
         XCTAssertEqual(try site.requests().count, 0)
+        // With a mirror, each line says where the request would really go.
+        let mirrored = try kiln("fetch", "pipe", "--dry-run", "--only", "stops", "--mirror", "\(site.origin)/=http://127.0.0.1:9/staging/")
+        XCTAssertTrue(mirrored.stdout.contains("GET \(site.url("/stops.txt")) -> site/stops.txt (requested as http://127.0.0.1:9/staging/stops.txt, If-None-Match: \""), mirrored.stdout)
+        XCTAssertEqual(try site.requests().count, 0)
         let unknown = try kiln("fetch", "pipe", "--only", "nothing")
         XCTAssertEqual(unknown.status, 64)
         XCTAssertTrue(unknown.stderr.contains("no source named \"nothing\"; fetching sources: stops, pages"), unknown.stderr)
