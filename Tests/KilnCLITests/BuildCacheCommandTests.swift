@@ -142,7 +142,7 @@ final class BuildCacheCommandTests: CLITestCase {
     }
 
     /// A build killed while writing a cache entry leaves its temporary files (`.<id>.json.<pid>.tmp`,
-    /// `.<id>.sqlite.<pid>.tmp`) in the entries' folder; the next build that writes that entry removes them.
+    /// `.<id>.sqlite.<pid>.tmp`) in the entries' folder; the next build removes them as it opens the folder.
     func testTheTemporaryFilesOfAKilledEntryWriteAreRemovedWhenTheEntryIsWrittenAgain() throws {
         try copy("raw/patras-web", to: "web")
         _ = try build("web", "out/web.sqlite")

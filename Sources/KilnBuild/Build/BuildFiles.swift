@@ -79,6 +79,24 @@ package struct BuildFiles {
         }
     }
 
+    /// Removes every temporary file in `folder` that a process no longer running left behind, whatever file it was
+    /// for (a folder of build cache entries, swept once per build rather than once per entry written), and returns
+    /// them.
+    @discardableResult
+    package static func removeStaleTemporaries(in folder: URL) -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var removed: [URL] = []
+        for entry in entries.sorted() where entry.hasPrefix(".") {
+            // The file's own name is what lies between the leading dot and one of the later dots.
+            let dots = entry.indices.dropFirst(2).filter { entry[$0] == "." }
+            guard let process = dots.lazy.compactMap({ owner(of: entry, name: String(entry[entry.index(after: entry.startIndex)..<$0])) }).first,
+                  !isRunning(process) else { continue }
+            let url = folder.appendingPathComponent(entry)
+            if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
+        }
+        return removed
+    }
+
     /// The process id in the name of one of the temporary files of the file `name`, or `nil` for any other file.
     private static func owner(of entry: String, name: String) -> Int32? {
         let prefix = ".\(name)."

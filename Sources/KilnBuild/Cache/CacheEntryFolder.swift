@@ -34,6 +34,10 @@ package struct CacheEntryFolder {
         folder = cache.folder.appendingPathComponent(name)
         self.format = format
         usable = cache.isUsable && [nil, .folder].contains(OutputPath.entryKind(folder))
+        // A build killed while writing an entry left its temporary files (`.<id>.sqlite.<pid>.tmp`,
+        // `.<id>.json.<pid>.tmp`): removed once here, not once per entry written (a listing of the folder each time
+        // made a build of thousands of sources quadratic).
+        if usable, OutputPath.entryKind(folder) == .folder { BuildFiles.removeStaleTemporaries(in: folder) }
     }
 
     /// True when the folder can hold entries to look up: usable and there.
@@ -92,10 +96,6 @@ package struct CacheEntryFolder {
                 throw KilnError.io("the build cache folder \(folder.path) is not a folder")
             }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            // A build killed while writing this entry left its temporary files (`.<id>.sqlite.<pid>.tmp`,
-            // `.<id>.json.<pid>.tmp`); this build holds the bundle's lock, so no other is writing them.
-            BuildFiles(destination: databaseURL).removeStale()
-            BuildFiles(destination: recordURL).removeStale()
             try write(databaseURL)
             var entry = CacheEntryRecord(format: format, name: name, key: key, databaseSHA256: try FileDigest.sha256(of: databaseURL),
                                          databaseStamp: FileStamp(databaseURL))
