@@ -60,8 +60,12 @@ public struct FetchReport: Sendable, Encodable {
     public var dryRun: Bool
     /// What file paths are prefixed with when printed: the pipeline folder as seen from the current folder.
     public var filePrefix = ""
+    /// The findings of derived URLs that could not be made (`fetch.derivation`): each fails the fetch.
+    public var problems: [Diagnostic] = []
+    /// What `--dry-run` says of each source whose URLs are derived: from what, and whether they are known yet.
+    public var derivations: [String] = []
 
-    private enum CodingKeys: String, CodingKey { case results, robots, dryRun }
+    private enum CodingKeys: String, CodingKey { case results, robots, dryRun, problems, derivations }
 
     /// The number of URLs with `outcome`.
     public func count(_ outcome: URLResult.Outcome) -> Int { results.lazy.filter { $0.outcome == outcome }.count }
@@ -70,10 +74,10 @@ public struct FetchReport: Sendable, Encodable {
     public var transferredBytes: Int64 { results.reduce(0) { $0 + $1.transferredBytes } }
 
     /// True when every URL was fetched or unchanged.
-    public var succeeded: Bool { results.allSatisfy { $0.outcome != .failed && $0.outcome != .disallowed } }
+    public var succeeded: Bool { problems.isEmpty && results.allSatisfy { $0.outcome != .failed && $0.outcome != .disallowed } }
 
-    /// The findings of the failed and disallowed URLs, in the results' order.
-    public var findings: [Diagnostic] { results.compactMap(\.finding) }
+    /// The findings of the failed and disallowed URLs, in the results' order, then those of derived URLs.
+    public var findings: [Diagnostic] { results.compactMap(\.finding) + problems }
 
     /// The summary printed at the end: one line of totals, then each finding.
     public var summary: String {
@@ -81,6 +85,8 @@ public struct FetchReport: Sendable, Encodable {
             var text = "kiln fetch --dry-run: \(results.count) requests would be made"
             text += robots.isEmpty ? "\n" : " after the robots.txt of \(robots.keys.sorted().joined(separator: ", "))\n"
             for result in results { text += "  GET \(result.url) -> \(result.file)\(result.reason.map { " (\($0))" } ?? "")\n" }
+            for note in derivations { text += "  \(note)\n" }
+            for problem in problems { text += "  " + located(problem).formatted + "\n" }
             return text
         }
         var text = "fetched \(count(.fetched)), unchanged \(count(.unchanged)), failed \(count(.failed)), refused by robots.txt \(count(.disallowed))"
@@ -122,7 +128,10 @@ extension FetchReport: RenderableReport {
                 JUnitCase(classname: "fetch.\(source)", name: result.url, findings: result.finding.map { [located($0)] } ?? [])
             })
         }
-        return junitXML(name: "kiln fetch", suites: suites)
+        let derived = problems.isEmpty ? [] : [JUnitSuite(name: "fetch.derived", cases: problems.map { problem in
+            JUnitCase(classname: "fetch.derived", name: problem.provenance?.location ?? problem.code, findings: [located(problem)])
+        })]
+        return junitXML(name: "kiln fetch", suites: suites + derived)
     }
 
     /// A GitHub annotation per failed or disallowed URL, then a notice with the totals.

@@ -61,7 +61,7 @@ struct FetchCommand: KilnCommand {
         var options = FetchOptions(dryRun: dryRun)
         options.mirrors = mirrors
         if let line { options.progress = { progress in line.show(progress) } }
-        var report = try Fetcher.run(plan, options: options)
+        var report = try Fetcher.runInRounds(plan, options: options)
         line?.clear()
         report.filePrefix = pipelinePrefix(pipeline)
         try printReport(try report.rendered(as: format), format)

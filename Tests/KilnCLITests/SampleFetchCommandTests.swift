@@ -7,7 +7,8 @@ import KilnTestSupport
 /// site on 127.0.0.1 with the URL layout the manifests declare (`--mirror`), and `kiln fetch` then `kiln build` give
 /// the rows `kiln build` gives from `raw/`; a second fetch finds nothing new and builds the same bytes.
 final class SampleFetchCommandTests: CLITestCase {
-    private func fetchedSample(_ name: String, host: String) throws {
+    /// `derived`: the folder (relative to the sample) of the files whose URLs the manifest derives rather than lists.
+    private func fetchedSample(_ name: String, host: String, derived: String? = nil) throws {
         let raw = CLITestCase.repositoryRoot.appendingPathComponent("raw/\(name)")
         let site = try TestSite(root: raw, folder: file("site-state"))
         defer { site.stop() }
@@ -18,8 +19,14 @@ final class SampleFetchCommandTests: CLITestCase {
         manifest.replaceSubrange(start, with: "\n{\n  fetch: { delay: 0.02, concurrency: 4 },\n")
         try manifest.write(to: copy.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
         // Every file a URL names is removed from the copy: only kiln fetch brings it back.
-        let fetched = manifest.components(separatedBy: "\"" + host).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        var fetched = manifest.components(separatedBy: "\"" + host).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+            .filter { !$0.contains("{") }
         XCTAssertGreaterThan(fetched.count, 1)
+        if let derived {
+            let names = try FileManager.default.contentsOfDirectory(atPath: raw.appendingPathComponent(derived).path).sorted()
+            XCTAssertGreaterThan(names.count, 1)
+            fetched += names.map { derived + "/" + $0 }
+        }
         for path in fetched { try FileManager.default.removeItem(at: copy.appendingPathComponent(path)) }
         if name == "patras-web" {
             // The pipeline shares its exports with raw/patras, as a sibling folder.
@@ -55,7 +62,8 @@ final class SampleFetchCommandTests: CLITestCase {
     }
 
     func testPatrasWebPagesFetchedBuildTheSameRows() throws {
-        try fetchedSample("patras-web", host: "https://bus.patras.example/")
+        // The timetable pages' URLs are derived from the fetched lines.xml, one per line id.
+        try fetchedSample("patras-web", host: "https://bus.patras.example/", derived: "timetables")
     }
 
     func testMuseumCalendarsFetchedBuildTheSameRows() throws {
