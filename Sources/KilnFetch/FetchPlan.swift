@@ -26,7 +26,8 @@ public struct DerivedFetch: Sendable {
     public var source: String
     /// How its URLs are made.
     public var derived: DerivedURLs
-    /// The round it is fetched in: one after the source it derives from when that is fetched too, else 1.
+    /// The round it is fetched in: one after the source it derives from when that is fetched too, else 1 (a
+    /// sitemap's own fetches come first in that round).
     public var round: Int
 }
 
@@ -70,7 +71,12 @@ public struct FetchPlan: Sendable {
         manifestFile = manifest.file
         settings = manifest.fetch
         sources = chosen.map(\.name)
-        allFetchingSources = fetching.map(\.name)
+        // A sitemap's own captures are kept under a name of their own per level (`SOURCE#sitemap1`…), apart from the
+        // source's pages, which the build checks against the files it reads.
+        allFetchingSources = fetching.flatMap { source -> [String] in
+            guard case .sitemap = source.fetch?.derived else { return [source.name] }
+            return [source.name] + (1...SitemapSelection.maxDepth).map { FetchPlan.sitemapSource(source.name, depth: $0) }
+        }
         self.manifest = manifest
         jobs = chosen.filter { $0.fetch?.derived == nil }.flatMap { source in
             FetchPlan.jobs(of: source, FetchFileName.files(for: source.fetch!, path: source.path), manifest: manifest)
@@ -81,7 +87,8 @@ public struct FetchPlan: Sendable {
         func round(_ name: String) -> Int {
             if let known = rounds[name] { return known }
             guard let source = chosen.first(where: { $0.name == name }) else { return 0 }
-            let value = source.fetch?.derived.map { round($0.from) + 1 } ?? 0
+            guard let derived = source.fetch?.derived else { return 0 }
+            let value = derived.from.map { round($0) + 1 } ?? 1
             rounds[name] = value
             return value
         }
@@ -105,6 +112,9 @@ public struct FetchPlan: Sendable {
         derivedSources = []
         manifest = plan.manifest
     }
+
+    /// The name a source's sitemaps of one level are fetched and captured under.
+    static func sitemapSource(_ source: String, depth: Int) -> String { "\(source)#sitemap\(depth)" }
 
     /// The jobs fetching `files` (URLs with the files they are saved as) for `source`.
     static func jobs(of source: SourceSpec, _ files: [(url: String, file: String)], manifest: Manifest) -> [FetchJob] {

@@ -21,6 +21,49 @@ extension Fetcher {
             report.robots.merge(round.robots) { first, _ in first }
             ran = true
         }
+        // A sitemap and the sitemaps its index lists, level by level, each fetched (and captured) as `SOURCE#sitemapN`
+        // in the folder `.sitemaps` beside the source's files; the locations they list are the source's URLs.
+        func followSitemap(_ sitemap: SitemapSelection, of spec: SourceSpec) throws -> URLDerivation.Outcome {
+            var outcome = URLDerivation.Outcome()
+            let folder = spec.path.split(separator: "/").dropLast().joined(separator: "/")
+            let place = (folder.isEmpty ? "" : folder + "/") + ".sitemaps/*"
+            var pending = [sitemap.url]
+            var seen: Set<String> = [sitemap.url]
+            var locations = Set<String>()
+            for depth in 1...SitemapSelection.maxDepth where !pending.isEmpty {
+                let pseudo = FetchPlan.sitemapSource(spec.name, depth: depth)
+                let files = FetchFileName.files(for: pending, inFolderOf: place)
+                let jobs = FetchPlan.jobs(of: spec, files, manifest: plan.manifest).map { job -> FetchJob in
+                    var job = job
+                    job.source = pseudo
+                    job.contentTypes = FetchSettings.mediaTypes(for: "xml")
+                    job.checksum = nil
+                    return job
+                }
+                try runRound(jobs, [pseudo])
+                let byFile = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile)).byFile
+                pending = []
+                for (url, file) in files {
+                    let page = byFile[file].map { $0.finalURL ?? $0.url } ?? url
+                    let found = try URLDerivation.sitemapEntries(file, in: plan.directory, page: page, sitemap: sitemap, source: spec.name)
+                    outcome.problems += found.problems
+                    for location in found.locations where locations.insert(location).inserted { outcome.urls.append(location) }
+                    for child in found.sitemaps where seen.count < SitemapSelection.maxSitemaps && seen.insert(child).inserted {
+                        if depth == SitemapSelection.maxDepth {
+                            outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "\(child), listed by a sitemap index \(depth) levels below \(sitemap.url), is not followed (at most \(SitemapSelection.maxDepth) levels)",
+                                                               provenance: Provenance(file: file, url: page)))
+                        } else {
+                            pending.append(child)
+                        }
+                    }
+                }
+            }
+            if outcome.urls.isEmpty {
+                outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(spec.name)\" derives no URL from \(sitemap.phrase) (read: \(seen.count) sitemap\(seen.count == 1 ? "" : "s")): has the site changed? The earlier files of \"\(spec.name)\" are kept",
+                                                   provenance: Provenance(file: place, url: sitemap.url)))
+            }
+            return outcome
+        }
         if !plan.jobs.isEmpty { try runRound(plan.jobs, plan.sources.filter { !derivedNames.contains($0) }) }
         for number in Set(plan.derivedSources.map(\.round)).sorted() {
             let record = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile))
@@ -28,15 +71,28 @@ extension Fetcher {
             var sources: [String] = []
             for entry in plan.derivedSources where entry.round == number {
                 guard let spec = plan.manifest.sources.first(where: { $0.name == entry.source }) else { continue }
+                guard let from = entry.derived.from else {
+                    guard case .sitemap(let sitemap) = entry.derived else { continue }
+                    if options.dryRun {
+                        report.derivations.append("\(entry.source): URLs derived as \(entry.derived.phrase); not known before the sitemap is fetched")
+                        continue
+                    }
+                    let outcome = try followSitemap(sitemap, of: spec)
+                    report.problems += outcome.problems
+                    guard !outcome.urls.isEmpty else { continue }
+                    jobs += FetchPlan.jobs(of: spec, FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), manifest: plan.manifest)
+                    sources.append(entry.source)
+                    continue
+                }
                 let outcome = try URLDerivation.urls(entry.derived, of: entry.source, manifest: plan.manifest, captures: record)
                 if options.dryRun {
-                    let fetchedFirst = plan.sources.contains(entry.derived.from)
+                    let fetchedFirst = plan.sources.contains(from)
                     if outcome.unread {
-                        report.derivations.append("\(entry.source): URLs derived as \(entry.derived.phrase); not known before \"\(entry.derived.from)\" is fetched")
+                        report.derivations.append("\(entry.source): URLs derived as \(entry.derived.phrase); not known before \"\(from)\" is fetched")
                         continue
                     }
                     report.derivations.append("\(entry.source): \(outcome.urls.count) URLs derived as \(entry.derived.phrase), from its files as saved now"
-                                              + (fetchedFirst ? "; kiln fetch derives them again once \"\(entry.derived.from)\" is fetched" : ""))
+                                              + (fetchedFirst ? "; kiln fetch derives them again once \"\(from)\" is fetched" : ""))
                 }
                 report.problems += outcome.problems
                 guard !outcome.urls.isEmpty else { continue }

@@ -34,6 +34,8 @@ enum URLDerivation {
                 let kinds = reader.kinds.map { "\($0.name == RecordKind.defaultName ? "" : $0.name + ": ")\($0.fieldNames.joined(separator: ", "))" }
                 throw issue("template", "the placeholders {\(template.fields.joined(separator: "}, {"))} must be fields of one kind of record of source \"\(from)\" (\(spec.format)); its fields: \(kinds.joined(separator: "; "))")
             }
+        case .sitemap:
+            return
         case .links(let links):
             do {
                 _ = try selection(links)
@@ -50,13 +52,13 @@ enum URLDerivation {
     /// - Throws: `KilnError.io` when a file cannot be read.
     static func urls(_ derived: DerivedURLs, of source: String, manifest: Manifest, captures: CaptureRecord) throws -> Outcome {
         var outcome = Outcome()
-        guard let spec = manifest.sources.first(where: { $0.name == derived.from }) else { return outcome }
+        guard let from = derived.from, let spec = manifest.sources.first(where: { $0.name == from }) else { return outcome }
         let files: [InputFile]
         do {
             files = try InputResolver(directory: manifest.directory, allowedPaths: []).resolve(spec.path) { KilnError.io($0) }
         } catch let error as KilnError {
             outcome.unread = true
-            outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(source)\" derives its URLs from source \"\(derived.from)\", which has no file to read (\(error.description))\(spec.fetch == nil ? "" : ": fetch it first"); no URL of \"\(source)\" is fetched", provenance: Provenance(file: spec.path)))
+            outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(source)\" derives its URLs from source \"\(from)\", which has no file to read (\(error.description))\(spec.fetch == nil ? "" : ": fetch it first"); no URL of \"\(source)\" is fetched", provenance: Provenance(file: spec.path)))
             return outcome
         }
         var seen = Set<String>()
@@ -85,9 +87,11 @@ enum URLDerivation {
             for finding in log.sorted where finding.severity == .error {
                 var problem = finding
                 problem.code = DiagnosticCode.fetchDerivation.rawValue
-                problem.message = "reading source \"\(derived.from)\" for the URLs of \"\(source)\": " + finding.message
+                problem.message = "reading source \"\(from)\" for the URLs of \"\(source)\": " + finding.message
                 outcome.problems.append(problem)
             }
+        case .sitemap:
+            return outcome
         case .links(let links):
             let (selector, fields) = try selection(links)
             let allow = try links.allow.map { try RegexPattern($0) }
@@ -111,9 +115,38 @@ enum URLDerivation {
             }
         }
         if outcome.urls.isEmpty {
-            outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(source)\" derives no URL from the \(files.count) file\(files.count == 1 ? "" : "s") of source \"\(derived.from)\" (\(derived.phrase)): has the site's layout changed? The earlier files of \"\(source)\" are kept", provenance: Provenance(file: files.first?.relativePath ?? spec.path)))
+            outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(source)\" derives no URL from the \(files.count) file\(files.count == 1 ? "" : "s") of source \"\(from)\" (\(derived.phrase)): has the site's layout changed? The earlier files of \"\(source)\" are kept", provenance: Provenance(file: files.first?.relativePath ?? spec.path)))
         }
         return outcome
+    }
+
+    /// What one fetched sitemap lists (`file`, relative to `directory`, fetched from `page`): the sitemaps of an index,
+    /// and the page locations that `sitemap`'s `allow` and `deny` keep; a location that is no URL to fetch is a finding.
+    /// A file that is not there (its fetch failed with no earlier copy, reported already) lists nothing.
+    static func sitemapEntries(_ file: String, in directory: URL, page: String, sitemap: SitemapSelection, source: String) throws
+        -> (sitemaps: [String], locations: [String], problems: [Diagnostic]) {
+        let input = InputFile(url: directory.appendingPathComponent(file), relativePath: file)
+        guard FileManager.default.fileExists(atPath: input.url.path) else { return ([], [], []) }
+        let fields = try ["@href", "@src", "self::*", ".", "self::loc"].map { try XPathExpression($0) }
+        let allow = try sitemap.allow.map { try RegexPattern($0) }
+        let deny = try sitemap.deny.map { try RegexPattern($0) }
+        var result: (sitemaps: [String], locations: [String], problems: [Diagnostic]) = ([], [], [])
+        for (isIndex, path) in [(true, "//sitemap/loc"), (false, "//url/loc")] {
+            for (line, link) in try links(in: input, selector: try XPathExpression(path), fields: fields, page: page) {
+                guard let url = link.url, FetchURL.problem(url) == nil else {
+                    let problem = link.url.flatMap { FetchURL.problem($0) } ?? "it makes no URL"
+                    result.problems.append(Diagnostic(code: .fetchDerivation, message: "\(link.text) in a sitemap of source \"\(source)\" is no URL to fetch: \(problem)",
+                                                      provenance: Provenance(file: file, line: line, url: page)))
+                    continue
+                }
+                if isIndex {
+                    result.sitemaps.append(url)
+                } else if try allow?.matches(url) ?? true, try !(deny?.matches(url) ?? false) {
+                    result.locations.append(url)
+                }
+            }
+        }
+        return result
     }
 
     /// The links of one page (or sitemap): each with its line, the text found, and the absolute URL it makes (`nil`

@@ -12,12 +12,15 @@ public enum DerivedURLs: Sendable, Equatable {
     case template(URLTemplate, from: String)
     /// `{ links: { from: "index", css: "a.timetable", allow: "…" } }`: the links of source `from`'s fetched pages.
     case links(LinkSelection)
+    /// `{ sitemap: { url: "https://…/sitemap.xml", allow: "…" } }`: the locations a sitemap lists, its index followed.
+    case sitemap(SitemapSelection)
 
-    /// The source whose files the URLs come from.
-    public var from: String {
+    /// The source whose files the URLs come from; `nil` for a sitemap, which `kiln fetch` fetches itself.
+    public var from: String? {
         switch self {
         case .template(_, let from): return from
         case .links(let links): return links.from
+        case .sitemap: return nil
         }
     }
 
@@ -31,7 +34,8 @@ public enum DerivedURLs: Sendable, Equatable {
     public var phrase: String {
         switch self {
         case .template(let template, let from): return "one URL per record of source \"\(from)\" by the template \(template.text)"
-        case .links(let links): return "the links \(links.phrase) of source \"\(from)\"'s pages"
+        case .links(let links): return "the links \(links.phrase) of source \"\(links.from)\"'s pages"
+        case .sitemap(let sitemap): return "the locations \(sitemap.phrase)"
         }
     }
 }
@@ -114,24 +118,65 @@ public struct LinkSelection: Sendable, Equatable, Decodable {
         from = try c.decode(String.self, forKey: .from)
         css = try c.decodeIfPresent(String.self, forKey: .css)
         xpath = try c.decodeIfPresent(String.self, forKey: .xpath)
-        allow = try c.decodeIfPresent(String.self, forKey: .allow)
-        deny = try c.decodeIfPresent(String.self, forKey: .deny)
+        (allow, deny) = try urlPatterns(c, allow: .allow, deny: .deny)
         if css != nil, xpath != nil {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.xpath], debugDescription: "give css or xpath, not both"))
-        }
-        for (key, pattern) in [(CodingKeys.allow, allow), (.deny, deny)] {
-            guard let pattern else { continue }
-            do { _ = try RegexPattern(pattern) } catch let error as RegexCompileError {
-                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: error.description))
-            }
         }
     }
 
     /// `selected by css "a.timetable" matching "…"`, for messages.
     public var phrase: String {
-        var text = css.map { "selected by css \"\($0)\"" } ?? xpath.map { "selected by xpath \"\($0)\"" } ?? "(every <a href>)"
-        if let allow { text += " matching \"\(allow)\"" }
-        if let deny { text += " not matching \"\(deny)\"" }
-        return text
+        let selection = css.map { "selected by css \"\($0)\"" } ?? xpath.map { "selected by xpath \"\($0)\"" } ?? "(every <a href>)"
+        return selection + patternPhrase(allow: allow, deny: deny)
     }
+}
+
+/// A sitemap to take URLs from (`sitemap`, sitemaps.org's protocol): `kiln fetch` fetches it (politely, conditionally,
+/// with a capture of its own), follows a sitemap index to the sitemaps it lists (at most `maxDepth` levels, as
+/// Scrapy's SitemapSpider does), and keeps each `<loc>` that matches `allow` and not `deny`.
+public struct SitemapSelection: Sendable, Equatable, Decodable {
+    /// The sitemap or sitemap index.
+    public var url: String
+    /// A regular expression (PCRE2) a location must match somewhere to be kept (`nil`: all kept).
+    public var allow: String?
+    /// A regular expression a kept location must not match.
+    public var deny: String?
+
+    /// How many levels of sitemaps are fetched: the sitemap, and sitemaps an index lists, and so on.
+    public static let maxDepth = 3
+    /// The most sitemaps one source fetches in all.
+    public static let maxSitemaps = 1000
+
+    package enum CodingKeys: String, CodingKey, CaseIterable { case url, allow, deny }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
+        url = try c.decode(String.self, forKey: .url)
+        if let problem = FetchURL.problem(url) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.url], debugDescription: problem))
+        }
+        (allow, deny) = try urlPatterns(c, allow: .allow, deny: .deny)
+    }
+
+    /// `in https://…/sitemap.xml matching "…"`, for messages.
+    public var phrase: String {
+        "in the sitemap \(url)" + patternPhrase(allow: allow, deny: deny)
+    }
+}
+
+/// The `allow` and `deny` patterns of a `links` or `sitemap`, each checked to compile (PCRE2).
+private func urlPatterns<Key: CodingKey>(_ c: KeyedDecodingContainer<Key>, allow: Key, deny: Key) throws -> (String?, String?) {
+    let patterns = (try c.decodeIfPresent(String.self, forKey: allow), try c.decodeIfPresent(String.self, forKey: deny))
+    for (key, pattern) in [(allow, patterns.0), (deny, patterns.1)] {
+        guard let pattern else { continue }
+        do { _ = try RegexPattern(pattern) } catch let error as RegexCompileError {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [key], debugDescription: error.description))
+        }
+    }
+    return patterns
+}
+
+/// ` matching "…" not matching "…"`, for messages.
+private func patternPhrase(allow: String?, deny: String?) -> String {
+    (allow.map { " matching \"\($0)\"" } ?? "") + (deny.map { " not matching \"\($0)\"" } ?? "")
 }

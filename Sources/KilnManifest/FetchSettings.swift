@@ -144,15 +144,15 @@ extension FetchSettings: Decodable {
 }
 
 extension SourceFetch: Decodable {
-    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, template, from, links, retries, timeout, maxBytes, minSizeShare, contentTypes, checksum }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, template, from, links, sitemap, retries, timeout, maxBytes, minSizeShare, contentTypes, checksum }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         let one = try c.decodeIfPresent(String.self, forKey: .url)
         let many = try c.decodeIfPresent([String].self, forKey: .urls)
-        let given = [CodingKeys.url, .urls, .template, .links].filter { c.contains($0) }
+        let given = [CodingKeys.url, .urls, .template, .links, .sitemap].filter { c.contains($0) }
         if given.count > 1 {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [given[1]], debugDescription: "give one of url, urls, template (with from) or links, not \(given.map(\.rawValue).joined(separator: " and "))"))
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [given[1]], debugDescription: "give one of url, urls, template (with from), links or sitemap, not \(given.map(\.rawValue).joined(separator: " and "))"))
         }
         if let text = try c.decodeIfPresent(String.self, forKey: .template) {
             guard let from = try c.decodeIfPresent(String.self, forKey: .from) else {
@@ -167,6 +167,7 @@ extension SourceFetch: Decodable {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.from], debugDescription: "from goes with template (links name their own from)"))
         }
         if let links = try c.decodeIfPresent(LinkSelection.self, forKey: .links) { derived = .links(links) }
+        if let sitemap = try c.decodeIfPresent(SitemapSelection.self, forKey: .sitemap) { derived = .sitemap(sitemap) }
         switch (one, many) {
         case (nil, nil) where derived != nil:
             urls = []
@@ -181,7 +182,7 @@ extension SourceFetch: Decodable {
             urls = list
             single = false
         case (nil, nil):
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a source's fetch needs url (saved as the file path names), urls (saved in the folder of path), or URLs derived from another source: template with from, or links"))
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a source's fetch needs url (saved as the file path names), urls (saved in the folder of path), or URLs derived from data: template with from, links, or sitemap"))
         case (_?, _?):
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.urls], debugDescription: "give url or urls, not both"))
         }
@@ -201,7 +202,7 @@ extension SourceFetch: Decodable {
         contentTypes = try c.decodeIfPresent([String].self, forKey: .contentTypes)
         checksum = try c.decodeIfPresent(PublishedChecksum.self, forKey: .checksum)
         if checksum != nil, !single {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.checksum], debugDescription: "a checksum goes with one url (a dump), not with urls, a template or links"))
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.checksum], debugDescription: "a checksum goes with one url (a dump), not with urls, a template, links or a sitemap"))
         }
     }
 }

@@ -253,10 +253,12 @@ package struct ManifestChecker {
                 try require(!glob, path + ".fetch.url", "url is saved as the file path names, but \"\(source.path)\" is a glob: name one file, or use urls")
             } else if let derived = fetch.derived {
                 try require(glob, path + ".fetch", "derived URLs are saved in the folder of path, each under its URL's last path segment: path must be a glob there (\"\(components.dropLast().joined(separator: "/"))/*.html\"), found \"\(source.path)\"")
-                let key = path + (derived.isTemplate ? ".fetch.from" : ".fetch.links.from")
-                try require(derived.from != source.name, key, "source \"\(source.name)\" cannot derive its URLs from its own files")
-                try require(manifest.sources.contains { $0.name == derived.from }, key,
-                            "no source named \"\(derived.from)\" to derive URLs from; sources: \(manifest.sources.map(\.name).joined(separator: ", "))")
+                if let from = derived.from {
+                    let key = path + (derived.isTemplate ? ".fetch.from" : ".fetch.links.from")
+                    try require(from != source.name, key, "source \"\(source.name)\" cannot derive its URLs from its own files")
+                    try require(manifest.sources.contains { $0.name == from }, key,
+                                "no source named \"\(from)\" to derive URLs from; sources: \(manifest.sources.map(\.name).joined(separator: ", "))")
+                }
             } else {
                 try require(glob, path + ".fetch.urls", "urls are saved in the folder of path, each under its URL's last path segment: path must be a glob there (\"\(components.dropLast().joined(separator: "/"))/*.html\"), found \"\(source.path)\"")
             }
@@ -276,7 +278,7 @@ package struct ManifestChecker {
 
     /// Sources whose URLs derive from one another in a ring can never be fetched: each waits for the other.
     private func checkDerivationCycles() throws {
-        let dependency = Dictionary(manifest.sources.compactMap { source in source.fetch?.derived.map { (source.name, $0.from) } },
+        let dependency = Dictionary(manifest.sources.compactMap { source in source.fetch?.derived?.from.map { (source.name, $0) } },
                                     uniquingKeysWith: { first, _ in first })
         for (index, source) in manifest.sources.enumerated() where dependency[source.name] != nil {
             var chain = [source.name]

@@ -18,7 +18,8 @@ struct FetchCommand: KilnCommand {
         (fetch.minSizeShare): a failed URL keeps its earlier copy. The capture record kiln.fetch.json beside the
         manifest lists each URL with its file, status, SHA-256, validators, and when its bytes were captured and last
         verified. A source whose URLs derive from another source's files (fetch.template with fetch.from, or
-        fetch.links) is fetched in a round after that source, its URLs made from those files as just saved; a
+        fetch.links) or from a sitemap (fetch.sitemap, its index followed) is fetched in a round after that source
+        or the sitemaps, its URLs made from those files as just saved; a
         derivation that makes no URL, or a value that makes no http(s) URL, is a fetch.derivation error. kiln build
         never opens a socket; it checks the fetched files against this record.
 

@@ -65,6 +65,19 @@ final class DerivedFetchCommandTests: CLITestCase {
         return try XCTUnwrap((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["captures"] as? [[String: Any]])
     }
 
+    /// Two sitemaps, `/maps/one.xml` and `/maps/two.xml`, listing the pages a and b (a twice) and `/about.html`.
+    private func serveSitemaps(_ namespace: String) throws {
+        try site.serve("maps/one.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="\(namespace)"><url><loc>\(site.url("/pages/a.txt"))</loc></url><url><loc>\(site.url("/about.html"))</loc></url></urlset>
+            """)
+        try site.serve("maps/two.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="\(namespace)"><url><loc>\(site.url("/pages/b.txt"))</loc><lastmod>2026-01-01</lastmod></url>
+            <url><loc>\(site.url("/pages/a.txt"))</loc></url></urlset>
+            """)
+    }
+
     private func pageRequests() throws -> [String] {
         try site.requests().map(\.path).filter { $0.hasPrefix("/pages/") || $0.hasPrefix("/other/") }
     }
@@ -159,27 +172,57 @@ final class DerivedFetchCommandTests: CLITestCase {
             <sitemapindex xmlns="\(namespace)"><sitemap><loc>\(site.url("/maps/one.xml"))</loc></sitemap>
             <sitemap><loc>\(site.url("/maps/two.xml"))</loc></sitemap></sitemapindex>
             """)
-        try site.serve("maps/one.xml", """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <urlset xmlns="\(namespace)"><url><loc>\(site.url("/pages/a.txt"))</loc></url><url><loc>\(site.url("/about.html"))</loc></url></urlset>
-            """)
-        try site.serve("maps/two.xml", """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <urlset xmlns="\(namespace)"><url><loc>\(site.url("/pages/b.txt"))</loc><lastmod>2026-01-01</lastmod></url></urlset>
-            """)
+        try serveSitemaps(namespace)
         let xml = "options: { record: \"s:sitemap\", namespaces: { s: \"\(namespace)\" }, fields: { loc: \"s:loc\" } }"
         let urls = "options: { record: \"s:url\", namespaces: { s: \"\(namespace)\" }, fields: { loc: \"s:loc\" } }"
         try pipeline(pagesFetch: "{ links: { from: \"sitemaps\", allow: \"/pages/\" } }", others: [
             "{ name: \"index\", format: \"xml\", path: \"site/sitemap-index.xml\", fetch: { url: \"\(site.url("/sitemap-index.xml"))\" }, \(xml), into: \"listed\", columns: { loc: \"loc\" } }",
             "{ name: \"sitemaps\", format: \"xml\", path: \"site/maps/*.xml\", fetch: { links: { from: \"index\" } }, \(urls), into: \"listed\", columns: { loc: \"loc\" } }",
         ])
+        try fetchFollowsTheSitemaps(from: "/sitemap-index.xml")
+    }
+
+    /// Runs `kiln fetch` and checks the requests: the sitemap index at `index` first, then its two sitemaps, then the
+    /// pages a and b they list (a twice), each once.
+    private func fetchFollowsTheSitemaps(from index: String) throws {
         let run = try kiln("fetch", "pipe")
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         let paths = try site.requests().map(\.path).filter { $0 != "/robots.txt" }
-        XCTAssertEqual(paths.first, "/sitemap-index.xml")
+        XCTAssertEqual(paths.first, index)
         XCTAssertEqual(Set(paths.dropFirst().prefix(2)), ["/maps/one.xml", "/maps/two.xml"])
         XCTAssertEqual(Set(paths.dropFirst(3)), ["/pages/a.txt", "/pages/b.txt"])
         XCTAssertEqual(paths.count, 5)
+    }
+
+    func testASitemapKeyFetchesTheSitemapFollowsItsIndexAndKeepsTheAllowedLocations() throws {
+        let namespace = "http://www.sitemaps.org/schemas/sitemap/0.9"
+        try site.serve("sitemap.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <sitemapindex xmlns="\(namespace)"><sitemap><loc>/maps/one.xml</loc></sitemap>
+            <sitemap><loc>\(site.url("/maps/two.xml"))</loc></sitemap></sitemapindex>
+            """)
+        try serveSitemaps(namespace)
+        let folder = try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/sitemap.xml"))\", allow: \"/pages/\" } }", others: [])
+        let dry = try kiln("fetch", "pipe", "--dry-run")
+        XCTAssertTrue(dry.stdout.contains("pages: URLs derived as the locations in the sitemap \(site.url("/sitemap.xml")) matching \"/pages/\"; not known before the sitemap is fetched"), dry.stdout)
+        try fetchFollowsTheSitemaps(from: "/sitemap.xml")
+        // The sitemaps are captured apart from the pages, which the build checks against its files.
+        let captures = try record(folder)
+        XCTAssertEqual(captures.map { "\($0["source"] as? String ?? "") \($0["file"] as? String ?? "")" }, [
+            "pages site/pages/a.txt", "pages site/pages/b.txt", "pages#sitemap1 site/pages/.sitemaps/sitemap.xml",
+            "pages#sitemap2 site/pages/.sitemaps/one.xml", "pages#sitemap2 site/pages/.sitemaps/two.xml",
+        ])
+        let build = try kiln("build", "pipe", "--out", "out/dt.sqlite")
+        XCTAssertEqual(build.status, 0, build.stderr + build.stdout)
+        XCTAssertFalse((build.stdout + build.stderr).contains("fetch."), build.stderr)
+        XCTAssertEqual(try program("/usr/bin/sqlite3", [file("out/dt.sqlite").path, "SELECT value FROM kiln_metadata WHERE key = 'source.pages.urls'"]).stdout, "2\n")
+        // A refresh asks every sitemap and page conditionally.
+        try site.clearLog()
+        let refresh = try kiln("fetch", "pipe")
+        XCTAssertTrue(refresh.stdout.hasPrefix("fetched 0, unchanged 5, failed 0"), refresh.stdout)
+        for request in try site.requests() where request.path != "/robots.txt" {
+            XCTAssertNotNil(request.headers["If-None-Match"], request.path)
+        }
     }
 
     func testSourcesDerivingFromOneAnotherAreRefusedNamingThem() throws {

@@ -57,10 +57,15 @@ final class DerivedURLsTests: KilnTestCase {
         let links = try decode(#"{"links": {"from": "index", "css": "a.t", "allow": "\\.html$"}}"#)
         XCTAssertEqual(links.derived?.from, "index")
         XCTAssertEqual(links.urls, [])
+        let sitemap = try decode(#"{"sitemap": {"url": "https://e.org/sitemap.xml", "allow": "/p/"}}"#)
+        XCTAssertNil(sitemap.derived?.from)
         for (json, message) in [
             (#"{"template": "https://e.org/{code}.html"}"#, "a template needs from"),
             (#"{"from": "lines", "urls": ["https://e.org/a"]}"#, "from goes with template"),
-            (#"{"url": "https://e.org/a", "template": "https://e.org/{c}", "from": "x"}"#, "give one of url, urls, template (with from) or links, not url and template"),
+            (#"{"url": "https://e.org/a", "template": "https://e.org/{c}", "from": "x"}"#, "give one of url, urls, template (with from), links or sitemap, not url and template"),
+            (#"{"links": {"from": "index"}, "sitemap": {"url": "https://e.org/sitemap.xml"}}"#, "not links and sitemap"),
+            (#"{"sitemap": {"url": "ftp://e.org/sitemap.xml"}}"#, "is a ftp URL"),
+            (#"{"sitemap": {"url": "https://e.org/sitemap.xml", "css": "loc"}}"#, "css"),
             (#"{"links": {"from": "index", "css": "a", "xpath": "//a"}}"#, "give css or xpath, not both"),
             (#"{"links": {"from": "index", "allow": "("}}"#, "missing closing parenthesis"),
             (#"{"links": {"from": "index", "selector": "a"}}"#, "selector"),
@@ -101,6 +106,12 @@ final class DerivedURLsTests: KilnTestCase {
         // Fetched alone, a derived source reads the other source's files as they are: the first round after the
         // listed URLs.
         XCTAssertEqual(try FetchPlan(manifest: manifest, only: ["pages"]).derivedSources.map(\.round), [1])
+        // A sitemap depends on no source: its source is fetched in the first round of derived ones, its sitemaps
+        // captured apart, level by level.
+        let mapped = try self.manifest(source("pages", path: "p/*.txt", fetch: "{ sitemap: { url: \"https://e.org/sitemap.xml\" } }"))
+        let sitemapPlan = try FetchPlan(manifest: mapped)
+        XCTAssertEqual(sitemapPlan.derivedSources.map(\.round), [1])
+        XCTAssertEqual(sitemapPlan.allFetchingSources, ["pages", "pages#sitemap1", "pages#sitemap2", "pages#sitemap3"])
     }
 
     func testAPlaceholderThatIsNoFieldOfTheSourceReadIsRefusedNamingItsFields() throws {
