@@ -30,6 +30,7 @@ extension Fetcher {
             var pending = [sitemap.url]
             var seen: Set<String> = [sitemap.url]
             var locations = Set<String>()
+            var read = 0
             for depth in 1...SitemapSelection.maxDepth where !pending.isEmpty {
                 let pseudo = FetchPlan.sitemapSource(spec.name, depth: depth)
                 let files = FetchFileName.files(for: pending, inFolderOf: place)
@@ -43,6 +44,7 @@ extension Fetcher {
                 try runRound(jobs, [pseudo])
                 let byFile = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile)).byFile
                 pending = []
+                read += files.count
                 for (url, file) in files {
                     let page = byFile[file].map { $0.finalURL ?? $0.url } ?? url
                     let found = try URLDerivation.sitemapEntries(file, in: plan.directory, page: page, sitemap: sitemap, source: spec.name)
@@ -59,7 +61,7 @@ extension Fetcher {
                 }
             }
             if outcome.urls.isEmpty {
-                outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(spec.name)\" derives no URL from \(sitemap.phrase) (read: \(seen.count) sitemap\(seen.count == 1 ? "" : "s")): has the site changed? The earlier files of \"\(spec.name)\" are kept",
+                outcome.problems.append(Diagnostic(code: .fetchDerivation, message: "source \"\(spec.name)\" derives no URL from the locations \(sitemap.phrase) (read: \(read) sitemap\(read == 1 ? "" : "s")): has the site changed? The earlier files of \"\(spec.name)\" are kept",
                                                    provenance: Provenance(file: place, url: sitemap.url)))
             }
             return outcome

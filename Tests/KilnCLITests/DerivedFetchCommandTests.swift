@@ -225,6 +225,39 @@ final class DerivedFetchCommandTests: CLITestCase {
         }
     }
 
+    func testHostileLinksNeverLeaveHTTPOrThePagesFolder() throws {
+        try site.serve("index/index.html", """
+            <html><body><a href="file:///etc/passwd">p</a><a href="javascript:alert(1)">j</a>
+            <a href="/pages/..%2F..%2F..%2Fescape.txt">e</a><a href="/pages/a.txt">a</a><a href="/pages/a.txt">again</a></body></html>
+            """)
+        let folder = try pipeline(pagesFetch: "{ links: { from: \"index\" } }", others: [indexSource()])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stdout.contains("a link selected for source \"pages\" is no URL to fetch: \"file:///etc/passwd\" is a file URL; kiln fetch speaks http and https only [fetch.derivation]"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("\"javascript:alert(1)\" is a javascript URL"), run.stdout)
+        // The escaping link is asked for (the site answers 404) and would have been saved inside the folder only.
+        XCTAssertEqual(try pageRequests().sorted(), ["/pages/..%2F..%2F..%2Fescape.txt", "/pages/a.txt"])
+        XCTAssertTrue(run.stdout.contains("there is no earlier copy of site/pages/_.._.._.._escape.txt"), run.stdout)
+        let saved = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix("site/") }.sorted()
+        XCTAssertEqual(saved, ["kiln.fetch.json", "kiln.json5", "site"])
+    }
+
+    func testASitemapIndexIsFollowedAtMostThreeLevelsAndEachSitemapOnce() throws {
+        let namespace = "http://www.sitemaps.org/schemas/sitemap/0.9"
+        // s1 lists itself and s2; s2 lists s3; s3 lists s4, one level too deep.
+        for level in 1...4 {
+            let children = (level == 1 ? ["/maps/s1.xml", "/maps/s2.xml"] : ["/maps/s\(level + 1).xml"])
+                .map { "<sitemap><loc>\(site.url($0))</loc></sitemap>" }.joined()
+            try site.serve("maps/s\(level).xml", "<?xml version=\"1.0\"?><sitemapindex xmlns=\"\(namespace)\">\(children)</sitemapindex>")
+        }
+        try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/maps/s1.xml"))\" } }", others: [])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertEqual(try site.requests().map(\.path).filter { $0 != "/robots.txt" }, ["/maps/s1.xml", "/maps/s2.xml", "/maps/s3.xml"])
+        XCTAssertTrue(run.stdout.contains("\(site.url("/maps/s4.xml")), listed by a sitemap index 3 levels below \(site.url("/maps/s1.xml")), is not followed (at most 3 levels) [fetch.derivation]"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("source \"pages\" derives no URL from the locations in the sitemap \(site.url("/maps/s1.xml")) (read: 3 sitemaps)"), run.stdout)
+    }
+
     func testSourcesDerivingFromOneAnotherAreRefusedNamingThem() throws {
         try pipeline(pagesFetch: "{ links: { from: \"index\" } }", others: [
             "{ name: \"index\", format: \"webpage\", path: \"site/index/*.html\", fetch: { template: \"\(site.url("/index/{code}.html"))\", from: \"pages\" }, into: { page: { table: \"page\", columns: { slug: \"slug\" } } } }",
