@@ -153,7 +153,10 @@ enum URLDerivation {
     /// when it makes none).
     private static func links(in file: InputFile, selector: XPathExpression, fields: [XPathExpression], page: String?) throws -> [(Int, (text: String, url: String?))] {
         guard let bytes = FileManager.default.contents(atPath: file.url.path) else { throw KilnError.io("cannot read \(file.relativePath)") }
-        guard let document = try? HTMLDocument(bytes: Array(bytes), encoding: nil, name: file.relativePath) else { return [] }
+        // A file libxml2 makes nothing of (an empty one) is said, not passed over.
+        guard let document = try? HTMLDocument(bytes: Array(bytes), encoding: nil, name: file.relativePath) else {
+            return [(1, ("the file (empty, or no markup libxml2 can parse)", nil))]
+        }
         let pageURL = page.flatMap { URL(string: $0) }
         // <base href> decides what relative links resolve against, itself resolved against the page's URL.
         let base = (try? XPathExpression("//base/@href")).flatMap { document.string($0) }

@@ -164,5 +164,10 @@ final class DerivedURLsTests: KilnTestCase {
         let based = try URLDerivation.urls(manifest.sources[1].fetch!.derived!, of: "pages", manifest: manifest, captures: record)
         XCTAssertEqual(based.urls, ["https://e.org/x/a.txt"])
         XCTAssertEqual(based.problems.map(\.message), ["the link \"rel.txt\" makes no URL for source \"pages\" (the file was not fetched, so relative links have nothing to resolve against)"])
+        // An empty page gives no link, and says so.
+        try Data().write(to: folder.appendingPathComponent("map.html"))
+        let empty = try URLDerivation.urls(manifest.sources[1].fetch!.derived!, of: "pages", manifest: manifest, captures: record)
+        XCTAssertEqual(empty.urls, ["https://e.org/x/a.txt"])
+        XCTAssertEqual(empty.problems.map { "\($0.provenance?.file ?? ""): \($0.message)" }, ["index/map.html: the file (empty, or no markup libxml2 can parse) makes no URL for source \"pages\" (the file was not fetched, so relative links have nothing to resolve against)"])
     }
 }
