@@ -43,6 +43,7 @@ extension Fetcher {
                 }
                 try runRound(jobs, [pseudo])
                 let byFile = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile)).byFile
+                if depth == 1, !FileManager.default.fileExists(atPath: plan.directory.appendingPathComponent(files[0].file).path) { outcome.unread = true }
                 pending = []
                 read += files.count
                 for (url, file) in files {
@@ -75,11 +76,15 @@ extension Fetcher {
                 guard let spec = plan.manifest.sources.first(where: { $0.name == entry.source }) else { continue }
                 guard let from = entry.derived.from else {
                     guard case .sitemap(let sitemap) = entry.derived else { continue }
-                    if options.dryRun {
-                        report.derivations.append("\(entry.source): URLs derived as \(entry.derived.phrase); not known before the sitemap is fetched")
-                        continue
-                    }
+                    // A dry run lists the sitemaps' requests, and the locations of those saved by an earlier fetch.
                     let outcome = try followSitemap(sitemap, of: spec)
+                    if options.dryRun {
+                        guard !outcome.unread else {
+                            report.derivations.append("\(entry.source): URLs derived as \(entry.derived.phrase); not known before the sitemap is fetched")
+                            continue
+                        }
+                        report.derivations.append("\(entry.source): \(outcome.urls.count) URLs derived as \(entry.derived.phrase), from the sitemaps as saved now; kiln fetch fetches them again first")
+                    }
                     report.problems += outcome.problems
                     guard !outcome.urls.isEmpty else { continue }
                     jobs += FetchPlan.jobs(of: spec, FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), manifest: plan.manifest)

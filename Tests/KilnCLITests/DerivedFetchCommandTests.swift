@@ -216,6 +216,11 @@ final class DerivedFetchCommandTests: CLITestCase {
         XCTAssertEqual(build.status, 0, build.stderr + build.stdout)
         XCTAssertFalse((build.stdout + build.stderr).contains("fetch."), build.stderr)
         XCTAssertEqual(try program("/usr/bin/sqlite3", [file("out/dt.sqlite").path, "SELECT value FROM kiln_metadata WHERE key = 'source.pages.urls'"]).stdout, "2\n")
+        // Now the sitemaps are saved, a dry run lists their requests and the locations they give.
+        let listed = try kiln("fetch", "pipe", "--dry-run")
+        XCTAssertTrue(listed.stdout.contains("GET \(site.url("/sitemap.xml")) -> site/pages/.sitemaps/sitemap.xml"), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("GET \(site.url("/pages/b.txt")) -> site/pages/b.txt"), listed.stdout)
+        XCTAssertTrue(listed.stdout.contains("pages: 2 URLs derived as the locations in the sitemap \(site.url("/sitemap.xml")) matching \"/pages/\", from the sitemaps as saved now"), listed.stdout)
         // A refresh asks every sitemap and page conditionally.
         try site.clearLog()
         let refresh = try kiln("fetch", "pipe")
