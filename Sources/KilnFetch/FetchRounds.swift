@@ -67,6 +67,22 @@ extension Fetcher {
             }
             return outcome
         }
+        // Which source saves each file: a derived URL saved where another source's URL is would overwrite its bytes.
+        var owners = Dictionary(plan.jobs.map { ($0.file.lowercased(), $0.source) }, uniquingKeysWith: { first, _ in first })
+        func claimed(_ files: [(url: String, file: String)], by source: String) throws -> [(url: String, file: String)] {
+            let captured = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile)).captures
+            for capture in captured where owners[capture.file.lowercased()] == nil { owners[capture.file.lowercased()] = capture.source }
+            return files.filter { url, file in
+                let owner = owners[file.lowercased()] ?? source
+                guard owner == source else {
+                    report.problems.append(Diagnostic(code: .fetchDerivation, message: "\(url), derived for source \"\(source)\", would be saved as \(file), where source \"\(owner)\" saves a URL: it is not fetched",
+                                                      provenance: Provenance(file: file, url: url)))
+                    return false
+                }
+                owners[file.lowercased()] = source
+                return true
+            }
+        }
         if !plan.jobs.isEmpty { try runRound(plan.jobs, plan.sources.filter { !derivedNames.contains($0) }) }
         for number in Set(plan.derivedSources.map(\.round)).sorted() {
             let record = try CaptureRecord.read(CaptureRecord.url(besides: plan.manifestFile))
@@ -87,7 +103,7 @@ extension Fetcher {
                     }
                     report.problems += outcome.problems
                     guard !outcome.urls.isEmpty else { continue }
-                    jobs += FetchPlan.jobs(of: spec, FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), manifest: plan.manifest)
+                    jobs += FetchPlan.jobs(of: spec, try claimed(FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), by: spec.name), manifest: plan.manifest)
                     sources.append(entry.source)
                     continue
                 }
@@ -103,7 +119,7 @@ extension Fetcher {
                 }
                 report.problems += outcome.problems
                 guard !outcome.urls.isEmpty else { continue }
-                jobs += FetchPlan.jobs(of: spec, FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), manifest: plan.manifest)
+                jobs += FetchPlan.jobs(of: spec, try claimed(FetchFileName.files(for: outcome.urls, inFolderOf: spec.path), by: spec.name), manifest: plan.manifest)
                 sources.append(entry.source)
             }
             if !jobs.isEmpty { try runRound(jobs, sources) }

@@ -263,6 +263,22 @@ final class DerivedFetchCommandTests: CLITestCase {
         XCTAssertTrue(run.stdout.contains("source \"pages\" derives no URL from the locations in the sitemap \(site.url("/maps/s1.xml")) (read: 3 sitemaps)"), run.stdout)
     }
 
+    func testADerivedURLNeverOverwritesAnotherSourcesFile() throws {
+        // The index links its own page, which would be saved in the folder the index source saves to.
+        try site.serve("index/index.html", "<html><body><a href=\"/index/index.html\">self</a><a href=\"/pages/a.txt\">a</a></body></html>")
+        let folder = try pipeline(pagesFetch: "{ links: { from: \"index\", allow: \"/pages/\" } }", others: [
+            "{ name: \"index\", format: \"webpage\", path: \"site/index/*.html\", fetch: { urls: [\"\(site.url("/index/index.html"))\"] }, into: { page: { table: \"page\", columns: { slug: \"slug\" } } } }",
+            "{ name: \"more\", format: \"webpage\", path: \"site/index/*.html\", fetch: { links: { from: \"index\", allow: \"index\" } }, into: { page: { table: \"page\", columns: { slug: \"slug\" } } } }",
+        ])
+        let before = try Data(contentsOf: site.root.appendingPathComponent("index/index.html"))
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stdout.contains("\(site.url("/index/index.html")), derived for source \"more\", would be saved as site/index/index.html, where source \"index\" saves a URL: it is not fetched [fetch.derivation]"), run.stdout)
+        XCTAssertEqual(try site.requests().filter { $0.path == "/index/index.html" }.count, 1)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/index/index.html")), before)
+        XCTAssertEqual(try record(folder).filter { $0["file"] as? String == "site/index/index.html" }.map { $0["source"] as? String }, ["index"])
+    }
+
     func testSourcesDerivingFromOneAnotherAreRefusedNamingThem() throws {
         try pipeline(pagesFetch: "{ links: { from: \"index\" } }", others: [
             "{ name: \"index\", format: \"webpage\", path: \"site/index/*.html\", fetch: { template: \"\(site.url("/index/{code}.html"))\", from: \"pages\" }, into: { page: { table: \"page\", columns: { slug: \"slug\" } } } }",
