@@ -177,6 +177,7 @@ extension DiagnosticCode {
     public static let fetchEdited = DiagnosticCode("fetch.edited", .warning, "A fetched file's bytes differ from those its capture recorded: it was edited after kiln fetch saved it.")
     public static let fetchMissing = DiagnosticCode("fetch.missing", .error, "A file the capture record lists for a fetching source is not there: fetch again, or restore it.")
     public static let fetchNoRows = DiagnosticCode("fetch.no-rows", .error, "A fetched file that gave rows in the last build or the baseline bundle gives none now: the site's layout may have changed (the finding names its URL and both capture times).")
+    public static let fetchDerivation = DiagnosticCode("fetch.derivation", .error, "A source's URLs derived from another source's fetched files could not all be made: a record or link made no valid http(s) URL, or none was found at all (the source's earlier files are kept).")
     public static let fetchUncaptured = DiagnosticCode("fetch.uncaptured", .info, "Files of a fetching source that the capture record does not list (said once per source, when the pipeline has captures): they did not come from kiln fetch, so no URL leads to their rows.")
 
     // MARK: - kiln export
@@ -226,6 +227,6 @@ extension DiagnosticCode {
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,
-        fetchFailed, fetchKept, fetchDisallowed, fetchEdited, fetchMissing, fetchUncaptured, fetchNoRows,
+        fetchFailed, fetchKept, fetchDisallowed, fetchDerivation, fetchEdited, fetchMissing, fetchUncaptured, fetchNoRows,
     ]
 }

@@ -65,8 +65,12 @@ public struct FetchReport: Sendable, Encodable {
     public var warcRecords = 0
     /// What an import from WARC files (`--from-warc`) read.
     public var imported: WARCImportCounts?
+    /// The findings of derived URLs that could not be made (`fetch.derivation`): each fails the fetch.
+    public var problems: [Diagnostic] = []
+    /// What `--dry-run` says of each source whose URLs are derived: from what, and whether they are known yet.
+    public var derivations: [String] = []
 
-    private enum CodingKeys: String, CodingKey { case results, robots, dryRun, warc, warcRecords, imported }
+    private enum CodingKeys: String, CodingKey { case results, robots, dryRun, warc, warcRecords, imported, problems, derivations }
 
     /// The number of URLs with `outcome`.
     public func count(_ outcome: URLResult.Outcome) -> Int { results.lazy.filter { $0.outcome == outcome }.count }
@@ -75,10 +79,10 @@ public struct FetchReport: Sendable, Encodable {
     public var transferredBytes: Int64 { results.reduce(0) { $0 + $1.transferredBytes } }
 
     /// True when every URL was fetched or unchanged.
-    public var succeeded: Bool { results.allSatisfy { $0.outcome != .failed && $0.outcome != .disallowed } }
+    public var succeeded: Bool { problems.isEmpty && results.allSatisfy { $0.outcome != .failed && $0.outcome != .disallowed } }
 
-    /// The findings of the failed and disallowed URLs, in the results' order.
-    public var findings: [Diagnostic] { results.compactMap(\.finding) }
+    /// The findings of the failed and disallowed URLs, in the results' order, then those of derived URLs.
+    public var findings: [Diagnostic] { results.compactMap(\.finding) + problems }
 
     /// The summary printed at the end: one line of totals, then each finding.
     public var summary: String {
@@ -86,6 +90,8 @@ public struct FetchReport: Sendable, Encodable {
             var text = "kiln fetch --dry-run: \(results.count) requests would be made"
             text += robots.isEmpty ? "\n" : " after the robots.txt of \(robots.keys.sorted().joined(separator: ", "))\n"
             for result in results { text += "  GET \(result.url) -> \(result.file)\(result.reason.map { " (\($0))" } ?? "")\n" }
+            for note in derivations { text += "  \(note)\n" }
+            for problem in problems { text += "  " + located(problem).formatted + "\n" }
             return text
         }
         var text: String
@@ -115,6 +121,22 @@ public struct WARCImportCounts: Sendable, Encodable, Equatable {
     public var unwanted = 0
     /// Revisit records resolved to the record they refer to.
     public var revisitsResolved = 0
+    /// The indexed records (response, resource, revisit with a URL), by file and number, and those a URL used:
+    /// what `unwanted` counts, kept so that the rounds of an import (`Fetcher.runInRounds`) add up.
+    var indexed: Set<String> = []
+    var used: Set<String> = []
+
+    private enum CodingKeys: String, CodingKey { case files, records, unwanted, revisitsResolved }
+
+    /// The counts of two rounds of one import: the same files read again, the records either round used.
+    func merged(with other: WARCImportCounts) -> WARCImportCounts {
+        var merged = self
+        merged.used.formUnion(other.used)
+        merged.indexed.formUnion(other.indexed)
+        merged.revisitsResolved += other.revisitsResolved
+        merged.unwanted = merged.indexed.subtracting(merged.used).count
+        return merged
+    }
 }
 
 /// Byte counts as the summaries print them.
@@ -146,7 +168,10 @@ extension FetchReport: RenderableReport {
                 JUnitCase(classname: "fetch.\(source)", name: result.url, findings: result.finding.map { [located($0)] } ?? [])
             })
         }
-        return junitXML(name: "kiln fetch", suites: suites)
+        let derived = problems.isEmpty ? [] : [JUnitSuite(name: "fetch.derived", cases: problems.map { problem in
+            JUnitCase(classname: "fetch.derived", name: problem.provenance?.location ?? problem.code, findings: [located(problem)])
+        })]
+        return junitXML(name: "kiln fetch", suites: suites + derived)
     }
 
     /// A GitHub annotation per failed or disallowed URL, then a notice with the totals.

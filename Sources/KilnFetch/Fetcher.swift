@@ -29,6 +29,8 @@ public struct FetchOptions: Sendable {
     public var mirrors: [(from: String, to: String)] = []
     /// Where to archive every exchange as a WARC 1.1 file (`--warc FILE`; `.gz`: one gzip member per record).
     public var warc: URL?
+    /// The archive of a fetch in rounds (`runInRounds`), which every round writes to; a single run opens its own.
+    var archive: WARCArchive?
 
     public init(dryRun: Bool = false, progress: (@Sendable (FetchProgress) -> Void)? = nil) {
         self.dryRun = dryRun
@@ -68,7 +70,8 @@ public enum Fetcher {
             return FetchReport(results: sorted(results), robots: robots, dryRun: true)
         }
         try prepareFolders(for: plan)
-        let archive = try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) }
+        let ownArchive = options.archive == nil ? try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) } : nil
+        let archive = options.archive ?? ownArchive
         let queue = HostQueue(jobs: plan.jobs, settings: plan.settings)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
         let origins = Set(plan.jobs.map(\.origin)).count
@@ -105,7 +108,7 @@ public enum Fetcher {
             do { try worker.wait() } catch { failure = failure ?? error; queue.stop() }
         }
         if let failure {
-            archive?.discard()
+            ownArchive?.discard()
             throw KilnError.io("kiln fetch could not run: \(failure)")
         }
         // The files renamed into place reach the disk before the record that describes them.
@@ -114,7 +117,7 @@ public enum Fetcher {
         record.robotsIgnored = plan.settings.robots == .ignore ? plan.settings.reason : nil
         try AtomicFile.write(try record.json(), to: recordURL)
         var report = FetchReport(results: sorted(state.results), robots: state.robots, dryRun: false)
-        if let archive {
+        if let archive = ownArchive {
             // After the record: an archive that cannot be written fails the command, not the snapshot.
             report.warcRecords = archive.records
             try archive.finish()

@@ -84,7 +84,9 @@ public enum WARCImport {
                 results.append(result)
             }
         }
-        counts.unwanted = byURI.values.joined().filter { !used.contains($0.key) }.count
+        counts.indexed = Set(byURI.values.joined().map(\.key))
+        counts.used = used
+        counts.unwanted = counts.indexed.subtracting(used).count
         if options.dryRun {
             for choice in choices {
                 results.append(URLResult(source: choice.job.source, url: choice.job.url, file: choice.job.file, outcome: .planned,

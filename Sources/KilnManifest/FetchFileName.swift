@@ -13,11 +13,17 @@ public enum FetchFileName {
     /// that several URLs would share each get a digest of their URL.
     public static func files(for fetch: SourceFetch, path: String) -> [(url: String, file: String)] {
         if fetch.single { return fetch.urls.map { ($0, path) } }
+        return files(for: fetch.urls, inFolderOf: path)
+    }
+
+    /// The file of each of `urls` in the folder of `path` (listed `urls`, or URLs derived from fetched data), each
+    /// named by `name(for:)`; names that several URLs would share each get a digest of their URL.
+    public static func files(for urls: [String], inFolderOf path: String) -> [(url: String, file: String)] {
         let folder = path.split(separator: "/").dropLast().joined(separator: "/")
-        let names = fetch.urls.map { name(for: $0) }
+        let names = urls.map { name(for: $0) }
         var counts: [String: Int] = [:]
         for name in names { counts[name.lowercased(), default: 0] += 1 }
-        return zip(fetch.urls, names).map { url, name in
+        return zip(urls, names).map { url, name in
             let unique = counts[name.lowercased()]! > 1 ? withDigest(name, of: url) : name
             return (url, folder.isEmpty ? unique : folder + "/" + unique)
         }

@@ -42,13 +42,16 @@ public enum RobotsChoice: String, Sendable, Equatable, Decodable, CaseIterable {
 }
 
 /// Where a source's files come from (a source's `fetch`): one URL saved as the file `path` names, or several saved in
-/// the folder of `path`, each under a file name made from its URL (`FetchFileName`), and the limits that override the
-/// manifest's `fetch` for this source.
+/// the folder of `path`, each under a file name made from its URL (`FetchFileName`) — listed, or derived from data
+/// already fetched — and the limits that override the manifest's `fetch` for this source.
 public struct SourceFetch: Sendable, Equatable {
-    /// The URLs, in the manifest's order.
+    /// The URLs, in the manifest's order (none for derived URLs).
     public var urls: [String]
     /// True when the source named one `url`: it is saved as the file `path` names.
     public var single: Bool
+    /// How the source's URLs are derived from another source's fetched files (`template` with `from`, or `links`);
+    /// `nil` for listed URLs.
+    public var derived: DerivedURLs? = nil
     /// Overrides of the manifest's settings for this source's requests (`nil`: the manifest's).
     public var retries: Int?
     public var timeout: Double?
@@ -141,13 +144,34 @@ extension FetchSettings: Decodable {
 }
 
 extension SourceFetch: Decodable {
-    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, retries, timeout, maxBytes, minSizeShare, contentTypes, checksum }
+    package enum CodingKeys: String, CodingKey, CaseIterable { case url, urls, template, from, links, sitemap, retries, timeout, maxBytes, minSizeShare, contentTypes, checksum }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         let one = try c.decodeIfPresent(String.self, forKey: .url)
         let many = try c.decodeIfPresent([String].self, forKey: .urls)
+        let given = [CodingKeys.url, .urls, .template, .links, .sitemap].filter { c.contains($0) }
+        if given.count > 1 {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [given[1]], debugDescription: "give one of url, urls, template (with from), links or sitemap, not \(given.map(\.rawValue).joined(separator: " and "))"))
+        }
+        if let text = try c.decodeIfPresent(String.self, forKey: .template) {
+            guard let from = try c.decodeIfPresent(String.self, forKey: .from) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.template], debugDescription: "a template needs from: the source whose records fill its {field} placeholders"))
+            }
+            do {
+                derived = .template(try URLTemplate(text), from: from)
+            } catch let problem as ValueProblem {
+                throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.template], debugDescription: problem.message))
+            }
+        } else if c.contains(.from) {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.from], debugDescription: "from goes with template (links name their own from)"))
+        }
+        if let links = try c.decodeIfPresent(LinkSelection.self, forKey: .links) { derived = .links(links) }
+        if let sitemap = try c.decodeIfPresent(SitemapSelection.self, forKey: .sitemap) { derived = .sitemap(sitemap) }
         switch (one, many) {
+        case (nil, nil) where derived != nil:
+            urls = []
+            single = false
         case (let url?, nil):
             urls = [url]
             single = true
@@ -158,7 +182,7 @@ extension SourceFetch: Decodable {
             urls = list
             single = false
         case (nil, nil):
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a source's fetch needs url (saved as the file path names) or urls (saved in the folder of path)"))
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "a source's fetch needs url (saved as the file path names), urls (saved in the folder of path), or URLs derived from data: template with from, links, or sitemap"))
         case (_?, _?):
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.urls], debugDescription: "give url or urls, not both"))
         }
@@ -178,7 +202,7 @@ extension SourceFetch: Decodable {
         contentTypes = try c.decodeIfPresent([String].self, forKey: .contentTypes)
         checksum = try c.decodeIfPresent(PublishedChecksum.self, forKey: .checksum)
         if checksum != nil, !single {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.checksum], debugDescription: "a checksum goes with one url (a dump), not with urls"))
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.checksum], debugDescription: "a checksum goes with one url (a dump), not with urls, a template, links or a sitemap"))
         }
     }
 }

@@ -251,6 +251,14 @@ package struct ManifestChecker {
                         "a fetched source's path must stay inside the pipeline folder, found \"\(source.path)\"")
             if fetch.single {
                 try require(!glob, path + ".fetch.url", "url is saved as the file path names, but \"\(source.path)\" is a glob: name one file, or use urls")
+            } else if let derived = fetch.derived {
+                try require(glob, path + ".fetch", "derived URLs are saved in the folder of path, each under its URL's last path segment: path must be a glob there (\"\(components.dropLast().joined(separator: "/"))/*.html\"), found \"\(source.path)\"")
+                if let from = derived.from {
+                    let key = path + (derived.isTemplate ? ".fetch.from" : ".fetch.links.from")
+                    try require(from != source.name, key, "source \"\(source.name)\" cannot derive its URLs from its own files")
+                    try require(manifest.sources.contains { $0.name == from }, key,
+                                "no source named \"\(from)\" to derive URLs from; sources: \(manifest.sources.map(\.name).joined(separator: ", "))")
+                }
             } else {
                 try require(glob, path + ".fetch.urls", "urls are saved in the folder of path, each under its URL's last path segment: path must be a glob there (\"\(components.dropLast().joined(separator: "/"))/*.html\"), found \"\(source.path)\"")
             }
@@ -263,6 +271,21 @@ package struct ManifestChecker {
                     throw issue(key, "\"\(url)\" would be saved as \"\(file)\", where source \"\(other)\" saves a URL too")
                 }
                 owners[file.lowercased()] = source.name
+            }
+        }
+        try checkDerivationCycles()
+    }
+
+    /// Sources whose URLs derive from one another in a ring can never be fetched: each waits for the other.
+    private func checkDerivationCycles() throws {
+        let dependency = Dictionary(manifest.sources.compactMap { source in source.fetch?.derived?.from.map { (source.name, $0) } },
+                                    uniquingKeysWith: { first, _ in first })
+        for (index, source) in manifest.sources.enumerated() where dependency[source.name] != nil {
+            var chain = [source.name]
+            while let next = dependency[chain.last!], !chain.contains(next) { chain.append(next) }
+            if let next = dependency[chain.last!], next == source.name {
+                let key = "sources[\(index)].fetch" + (source.fetch?.derived?.isTemplate == true ? ".from" : ".links.from")
+                throw issue(key, "the URLs of sources \((chain + [source.name]).map { "\"\($0)\"" }.joined(separator: " → ")) derive from one another in a ring: none can be fetched first")
             }
         }
     }

@@ -10,7 +10,8 @@ struct ExtractCommand: KilnCommand {
         Runs the reader of the manifest's source SOURCE (with its patterns, headings and expectations) over the given
         files and prints the records as a table (for a source that fills several tables, name the kind of record:
         guide.listing), then every line that looks like data (the source's candidate
-        pattern) that no row pattern captured, with its line number — so a pattern can be tuned in seconds.
+        pattern) that no row pattern captured, with its line number — so a pattern can be tuned in seconds. A file
+        kiln fetch saved for the source is shown with the URL it came from and when it was captured.
 
         Exit codes: 0 extracted (findings are shown, not failures), 64 usage or manifest error, 74 I/O error.
 

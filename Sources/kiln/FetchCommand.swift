@@ -17,7 +17,11 @@ struct FetchCommand: KilnCommand {
         fetch.maxBytes, of a content type that fits the source, and not much smaller than the saved copy
         (fetch.minSizeShare): a failed URL keeps its earlier copy. The capture record kiln.fetch.json beside the
         manifest lists each URL with its file, status, SHA-256, validators, and when its bytes were captured and last
-        verified. kiln build never opens a socket; it checks the fetched files against this record.
+        verified. A source whose URLs derive from another source's files (fetch.template with fetch.from, or
+        fetch.links) or from a sitemap (fetch.sitemap, its index followed) is fetched in a round after that source
+        or the sitemaps, its URLs made from those files as just saved; a
+        derivation that makes no URL, or a value that makes no http(s) URL, is a fetch.derivation error. kiln build
+        never opens a socket; it checks the fetched files against this record.
 
         Exit codes: 0 every URL fetched or unchanged, 1 any URL failed or disallowed by robots.txt (earlier copies
         are kept), 64 usage or manifest error, 74 I/O error.
@@ -25,7 +29,7 @@ struct FetchCommand: KilnCommand {
         """
     static let commandOptions: [CommandOption] = [
         CommandOption("--only", value: "SOURCE", repeatable: true, help: "Fetch only this source's URLs; the capture record keeps the other sources' entries."),
-        CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none."),
+        CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none; derived URLs are listed as the saved files give them, or said to be unknown before their source is fetched."),
         CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL."),
         CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
         CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs. With --from-warc: the records of URLs that start with TO fill the URLs that start with FROM."),
@@ -69,8 +73,8 @@ struct FetchCommand: KilnCommand {
         options.mirrors = mirrors
         options.warc = warc.map { URL(fileURLWithPath: $0) }
         if let line { options.progress = { progress in line.show(progress) } }
-        var report = fromWARC.isEmpty ? try Fetcher.run(plan, options: options)
-                                      : try WARCImport.run(plan, files: fromWARC.map { URL(fileURLWithPath: $0) }, options: options)
+        let files = fromWARC.map { URL(fileURLWithPath: $0) }
+        var report = try Fetcher.runInRounds(plan, options: options, round: files.isEmpty ? nil : { round in try WARCImport.run(round, files: files, options: options) })
         line?.clear()
         report.filePrefix = pipelinePrefix(pipeline)
         if report.warc != nil { report.warc = warc }

@@ -79,6 +79,21 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(metadata.stdout, "source.pages.captured|\(newest)\nsource.pages.urls|3\nsource.stops.captured|\(newest)\nsource.stops.urls|1\n")
     }
 
+    func testExtractShowsTheURLAFetchedFileCameFrom() throws {
+        let folder = try pipeline()
+        XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+        let captured = try XCTUnwrap(try record(folder).first { $0["file"] as? String == "site/stops.txt" }?["capturedAt"] as? String)
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("site/stops.txt"), to: file("copy.txt"))
+        let table = try kiln("extract", "stops", "pipe/site/stops.txt", "copy.txt", "--manifest", "pipe")
+        XCTAssertEqual(table.status, 0, table.stderr)
+        XCTAssertTrue(table.stdout.hasSuffix("\npipe/site/stops.txt was fetched from \(site.url("/stops.txt")), captured \(captured)\n"), table.stdout)
+        XCTAssertFalse(table.stdout.contains("copy.txt was fetched"), table.stdout)
+        let json = try kiln("extract", "stops", "pipe/site/stops.txt", "--manifest", "pipe", "--format", "json")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let fetched = try XCTUnwrap(object["fetched"] as? [String: [String: String]])
+        XCTAssertEqual(fetched, ["pipe/site/stops.txt": ["url": site.url("/stops.txt"), "capturedAt": captured]])
+    }
+
     func testARefreshIsConditionalLeavesTheFilesAndBuildsTheSameBytes() throws {
         let folder = try pipeline()
         XCTAssertEqual(try kiln("fetch", "pipe").status, 0)

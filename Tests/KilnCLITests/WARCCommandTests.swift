@@ -200,6 +200,47 @@ final class WARCCommandTests: CLITestCase {
         XCTAssertEqual(byURL[origin + "/pages/p3.txt"]?["sha256"] as? String, try ExternalDigest.sha256sum(folder.appendingPathComponent("site/pages/p3.txt").path))
     }
 
+    /// URLs derived from a fetched file are fetched in a second round: its exchanges go to the same archive, and an
+    /// import derives the same URLs from the imported file, round by round.
+    func testAFetchInRoundsWritesOneArchiveAndItsImportDerivesTheSameURLs() throws {
+        try site.serve("codes.txt", "Κορίνθου;p1\nΑγίου Ανδρέα;p3\n")
+        let manifest = """
+            {
+              bundle: "rounds", schemaVersion: 1,
+              fetch: { userAgent: "KilnTest/1", delay: 0 },
+              tables: [{ name: "stop", columns: [ { name: "code", type: "text" }, { name: "name", type: "text" } ], primaryKey: ["code"] },
+                       { name: "page", columns: [ { name: "name", type: "text" }, { name: "page", type: "text" } ], primaryKey: ["page"] }],
+              sources: [
+                { name: "codes", format: "delimited", path: "site/codes.txt", fetch: { url: "https://stops.example/codes.txt" },
+                  options: { fields: ["name", "page"] }, into: "page", columns: { name: "name", page: "page" } },
+                { name: "pages", format: "delimited", path: "site/pages/*.txt",
+                  fetch: { template: "https://stops.example/pages/{page}.txt", from: "codes" },
+                  options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } },
+              ],
+            }
+            """
+        let fetched = try writePipeline("fetched", manifest: manifest)
+        let run = try kiln("fetch", "fetched", "--mirror", mirror, "--warc", "rounds.warc.gz")
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        XCTAssertTrue(run.stdout.contains("wrote rounds.warc.gz ("), run.stdout)
+        let responses = try records("rounds.warc.gz").filter { $0["type"] as? String == "response" }
+        XCTAssertEqual(Set(responses.compactMap { $0["uri"] as? String }), Set(["/robots.txt", "/codes.txt", "/pages/p1.txt", "/pages/p3.txt"].map(site.url)))
+        XCTAssertEqual(responses.filter { $0["uri"] as? String != site.url("/robots.txt") }.count, 3)
+        let imported = try writePipeline("imported", manifest: manifest)
+        let again = try kiln("fetch", "imported", "--mirror", mirror, "--from-warc", "rounds.warc.gz", "--format", "json")
+        XCTAssertEqual(again.status, 0, again.stderr + again.stdout)
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        // Each round read robots.txt: those records are the ones no source wants.
+        let robots = responses.filter { $0["uri"] as? String == site.url("/robots.txt") }.count
+        XCTAssertGreaterThan(robots, 0)
+        XCTAssertEqual((report["imported"] as? [String: Int])?["unwanted"], robots)
+        for path in ["site/codes.txt", "site/pages/p1.txt", "site/pages/p3.txt"] {
+            XCTAssertEqual(try Data(contentsOf: imported.appendingPathComponent(path)), try Data(contentsOf: fetched.appendingPathComponent(path)), path)
+        }
+        XCTAssertEqual(try String(contentsOf: imported.appendingPathComponent("kiln.fetch.json"), encoding: .utf8),
+                       try String(contentsOf: fetched.appendingPathComponent("kiln.fetch.json"), encoding: .utf8))
+    }
+
     func testAFileThatIsNotWARCIsRefusedWithItsNameAndNothingChanges() throws {
         let folder = try pipeline("pipe")
         XCTAssertEqual(try kiln("fetch", "pipe", "--mirror", mirror).status, 0)

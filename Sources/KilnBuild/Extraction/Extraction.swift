@@ -23,6 +23,19 @@ public struct Extraction: Sendable {
     public var fieldNames: [String]
     public var items: [Item]
     public var diagnostics: [Diagnostic]
+    /// Where each file `kiln fetch` saved came from, by the name the file is shown under.
+    public var fetched: [String: FetchOrigin] = [:]
+
+    /// The URL a fetched file was saved from, and when its bytes were captured.
+    public struct FetchOrigin: Sendable, Equatable, Encodable {
+        public var url: String
+        public var capturedAt: String?
+
+        public init(url: String, capturedAt: String?) {
+            self.url = url
+            self.capturedAt = capturedAt
+        }
+    }
 
     /// The findings about lines no pattern captured.
     public var unmatched: [Diagnostic] { diagnostics.filter { $0.code == DiagnosticCode.extractUnmatched.rawValue } }
@@ -81,9 +94,10 @@ public struct Extraction: Sendable {
             var records: [[String: JSONValue]]
             var unmatched: [[String: JSONValue]]
             var diagnostics: [Diagnostic]
+            var fetched: [String: FetchOrigin]?
         }
         return try KilnJSON.encode(Output(fields: fieldNames, records: records,
-                                         unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics))
+                                         unmatched: unmatched.map(Extraction.object), diagnostics: diagnostics, fetched: fetched.isEmpty ? nil : fetched))
     }
 
     /// An unmatched-line finding as `{file, line, text}`.
@@ -245,6 +259,12 @@ public struct Extraction: Sendable {
             lines.append("")
             lines.append("other findings:")
             for finding in others { lines.append("  " + finding.displayLine) }
+        }
+        if !fetched.isEmpty {
+            lines.append("")
+            for (file, origin) in fetched.sorted(by: { $0.key < $1.key }) {
+                lines.append(TerminalText.escape("\(file) was fetched from \(origin.url)\(origin.capturedAt.map { ", captured \($0)" } ?? "")"))
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -56,7 +56,14 @@ public enum ExtractionStream {
             }
         }
         try spool.close()
-        let summary = Extraction(fieldNames: fieldNames, items: [], diagnostics: log.sorted)
+        var summary = Extraction(fieldNames: fieldNames, items: [], diagnostics: log.sorted)
+        // A file kiln fetch saved for this source shows the URL it came from.
+        let fetchedFiles = Dictionary(source.files.compactMap { input in input.fetchedFrom.map { (input.url.standardizedFileURL.path, (input.relativePath, $0, input.capturedAt)) } },
+                                      uniquingKeysWith: { first, _ in first })
+        for (index, file) in files.enumerated() {
+            guard let (_, url, captured) = fetchedFiles[file.standardizedFileURL.path] else { continue }
+            summary.fetched[displayNames?[index] ?? file.relativePath] = Extraction.FetchOrigin(url: url, capturedAt: captured)
+        }
         let writer = BufferedOutput(output)
         switch format {
         case .table:

@@ -175,8 +175,10 @@ public enum ManifestLoader {
         var captures = CaptureRecord()
         if resolvingInputs, manifest.sources.contains(where: { $0.fetch != nil }) {
             let listed = Set(manifest.sources.flatMap { source in (source.fetch?.urls ?? []).map { "\(source.name)\n\($0)" } })
+            // A source's derived URLs are not in the manifest: the record's are those the last fetch derived.
+            let derived = Set(manifest.sources.filter { $0.fetch?.derived != nil }.map(\.name))
             captures = try CaptureRecord.read(CaptureRecord.url(besides: file))
-            captures.captures.removeAll { !listed.contains("\($0.source)\n\($0.url)") }
+            captures.captures.removeAll { !listed.contains("\($0.source)\n\($0.url)") && !derived.contains($0.source) }
             manifest.captured = captures.sources
         }
         func issue(_ keyPath: String, _ message: String) -> KilnError {
