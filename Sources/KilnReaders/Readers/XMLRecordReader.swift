@@ -37,6 +37,18 @@ public struct XMLRecordReader: ConfigurableReader {
             encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
             try MarkupFieldCheck(namespaces: namespaces, scope: .streamedRecord, codingPath: c.codingPath)
                 .check(fields: fields, key: CodingKeys.fields, context: context, contextKey: CodingKeys.context)
+            // The element a context field reads is read whole: it cannot be (or hold) a record.
+            let recordName = record.split(separator: "/").last.map { $0.split(separator: ":").last.map(String.init) ?? "" } ?? ""
+            for element in context.keys.sorted() {
+                for name in context[element]!.keys.sorted() {
+                    let steps = context[element]![name]!.split(separator: "/").filter { !$0.hasPrefix("@") }
+                    if steps.contains(where: { ($0.split(separator: ":").last.map(String.init) ?? "") == recordName }) {
+                        throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.context, AnyKey(stringValue: element), AnyKey(stringValue: name)],
+                            debugDescription: "the context field \"\(name)\" reads an element named as the record (\"\(record)\"); "
+                                + "a context field reads a child of the enclosing element that holds no record"))
+                    }
+                }
+            }
         }
     }
 
@@ -50,6 +62,8 @@ public struct XMLRecordReader: ConfigurableReader {
     private let streamedFields: [StreamedField]?
     /// False to read every file with the tree reader (tests compare the two).
     package var readsWithoutTree = true
+    /// How many bytes of records may wait for a context field's child element written after them.
+    package var waitingLimit = WaitingRecords.defaultLimit
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -69,23 +83,26 @@ public struct XMLRecordReader: ConfigurableReader {
         if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
         if readsWithoutTree, let streamedFields {
-            let (outcome, coverage, issues) = try withoutActuallyEscaping(emit) { emit in
-                let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
+            let (outcome, coverage, issues, stack) = try withoutActuallyEscaping(emit) { emit in
+                let records = StreamedRecords(fields: streamedFields, path: path, stack: ElementStack(context: context, waitingLimit: waitingLimit),
+                                              kind: kinds[0], emit: emit)
                 let source = try input.bytes(log: log)
                 let parser = XMLEventParser(source: source, path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
                 if outcome == .documentType { source.close() }
                 if let failure = records.failure { throw failure }
-                return (outcome, records.coverage, parser.issues)
+                if outcome == .read { try records.finishFile() }
+                return (outcome, records.coverage, parser.issues, records.stack)
             }
             // A document type declaration is checked by the tree reader, which reads the file from its start.
             if outcome == .read {
                 finish(input, coverage: coverage, issues: issues, log: log)
+                reportContext(stack, input: input, log: log)
                 return
             }
         }
         let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
-        var stack = ElementStack(context: context)
+        var stack = ElementStack(context: context, waitingLimit: waitingLimit)
         var ordinal = 0
         var expandFailed = false
         var coverage = RecordCoverage(fields: streamedFields ?? [], fieldCount: expressions.count)
@@ -118,21 +135,23 @@ public struct XMLRecordReader: ConfigurableReader {
                         if value != nil { coverage.matched[index] = true }
                         values.append(value)
                     }
-                    values.append(contentsOf: stack.contextValues)
-                    values.append(String(ordinal))
-                    values.append(String(position))
-                    try emit(Record(kinds[0], values: values, line: element.line))
+                    try stack.finish(&values, kind: kinds[0], ordinal: ordinal, position: position, line: element.line, emit: emit)
                 } else {
                     if ordinal == 0, coverage.recordNamespace == nil, let last = path.steps.last, let uri = last.namespace,
                        last.localName == name, namespace != uri {
                         coverage.recordNamespace = (namespace, reader.elementLine)
                     }
-                    stack.push(name, namespace) { reader.attribute($0, namespace: $1) }
+                    if stack.push(name, namespace, line: reader.elementLine, ordinal: ordinal, attribute: { reader.attribute($0, namespace: $1) }) {
+                        // A context field takes this element's text: read whole, its end is skipped.
+                        stack.takeText(reader.text())
+                        try stack.pop(emit: emit)
+                    }
                 }
             case .end:
-                stack.pop()
+                try stack.pop(emit: emit)
             }
         }
+        try stack.finishFile(emit: emit)
         if !expandFailed, let last = path.steps.last {
             for element in reader.salvagedElements(localName: last.localName, namespace: last.namespace) {
                 ordinal += 1
@@ -143,6 +162,25 @@ public struct XMLRecordReader: ConfigurableReader {
             }
         }
         finish(input, coverage: coverage, issues: reader.issues, log: log)
+        reportContext(stack, input: input, log: log)
+    }
+
+    /// Reports what the context fields from child elements missed in a file: elements that held no such child
+    /// although records in them needed it (`xml.context-missing`), and records shipped before their context was
+    /// read because too many waited (`xml.late-context`).
+    private func reportContext(_ stack: ElementStack, input: InputFile, log: DiagnosticLog) {
+        for (index, missed) in stack.neverFound.sorted(by: { $0.key < $1.key }) {
+            let (element, field) = stack.contextField(at: index)
+            log.report(.xmlContextMissing, "context field \"\(field.name)\" (\"\(field.selector)\" of \"\(element.declared)\"): "
+                           + "\(missed.elements == 1 ? "an element" : "\(missed.elements) elements") \"\(element.declared)\" (first at line \(missed.line)) "
+                           + "\(missed.elements == 1 ? "holds" : "hold") no \"\(field.selector)\"; "
+                           + "\(missed.records == 1 ? "its record has" : "their \(missed.records) records have") it NULL", at: input.at(missed.line))
+        }
+        if let early = stack.shippedEarly {
+            log.report(.xmlLateContext, "more than \(stack.waitingLimitText) of records waited for a context element written after them: "
+                           + "\(early.count) \(early.count == 1 ? "record" : "records") from line \(early.line) on went out without the context "
+                           + "values still to come (NULL there)", at: input.at(early.line))
+        }
     }
 
     /// Reports what reading a file found: libxml2's issues, that no element matched the record, the elements of
@@ -266,68 +304,258 @@ package struct ElementPath {
     }
 }
 
-/// An enclosing element whose attributes records carry (`context: {route: {routeTag: "@tag"}}`).
+/// An enclosing element whose attributes or child elements records carry (`context: {route: {routeTag: "@tag"}}`,
+/// `{"s:EstimatedVehicleJourney": {journey: "s:DatedVehicleJourneyRef"}}`).
 package struct ContextElement {
+    /// What a context field takes: an attribute of the element, or the first node a simple path below it reaches (the
+    /// text of an element, or an attribute of one): `s:DatedVehicleJourneyRef`, `JourneyPatternRef/@ref`.
+    package struct Field {
+        package let name: String
+        /// The field's text in the manifest, for messages.
+        package let selector: String
+        /// The element steps below the context element, empty for its own attribute; then the attribute, if any.
+        package let steps: [(localName: String, namespace: String?)]
+        package let attribute: (localName: String, namespace: String?)?
+        /// True when the value comes from a child element, so that a record may end before it is read.
+        package var isChild: Bool { !steps.isEmpty }
+    }
+
     package let localName: String
     package let namespace: String?
-    /// Field name, attribute local name and namespace.
-    package let fields: [(name: String, attribute: String, namespace: String?)]
+    /// The element as the manifest names it, for messages.
+    package let declared: String
+    package let fields: [Field]
 
     /// - Throws: `KilnError.usage` for an undeclared prefix.
     package init(_ element: String, fields: [String: String], namespaces: [String: String]) throws {
         let step = try ElementPath(element, namespaces: namespaces).steps.last!
         localName = step.localName
         namespace = step.namespace
-        self.fields = try fields.keys.sorted().map { name in
-            let attribute = String(fields[name]!.dropFirst())
-            let parts = attribute.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return (name, attribute, nil) }
+        declared = element
+        func resolve(_ name: String, _ text: Substring) throws -> (String, String?) {
+            let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return (String(text), nil) }
             guard let uri = namespaces[parts[0]] else {
                 throw KilnError.usage("the context field \"\(name)\" uses the prefix \"\(parts[0])\", which namespaces does not declare")
             }
-            return (name, parts[1], uri)
+            return (parts[1], uri)
+        }
+        self.fields = try fields.keys.sorted().map { name in
+            let selector = fields[name]!
+            var parts = selector.split(separator: "/", omittingEmptySubsequences: false)
+            var attribute: (String, String?)?
+            if let last = parts.last, last.hasPrefix("@") {
+                attribute = try resolve(name, last.dropFirst())
+                parts.removeLast()
+            }
+            return Field(name: name, selector: selector, steps: try parts.map { try resolve(name, $0) }, attribute: attribute)
         }
     }
 }
 
 /// The open elements while streaming, with the context values they set and how many records each holds so far.
+/// A context field from a child element (`s:DatedVehicleJourneyRef`) is known only once that child has been read,
+/// which may be after records inside the context element have ended: such records wait (`WaitingRecords`, the
+/// `json` reader's) until the context element ends, and go out in document order.
 package struct ElementStack {
+    /// A context field from a child element being looked for inside an open context element.
+    private struct Watch {
+        /// The index of the value in `contextValues`, and the field in its `ContextElement`.
+        let value: Int
+        let element: Int
+        let field: Int
+        /// The depth (`names.count`) of the context element, and how many steps the open elements below it match.
+        let depth: Int
+        var matched = 0
+        var found = false
+        /// While the text of the element the path reaches is collected: its depth.
+        var collecting: Int?
+        var text: [UInt8] = []
+    }
+
+    /// An open context element with child fields: the serial that keys its records' waits, where they start.
+    private struct Frame {
+        var restores: [(index: Int, previous: String?)]
+        var records: Int
+        var serial: Int?
+        var firstOrdinal = 0
+        var line = 0
+        var watches: Range<Int>?
+    }
+
     private let context: [ContextElement]
+    /// The index in `contextValues` of each element's first field.
+    private let offsets: [Int]
+    /// For each value of `contextValues`: its field's name, element and place there.
+    private let owners: [(name: String, element: Int, field: Int)]
     package private(set) var names: [(name: String, namespace: String?)] = []
-    /// For each open element: the context values it set (index into `contextValues`, previous value), its record count.
-    private var frames: [(restores: [(index: Int, previous: String?)], records: Int)] = []
+    private var frames: [Frame] = []
     /// The current value of every context field, in declaration order.
     package private(set) var contextValues: [String?]
     private var topLevelRecords = 0
+    private var watches: [Watch] = []
+    private var collecting = 0
+    private var serials = 0
+    /// The records waiting for a child element of a context element.
+    private var waiting: WaitingRecords
+    /// How many records went out beyond the bound without a value still to come, and the first one's line.
+    package private(set) var shippedEarly: (count: Int, line: Int)?
+    /// For each context field from a child element that an element of the file did not hold although records in it
+    /// needed it: how many such elements, the first one's line, and how many records have it NULL.
+    package private(set) var neverFound: [Int: (elements: Int, line: Int, records: Int)] = [:]
+    /// True when some context field comes from a child element.
+    package let hasChildFields: Bool
 
-    package init(context: [ContextElement]) {
+    package init(context: [ContextElement], waitingLimit: Int = WaitingRecords.defaultLimit) {
         self.context = context
-        contextValues = Array(repeating: nil, count: context.reduce(0) { $0 + $1.fields.count })
+        var offsets: [Int] = []
+        var owners: [(name: String, element: Int, field: Int)] = []
+        for (position, element) in context.enumerated() {
+            offsets.append(owners.count)
+            owners += element.fields.indices.map { (element.fields[$0].name, position, $0) }
+        }
+        self.offsets = offsets
+        self.owners = owners
+        contextValues = Array(repeating: nil, count: owners.count)
+        waiting = WaitingRecords(limit: waitingLimit)
+        hasChildFields = context.contains { $0.fields.contains(where: \.isChild) }
     }
 
-    /// An element that is not a record starts: its context fields (when declared) take its attributes.
+    /// An element that is not a record starts: its context fields (when declared) take its attributes, and it may be
+    /// (or lead to) a child element a context field reads. Returns true when the caller must give the element's text
+    /// (`text(_:)` until it ends, or `takeText(_:)` at once).
     /// - Parameter attribute: the value of the element's attribute with a local name and namespace, or nil.
-    package mutating func push(_ name: String, _ namespace: String?, attribute: (String, String?) -> String?) {
-        var restores: [(index: Int, previous: String?)] = []
-        var index = 0
-        for element in context {
-            if element.localName == name, element.namespace == nil || element.namespace == namespace {
-                for (offset, field) in element.fields.enumerated() {
-                    restores.append((index + offset, contextValues[index + offset]))
-                    contextValues[index + offset] = attribute(field.attribute, field.namespace)
+    package mutating func push(_ name: String, _ namespace: String?, line: Int, ordinal: Int,
+                               attribute: (String, String?) -> String?) -> Bool {
+        let depth = names.count + 1
+        var wantsText = false
+        for index in watches.indices where !watches[index].found && watches[index].matched == depth - watches[index].depth - 1 {
+            let field = context[watches[index].element].fields[watches[index].field]
+            let step = field.steps[watches[index].matched]
+            guard step.localName == name, step.namespace == nil ? namespace == nil : step.namespace == namespace else { continue }
+            watches[index].matched += 1
+            guard watches[index].matched == field.steps.count else { continue }
+            if let wanted = field.attribute {
+                if let value = attribute(wanted.localName, wanted.namespace) {
+                    contextValues[watches[index].value] = value
+                    watches[index].found = true
                 }
+            } else {
+                watches[index].collecting = depth
+                watches[index].text.removeAll(keepingCapacity: true)
+                collecting += 1
+                wantsText = true
             }
-            index += element.fields.count
+        }
+        var frame = Frame(restores: [], records: 0)
+        let firstWatch = watches.count
+        for (position, element) in context.enumerated() {
+            guard element.localName == name, element.namespace == nil || element.namespace == namespace else { continue }
+            for (offset, field) in element.fields.enumerated() {
+                let index = offsets[position] + offset
+                frame.restores.append((index, contextValues[index]))
+                contextValues[index] = field.isChild ? nil : field.attribute.flatMap { attribute($0.localName, $0.namespace) }
+                if field.isChild { watches.append(Watch(value: index, element: position, field: offset, depth: depth)) }
+            }
+        }
+        if watches.count > firstWatch {
+            serials += 1
+            frame.serial = serials
+            frame.firstOrdinal = ordinal + 1
+            frame.line = line
+            frame.watches = firstWatch..<watches.count
         }
         names.append((name, namespace))
-        frames.append((restores, 0))
+        frames.append(frame)
+        return wantsText
     }
 
-    /// The innermost open element ends: the context values it set go back to what they were.
-    package mutating func pop() {
+    /// Text inside the open elements: kept for the context fields whose element it is in.
+    package mutating func text(_ text: XMLText) {
+        guard collecting > 0 else { return }
+        for index in watches.indices where watches[index].collecting != nil { text.append(to: &watches[index].text) }
+    }
+
+    /// The whole text of the element that just started (the tree reader's, which then skips the element).
+    package mutating func takeText(_ text: String) {
+        for index in watches.indices where watches[index].collecting == names.count { watches[index].text = Array(text.utf8) }
+    }
+
+    /// The innermost open element ends: the context values it set go back to what they were, a context field's
+    /// element gives its text, and the records that waited for the element's child fields go out.
+    package mutating func pop(emit: (Record) throws -> Void) throws {
         guard let frame = frames.popLast() else { return }
+        let depth = names.count
         names.removeLast()
+        if collecting > 0 {
+            for index in watches.indices where watches[index].collecting == depth {
+                contextValues[watches[index].value] = String(decoding: watches[index].text, as: UTF8.self)
+                watches[index].found = true
+                watches[index].collecting = nil
+                collecting -= 1
+            }
+        }
+        for index in watches.indices where !watches[index].found && watches[index].matched == depth - watches[index].depth {
+            watches[index].matched -= 1
+        }
+        if let serial = frame.serial, let range = frame.watches {
+            let values = contextValues, owners = owners
+            let (waited, overflow) = try waiting.settle(key: serial, firstOrdinal: frame.firstOrdinal, emit: emit) { record, value in
+                record[owners[value].name] = values[value]
+            }
+            if waited > 0 {
+                for watch in watches[range] where !watch.found {
+                    let before = neverFound[watch.value]
+                    neverFound[watch.value] = ((before?.elements ?? 0) + 1, before?.line ?? frame.line, (before?.records ?? 0) + waited)
+                }
+            }
+            watches.removeSubrange(range)
+            try shipEarly(overflow, emit: emit)
+        }
         for restore in frame.restores.reversed() { contextValues[restore.index] = restore.previous }
+    }
+
+    /// A record ends (`values` its declared fields, in order): it takes the context values, and goes out unless a
+    /// child element a context field reads is still to come in an open context element (or an earlier record
+    /// waits).
+    package mutating func finish(_ values: inout [String?], kind: RecordKind, ordinal: Int, position: Int, line: Int,
+                                 emit: (Record) throws -> Void) throws {
+        values.append(contentsOf: contextValues)
+        values.append(String(ordinal))
+        values.append(String(position))
+        let record = Record(kind, values: values, line: line)
+        guard hasChildFields else { return try emit(record) }
+        var missing: [(key: Int, field: Int)] = []
+        for frame in frames {
+            guard let serial = frame.serial, let range = frame.watches else { continue }
+            for watch in watches[range] where !watch.found { missing.append((serial, watch.value)) }
+        }
+        try shipEarly(try waiting.add(record, ordinal: ordinal, missing: missing, emit: emit), emit: emit)
+    }
+
+    /// The file ended (or stopped): the records still waiting go out with what was read.
+    package mutating func finishFile(emit: (Record) throws -> Void) throws {
+        try waiting.flush(all: true, emit: emit)
+    }
+
+    /// The bound on the records waiting, for messages.
+    package var waitingLimitText: String { waiting.limitText }
+
+    /// Beyond the bound (`first`, the first record waiting), the records waiting go out with the context values
+    /// known so far; counted for `xml.late-context`.
+    private mutating func shipEarly(_ first: WaitingRecords.Entry?, emit: (Record) throws -> Void) throws {
+        guard let first else { return }
+        var count = 0
+        try waiting.flush(all: true) { record in
+            count += 1
+            try emit(record)
+        }
+        shippedEarly = ((shippedEarly?.count ?? 0) + count, shippedEarly?.line ?? first.record.line)
+    }
+
+    /// The context field whose value is `contextValues[index]`: its element and field.
+    package func contextField(at index: Int) -> (element: ContextElement, field: ContextElement.Field) {
+        (context[owners[index].element], context[owners[index].element].fields[owners[index].field])
     }
 
     /// A record starts in the innermost open element: its 1-based position among that element's records.
@@ -368,10 +596,11 @@ package struct MarkupFieldCheck {
             for name in context[element]!.keys.sorted() {
                 let path = codingPath + [contextKey, AnyKey(stringValue: element), AnyKey(stringValue: name)]
                 let selector = context[element]![name]!
-                guard selector.hasPrefix("@"), !selector.dropFirst().contains(where: { "/[(@ ".contains($0) }) else {
+                guard Self.isContextPath(selector) else {
                     throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription:
-                        "a context field is an attribute of the enclosing element (\"@name\"): when a record starts, only the "
-                            + "attributes of the elements around it have been read; found \"\(selector)\""))
+                        "a context field is an attribute of the enclosing element (\"@name\") or a simple path below it to an element "
+                            + "whose text it takes (\"ServiceCode\", \"s:FramedVehicleJourneyRef/s:DatedVehicleJourneyRef\") or to an "
+                            + "attribute (\"JourneyPatternRef/@ref\"); found \"\(selector)\""))
                 }
                 guard seen.insert(name).inserted, !name.hasPrefix("_") else {
                     throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription:
@@ -379,6 +608,29 @@ package struct MarkupFieldCheck {
                 }
             }
         }
+    }
+}
+
+extension MarkupFieldCheck {
+    /// True for a context field's selector: `@name`, or element names separated by `/` (each `name` or
+    /// `prefix:name`), optionally ending in `@name`.
+    static func isContextPath(_ selector: String) -> Bool {
+        let steps = selector.split(separator: "/", omittingEmptySubsequences: false)
+        func isName(_ step: Substring) -> Bool {
+            let parts = step.split(separator: ":", omittingEmptySubsequences: false)
+            return parts.count <= 2 && parts.allSatisfy { part in
+                !part.isEmpty && !part.contains(where: { "[]()@*. '\"=|$,".contains($0) || $0.isWhitespace })
+                    && !(part.first!.isNumber || part.first == "-")
+            }
+        }
+        for (index, step) in steps.enumerated() {
+            if step.hasPrefix("@") {
+                guard index == steps.count - 1, isName(step.dropFirst()) else { return false }
+            } else if !isName(step) {
+                return false
+            }
+        }
+        return true
     }
 }
 
