@@ -37,18 +37,6 @@ public struct XMLRecordReader: ConfigurableReader {
             encoding = try c.decodeIfPresent(String.self, forKey: .encoding)
             try MarkupFieldCheck(namespaces: namespaces, scope: .streamedRecord, codingPath: c.codingPath)
                 .check(fields: fields, key: CodingKeys.fields, context: context, contextKey: CodingKeys.context)
-            // The element a context field reads is read whole: it cannot be (or hold) a record.
-            let recordName = record.split(separator: "/").last.map { $0.split(separator: ":").last.map(String.init) ?? "" } ?? ""
-            for element in context.keys.sorted() {
-                for name in context[element]!.keys.sorted() {
-                    let steps = context[element]![name]!.split(separator: "/").filter { !$0.hasPrefix("@") }
-                    if steps.contains(where: { ($0.split(separator: ":").last.map(String.init) ?? "") == recordName }) {
-                        throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.context, AnyKey(stringValue: element), AnyKey(stringValue: name)],
-                            debugDescription: "the context field \"\(name)\" reads an element named as the record (\"\(record)\"); "
-                                + "a context field reads a child of the enclosing element that holds no record"))
-                    }
-                }
-            }
         }
     }
 
@@ -142,9 +130,8 @@ public struct XMLRecordReader: ConfigurableReader {
                         coverage.recordNamespace = (namespace, reader.elementLine)
                     }
                     if stack.push(name, namespace, line: reader.elementLine, ordinal: ordinal, attribute: { reader.attribute($0, namespace: $1) }) {
-                        // A context field takes this element's text: read whole, its end is skipped.
-                        stack.takeText(reader.text())
-                        try stack.pop(emit: emit)
+                        // A context field takes this element's text; what it holds is still read.
+                        stack.takeText(reader.textKeepingElement())
                     }
                 }
             case .end:
@@ -429,8 +416,10 @@ package struct ElementStack {
                                attribute: (String, String?) -> String?) -> Bool {
         let depth = names.count + 1
         var wantsText = false
-        for index in watches.indices where !watches[index].found && watches[index].matched == depth - watches[index].depth - 1 {
+        for index in watches.indices where !watches[index].found && watches[index].collecting == nil
+            && watches[index].matched == depth - watches[index].depth - 1 {
             let field = context[watches[index].element].fields[watches[index].field]
+            guard watches[index].matched < field.steps.count else { continue }
             let step = field.steps[watches[index].matched]
             guard step.localName == name, step.namespace == nil ? namespace == nil : step.namespace == namespace else { continue }
             watches[index].matched += 1
@@ -476,7 +465,7 @@ package struct ElementStack {
         for index in watches.indices where watches[index].collecting != nil { text.append(to: &watches[index].text) }
     }
 
-    /// The whole text of the element that just started (the tree reader's, which then skips the element).
+    /// The whole text of the element that just started (the tree reader's; its end still comes).
     package mutating func takeText(_ text: String) {
         for index in watches.indices where watches[index].collecting == names.count { watches[index].text = Array(text.utf8) }
     }

@@ -209,7 +209,8 @@ private struct RecordScan {
     }
 
     package mutating func text(_ text: XMLText) {
-        guard depth != nil else { return stack.text(text) }
+        // A context field's element may hold records: their text is its text too.
+        stack.text(text)
         guard collecting > 0 else { return }
         for index in fields.indices where collectingDepth[index] >= 0 { text.append(to: &texts[index]) }
     }
