@@ -412,7 +412,7 @@ package struct ElementStack {
     /// (or lead to) a child element a context field reads. Returns true when the caller must give the element's text
     /// (`text(_:)` until it ends, or `takeText(_:)` at once).
     /// - Parameter attribute: the value of the element's attribute with a local name and namespace, or nil.
-    package mutating func push(_ name: String, _ namespace: String?, line: Int, ordinal: Int,
+    package mutating func push(_ name: String, _ namespace: String?, line: @autoclosure () -> Int, ordinal: Int,
                                attribute: (String, String?) -> String?) -> Bool {
         let depth = names.count + 1
         var wantsText = false
@@ -451,7 +451,7 @@ package struct ElementStack {
             serials += 1
             frame.serial = serials
             frame.firstOrdinal = ordinal + 1
-            frame.line = line
+            frame.line = line()
             frame.watches = firstWatch..<watches.count
         }
         names.append((name, namespace))
