@@ -1,4 +1,5 @@
 import Foundation
+import KilnTestSupport
 import XCTest
 @testable import KilnC
 @testable import KilnCore
@@ -118,28 +119,85 @@ final class XMLChildContextTests: KilnTestCase {
         ])
     }
 
-    func testRecordsBeyondTheBoundGoOutWithAFinding() throws {
+    func testRecordsBeyondTheBoundAreReadAgainWithTheirContext() throws {
         var text = "<root><group>"
         for index in 1...40 { text += "<item n=\"\(index)\"/>" }
-        text += "<name>late</name></group><group><name>early</name><item n=\"41\"/></group></root>"
+        text += "<name>late</name></group><group><name>early</name><item n=\"41\"/></group>"
+        text += "<group><item n=\"42\"/><group><item n=\"43\"/><name>inner</name></group><item n=\"44\"/><name>outer</name></group></root>"
         let options = #"{ record: "item", fields: { n: "@n" }, context: { group: { group: "name" } } }"#
-        let bounded = try readBothWays(options, text, waitingLimit: 2000)
-        XCTAssertEqual(bounded.rows.count, 41, "no record is lost")
-        let groups = bounded.rows.map { $0.components(separatedBy: " ")[1] }
-        let shipped = groups.filter { $0 == "group=∅" }.count
-        XCTAssertGreaterThan(shipped, 0)
-        XCTAssertEqual(shipped + groups.filter { $0 == "group=late" }.count, 40)
-        XCTAssertTrue(bounded.findings.first?.contains("\(shipped) records from line 1 on went out without the context values still to come") == true,
-                      bounded.findings.first ?? "")
-        XCTAssertTrue(bounded.rows.last!.hasPrefix("n=41 group=early"), bounded.rows.last!)
-        XCTAssertEqual(bounded.findings.count, 1)
-        XCTAssertTrue(bounded.findings[0].hasPrefix("in.xml:1: warning: more than 2000 bytes of records waited for a context element written after them:"),
-                      bounded.findings[0])
-        XCTAssertTrue(bounded.findings[0].hasSuffix("[xml.late-context]"), bounded.findings[0])
-        XCTAssertEqual(bounded.rows.map { $0.components(separatedBy: " ")[0] }, (1...41).map { "n=\($0)" }, "in document order")
         let unbounded = try readBothWays(options, text)
         XCTAssertEqual(unbounded.findings, [])
-        XCTAssertEqual(Set(unbounded.rows.dropLast().map { $0.components(separatedBy: " ")[1] }), ["group=late"])
+        let expected = (1...40).map { "n=\($0) group=late" } + ["n=41 group=early", "n=42 group=outer", "n=43 group=inner", "n=44 group=outer"]
+        XCTAssertEqual(unbounded.rows.map { $0.components(separatedBy: " ").prefix(2).joined(separator: " ") }, expected)
+        // With room for a few records: the same rows, in the same order, from two passes.
+        let bounded = try readBothWays(options, text, waitingLimit: 2000)
+        XCTAssertEqual(bounded.rows, unbounded.rows, "no record lost, none without its context, in document order")
+        XCTAssertEqual(bounded.findings.count, 1)
+        XCTAssertTrue(bounded.findings[0].hasPrefix("in.xml:1: info: more than 2000 bytes of records waited for a context element written after them: "
+                                                    + "the records from line 1 on (44 of 44) were read in a second pass over the file, with it"), bounded.findings[0])
+        XCTAssertTrue(bounded.findings[0].hasSuffix("[xml.late-context]"), bounded.findings[0])
+        // Bounded after the first records went out: the second pass gives only the rest.
+        let later = "<root><group><name>first</name><item n=\"0\"/></group>" + text.dropFirst("<root>".count)
+        let laterRows = try readBothWays(options, later, waitingLimit: 2000)
+        XCTAssertEqual(laterRows.rows.map { $0.components(separatedBy: " ").prefix(2).joined(separator: " ") }, ["n=0 group=first"] + expected)
+        XCTAssertTrue(laterRows.findings.first?.contains("(44 of 45)") == true, laterRows.findings.first ?? "")
+    }
+
+    /// A random document's content: items (records), groups (the context elements) and a group's name.
+    private indirect enum Node {
+        case item(Int), group([Node]), name(String)
+    }
+
+    func testRandomDocumentsGiveEachRecordItsNearestGroupsName() throws {
+        // Groups nested in groups, their names (the context) before, between or after their items, or missing: each
+        // item's group is the name of its nearest group (its first name child), read with room for a few records
+        // (two passes) and with room for all, without a tree and through one.
+        var random = SeededGenerator(seed: 0x5A5_0053)
+        var items = 0
+        func group(_ depth: Int) -> Node {
+            var children: [Node] = (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                if depth < 3, Int.random(in: 0...2, using: &random) == 2 { return group(depth + 1) }
+                items += 1
+                return .item(items)
+            }
+            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                children.insert(.name("g\(items)-\(depth)-\(children.count)"), at: Int.random(in: 0...children.count, using: &random))
+            }
+            return .group(children)
+        }
+        func xml(_ node: Node) -> String {
+            switch node {
+            case .item(let n): return "<item n=\"\(n)\"/>"
+            case .name(let name): return "<name>\(name)</name>"
+            case .group(let children): return "<g>" + children.map(xml).joined() + "</g>"
+            }
+        }
+        func expected(_ node: Node, group: String?) -> [String] {
+            switch node {
+            case .item(let n): return ["n=\(n) group=\(group ?? "∅")"]
+            case .name: return []
+            case .group(let children):
+                let name = children.lazy.compactMap { if case .name(let name) = $0 { return name } else { return nil } }.first
+                return children.flatMap { expected($0, group: name) }
+            }
+        }
+        let options = #"{ record: "item", fields: { n: "@n" }, context: { g: { group: "name" } } }"#
+        var replayed = 0, missing = 0
+        for _ in 0..<60 {
+            items = 0
+            let groups = (0..<Int.random(in: 1...4, using: &random)).map { _ in group(0) }
+            let text = "<root>" + groups.map(xml).joined() + "</root>"
+            let roomy = try readBothWays(options, text)
+            XCTAssertEqual(roomy.rows.map { $0.components(separatedBy: " ").prefix(2).joined(separator: " ") },
+                           groups.flatMap { expected($0, group: nil) }, text)
+            let tight = try readBothWays(options, text, waitingLimit: 600)
+            XCTAssertEqual(tight.rows, roomy.rows, text)
+            XCTAssertEqual(tight.findings.filter { !$0.contains("[xml.late-context]") }, roomy.findings, text)
+            if tight.findings.count > roomy.findings.count { replayed += 1 }
+            if roomy.findings.contains(where: { $0.contains("[xml.context-missing]") }) { missing += 1 }
+        }
+        XCTAssertGreaterThan(replayed, 5, "files read twice")
+        XCTAssertGreaterThan(missing, 5, "files with a group without a name")
     }
 
     func testRecordsWaitingWhenTheFileBreaksGoOutWithWhatWasRead() throws {

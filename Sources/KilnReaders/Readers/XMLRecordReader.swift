@@ -70,10 +70,31 @@ public struct XMLRecordReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
+        var stack = ElementStack(context: context, waitingLimit: waitingLimit)
+        let (coverage, issues) = try pass(input, stack: &stack, log: log, emit: emit)
+        if let overflow = stack.overflow {
+            // More records waited for a context child than the bound allows: they were let go, and are read again
+            // with the values the first pass found at the end of each element.
+            var replay = ElementStack(context: context, waitingLimit: waitingLimit, replayingFrom: overflow.ordinal, finals: stack.finals)
+            // The first pass reported any damage of a compressed file; the second reads the same bytes again.
+            _ = try pass(input, stack: &replay, log: nil, emit: emit)
+            log.report(.xmlLateContext, "more than \(stack.waitingLimitText) of records waited for a context element written after them: the records "
+                           + "from line \(overflow.line) on (\(stack.records - overflow.ordinal + 1) of \(stack.records)) were read in a second pass over the file, with it",
+                       at: input.at(overflow.line))
+        }
+        finish(input, coverage: coverage, issues: issues, log: log)
+        reportContext(stack, input: input, log: log)
+    }
+
+    /// Reads `input` once, its records to `emit` through `stack` (which holds what the pass found); returns what the
+    /// records hold that no field reads and libxml2's issues. `log` is nil for a second pass.
+    /// - Throws: what `emit` throws, `KilnError.io` when the file cannot be read.
+    private func pass(_ input: InputFile, stack: inout ElementStack, log: DiagnosticLog?,
+                      emit: (Record) throws -> Void) throws -> (coverage: RecordCoverage, issues: [XMLIssue]) {
         if readsWithoutTree, let streamedFields {
-            let (outcome, coverage, issues, stack) = try withoutActuallyEscaping(emit) { emit in
-                let records = StreamedRecords(fields: streamedFields, path: path, stack: ElementStack(context: context, waitingLimit: waitingLimit),
-                                              kind: kinds[0], emit: emit)
+            let start = stack
+            let (outcome, coverage, issues, streamed) = try withoutActuallyEscaping(emit) { emit in
+                let records = StreamedRecords(fields: streamedFields, path: path, stack: start, kind: kinds[0], emit: emit)
                 let source = try input.bytes(log: log)
                 let parser = XMLEventParser(source: source, path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
@@ -84,13 +105,11 @@ public struct XMLRecordReader: ConfigurableReader {
             }
             // A document type declaration is checked by the tree reader, which reads the file from its start.
             if outcome == .read {
-                finish(input, coverage: coverage, issues: issues, log: log)
-                reportContext(stack, input: input, log: log)
-                return
+                stack = streamed
+                return (coverage, issues)
             }
         }
         let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
-        var stack = ElementStack(context: context, waitingLimit: waitingLimit)
         var ordinal = 0
         var expandFailed = false
         var coverage = RecordCoverage(fields: streamedFields ?? [], fieldCount: expressions.count)
@@ -139,7 +158,8 @@ public struct XMLRecordReader: ConfigurableReader {
             }
         }
         try stack.finishFile(emit: emit)
-        if !expandFailed, let last = path.steps.last {
+        // A second pass has given the records salvaged after an error already.
+        if !expandFailed, !stack.replays, let last = path.steps.last {
             for element in reader.salvagedElements(localName: last.localName, namespace: last.namespace) {
                 ordinal += 1
                 let values = expressions.map { element.string($0) }
@@ -148,13 +168,11 @@ public struct XMLRecordReader: ConfigurableReader {
                 try emit(Record(kinds[0], values: values + stack.contextValues.map { _ in nil } + [String(ordinal), nil], line: element.line))
             }
         }
-        finish(input, coverage: coverage, issues: reader.issues, log: log)
-        reportContext(stack, input: input, log: log)
+        return (coverage, reader.issues)
     }
 
     /// Reports what the context fields from child elements missed in a file: elements that held no such child
-    /// although records in them needed it (`xml.context-missing`), and records shipped before their context was
-    /// read because too many waited (`xml.late-context`).
+    /// although records in them needed it (`xml.context-missing`).
     private func reportContext(_ stack: ElementStack, input: InputFile, log: DiagnosticLog) {
         for (index, missed) in stack.neverFound.sorted(by: { $0.key < $1.key }) {
             let (element, field) = stack.contextField(at: index)
@@ -162,11 +180,6 @@ public struct XMLRecordReader: ConfigurableReader {
                            + "\(missed.elements == 1 ? "an element" : "\(missed.elements) elements") \"\(element.declared)\" (first at line \(missed.line)) "
                            + "\(missed.elements == 1 ? "holds" : "hold") no \"\(field.selector)\"; "
                            + "\(missed.records == 1 ? "its record has" : "their \(missed.records) records have") it NULL", at: input.at(missed.line))
-        }
-        if let early = stack.shippedEarly {
-            log.report(.xmlLateContext, "more than \(stack.waitingLimitText) of records waited for a context element written after them: "
-                           + "\(early.count) \(early.count == 1 ? "record" : "records") from line \(early.line) on went out without the context "
-                           + "values still to come (NULL there)", at: input.at(early.line))
         }
     }
 
@@ -343,7 +356,9 @@ package struct ContextElement {
 /// The open elements while streaming, with the context values they set and how many records each holds so far.
 /// A context field from a child element (`s:DatedVehicleJourneyRef`) is known only once that child has been read,
 /// which may be after records inside the context element have ended: such records wait (`WaitingRecords`, the
-/// `json` reader's) until the context element ends, and go out in document order.
+/// `json` reader's) until the context element ends, and go out in document order. Beyond the bound they are let go
+/// (`overflow`): the rest of the pass only notes the final child values of the elements records waited for
+/// (`finals`), and a second pass (`replayingFrom`) emits the records from the first one let go with them.
 package struct ElementStack {
     /// A context field from a child element being looked for inside an open context element.
     private struct Watch {
@@ -368,6 +383,8 @@ package struct ElementStack {
         var firstOrdinal = 0
         var line = 0
         var watches: Range<Int>?
+        /// How many records ended before a child value of this element was read.
+        var waited = 0
     }
 
     private let context: [ContextElement]
@@ -385,16 +402,28 @@ package struct ElementStack {
     private var serials = 0
     /// The records waiting for a child element of a context element.
     private var waiting: WaitingRecords
-    /// How many records went out beyond the bound without a value still to come, and the first one's line.
-    package private(set) var shippedEarly: (count: Int, line: Int)?
+    /// The first record let go when the records waiting exceeded the bound: its ordinal and line.
+    package private(set) var overflow: (ordinal: Int, line: Int)?
+    /// The final child values (by index in `contextValues`) of the context elements records waited for, by serial.
+    package private(set) var finals: [Int: [Int: String?]]
+    /// In a second pass: the ordinal of the first record to emit.
+    private let replayingFrom: Int?
+    /// The last record's ordinal.
+    package private(set) var records = 0
     /// For each context field from a child element that an element of the file did not hold although records in it
     /// needed it: how many such elements, the first one's line, and how many records have it NULL.
     package private(set) var neverFound: [Int: (elements: Int, line: Int, records: Int)] = [:]
     /// True when some context field comes from a child element.
     package let hasChildFields: Bool
 
-    package init(context: [ContextElement], waitingLimit: Int = WaitingRecords.defaultLimit) {
+    /// - Parameters:
+    ///   - replayingFrom: for a second pass, the ordinal of the first record to emit, with the child values of
+    ///     `finals` (the first pass's) where a record ends before its element's child is read.
+    package init(context: [ContextElement], waitingLimit: Int = WaitingRecords.defaultLimit, replayingFrom: Int? = nil,
+                 finals: [Int: [Int: String?]] = [:]) {
         self.context = context
+        self.replayingFrom = replayingFrom
+        self.finals = finals
         var offsets: [Int] = []
         var owners: [(name: String, element: Int, field: Int)] = []
         for (position, element) in context.enumerated() {
@@ -488,18 +517,22 @@ package struct ElementStack {
             watches[index].matched -= 1
         }
         if let serial = frame.serial, let range = frame.watches {
-            let values = contextValues, owners = owners
-            let (waited, overflow) = try waiting.settle(key: serial, firstOrdinal: frame.firstOrdinal, emit: emit) { record, value in
-                record[owners[value].name] = values[value]
-            }
-            if waited > 0 {
+            if frame.waited > 0, replayingFrom == nil {
                 for watch in watches[range] where !watch.found {
                     let before = neverFound[watch.value]
-                    neverFound[watch.value] = ((before?.elements ?? 0) + 1, before?.line ?? frame.line, (before?.records ?? 0) + waited)
+                    neverFound[watch.value] = ((before?.elements ?? 0) + 1, before?.line ?? frame.line, (before?.records ?? 0) + frame.waited)
                 }
+                // Records of this element may still wait (for an outer one), or were let go: a second pass needs its values.
+                finals[serial] = Dictionary(uniqueKeysWithValues: watches[range].map { ($0.value, contextValues[$0.value]) })
+            }
+            if replayingFrom == nil, overflow == nil {
+                let values = contextValues, owners = owners
+                let over = try waiting.settle(key: serial, firstOrdinal: frame.firstOrdinal, emit: emit) { record, value in
+                    record[owners[value].name] = values[value]
+                }.overflow
+                letGo(over)
             }
             watches.removeSubrange(range)
-            try shipEarly(overflow, emit: emit)
         }
         for restore in frame.restores.reversed() { contextValues[restore.index] = restore.previous }
     }
@@ -509,17 +542,36 @@ package struct ElementStack {
     /// waits).
     package mutating func finish(_ values: inout [String?], kind: RecordKind, ordinal: Int, position: Int, line: Int,
                                  emit: (Record) throws -> Void) throws {
+        records = ordinal
+        let declared = values.count
         values.append(contentsOf: contextValues)
         values.append(String(ordinal))
         values.append(String(position))
-        let record = Record(kind, values: values, line: line)
-        guard hasChildFields else { return try emit(record) }
-        var missing: [(key: Int, field: Int)] = []
-        for frame in frames {
-            guard let serial = frame.serial, let range = frame.watches else { continue }
-            for watch in watches[range] where !watch.found { missing.append((serial, watch.value)) }
+        guard hasChildFields else { return try emit(Record(kind, values: values, line: line)) }
+        if let from = replayingFrom {
+            // A second pass: the records before the first let go went out in the first.
+            guard ordinal >= from else { return }
+            var shadowed = Set<Int>()
+            for frame in frames.reversed() {
+                guard let serial = frame.serial, let range = frame.watches else { continue }
+                for watch in watches[range] where shadowed.insert(watch.value).inserted && !watch.found {
+                    values[declared + watch.value] = finals[serial]?[watch.value] ?? nil
+                }
+            }
+            return try emit(Record(kind, values: values, line: line))
         }
-        try shipEarly(try waiting.add(record, ordinal: ordinal, missing: missing, emit: emit), emit: emit)
+        // The innermost element of a context field gives its value (an element inside another of its name hides it).
+        var missing: [(key: Int, field: Int)] = []
+        var shadowed = Set<Int>()
+        for index in frames.indices.reversed() {
+            guard let serial = frames[index].serial, let range = frames[index].watches else { continue }
+            let before = missing.count
+            for watch in watches[range] where shadowed.insert(watch.value).inserted && !watch.found { missing.append((serial, watch.value)) }
+            if missing.count > before { frames[index].waited += 1 }
+        }
+        // Beyond the bound, this pass only notes the final values (`finals`) for the second.
+        guard overflow == nil else { return }
+        letGo(try waiting.add(Record(kind, values: values, line: line), ordinal: ordinal, missing: missing, emit: emit))
     }
 
     /// The file ended (or stopped): the records still waiting go out with what was read.
@@ -530,17 +582,19 @@ package struct ElementStack {
     /// The bound on the records waiting, for messages.
     package var waitingLimitText: String { waiting.limitText }
 
-    /// Beyond the bound (`first`, the first record waiting), the records waiting go out with the context values
-    /// known so far; counted for `xml.late-context`.
-    private mutating func shipEarly(_ first: WaitingRecords.Entry?, emit: (Record) throws -> Void) throws {
-        guard let first else { return }
-        var count = 0
-        try waiting.flush(all: true) { record in
-            count += 1
-            try emit(record)
+    /// Beyond the bound (`first`, the first record waiting), the records waiting are let go for a second pass;
+    /// once none waits, the final values kept for them are dropped.
+    private mutating func letGo(_ first: WaitingRecords.Entry?) {
+        if let first {
+            overflow = (first.ordinal, first.record.line)
+            waiting.letGo()
+        } else if waiting.isEmpty, overflow == nil {
+            finals.removeAll()
         }
-        shippedEarly = ((shippedEarly?.count ?? 0) + count, shippedEarly?.line ?? first.record.line)
     }
+
+    /// True in a second pass.
+    package var replays: Bool { replayingFrom != nil }
 
     /// The context field whose value is `contextValues[index]`: its element and field.
     package func contextField(at index: Int) -> (element: ContextElement, field: ContextElement.Field) {
