@@ -3,9 +3,10 @@ import XCTest
 import KilnKit
 import KilnTestSupport
 
-/// HTML written as elements, read by an `html` field, is rendered one block a line as a KML description's HTML is:
-/// the Biel/Bienne bus site's next departures (`9 min<br>24 min<br>39 min` in one cell, a real page) and opening hours
-/// written as paragraphs and list items, each compared with lxml.html's text of the same markup.
+/// HTML written as elements, read by an `html` field or as a `webpage` title, is rendered one block a line as a KML
+/// description's HTML is: the Biel/Bienne bus site's next departures (`9 min<br>24 min<br>39 min` in one cell, a
+/// real page), opening hours written as paragraphs and list items, a title with `<br>`, each compared with
+/// lxml.html's text of the same markup.
 final class MarkupBlockFieldsCommandTests: CLITestCase {
     private func rows(_ bundle: String, _ sql: String) throws -> [String] {
         let database = try Database(path: file(bundle).path, mode: .readOnly)
@@ -46,6 +47,27 @@ final class MarkupBlockFieldsCommandTests: CLITestCase {
         let expected = try lxmlBlocks(folder.appendingPathComponent("timetable.html"), "//td[@class='next']")
         XCTAssertEqual(expected, ["9 min/24 min/39 min"])
         XCTAssertEqual(try rows("p.sqlite", "SELECT station, replace(next, char(10), '/') FROM next_departures"), ["Bibliothek|" + expected[0]])
+    }
+
+    func testAWebPageTitleWithALineBreakIsTwoLines() throws {
+        let folder = file("w")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            <html><head><meta charset="utf-8"><title>Site</title></head><body>
+            <div id="content"><h1>Museum<br>of Science</h1><p>Open daily</p></div>
+            </body></html>
+            """.write(to: folder.appendingPathComponent("museum.html"), atomically: true, encoding: .utf8)
+        try """
+            { bundle: "w", schemaVersion: 1,
+              tables: [ { name: "page", columns: [ { name: "slug", type: "text" }, { name: "title", type: "text" } ] } ],
+              sources: [ { name: "pages", format: "webpage", path: "museum.html", options: { content: "//div[@id='content']" },
+                           into: { page: { table: "page", columns: { slug: "slug", title: "title" } } } } ] }
+            """.write(to: folder.appendingPathComponent("kiln.json5"), atomically: true, encoding: .utf8)
+        let run = try kiln("build", "w", "--out", "w.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let title = try lxmlBlocks(folder.appendingPathComponent("museum.html"), "//h1")
+        XCTAssertEqual(title, ["Museum/of Science"])
+        XCTAssertEqual(try rows("w.sqlite", "SELECT slug, replace(title, char(10), '/') FROM page"), ["museum|" + title[0]])
     }
 
     func testParagraphsAndListItemsAreOneLineEach() throws {
