@@ -58,15 +58,21 @@ public final class HTMLDocument {
     }
 
     /// For each node `records` selects, in document order: its line, its 1-based position among the selected
-    /// nodes with the same parent, and the string value of each of `fields` evaluated on it (`nil` where a field
-    /// selects nothing).
-    public func records(_ records: XPathExpression, fields: [XPathExpression]) -> [(line: Int, position: Int, values: [String?])] {
+    /// nodes with the same parent, and the value of each of `fields` evaluated on it (`nil` where a field selects
+    /// nothing). A field that selects an element is first given to `render` (its first element in document order):
+    /// the value is what `render` returns, or the string value when it returns `nil`.
+    public func records(_ records: XPathExpression, fields: [XPathExpression],
+                        render: (HTMLNode) -> String? = { _ in nil }) -> [(line: Int, position: Int, values: [String?])] {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
         var countByParent: [UnsafeMutablePointer<xmlNode>?: Int] = [:]
         return evaluator.nodes(records, at: root).map { node in
             let position = (countByParent[node.pointee.parent] ?? 0) + 1
             countByParent[node.pointee.parent] = position
-            return (Int(xmlGetLineNo(node)), position, fields.map { evaluator.string($0, at: node) })
+            return (Int(xmlGetLineNo(node)), position, fields.map { field in
+                guard let first = evaluator.nodes(field, at: node).first else { return evaluator.string(field, at: node) }
+                if first.pointee.type == XML_ELEMENT_NODE, let text = render(HTMLNode(node: first, document: self)) { return text }
+                return LibXML2.take(xmlXPathCastNodeToString(first))
+            })
         }
     }
 

@@ -144,6 +144,16 @@ public final class XMLStreamReader {
         return XMLElementCursor(node: node, evaluator: evaluator)
     }
 
+    /// The text content of the element that just started, which is not skipped: its children and its end are the
+    /// next events (for a value taken from an element that may hold records).
+    public func textKeepingElement() -> String {
+        guard let node = xmlTextReaderExpand(reader) else {
+            stopped = true
+            return ""
+        }
+        return LibXML2.take(xmlNodeGetContent(node)) ?? ""
+    }
+
     /// The text content of the element that just started (its subtree is then skipped).
     public func text() -> String {
         guard let cursor = expand() else { return "" }

@@ -67,6 +67,8 @@ extension DiagnosticCode {
     public static let xmlUnread = DiagnosticCode("xml.unread", .info, "An element of the records that no field of an xml source reads, named with its namespace URI; once per element and source.")
     public static let xmlNamespaceMismatch = DiagnosticCode("xml.namespace-mismatch", .warning, "Elements a field or the record would read but for their namespace URI (another version of the vocabulary: GPX 1.0 for 1.1); not read, named with the URI found and the one declared.")
     public static let xmlExternalDTD = DiagnosticCode("xml.external-dtd", .warning, "The document names an external DTD, which is not loaded.")
+    public static let xmlContextMissing = DiagnosticCode("xml.context-missing", .warning, "An enclosing element holds no child element that a context field reads, although records in it need it: they have it NULL.")
+    public static let xmlLateContext = DiagnosticCode("xml.late-context", .info, "A context field's child element written after more records than the reader keeps waiting: the file was read a second time for them.")
     public static let kmlCoordinates = DiagnosticCode("kml.coordinates", .error, "A placemark's coordinates are not lon,lat[,alt] tuples; it is kept without a place.")
     public static let kmlGeometry = DiagnosticCode("kml.geometry", .warning, "A placemark with no Point, LineString, Polygon, gx:Track or MultiGeometry (it has no place on the map), or a gx:Track whose when times do not pair with its positions (no timestamps).")
     public static let kmlUnsupportedGeometry = DiagnosticCode("kml.unsupported-geometry", .warning, "A geometry element the kml reader does not map (Model, a LinearRing outside a Polygon, a second geometry); its coordinates are left out.")
@@ -210,7 +212,7 @@ extension DiagnosticCode {
         parse, encoding, encodingMismatch, inputEmpty, inputCompression, lineTooLong, delimitedQuote, delimitedHeader, delimitedRepeatedHeader, delimitedLooksQuoted, delimitedHeaderFields, delimitedUnreadColumn, routesUnterminated, timetableNoHeading, timetableRow,
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
-        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlNamespaceMismatch, xmlExternalDTD, kmlCoordinates, kmlGeometry,
+        htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlNamespaceMismatch, xmlExternalDTD, xmlContextMissing, xmlLateContext, kmlCoordinates, kmlGeometry,
         kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,

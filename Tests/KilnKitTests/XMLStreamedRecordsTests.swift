@@ -227,7 +227,9 @@ final class XMLStreamedRecordsTests: KilnTestCase {
             let record = ["rec", "a", "b", "b/rec", "/root/a", "rec/a"].randomElement(using: &random)!
             let chosen = Set((0..<3).map { _ in fieldPaths.randomElement(using: &random)! }).sorted()
             let fields = chosen.enumerated().map { "f\($0.offset): \"\($0.element)\"" }.joined(separator: ", ")
-            let options = #"{ record: "\#(record)", fields: { \#(fields) }, context: { a: { ctx: "@a" } } }"#
+            // Every other round, context from child elements too (before, after or around the records).
+            let context = round % 2 == 0 ? #"{ a: { ctx: "@a" } }"# : #"{ a: { ctx: "@a", child: "b", deep: "c/@b", text: "rec" } }"#
+            let options = #"{ record: "\#(record)", fields: { \#(fields) }, context: \#(context) }"#
             let outcome = try assertSame(options, write(xml, name: "random\(round).xml"))
             records += outcome.records.count
             values += outcome.declaredValues

@@ -150,10 +150,11 @@ public struct HTMLReader: ConfigurableReader {
         }
         guard let document = try HTMLPage.open(input, encoding: options.encoding, maxPageBytes: options.maxPageBytes,
                                            consequence: "the page gives no records", declarations: declarations, pages: pages, log: log) else { return }
-        let pageValues = pageExpressions.map { document.string($0).map(TextFolding.collapseSpaces) }
+        // A selector taking an element with blocks, cells or line breaks gives its rendered text, one block a line.
+        let text = MarkupText(cellSeparator: options.text.cellSeparator)
+        let pageValues = pageExpressions.map { text.pageValue($0, in: document) }
         if let extractor {
             let page = extractor.page(pageValues, input: input, log: log)
-            let text = MarkupText(cellSeparator: options.text.cellSeparator)
             for root in document.nodes(textRoot) {
                 for line in text.lines(root) {
                     try page.feed(line.text, line: line.line, emit: emit)
@@ -163,7 +164,7 @@ public struct HTMLReader: ConfigurableReader {
         } else {
             var found = 0
             for (kind, recordKind) in zip(kinds, recordKinds) where wanted?.contains(kind.name) ?? true {
-                let records = document.records(recordKind.records, fields: recordKind.fields)
+                let records = document.records(recordKind.records, fields: recordKind.fields, render: text.textIfStructured)
                 let label = kind.name == RecordKind.defaultName ? "" : " (\(kind.name))"
                 found += records.count
                 guard !records.isEmpty else { continue }

@@ -25,7 +25,7 @@ public struct JSONRecordReader: ConfigurableReader {
     package static let ownValue = "."
 
     /// How many bytes of records may wait for context members written after them, by default (16 MiB).
-    public static let defaultPendingLimit = 16 << 20
+    public static let defaultPendingLimit = WaitingRecords.defaultLimit
 
     /// The options a manifest gives a `json` source.
     public struct Options: Decodable {
@@ -274,15 +274,6 @@ public struct JSONRecordReader: ConfigurableReader {
             }
         }
 
-        /// A record that ended before a context member of an object around it was read.
-        package struct Pending {
-            package var record: Record
-            package var ordinal: Int
-            /// The context fields still unknown: their level and index there.
-            package var missing: [(level: Int, field: Int)]
-            package var bytes: Int
-        }
-
         package let reader: JSONRecordReader
         package var stack: [Frame] = []
         package var record: Record?
@@ -297,9 +288,8 @@ public struct JSONRecordReader: ConfigurableReader {
         package var tooLong: [(String, Int)] = []
         /// What asked for a member name where there is none (records or context objects in arrays): count, first line.
         package var withoutName: [String: (count: Int, line: Int)] = [:]
-        package var pending: [Pending] = []
-        package var pendingHead = 0
-        package var pendingBytes = 0
+        /// The records waiting for context members written after them (keyed by context level).
+        package var waiting: WaitingRecords
         package var mode = Mode.streaming
         package var contextObjects = 0
         /// The final values of the closed context objects that waiting records (or, after the bound, the second
@@ -308,6 +298,7 @@ public struct JSONRecordReader: ConfigurableReader {
 
         package init(reader: JSONRecordReader) {
             self.reader = reader
+            waiting = WaitingRecords(limit: reader.pendingLimit)
         }
 
         /// The steps from the `from`-th open container to the value about to start (each container's current key or
@@ -537,61 +528,40 @@ public struct JSONRecordReader: ConfigurableReader {
                 }
             }
             if case .overflowed = mode { return }
-            if replayFinals != nil || (missing.isEmpty && pendingHead == pending.count) {
+            if replayFinals != nil {
                 try emit(finished)
                 return
             }
-            let bytes = finished.values.reduce(64) { $0 + 16 + ($1?.utf8.count ?? 0) }
-            pending.append(Pending(record: finished, ordinal: records, missing: missing, bytes: bytes))
-            pendingBytes += bytes
-            try flush(all: false, emit: emit)
+            overflow(try waiting.add(finished, ordinal: records, missing: missing.map { (key: $0.level, field: $0.field) }, emit: emit))
         }
 
         /// A context object a record waited for has closed: its values are final (an absent member is NULL).
         private mutating func settle(_ context: ContextFrame, emit: (Record) throws -> Void) throws {
             let fields = reader.contextLevels[context.level].fields
-            var index = pending.count - 1
-            while index >= pendingHead, pending[index].ordinal >= context.firstOrdinal {
-                var waiting = pending[index]
-                for entry in waiting.missing where entry.level == context.level {
-                    waiting.record[fields[entry.field].name] = context.values[entry.field]
-                }
-                waiting.missing.removeAll { $0.level == context.level }
-                pending[index] = waiting
-                index -= 1
-            }
-            try flush(all: false, emit: emit)
+            let over = try waiting.settle(key: context.level, firstOrdinal: context.firstOrdinal, emit: emit) { record, field in
+                record[fields[field].name] = context.values[field]
+            }.overflow
             // Records of this object still wait (for an outer one): a second pass would need its values.
-            if let last = pending.last, pendingHead < pending.count, last.ordinal >= context.firstOrdinal {
+            if let last = waiting.lastOrdinal, last >= context.firstOrdinal {
                 finals[context.serial] = context.values
             }
+            overflow(over)
         }
 
         /// Emits the waiting records whose context is complete, in order (with `all`, every one: the document ended
-        /// early). Beyond the bound, the waiting records are let go for a second pass (`Mode.overflowed`).
+        /// early).
         package mutating func flush(all: Bool, emit: (Record) throws -> Void) throws {
-            while pendingHead < pending.count {
-                let first = pending[pendingHead]
-                if !first.missing.isEmpty, !all {
-                    guard pendingBytes > reader.pendingLimit else { break }
-                    mode = .overflowed(from: first.ordinal, line: first.record.line)
-                    pending = []
-                    pendingHead = 0
-                    pendingBytes = 0
-                    return
-                }
-                pending[pendingHead] = Pending(record: Record(reader.kinds[0], line: 0), ordinal: 0, missing: [], bytes: 0)
-                pendingHead += 1
-                pendingBytes -= first.bytes
-                try emit(first.record)
-            }
-            if pendingHead == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                pendingHead = 0
-                if case .streaming = mode { finals.removeAll() }
-            } else if pendingHead > 4096, pendingHead * 2 > pending.count {
-                pending.removeFirst(pendingHead)
-                pendingHead = 0
+            overflow(try waiting.flush(all: all, emit: emit))
+        }
+
+        /// Beyond the bound (`first`, the first record waiting), the waiting records are let go for a second pass
+        /// (`Mode.overflowed`); once none waits, the final values kept for them are dropped.
+        private mutating func overflow(_ first: WaitingRecords.Entry?) {
+            if let first {
+                mode = .overflowed(from: first.ordinal, line: first.record.line)
+                waiting.letGo()
+            } else if waiting.isEmpty, case .streaming = mode {
+                finals.removeAll()
             }
         }
 

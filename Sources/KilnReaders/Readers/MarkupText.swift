@@ -58,6 +58,45 @@ public struct MarkupText {
         return renderer.lines
     }
 
+    /// The text of an element that holds block elements, table cells or `<br>`: its lines joined by line breaks, as a
+    /// KML description's HTML is rendered; `nil` for an element with only text and inline elements (its string value
+    /// stands as written).
+    public func textIfStructured(_ node: HTMLNode) -> String? {
+        var probe = StructureProbe(renderer: Renderer(cellSeparator: cellSeparator))
+        node.walk(&probe)
+        guard probe.structured else { return nil }
+        probe.renderer.endLine()
+        return probe.renderer.lines.map(\.text).joined(separator: "\n")
+    }
+
+    /// The value of a page-level selector (an `html` source's page field, a `webpage` title): the text of the element
+    /// it selects when that holds blocks, cells or `<br>` (`textIfStructured`), else its string value with white space
+    /// collapsed; `nil` when it selects nothing.
+    package func pageValue(_ expression: XPathExpression, in document: HTMLDocument) -> String? {
+        if let node = document.nodes(expression).first, let text = textIfStructured(node) { return text }
+        return document.string(expression).map(TextFolding.collapseSpaces)
+    }
+
+    /// Renders a subtree and notes whether an element below its root breaks lines or separates cells.
+    private struct StructureProbe: MarkupVisitor {
+        var renderer: Renderer
+        var depth = 0
+        var structured = false
+
+        mutating func startElement(_ name: String) -> Bool {
+            if depth > 0, MarkupText.role(of: name) != .inline, MarkupText.role(of: name) != .ignored { structured = true }
+            depth += 1
+            return renderer.startElement(name)
+        }
+
+        mutating func endElement(_ name: String) {
+            depth -= 1
+            renderer.endElement(name)
+        }
+
+        mutating func text(_ bytes: [UInt8], line: Int) { renderer.text(bytes, line: line) }
+    }
+
     /// The non-empty lines of a Swift tree.
     public func lines(_ node: MarkupNode) -> [Line] {
         var renderer = Renderer(cellSeparator: cellSeparator)

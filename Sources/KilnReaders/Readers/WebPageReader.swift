@@ -83,7 +83,8 @@ public struct WebPageReader: ConfigurableReader {
         if case .element(_, _, let start, _) = root { line = start } else { line = 1 }
         var page = Record(WebPageReader.pageKind, line: line)
         page["slug"] = slug
-        page["title"] = (document.string(title) ?? document.string(fallbackTitle)).map(TextFolding.collapseSpaces).flatMap { $0.isEmpty ? nil : $0 }
+        let text = MarkupText()
+        page["title"] = (text.pageValue(title, in: document) ?? text.pageValue(fallbackTitle, in: document)).flatMap { $0.isEmpty ? nil : $0 }
         page["html"] = result.html
         page["text"] = result.text
         page["file"] = input.relativePath

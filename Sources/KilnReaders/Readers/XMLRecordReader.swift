@@ -50,6 +50,8 @@ public struct XMLRecordReader: ConfigurableReader {
     private let streamedFields: [StreamedField]?
     /// False to read every file with the tree reader (tests compare the two).
     package var readsWithoutTree = true
+    /// How many bytes of records may wait for a context field's child element written after them.
+    package var waitingLimit = WaitingRecords.defaultLimit
 
     public init(options: Options) throws {
         try options.encoding.map(LegacyTextDecoder.check)
@@ -68,24 +70,46 @@ public struct XMLRecordReader: ConfigurableReader {
     public func read(_ input: InputFile, log: DiagnosticLog, emit: (Record) throws -> Void) throws {
         if BlankFile.reportIfBlank(input, as: .xml, log: log) { return }
         EncodingMismatch.checkMarkup(input, override: options.encoding, log: log)
+        var stack = ElementStack(context: context, waitingLimit: waitingLimit)
+        let (coverage, issues) = try pass(input, stack: &stack, log: log, emit: emit)
+        if let overflow = stack.overflow {
+            // More records waited for a context child than the bound allows: they were let go, and are read again
+            // with the values the first pass found at the end of each element.
+            var replay = ElementStack(context: context, waitingLimit: waitingLimit, replayingFrom: overflow.ordinal, finals: stack.finals)
+            // The first pass reported any damage of a compressed file; the second reads the same bytes again.
+            _ = try pass(input, stack: &replay, log: nil, emit: emit)
+            log.report(.xmlLateContext, "more than \(stack.waitingLimitText) of records waited for a context element written after them: the records "
+                           + "from line \(overflow.line) on (\(stack.records - overflow.ordinal + 1) of \(stack.records)) were read in a second pass over the file, with it",
+                       at: input.at(overflow.line))
+        }
+        finish(input, coverage: coverage, issues: issues, log: log)
+        reportContext(stack, input: input, log: log)
+    }
+
+    /// Reads `input` once, its records to `emit` through `stack` (which holds what the pass found); returns what the
+    /// records hold that no field reads and libxml2's issues. `log` is nil for a second pass.
+    /// - Throws: what `emit` throws, `KilnError.io` when the file cannot be read.
+    private func pass(_ input: InputFile, stack: inout ElementStack, log: DiagnosticLog?,
+                      emit: (Record) throws -> Void) throws -> (coverage: RecordCoverage, issues: [XMLIssue]) {
         if readsWithoutTree, let streamedFields {
-            let (outcome, coverage, issues) = try withoutActuallyEscaping(emit) { emit in
-                let records = StreamedRecords(fields: streamedFields, path: path, context: context, kind: kinds[0], emit: emit)
+            let start = stack
+            let (outcome, coverage, issues, streamed) = try withoutActuallyEscaping(emit) { emit in
+                let records = StreamedRecords(fields: streamedFields, path: path, stack: start, kind: kinds[0], emit: emit)
                 let source = try input.bytes(log: log)
                 let parser = XMLEventParser(source: source, path: input.url.path, encoding: options.encoding, handler: records)
                 let outcome = try parser.parse()
                 if outcome == .documentType { source.close() }
                 if let failure = records.failure { throw failure }
-                return (outcome, records.coverage, parser.issues)
+                if outcome == .read { try records.finishFile() }
+                return (outcome, records.coverage, parser.issues, records.stack)
             }
             // A document type declaration is checked by the tree reader, which reads the file from its start.
             if outcome == .read {
-                finish(input, coverage: coverage, issues: issues, log: log)
-                return
+                stack = streamed
+                return (coverage, issues)
             }
         }
         let reader = try XMLStreamReader(source: input.bytes(log: log), path: input.url.path, encoding: options.encoding, namespaces: options.namespaces)
-        var stack = ElementStack(context: context)
         var ordinal = 0
         var expandFailed = false
         var coverage = RecordCoverage(fields: streamedFields ?? [], fieldCount: expressions.count)
@@ -118,22 +142,24 @@ public struct XMLRecordReader: ConfigurableReader {
                         if value != nil { coverage.matched[index] = true }
                         values.append(value)
                     }
-                    values.append(contentsOf: stack.contextValues)
-                    values.append(String(ordinal))
-                    values.append(String(position))
-                    try emit(Record(kinds[0], values: values, line: element.line))
+                    try stack.finish(&values, kind: kinds[0], ordinal: ordinal, position: position, line: element.line, emit: emit)
                 } else {
                     if ordinal == 0, coverage.recordNamespace == nil, let last = path.steps.last, let uri = last.namespace,
                        last.localName == name, namespace != uri {
                         coverage.recordNamespace = (namespace, reader.elementLine)
                     }
-                    stack.push(name, namespace) { reader.attribute($0, namespace: $1) }
+                    if stack.push(name, namespace, line: reader.elementLine, ordinal: ordinal, attribute: { reader.attribute($0, namespace: $1) }) {
+                        // A context field takes this element's text; what it holds is still read.
+                        stack.takeText(reader.textKeepingElement())
+                    }
                 }
             case .end:
-                stack.pop()
+                try stack.pop(emit: emit)
             }
         }
-        if !expandFailed, let last = path.steps.last {
+        try stack.finishFile(emit: emit)
+        // A second pass has given the records salvaged after an error already.
+        if !expandFailed, !stack.replays, let last = path.steps.last {
             for element in reader.salvagedElements(localName: last.localName, namespace: last.namespace) {
                 ordinal += 1
                 let values = expressions.map { element.string($0) }
@@ -142,7 +168,19 @@ public struct XMLRecordReader: ConfigurableReader {
                 try emit(Record(kinds[0], values: values + stack.contextValues.map { _ in nil } + [String(ordinal), nil], line: element.line))
             }
         }
-        finish(input, coverage: coverage, issues: reader.issues, log: log)
+        return (coverage, reader.issues)
+    }
+
+    /// Reports what the context fields from child elements missed in a file: elements that held no such child
+    /// although records in them needed it (`xml.context-missing`).
+    private func reportContext(_ stack: ElementStack, input: InputFile, log: DiagnosticLog) {
+        for (index, missed) in stack.neverFound.sorted(by: { $0.key < $1.key }) {
+            let (element, field) = stack.contextField(at: index)
+            log.report(.xmlContextMissing, "context field \"\(field.name)\" (\"\(field.selector)\" of \"\(element.declared)\"): "
+                           + "\(missed.elements == 1 ? "an element" : "\(missed.elements) elements") \"\(element.declared)\" (first at line \(missed.line)) "
+                           + "\(missed.elements == 1 ? "holds" : "hold") no \"\(field.selector)\"; "
+                           + "\(missed.records == 1 ? "its record has" : "their \(missed.records) records have") it NULL", at: input.at(missed.line))
+        }
     }
 
     /// Reports what reading a file found: libxml2's issues, that no element matched the record, the elements of
@@ -266,81 +304,6 @@ package struct ElementPath {
     }
 }
 
-/// An enclosing element whose attributes records carry (`context: {route: {routeTag: "@tag"}}`).
-package struct ContextElement {
-    package let localName: String
-    package let namespace: String?
-    /// Field name, attribute local name and namespace.
-    package let fields: [(name: String, attribute: String, namespace: String?)]
-
-    /// - Throws: `KilnError.usage` for an undeclared prefix.
-    package init(_ element: String, fields: [String: String], namespaces: [String: String]) throws {
-        let step = try ElementPath(element, namespaces: namespaces).steps.last!
-        localName = step.localName
-        namespace = step.namespace
-        self.fields = try fields.keys.sorted().map { name in
-            let attribute = String(fields[name]!.dropFirst())
-            let parts = attribute.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return (name, attribute, nil) }
-            guard let uri = namespaces[parts[0]] else {
-                throw KilnError.usage("the context field \"\(name)\" uses the prefix \"\(parts[0])\", which namespaces does not declare")
-            }
-            return (name, parts[1], uri)
-        }
-    }
-}
-
-/// The open elements while streaming, with the context values they set and how many records each holds so far.
-package struct ElementStack {
-    private let context: [ContextElement]
-    package private(set) var names: [(name: String, namespace: String?)] = []
-    /// For each open element: the context values it set (index into `contextValues`, previous value), its record count.
-    private var frames: [(restores: [(index: Int, previous: String?)], records: Int)] = []
-    /// The current value of every context field, in declaration order.
-    package private(set) var contextValues: [String?]
-    private var topLevelRecords = 0
-
-    package init(context: [ContextElement]) {
-        self.context = context
-        contextValues = Array(repeating: nil, count: context.reduce(0) { $0 + $1.fields.count })
-    }
-
-    /// An element that is not a record starts: its context fields (when declared) take its attributes.
-    /// - Parameter attribute: the value of the element's attribute with a local name and namespace, or nil.
-    package mutating func push(_ name: String, _ namespace: String?, attribute: (String, String?) -> String?) {
-        var restores: [(index: Int, previous: String?)] = []
-        var index = 0
-        for element in context {
-            if element.localName == name, element.namespace == nil || element.namespace == namespace {
-                for (offset, field) in element.fields.enumerated() {
-                    restores.append((index + offset, contextValues[index + offset]))
-                    contextValues[index + offset] = attribute(field.attribute, field.namespace)
-                }
-            }
-            index += element.fields.count
-        }
-        names.append((name, namespace))
-        frames.append((restores, 0))
-    }
-
-    /// The innermost open element ends: the context values it set go back to what they were.
-    package mutating func pop() {
-        guard let frame = frames.popLast() else { return }
-        names.removeLast()
-        for restore in frame.restores.reversed() { contextValues[restore.index] = restore.previous }
-    }
-
-    /// A record starts in the innermost open element: its 1-based position among that element's records.
-    package mutating func countRecordChild() -> Int {
-        guard !frames.isEmpty else {
-            topLevelRecords += 1
-            return topLevelRecords
-        }
-        frames[frames.count - 1].records += 1
-        return frames[frames.count - 1].records
-    }
-}
-
 /// Checks a markup source's field and context declarations when the manifest loads: XPath that the source cannot
 /// evaluate correctly (`XPathGuard`), context fields that are not attributes, and names that clash.
 package struct MarkupFieldCheck {
@@ -368,10 +331,11 @@ package struct MarkupFieldCheck {
             for name in context[element]!.keys.sorted() {
                 let path = codingPath + [contextKey, AnyKey(stringValue: element), AnyKey(stringValue: name)]
                 let selector = context[element]![name]!
-                guard selector.hasPrefix("@"), !selector.dropFirst().contains(where: { "/[(@ ".contains($0) }) else {
+                guard Self.isContextPath(selector) else {
                     throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription:
-                        "a context field is an attribute of the enclosing element (\"@name\"): when a record starts, only the "
-                            + "attributes of the elements around it have been read; found \"\(selector)\""))
+                        "a context field is an attribute of the enclosing element (\"@name\") or a simple path below it to an element "
+                            + "whose text it takes (\"ServiceCode\", \"s:FramedVehicleJourneyRef/s:DatedVehicleJourneyRef\") or to an "
+                            + "attribute (\"JourneyPatternRef/@ref\"); found \"\(selector)\""))
                 }
                 guard seen.insert(name).inserted, !name.hasPrefix("_") else {
                     throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription:
@@ -379,6 +343,29 @@ package struct MarkupFieldCheck {
                 }
             }
         }
+    }
+}
+
+extension MarkupFieldCheck {
+    /// True for a context field's selector: `@name`, or element names separated by `/` (each `name` or
+    /// `prefix:name`), optionally ending in `@name`.
+    static func isContextPath(_ selector: String) -> Bool {
+        let steps = selector.split(separator: "/", omittingEmptySubsequences: false)
+        func isName(_ step: Substring) -> Bool {
+            let parts = step.split(separator: ":", omittingEmptySubsequences: false)
+            return parts.count <= 2 && parts.allSatisfy { part in
+                !part.isEmpty && !part.contains(where: { "[]()@*. '\"=|$,".contains($0) || $0.isWhitespace })
+                    && !(part.first!.isNumber || part.first == "-")
+            }
+        }
+        for (index, step) in steps.enumerated() {
+            if step.hasPrefix("@") {
+                guard index == steps.count - 1, isName(step.dropFirst()) else { return false }
+            } else if !isName(step) {
+                return false
+            }
+        }
+        return true
     }
 }
 

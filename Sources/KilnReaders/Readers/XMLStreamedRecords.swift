@@ -55,17 +55,20 @@ package final class StreamedRecords: XMLEventHandler {
     /// What the file's records hold that no field read, and which fields read nothing (`RecordCoverage`).
     package var coverage: RecordCoverage { withScan { $0.coverage } }
 
-    package init(fields: [StreamedField], path: ElementPath, context: [ContextElement], kind: RecordKind,
+    /// The open elements and context values (with the records waiting for a context child element).
+    package var stack: ElementStack { withScan { $0.stack } }
+
+    package init(fields: [StreamedField], path: ElementPath, stack: ElementStack, kind: RecordKind,
          emit: @escaping (Record) throws -> Void) {
         self.emit = emit
         // Unsafe only as `scan` skips the exclusivity check (see `withScan`).
-        unsafe scan = RecordScan(fields: fields, path: path, stack: ElementStack(context: context), kind: kind)
+        unsafe scan = RecordScan(fields: fields, path: path, stack: stack, kind: kind)
     }
 
     /// The one access to `scan`: `@exclusivity(unchecked)` is memory-unsafe only when two accesses overlap, and the
     /// events come one at a time from the parsing thread.
-    private func withScan<Result>(_ body: (inout RecordScan) -> Result) -> Result {
-        unsafe body(&scan)
+    private func withScan<Result>(_ body: (inout RecordScan) throws -> Result) rethrows -> Result {
+        try unsafe body(&scan)
     }
 
     package func start(_ tag: XMLStartTag) -> Bool {
@@ -74,10 +77,8 @@ package final class StreamedRecords: XMLEventHandler {
     }
 
     package func end() -> Bool {
-        guard let record = withScan({ $0.end() }) else { return true }
         do {
-            try emit(record)
-            records += 1
+            try withScan { try $0.end(emit: handOver) }
             return true
         } catch {
             failure = error
@@ -86,6 +87,16 @@ package final class StreamedRecords: XMLEventHandler {
     }
 
     package func text(_ text: XMLText) { withScan { $0.text(text) } }
+
+    /// The file ended: the records still waiting for a context child element go out with what was read.
+    package func finishFile() throws {
+        try withScan { try $0.stack.finishFile(emit: handOver) }
+    }
+
+    private func handOver(_ record: Record) throws {
+        try emit(record)
+        records += 1
+    }
 }
 
 /// The state of `StreamedRecords` between events.
@@ -142,7 +153,7 @@ private struct RecordScan {
             if ordinal == 0, coverage.recordNamespace == nil, path.hasOtherNamespace(tag) {
                 coverage.recordNamespace = (tag.namespace, tag.line)
             }
-            stack.push(tag.localName, tag.namespace) { tag.attribute($0, namespace: $1) }
+            _ = stack.push(tag.localName, tag.namespace, line: tag.line, ordinal: ordinal) { tag.attribute($0, namespace: $1) }
             return
         }
         depth = 0
@@ -168,11 +179,12 @@ private struct RecordScan {
         return values
     }
 
-    /// The innermost open element ends; the record when it was a record's element.
-    package mutating func end() -> Record? {
+    /// The innermost open element ends; the record goes out (or waits for its context) when it was a record's
+    /// element.
+    package mutating func end(emit: (Record) throws -> Void) throws {
         guard let current = depth else {
-            stack.pop()
-            return nil
+            try stack.pop(emit: emit)
+            return
         }
         if collecting > 0 {
             for index in fields.indices where collectingDepth[index] == current {
@@ -186,20 +198,19 @@ private struct RecordScan {
         guard current == 0 else {
             for index in fields.indices where matched[index] == current { matched[index] = current - 1 }
             depth = current - 1
-            return nil
+            return
         }
         depth = nil
         for index in fields.indices where found[index] { coverage.matched[index] = true }
         // The values move into the record, which has room for the rest: no string is copied or retained.
-        var record = values
-        values = Self.noValues(fields.count, room: kind.fieldNames.count)
-        record.append(contentsOf: stack.contextValues)
-        record.append(String(ordinal))
-        record.append(String(position))
-        return Record(kind, values: record, line: line)
+        var record = Self.noValues(fields.count, room: kind.fieldNames.count)
+        swap(&record, &values)
+        try stack.finish(&record, kind: kind, ordinal: ordinal, position: position, line: line, emit: emit)
     }
 
     package mutating func text(_ text: XMLText) {
+        // A context field's element may hold records: their text is its text too.
+        stack.text(text)
         guard collecting > 0 else { return }
         for index in fields.indices where collectingDepth[index] >= 0 { text.append(to: &texts[index]) }
     }
