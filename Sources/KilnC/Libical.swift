@@ -161,7 +161,18 @@ public struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
     public let text: String
     public let line: Int
+    /// The rule without its `RSCALE` text, which belongs to the parsed document (freed with it): `rscale` keeps it.
     fileprivate let rule: icalrecurrencetype
+    fileprivate let rscale: String?
+
+    fileprivate init(text: String, line: Int, rule: icalrecurrencetype) {
+        self.text = text
+        self.line = line
+        rscale = rule.rscale.map { String(cString: $0) }
+        var detached = rule
+        detached.rscale = nil
+        self.rule = detached
+    }
 
     /// True when the rule ends by itself (COUNT or UNTIL).
     public var isBounded: Bool { rule.count != 0 || icaltime_is_null_time(rule.until) == 0 }
@@ -171,6 +182,17 @@ public struct ICalRule: @unchecked Sendable {
     /// and at most a million steps of libical's iterator. `nil` when libical cannot expand the rule.
     public func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?, through: ICalTime?,
                        limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
+        guard let rscale else { return expand(rule, from: start, zone: zone, utc: utc, after: after, through: through, limit: limit) }
+        // The iterator reads RSCALE while it runs: the text lives until it is freed.
+        return rscale.withCString { text in
+            var rule = rule
+            rule.rscale = UnsafeMutablePointer(mutating: text)
+            return expand(rule, from: start, zone: zone, utc: utc, after: after, through: through, limit: limit)
+        }
+    }
+
+    private func expand(_ rule: icalrecurrencetype, from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?,
+                        through: ICalTime?, limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
         var dtstart = Libical.icalTime(start)
         if let zone { dtstart.zone = zone.zone } else if utc { dtstart.zone = icaltimezone_get_utc_timezone() }
         guard let iterator = icalrecur_iterator_new(rule, dtstart) else { return nil }
@@ -306,7 +328,7 @@ public enum Libical {
             feed.events.append(event(component, calendar: component, lines: lines, lastLine: lastLine, document: document))
             return
         }
-        if kind == ICAL_X_COMPONENT, readWrapped(component, calendar: component, calendarZone: nil, lines: lines, lastLine: lastLine,
+        if isWrapper(kind), readWrapped(component, calendar: component, calendarZone: nil, lines: lines, lastLine: lastLine,
                                                  document: document, into: &feed) {
             return
         }
@@ -323,6 +345,12 @@ public enum Libical {
             }
         }
         _ = readEvents(in: component, calendar: component, calendarZone: calendarZone, lines: lines, lastLine: lastLine, document: document, into: &feed)
+    }
+
+    /// True for a component that may wrap events: an `X-` one, or one whose name libical does not know
+    /// (`BEGIN:MYCOMP`, which Python's icalendar walks into as it walks into an `X-` one).
+    private static func isWrapper(_ kind: icalcomponent_kind) -> Bool {
+        kind == ICAL_X_COMPONENT || kind == ICAL_NO_COMPONENT
     }
 
     /// Reads the events of the `X-` component `wrapper` (`readEvents`); returns false, leaving `feed` as it was but
@@ -359,7 +387,7 @@ public enum Libical {
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                     feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
-            case ICAL_X_COMPONENT where readWrapped(current, calendar: calendar, calendarZone: calendarZone, lines: childLines,
+            case let kind where isWrapper(kind) && readWrapped(current, calendar: calendar, calendarZone: calendarZone, lines: childLines,
                                                     lastLine: lastLine, document: document, into: &feed):
                 found = true
             default:
@@ -467,6 +495,19 @@ public enum Libical {
         return event
     }
 
+    /// The zone of the system zone database a TZID names: `Europe/Athens`, libical's own prefixed form, or a globally
+    /// unique TZID (RFC 5545 3.2.19: it starts with `/`) ending in a zone's name, as Mozilla writes them
+    /// (`/mozilla.org/20070129_1/America/New_York`), read as Python's icalendar reads it.
+    private static func builtinZone(_ tzid: String) -> OpaquePointer? {
+        if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) { return zone }
+        guard tzid.hasPrefix("/") else { return nil }
+        let parts = tzid.split(separator: "/")
+        for start in parts.indices.dropFirst() {
+            if let zone = icaltimezone_get_builtin_timezone(parts[start...].joined(separator: "/")) { return zone }
+        }
+        return nil
+    }
+
     private static func value(_ time: icaltimetype, _ property: OpaquePointer, calendar: OpaquePointer, line: Int,
                               document: CalendarDocument) -> ICalValue {
         var result = ICalValue(time: swiftTime(time), isUTC: icaltime_is_utc(time) != 0, zone: nil, tzid: nil, line: line)
@@ -476,7 +517,7 @@ public enum Libical {
         if let zone = icalcomponent_get_timezone(calendar, tzid) {
             if document.spans[tzid] == nil { document.spans[tzid] = .some(span(of: zone, tzid: tzid)) }
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: document, span: document.spans[tzid] ?? nil)
-        } else if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) {
+        } else if let zone = builtinZone(tzid) {
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         }
         return result
@@ -525,8 +566,8 @@ public enum Libical {
         }
         guard let first = start else { return nil }
         let names = [tzid, string(icaltimezone_get_location(zone))].compactMap { $0 }
-        let fallback = names.lazy.compactMap { icaltimezone_get_builtin_timezone($0) ?? icaltimezone_get_builtin_timezone_from_tzid($0) }.first
-        let fallbackName = names.first { icaltimezone_get_builtin_timezone($0) != nil || icaltimezone_get_builtin_timezone_from_tzid($0) != nil }
+        let fallback = names.lazy.compactMap(builtinZone).first
+        let fallbackName = names.first { builtinZone($0) != nil }
         let feedZone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         let startTime = swiftTime(first)
         let endTime = endless ? nil : end.map(swiftTime)

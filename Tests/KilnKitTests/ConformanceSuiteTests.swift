@@ -9,8 +9,9 @@ import KilnTestSupport
 
 /// Other parsers' conformance suites, copied whole into Tests/Fixtures/conformance (its README says where from and
 /// under which licence): JSONTestSuite's `y_` and `n_` files, csv-spectrum with its JSON expectations, libxml2's
-/// error tests. What is expected comes from the suite itself (`y_` read, `n_` refused; csv-spectrum's JSON; a
-/// libxml2 `.err` with a parser error refused) or from an oracle (Python's `json`), never from Kiln.
+/// error tests, icalendar's test calendars. What is expected comes from the suite itself (`y_` read, `n_` refused;
+/// csv-spectrum's JSON; a libxml2 `.err` with a parser error refused) or from an oracle (Python's `json`, icalendar
+/// with recurring-ical-events), never from Kiln.
 /// By default each suite runs on a sample (`ConformanceSuite.files`); `KILN_CONFORMANCE=full` runs every file.
 final class ConformanceSuiteTests: HostileTestCase {
     // MARK: JSONTestSuite
@@ -148,6 +149,50 @@ final class ConformanceSuiteTests: HostileTestCase {
             XCTAssertTrue(errors.allSatisfy { $0.hasPrefix(url.lastPathComponent + ":") && $0.dropFirst(url.lastPathComponent.count + 1).first?.isNumber == true },
                           "\(url.lastPathComponent): an error without a line: \(errors)")
         }
+    }
+
+    // MARK: icalendar's test calendars
+
+    /// Each of icalendar's test calendars that the oracle reads gives the occurrences `icalendar` +
+    /// `recurring-ical-events` expand from it (`scripts/oracles/ics-occurrences.py`, 2000–2030, events with a zone or
+    /// all day; floating times are not compared, as in `ICalendarReaderTests`). Many of the calendars are broken on
+    /// purpose and the oracle stops on them (no UID, a bad date); those are read too (no crash: reading all of them
+    /// in one build corrupted the heap) and not compared.
+    func testICalendarsTestCalendarsGiveTheOraclesOccurrences() throws {
+        let calendars = try ConformanceSuite.files("icalendar") { $0.hasSuffix(".ics") }
+        XCTAssertGreaterThanOrEqual(calendars.count, ConformanceSuite.isFull ? 116 : 23)
+        let options: JSONValue = .object(["window": .object(["from": .string("2000-01-01"), "until": .string("2030-12-31")]), "timezone": .string("UTC")])
+        let reader = try ICalendarReader(options: options.decode(ICalendarReader.Options.self, codingPath: []))
+        var report: [String] = [], compared = 0
+        for url in calendars {
+            let name = url.lastPathComponent
+            let expected: [String]
+            do {
+                expected = try PythonOracle.text("ics-occurrences.py", [url.path, "2000-01-01", "2030-12-31"]).split(separator: "\n").map(String.init).sorted()
+            } catch let error as XCTSkip {
+                throw error
+            } catch {
+                _ = try read(reader, url: url)
+                continue
+            }
+            compared += 1
+            let (records, log) = try read(reader, url: url)
+            let actual = records.filter { $0.kind.name == "occurrence" }.map { record in
+                let f = Dictionary(uniqueKeysWithValues: zip(record.kind.fieldNames, record.values).compactMap { n, v in v.map { (n, $0) } })
+                return [f["event_uid"], f["start_utc"], f["end_utc"], f["start_local"], f["end_local"], f["all_day"]].map { $0 ?? "" }.joined(separator: "\t")
+            }.sorted()
+            let floating = Set(records.filter { $0.kind.name == "event" }.compactMap { r -> String? in
+                let f = Dictionary(uniqueKeysWithValues: zip(r.kind.fieldNames, r.values).compactMap { n, v in v.map { (n, $0) } })
+                return f["tzid"] == "UTC" && f["start"]?.hasSuffix("Z") == false ? f["uid"] : nil
+            })
+            let kept = actual.filter { !floating.contains(String($0.prefix { $0 != "\t" })) }
+            let missing = Set(expected).subtracting(kept), extra = Set(kept).subtracting(expected)
+            if !missing.isEmpty || !extra.isEmpty {
+                report.append("\(name): missing \(missing.sorted().prefix(3)) (\(missing.count)), extra \(extra.sorted().prefix(3)) (\(extra.count)); \(log.diagnostics.map(\.formatted).prefix(3))")
+            }
+        }
+        XCTAssertEqual(report, [], report.joined(separator: "\n"))
+        XCTAssertGreaterThanOrEqual(compared, ConformanceSuite.isFull ? 70 : 14)
     }
 
     // MARK: W3C XML conformance (James Clark's xmltest)
