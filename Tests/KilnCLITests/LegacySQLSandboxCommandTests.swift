@@ -52,6 +52,31 @@ final class LegacySQLSandboxCommandTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/legacy.sqlite").path), "nothing shipped")
     }
 
+    /// A query reading an FTS5 table of a database file (a MATCH among them) reads it: compiling FTS5's
+    /// declaration asks the authorizer to UPDATE the schema table and FTS5 reads `PRAGMA data_version`, which the
+    /// sandbox took for writes ("refused: UPDATE"). The rows are what Python's sqlite3 reads.
+    func testAQueryOfAnFTS5TableInADatabaseFileReadsIt() throws {
+        for query in ["SELECT name, n FROM m ORDER BY name", #"SELECT name, n FROM m WHERE m MATCH 'alpha OR gamma' ORDER BY name"#] {
+            try writePipeline("p", manifest: """
+                { bundle: "legacy", schemaVersion: 1,
+                  tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "text" }] }],
+                  sources: [{ name: "s", format: "sqlite", path: "legacy.sqlite",
+                              options: { query: "\(query.replacingOccurrences(of: "'", with: "\\'"))", fields: ["name", "n"] },
+                              into: "t", columns: { name: "name", n: "n" } }] }
+                """)
+            try? FileManager.default.removeItem(at: file("p/legacy.sqlite"))
+            try sqlite3("p/legacy.sqlite", "CREATE VIRTUAL TABLE m USING fts5(name, n); INSERT INTO m VALUES ('alpha', 'one'), ('beta', 'two'), ('gamma', 'three');")
+            let run = try kiln("build", "p", "--out", "fts.sqlite", "--quiet")
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let expected = try PythonOracle.lines(ofProgram: "import sqlite3, sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(r))",
+                                                  [file("p/legacy.sqlite").path, query])
+            let shipped = try PythonOracle.lines(ofProgram: "import sqlite3, sys\nfor r in sqlite3.connect(sys.argv[1]).execute('SELECT name, n FROM t ORDER BY name'): print('|'.join(r))",
+                                                 [file("fts.sqlite").path])
+            XCTAssertFalse(expected.isEmpty)
+            XCTAssertEqual(shipped, expected, query)
+        }
+    }
+
     /// Runs the `sqlite3` shell on `path` with `sql`.
     private func sqlite3(_ path: String, _ sql: String) throws {
         let process = Process()
