@@ -37,6 +37,23 @@ final class LegacySQLSandboxCommandTests: CLITestCase {
         XCTAssertEqual(second.stderr.replacingOccurrences(of: "two", with: "one"), first.stderr, "the same findings every time")
     }
 
+    /// Every statement that fills a column from its `DEFAULT (random())` is refused at its line, however the row
+    /// comes (`DEFAULT VALUES`, `INSERT … SELECT`, an upsert, `REPLACE`), and the findings are the same in two builds.
+    func testEveryInsertThatReachesARandomDefaultIsRefused() throws {
+        try pipeline(input: "legacy.sql")
+        for insert in ["INSERT INTO m DEFAULT VALUES;", "INSERT INTO m (name) SELECT 'z';", "INSERT INTO m (name) VALUES ('c') ON CONFLICT DO NOTHING;",
+                       "REPLACE INTO m (name) VALUES ('c');"] {
+            try "CREATE TABLE m (name TEXT DEFAULT 'x' UNIQUE, n INTEGER DEFAULT (abs(random()) % 10));\n\(insert)\n"
+                .write(to: file("p/legacy.sql"), atomically: true, encoding: .utf8)
+            let first = try kiln("build", "p", "--out", "one.sqlite", "--quiet")
+            XCTAssertEqual(first.status, 1, "\(insert): \(first.stderr)")
+            XCTAssertTrue(first.stderr.contains("p/legacy.sql:2: error: statement failed: random() is not allowed in data read from a file: its result is not decided by the input"), "\(insert): \(first.stderr)")
+            let second = try kiln("build", "p", "--out", "one.sqlite", "--quiet")
+            XCTAssertEqual(second.stderr, first.stderr, insert)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("one.sqlite").path), insert)
+        }
+    }
+
     func testADatabaseFilesViewCallingRandomIsRefused() throws {
         try pipeline(input: "legacy.sqlite")
         let process = Process()
