@@ -337,7 +337,7 @@ public enum Libical {
             return
         }
         var calendarZone: String?
-        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written, _) in properties(of: component, lines: lines, lastLine: lastLine) {
             if icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                 feed.problems.append(problem(property, line: line, written: written, place: .calendar))
             } else if icalproperty_isa(property) == ICAL_X_PROPERTY, string(icalproperty_get_x_name(property))?.uppercased() == "X-WR-TIMEZONE" {
@@ -383,7 +383,7 @@ public enum Libical {
                 feed.events.append(read)
                 found = true
             case ICAL_VTIMEZONE_COMPONENT:
-                for (property, line, written) in properties(of: current, lines: childLines, lastLine: lastLine)
+                for (property, line, written, _) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                     feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
@@ -415,10 +415,10 @@ public enum Libical {
     /// order of the content lines, puts an `X-LIC-ERROR` where a line failed, and splits a multi-valued line
     /// (`CATEGORIES:a,b`) into properties of the same name; errors it adds at the end (a missing `END`) take the
     /// component's last line and no name.
-    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String)] {
-        var result: [(OpaquePointer, Int, String)] = []
+    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String, leading: String)] {
+        var result: [(OpaquePointer, Int, String, leading: String)] = []
         var next = 0
-        var previous: (name: String, line: Int, isProperty: Bool)?
+        var previous: (name: String, line: Int, isProperty: Bool, leading: String)?
         var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
         while let current = property {
             let name = icalproperty_get_property_name(current).map { String(cString: $0).uppercased() } ?? ""
@@ -426,12 +426,12 @@ public enum Libical {
             if next < lines.properties.count, isError || lines.properties[next].name == name {
                 previous = lines.properties[next]
                 let written = lines.properties[next]
-                result.append((current, written.line, written.isProperty ? written.name : ""))
+                result.append((current, written.line, written.isProperty ? written.name : "", written.leading))
                 next += 1
             } else if let previous, previous.name == name {
-                result.append((current, previous.line, previous.isProperty ? previous.name : ""))
+                result.append((current, previous.line, previous.isProperty ? previous.name : "", ""))
             } else {
-                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name))
+                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name, ""))
             }
             property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
         }
@@ -441,16 +441,20 @@ public enum Libical {
     private static func event(_ component: OpaquePointer, calendar: OpaquePointer, lines: LineOutline.Node, lastLine: Int,
                               document: CalendarDocument) -> ICalEvent {
         var event = ICalEvent(line: lines.line)
-        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written, leading) in properties(of: component, lines: lines, lastLine: lastLine) {
             let kind = icalproperty_isa(property)
+            // A text value as written: libical's parser drops the white space it starts with.
+            func text(_ value: UnsafePointer<CChar>?) -> String? {
+                string(value).map { $0.hasPrefix(leading) ? $0 : leading + $0 }
+            }
             if let name = icalproperty_get_property_name(property), event.lines[String(cString: name).uppercased()] == nil {
                 event.lines[String(cString: name).uppercased()] = line
             }
             switch kind {
             case ICAL_UID_PROPERTY: event.uid = string(icalproperty_get_uid(property))
-            case ICAL_SUMMARY_PROPERTY: event.summary = string(icalproperty_get_summary(property))
-            case ICAL_DESCRIPTION_PROPERTY: event.description = string(icalproperty_get_description(property))
-            case ICAL_LOCATION_PROPERTY: event.location = string(icalproperty_get_location(property))
+            case ICAL_SUMMARY_PROPERTY: event.summary = text(icalproperty_get_summary(property))
+            case ICAL_DESCRIPTION_PROPERTY: event.description = text(icalproperty_get_description(property))
+            case ICAL_LOCATION_PROPERTY: event.location = text(icalproperty_get_location(property))
             case ICAL_URL_PROPERTY: event.url = string(icalproperty_get_url(property))
             case ICAL_STATUS_PROPERTY: event.status = string(icalproperty_status_to_string(icalproperty_get_status(property)))
             case ICAL_CATEGORIES_PROPERTY: string(icalproperty_get_categories(property)).map { event.categories.append($0) }
@@ -644,8 +648,9 @@ private struct LineOutline {
         package let name: String
         package let line: Int
         package var end: Int?
-        /// Each content line's property name, line, and whether it is one (RFC 5545's name syntax, then `:` or `;`).
-        package var properties: [(name: String, line: Int, isProperty: Bool)] = []
+        /// Each content line's property name, line, whether it is one (RFC 5545's name syntax, then `:` or `;`), and
+        /// the white space its value starts with (libical's parser drops it; it is part of a text value).
+        package var properties: [(name: String, line: Int, isProperty: Bool, leading: String)] = []
         package var children: [Node] = []
         package init(name: String, line: Int) { self.name = name; self.line = line }
 
@@ -671,7 +676,18 @@ private struct LineOutline {
             // A name is RFC 5545's iana-token or x-name (letters, digits, `-`) before a `:` or `;`; anything else
             // (a folded line that lost its leading space) is no property, and a problem with it names none.
             let isProperty = !name.isEmpty && text.contains(":") && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-            open.last?.properties.append((name, line, isProperty))
+            open.last?.properties.append((name, line, isProperty, LineOutline.leadingSpace(ofValueIn: text)))
         }
+    }
+
+    /// The spaces and tabs the value of the content line `text` starts with: after its first `:` outside a quoted
+    /// parameter value.
+    static func leadingSpace(ofValueIn text: String) -> String {
+        var quoted = false
+        guard let colon = text.firstIndex(where: { character in
+            if character == "\"" { quoted.toggle() }
+            return character == ":" && !quoted
+        }) else { return "" }
+        return String(text[text.index(after: colon)...].prefix { $0 == " " || $0 == "\t" })
     }
 }

@@ -184,6 +184,39 @@ final class ICalendarReaderTests: KilnTestCase {
         assertSameRows(rows(records), expected, "global.ics")
     }
 
+    /// The white space a text value starts with is part of it (`SUMMARY: Some event`, as four of icalendar's test
+    /// calendars write it); libical's parser drops it, Python's icalendar (the oracle) keeps it. A `:` inside a quoted
+    /// parameter value is not where the value starts.
+    func testATextValuesLeadingSpaceIsKeptAsICalendarReadsIt() throws {
+        let url = try write(Data(feed("""
+            BEGIN:VEVENT\nUID:s@x\nDTSTAMP:20260101T000000Z\nDTSTART:20260301T100000Z\nSUMMARY: Some event ':'\nDESCRIPTION:\t  tabbed\nLOCATION;ALTREP="http://a.example/x": Hall\nEND:VEVENT
+            BEGIN:VEVENT\nUID:t@x\nDTSTAMP:20260101T000000Z\nDTSTART:20260302T100000Z\nSUMMARY:Plain\nEND:VEVENT\n
+            """).utf8), to: "spaces.ics")
+        let program = """
+            import sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+            for event in calendar.walk("VEVENT"):
+                print("|".join(str(event.get(key, "")) for key in ("SUMMARY", "DESCRIPTION", "LOCATION")))
+            """
+        let interpreter = try PythonOracle.interpreter()
+        let process = Process()
+        process.executableURL = interpreter
+        process.arguments = ["-c", program, url.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let expected = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        process.waitUntilExit()
+        XCTAssertEqual(expected.count, 2)
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        let events = records.filter { $0.kind.name == "event" }.map { record in
+            ["summary", "description", "location"].map { fields(record)[$0] ?? "" }.joined(separator: "|")
+        }
+        XCTAssertEqual(events, expected)
+        XCTAssertEqual(expected.first, " Some event ':'|\t  tabbed| Hall")
+    }
+
     func testUnknownTimeZoneIsAnErrorAtItsLine() throws {
         let (records, log) = try read(reader(), feed("""
             BEGIN:VEVENT
