@@ -195,6 +195,51 @@ final class ConformanceSuiteTests: HostileTestCase {
         XCTAssertGreaterThanOrEqual(compared, ConformanceSuite.isFull ? 70 : 14)
     }
 
+    /// Each of icalendar's test calendars that Python's icalendar parses gives the events it walks (`walk("VEVENT")`,
+    /// those with a UID: Kiln ships no event without one, an error says so), each with its SUMMARY as written. An
+    /// override (`RECURRENCE-ID`) of a series is an occurrence of the series in Kiln, so events are compared as sets.
+    func testICalendarsTestCalendarsGiveTheEventsICalendarWalks() throws {
+        let calendars = try ConformanceSuite.files("icalendar") { $0.hasSuffix(".ics") }
+        let program = #"""
+            import sys, warnings, icalendar
+            warnings.simplefilter("ignore")
+            for path in sys.argv[1:]:
+                try:
+                    parsed = icalendar.Calendar.from_ical(open(path, "rb").read())
+                except Exception:
+                    print(path + "\tunreadable")
+                    continue
+                for calendar in parsed if isinstance(parsed, list) else [parsed]:
+                    for event in calendar.walk("VEVENT"):
+                        if event.get("UID") is not None:
+                            print(path + "\t" + str(event["UID"]) + "\t" + str(event.get("SUMMARY", "")).replace("\n", "\\n"))
+            """#
+        let process = Process()
+        process.executableURL = try PythonOracle.interpreter()
+        process.arguments = ["-c", program] + calendars.map(\.path)
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let options: JSONValue = .object(["window": .object(["from": .string("2000-01-01"), "until": .string("2030-12-31")]), "timezone": .string("UTC")])
+        let reader = try ICalendarReader(options: options.decode(ICalendarReader.Options.self, codingPath: []))
+        var compared = 0
+        for url in calendars {
+            let expected = lines.filter { $0.hasPrefix(url.path + "\t") }.map { String($0.dropFirst(url.path.count + 1)) }
+            if expected == ["unreadable"] { continue }
+            compared += 1
+            let (records, _) = try read(reader, url: url)
+            let events = records.filter { $0.kind.name == "event" }.map { record in
+                let fields = Dictionary(uniqueKeysWithValues: zip(record.kind.fieldNames, record.values).compactMap { name, value in value.map { (name, $0) } })
+                return (fields["uid"] ?? "") + "\t" + (fields["summary"] ?? "").replacingOccurrences(of: "\n", with: "\\n")
+            }
+            XCTAssertEqual(Set(events), Set(expected), url.lastPathComponent)
+        }
+        XCTAssertGreaterThanOrEqual(compared, ConformanceSuite.isFull ? 90 : 18)
+    }
+
     // MARK: W3C XML conformance (James Clark's xmltest)
 
     /// Every not-well-formed standalone document of xmltest (`not-wf/sa`, 186 files) is refused with an error at a
