@@ -7,7 +7,8 @@ extension CLITestCase {
     /// Tables whose names the exports must carry into code that compiles: Swift and Kotlin keywords (`in`, `default`,
     /// `init`), the reader's own methods (`select`, `handle`), columns named `self`, `statement`, `row`, `rows`,
     /// `tableName`'s column, a key column `rows` and a foreign key through a column `self`; a full-text table over a
-    /// column `init`.
+    /// column `init`; columns named as what a Kotlin data class and the JVM declare (`class`, `copy`, `hash_code`,
+    /// `to_string`, `component1`, `equals`), filled by no source.
     static let hostileNamesManifest = """
         { bundle: "hostile", schemaVersion: 2,
           tables: [
@@ -18,6 +19,9 @@ extension CLITestCase {
               primaryKey: ["rows"] },
             { name: "select", columns: [{ name: "handle", type: "integer", notNull: true }, { name: "value", type: "text", notNull: true }], primaryKey: ["handle"] },
             { name: "handle", columns: [{ name: "id", type: "integer", notNull: true }, { name: "protocol", type: "text", notNull: true }], primaryKey: ["id"] },
+            { name: "data", columns: [{ name: "class", type: "text" }, { name: "copy", type: "text" }, { name: "hash_code", type: "integer" },
+                                      { name: "to_string", type: "text" }, { name: "component1", type: "text" }, { name: "equals", type: "text" }],
+              primaryKey: ["class"] },
           ],
           sources: [
             { name: "a", format: "delimited", path: "in.txt", options: { fields: ["s", "t", "r", "i", "n", "k"] }, into: "in",
