@@ -161,7 +161,18 @@ public struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
     public let text: String
     public let line: Int
+    /// The rule without its `RSCALE` text, which belongs to the parsed document (freed with it): `rscale` keeps it.
     fileprivate let rule: icalrecurrencetype
+    fileprivate let rscale: String?
+
+    fileprivate init(text: String, line: Int, rule: icalrecurrencetype) {
+        self.text = text
+        self.line = line
+        rscale = rule.rscale.map { String(cString: $0) }
+        var detached = rule
+        detached.rscale = nil
+        self.rule = detached
+    }
 
     /// True when the rule ends by itself (COUNT or UNTIL).
     public var isBounded: Bool { rule.count != 0 || icaltime_is_null_time(rule.until) == 0 }
@@ -171,6 +182,17 @@ public struct ICalRule: @unchecked Sendable {
     /// and at most a million steps of libical's iterator. `nil` when libical cannot expand the rule.
     public func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?, through: ICalTime?,
                        limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
+        guard let rscale else { return expand(rule, from: start, zone: zone, utc: utc, after: after, through: through, limit: limit) }
+        // The iterator reads RSCALE while it runs: the text lives until it is freed.
+        return rscale.withCString { text in
+            var rule = rule
+            rule.rscale = UnsafeMutablePointer(mutating: text)
+            return expand(rule, from: start, zone: zone, utc: utc, after: after, through: through, limit: limit)
+        }
+    }
+
+    private func expand(_ rule: icalrecurrencetype, from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?,
+                        through: ICalTime?, limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
         var dtstart = Libical.icalTime(start)
         if let zone { dtstart.zone = zone.zone } else if utc { dtstart.zone = icaltimezone_get_utc_timezone() }
         guard let iterator = icalrecur_iterator_new(rule, dtstart) else { return nil }
@@ -306,7 +328,7 @@ public enum Libical {
             feed.events.append(event(component, calendar: component, lines: lines, lastLine: lastLine, document: document))
             return
         }
-        if kind == ICAL_X_COMPONENT, readWrapped(component, calendar: component, calendarZone: nil, lines: lines, lastLine: lastLine,
+        if isWrapper(kind), readWrapped(component, calendar: component, calendarZone: nil, lines: lines, lastLine: lastLine,
                                                  document: document, into: &feed) {
             return
         }
@@ -315,7 +337,7 @@ public enum Libical {
             return
         }
         var calendarZone: String?
-        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written, _) in properties(of: component, lines: lines, lastLine: lastLine) {
             if icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                 feed.problems.append(problem(property, line: line, written: written, place: .calendar))
             } else if icalproperty_isa(property) == ICAL_X_PROPERTY, string(icalproperty_get_x_name(property))?.uppercased() == "X-WR-TIMEZONE" {
@@ -323,6 +345,12 @@ public enum Libical {
             }
         }
         _ = readEvents(in: component, calendar: component, calendarZone: calendarZone, lines: lines, lastLine: lastLine, document: document, into: &feed)
+    }
+
+    /// True for a component that may wrap events: an `X-` one, or one whose name libical does not know
+    /// (`BEGIN:MYCOMP`, which Python's icalendar walks into as it walks into an `X-` one).
+    private static func isWrapper(_ kind: icalcomponent_kind) -> Bool {
+        kind == ICAL_X_COMPONENT || kind == ICAL_NO_COMPONENT
     }
 
     /// Reads the events of the `X-` component `wrapper` (`readEvents`); returns false, leaving `feed` as it was but
@@ -355,11 +383,11 @@ public enum Libical {
                 feed.events.append(read)
                 found = true
             case ICAL_VTIMEZONE_COMPONENT:
-                for (property, line, written) in properties(of: current, lines: childLines, lastLine: lastLine)
+                for (property, line, written, _) in properties(of: current, lines: childLines, lastLine: lastLine)
                 where icalproperty_isa(property) == ICAL_XLICERROR_PROPERTY {
                     feed.problems.append(problem(property, line: line, written: written, place: .timeZone))
                 }
-            case ICAL_X_COMPONENT where readWrapped(current, calendar: calendar, calendarZone: calendarZone, lines: childLines,
+            case let kind where isWrapper(kind) && readWrapped(current, calendar: calendar, calendarZone: calendarZone, lines: childLines,
                                                     lastLine: lastLine, document: document, into: &feed):
                 found = true
             default:
@@ -387,10 +415,10 @@ public enum Libical {
     /// order of the content lines, puts an `X-LIC-ERROR` where a line failed, and splits a multi-valued line
     /// (`CATEGORIES:a,b`) into properties of the same name; errors it adds at the end (a missing `END`) take the
     /// component's last line and no name.
-    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String)] {
-        var result: [(OpaquePointer, Int, String)] = []
+    private static func properties(of component: OpaquePointer, lines: LineOutline.Node, lastLine: Int) -> [(OpaquePointer, Int, String, leading: String)] {
+        var result: [(OpaquePointer, Int, String, leading: String)] = []
         var next = 0
-        var previous: (name: String, line: Int, isProperty: Bool)?
+        var previous: (name: String, line: Int, isProperty: Bool, leading: String)?
         var property = icalcomponent_get_first_property(component, ICAL_ANY_PROPERTY)
         while let current = property {
             let name = icalproperty_get_property_name(current).map { String(cString: $0).uppercased() } ?? ""
@@ -398,12 +426,12 @@ public enum Libical {
             if next < lines.properties.count, isError || lines.properties[next].name == name {
                 previous = lines.properties[next]
                 let written = lines.properties[next]
-                result.append((current, written.line, written.isProperty ? written.name : ""))
+                result.append((current, written.line, written.isProperty ? written.name : "", written.leading))
                 next += 1
             } else if let previous, previous.name == name {
-                result.append((current, previous.line, previous.isProperty ? previous.name : ""))
+                result.append((current, previous.line, previous.isProperty ? previous.name : "", ""))
             } else {
-                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name))
+                result.append((current, isError ? (lines.end ?? lastLine) : lines.line, isError ? "" : name, ""))
             }
             property = icalcomponent_get_next_property(component, ICAL_ANY_PROPERTY)
         }
@@ -413,16 +441,20 @@ public enum Libical {
     private static func event(_ component: OpaquePointer, calendar: OpaquePointer, lines: LineOutline.Node, lastLine: Int,
                               document: CalendarDocument) -> ICalEvent {
         var event = ICalEvent(line: lines.line)
-        for (property, line, written) in properties(of: component, lines: lines, lastLine: lastLine) {
+        for (property, line, written, leading) in properties(of: component, lines: lines, lastLine: lastLine) {
             let kind = icalproperty_isa(property)
+            // A text value as written: libical's parser drops the white space it starts with.
+            func text(_ value: UnsafePointer<CChar>?) -> String? {
+                string(value).map { $0.hasPrefix(leading) ? $0 : leading + $0 }
+            }
             if let name = icalproperty_get_property_name(property), event.lines[String(cString: name).uppercased()] == nil {
                 event.lines[String(cString: name).uppercased()] = line
             }
             switch kind {
             case ICAL_UID_PROPERTY: event.uid = string(icalproperty_get_uid(property))
-            case ICAL_SUMMARY_PROPERTY: event.summary = string(icalproperty_get_summary(property))
-            case ICAL_DESCRIPTION_PROPERTY: event.description = string(icalproperty_get_description(property))
-            case ICAL_LOCATION_PROPERTY: event.location = string(icalproperty_get_location(property))
+            case ICAL_SUMMARY_PROPERTY: event.summary = text(icalproperty_get_summary(property))
+            case ICAL_DESCRIPTION_PROPERTY: event.description = text(icalproperty_get_description(property))
+            case ICAL_LOCATION_PROPERTY: event.location = text(icalproperty_get_location(property))
             case ICAL_URL_PROPERTY: event.url = string(icalproperty_get_url(property))
             case ICAL_STATUS_PROPERTY: event.status = string(icalproperty_status_to_string(icalproperty_get_status(property)))
             case ICAL_CATEGORIES_PROPERTY: string(icalproperty_get_categories(property)).map { event.categories.append($0) }
@@ -467,6 +499,19 @@ public enum Libical {
         return event
     }
 
+    /// The zone of the system zone database a TZID names: `Europe/Athens`, libical's own prefixed form, or a globally
+    /// unique TZID (RFC 5545 3.2.19: it starts with `/`) ending in a zone's name, as Mozilla writes them
+    /// (`/mozilla.org/20070129_1/America/New_York`), read as Python's icalendar reads it.
+    private static func builtinZone(_ tzid: String) -> OpaquePointer? {
+        if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) { return zone }
+        guard tzid.hasPrefix("/") else { return nil }
+        let parts = tzid.split(separator: "/")
+        for start in parts.indices.dropFirst() {
+            if let zone = icaltimezone_get_builtin_timezone(parts[start...].joined(separator: "/")) { return zone }
+        }
+        return nil
+    }
+
     private static func value(_ time: icaltimetype, _ property: OpaquePointer, calendar: OpaquePointer, line: Int,
                               document: CalendarDocument) -> ICalValue {
         var result = ICalValue(time: swiftTime(time), isUTC: icaltime_is_utc(time) != 0, zone: nil, tzid: nil, line: line)
@@ -476,7 +521,7 @@ public enum Libical {
         if let zone = icalcomponent_get_timezone(calendar, tzid) {
             if document.spans[tzid] == nil { document.spans[tzid] = .some(span(of: zone, tzid: tzid)) }
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: document, span: document.spans[tzid] ?? nil)
-        } else if let zone = icaltimezone_get_builtin_timezone(tzid) ?? icaltimezone_get_builtin_timezone_from_tzid(tzid) {
+        } else if let zone = builtinZone(tzid) {
             result.zone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         }
         return result
@@ -525,8 +570,8 @@ public enum Libical {
         }
         guard let first = start else { return nil }
         let names = [tzid, string(icaltimezone_get_location(zone))].compactMap { $0 }
-        let fallback = names.lazy.compactMap { icaltimezone_get_builtin_timezone($0) ?? icaltimezone_get_builtin_timezone_from_tzid($0) }.first
-        let fallbackName = names.first { icaltimezone_get_builtin_timezone($0) != nil || icaltimezone_get_builtin_timezone_from_tzid($0) != nil }
+        let fallback = names.lazy.compactMap(builtinZone).first
+        let fallbackName = names.first { builtinZone($0) != nil }
         let feedZone = ICalZone(tzid: tzid, zone: zone, owner: nil)
         let startTime = swiftTime(first)
         let endTime = endless ? nil : end.map(swiftTime)
@@ -603,8 +648,9 @@ private struct LineOutline {
         package let name: String
         package let line: Int
         package var end: Int?
-        /// Each content line's property name, line, and whether it is one (RFC 5545's name syntax, then `:` or `;`).
-        package var properties: [(name: String, line: Int, isProperty: Bool)] = []
+        /// Each content line's property name, line, whether it is one (RFC 5545's name syntax, then `:` or `;`), and
+        /// the white space its value starts with (libical's parser drops it; it is part of a text value).
+        package var properties: [(name: String, line: Int, isProperty: Bool, leading: String)] = []
         package var children: [Node] = []
         package init(name: String, line: Int) { self.name = name; self.line = line }
 
@@ -630,7 +676,18 @@ private struct LineOutline {
             // A name is RFC 5545's iana-token or x-name (letters, digits, `-`) before a `:` or `;`; anything else
             // (a folded line that lost its leading space) is no property, and a problem with it names none.
             let isProperty = !name.isEmpty && text.contains(":") && name.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-            open.last?.properties.append((name, line, isProperty))
+            open.last?.properties.append((name, line, isProperty, LineOutline.leadingSpace(ofValueIn: text)))
         }
+    }
+
+    /// The spaces and tabs the value of the content line `text` starts with: after its first `:` outside a quoted
+    /// parameter value.
+    static func leadingSpace(ofValueIn text: String) -> String {
+        var quoted = false
+        guard let colon = text.firstIndex(where: { character in
+            if character == "\"" { quoted.toggle() }
+            return character == ":" && !quoted
+        }) else { return "" }
+        return String(text[text.index(after: colon)...].prefix { $0 == " " || $0 == "\t" })
     }
 }

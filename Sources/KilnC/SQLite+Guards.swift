@@ -18,8 +18,6 @@ public struct RowWriteScope: Sendable, Equatable {
 
     /// The PRAGMA allowed with a value: it changes nothing but when the transaction checks foreign keys.
     static let settablePragmas: Set<String> = ["defer_foreign_keys"]
-    /// The PRAGMAs allowed without a value, which only read: the full-text modules read them as they write.
-    static let readPragmas: Set<String> = ["data_version", "page_size"]
     /// SQLite's schema tables, which SQLite writes as it creates or drops a table and which ordinary SQL cannot
     /// write (without `PRAGMA writable_schema`, refused).
     static let schemaTables: Set<String> = ["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"]
@@ -48,9 +46,33 @@ public struct RowWriteScope: Sendable, Equatable {
             return schema == "main" && isRebuildableShadow(second ?? "")
         case SQLITE_PRAGMA:
             let pragma = name.lowercased()
-            return RowWriteScope.settablePragmas.contains(pragma) || (second == nil && RowWriteScope.readPragmas.contains(pragma))
+            return RowWriteScope.settablePragmas.contains(pragma) || (second == nil && ReadingActions.readPragmas.contains(pragma))
         default:
             return false
+        }
+    }
+}
+
+/// Authorizer actions that read although their codes are those of writes: SQLite compiling a virtual table's
+/// declaration (an FTS5 table's, a pragma function's) asks to UPDATE its schema table, which ordinary SQL cannot
+/// write (without `PRAGMA writable_schema`, never allowed), and FTS5 and the pragma functions
+/// (`pragma_table_info('t')`) read through PRAGMAs that only report.
+enum ReadingActions {
+    /// PRAGMAs that only report, whatever their argument (a table's or an index's name).
+    static let reportingPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    ]
+    /// PRAGMAs that only read when they have no value (with one, they set it).
+    static let readPragmas: Set<String> = ["data_version", "page_size"]
+
+    /// True when `action` with its arguments `first` and `second` only reads.
+    static func allows(_ action: Int32, _ first: String?, _ second: String?) -> Bool {
+        switch action {
+        case SQLITE_UPDATE: return RowWriteScope.schemaTables.contains(first ?? "")
+        case SQLITE_PRAGMA:
+            let pragma = (first ?? "").lowercased()
+            return reportingPragmas.contains(pragma) || (second == nil && readPragmas.contains(pragma))
+        default: return false
         }
     }
 }
@@ -103,7 +125,7 @@ package final class SQLGuards {
         }
         guard readOnly else { return refusesOtherFiles && action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK }
         if action == SQLITE_FUNCTION { return authorizeFunction(second) }
-        if SQLGuards.reads.contains(action) { return SQLITE_OK }
+        if SQLGuards.reads.contains(action) || ReadingActions.allows(action, first, second) { return SQLITE_OK }
         if refused == nil {
             // A statement that changes the schema asks to write sqlite_master first.
             let schemaWrite = ["sqlite_master", "sqlite_temp_master"].contains(first ?? "")

@@ -51,7 +51,7 @@ package final class SandboxState {
         case .kiln:
             return action != SQLITE_ATTACH && action != SQLITE_DETACH
         case .query:
-            return [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE].contains(action)
+            return [SQLITE_SELECT, SQLITE_READ, SQLITE_FUNCTION, SQLITE_RECURSIVE].contains(action) || ReadingActions.allows(action, first, second)
         case .script:
             switch action {
             // A multi-row `VALUES (…), (…)` is compiled as a SELECT of its rows; a CHECK reads its table's columns;

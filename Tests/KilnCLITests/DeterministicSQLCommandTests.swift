@@ -61,6 +61,18 @@ final class DeterministicSQLCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "p", "--quiet").status, 0)
     }
 
+    /// A rule that reads the schema through pragma functions (`pragma_table_info('t')`, `pragma_index_list`,
+    /// `pragma_foreign_key_list`) only reads: it runs and reports its rows. Compiling a pragma function's declaration
+    /// asks the authorizer to UPDATE the schema table, which was refused as "a change to the schema".
+    func testARuleReadingTheSchemaThroughAPragmaFunctionRuns() throws {
+        let rule = #"rules: [{ code: "x", kind: "sql", sql: "SELECT t._file, t._line FROM t WHERE (SELECT count(*) FROM pragma_table_info('t') WHERE name = 'v') = 1 AND (SELECT count(*) FROM pragma_index_list('t')) >= 0 AND (SELECT count(*) FROM pragma_foreign_key_list('t')) = 0 AND t.v = '2026-04-15'", message: "v is there" }],"#
+        try pipeline(extra: rule)
+        let run = try kiln("build", "p", "--out", "b.sqlite", "--quiet")
+        XCTAssertEqual(run.status, 1, "the rule's finding is an error: \(run.stderr)")
+        XCTAssertTrue(run.stderr.contains("p/in.txt:2: error: v is there [x]"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("p/in.txt:1:"), run.stderr)
+    }
+
     func testWhatOnlyShowsAsTheSQLRunsIsRefusedThen() throws {
         // unixepoch() without arguments reads the clock; so does a date function given the text 'now' from the data.
         try pipeline(extra: #"rules: [{ code: "x", kind: "sql", sql: "SELECT _file, _line FROM t WHERE unixepoch() > 0", message: "x" }],"#)

@@ -80,6 +80,19 @@ final class HostileInputCommandTests: CLITestCase {
         XCTAssertFalse(try String(contentsOf: file("build/hostile.report.json"), encoding: .utf8).contains("root:"))
     }
 
+    /// A UTF-16 document whose last byte is half a character (libxml2's error tests: truncated-utf16.xml), which
+    /// libxml2 drops without a word: an error at its line, and no bundle (before, a build with only `source.empty`).
+    func testAUTF16DocumentCutInsideACharacterFailsTheBuild() throws {
+        let folder = try pipeline("p", format: "xml", options: #"{ record: "rec", fields: { v: "." } }"#, path: "in.xml")
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<r><rec>v</rec></r>"
+        try Data([0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } + [0x61]).write(to: folder.appendingPathComponent("in.xml"))
+        let run = try kiln("build", "p", "--quiet")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("p/in.xml:2:"), run.stderr)
+        XCTAssertTrue(run.stderr.contains(": error: malformed XML: the file ends in the middle of a UTF-16 character (an odd number of bytes)"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/hostile.sqlite").path))
+    }
+
     func testDeeplyNestedHTMLFailsTheBuild() throws {
         let folder = try pipeline("p", format: "html", options: #"{ records: "//p", fields: { v: "." } }"#, path: "in.html")
         let depth = 100_000

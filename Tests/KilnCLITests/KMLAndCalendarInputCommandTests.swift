@@ -185,4 +185,37 @@ final class KMLAndCalendarInputCommandTests: CLITestCase {
         XCTAssertEqual(try rows("cal.sqlite", "SELECT start_utc, end_utc FROM occurrence ORDER BY start_utc"),
                        [["2026-01-05T10:00:00Z", "2026-01-05T11:00:00Z"], ["2026-02-13T09:00:00Z", "2026-02-13T11:00:00Z"]])
     }
+
+    /// icalendar's 116 test calendars (Tests/Fixtures/conformance/icalendar) in one glob source: the build ends with
+    /// its findings (exit 1: many calendars are broken on purpose), not with a crash (an RSCALE rule read freed
+    /// memory: "malloc(): smallbin double linked list corrupted", SIGABRT). Through `kiln extract`: a summary keeps the
+    /// space it starts with, a VEVENT inside an unknown component is read, a globally unique TZID is its zone.
+    func testIcalendarsTestCalendarsBuildInOneGlobAndReadAsWritten() throws {
+        try write("""
+            { bundle: "cal", schemaVersion: 1,
+              tables: [{ name: "event", columns: [{ name: "uid", type: "text" }, { name: "summary", type: "text" }, { name: "tzid", type: "text" }] }],
+              sources: [{ name: "events", format: "ics", path: "cals/*.ics", options: { window: { from: "2000-01-01", until: "2030-12-31" }, timezone: "UTC" },
+                          into: { event: { table: "event", columns: { uid: "uid", summary: "summary", tzid: "tzid" } } } }] }
+            """, to: "p/kiln.json5")
+        let suite = CLITestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/conformance/icalendar")
+        let names = try FileManager.default.contentsOfDirectory(atPath: suite.path).filter { $0.hasSuffix(".ics") }
+        XCTAssertGreaterThanOrEqual(names.count, 116)
+        try FileManager.default.createDirectory(at: file("p/cals"), withIntermediateDirectories: true)
+        for name in names { try FileManager.default.copyItem(at: suite.appendingPathComponent(name), to: file("p/cals/" + name)) }
+        let build = try kiln("build", "p", "--out", "cal.sqlite", "--quiet")
+        XCTAssertEqual(build.status, 1, build.stderr)
+        XCTAssertTrue(build.stderr.contains("p/cals/big_bad_calendar.ics:"), "the findings of the broken calendars: \(build.stderr)")
+        XCTAssertFalse(build.stderr.contains("crashed") || build.stderr.contains("malloc"), build.stderr)
+        func extract(_ name: String) throws -> (records: [[String: Any]], codes: [String]) {
+            let run = try kiln("extract", "events", "p/cals/" + name, "--manifest", "p", "--format", "json")
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stderr)
+            let codes = (object["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            return (try XCTUnwrap(object["records"] as? [[String: Any]]), codes)
+        }
+        XCTAssertEqual(try extract("issue_526_calendar_with_events.ics").records.compactMap { $0["summary"] as? String }, [" Some event ':'", " Some other event"])
+        XCTAssertEqual(try extract("issue_178_custom_component_contains_other.ics").records.compactMap { $0["uid"] as? String }, ["12345"])
+        let global = try extract("issue_313_globally_unique_tzid.ics")
+        XCTAssertTrue(global.records.contains { $0["tzid"] as? String == "/mozilla.org/20070129_1/America/New_York" }, "\(global.records)")
+        XCTAssertFalse(global.codes.contains("ics.unknown-tzid"), "\(global.codes)")
+    }
 }

@@ -37,6 +37,23 @@ final class LegacySQLSandboxCommandTests: CLITestCase {
         XCTAssertEqual(second.stderr.replacingOccurrences(of: "two", with: "one"), first.stderr, "the same findings every time")
     }
 
+    /// Every statement that fills a column from its `DEFAULT (random())` is refused at its line, however the row
+    /// comes (`DEFAULT VALUES`, `INSERT … SELECT`, an upsert, `REPLACE`), and the findings are the same in two builds.
+    func testEveryInsertThatReachesARandomDefaultIsRefused() throws {
+        try pipeline(input: "legacy.sql")
+        for insert in ["INSERT INTO m DEFAULT VALUES;", "INSERT INTO m (name) SELECT 'z';", "INSERT INTO m (name) VALUES ('c') ON CONFLICT DO NOTHING;",
+                       "REPLACE INTO m (name) VALUES ('c');"] {
+            try "CREATE TABLE m (name TEXT DEFAULT 'x' UNIQUE, n INTEGER DEFAULT (abs(random()) % 10));\n\(insert)\n"
+                .write(to: file("p/legacy.sql"), atomically: true, encoding: .utf8)
+            let first = try kiln("build", "p", "--out", "one.sqlite", "--quiet")
+            XCTAssertEqual(first.status, 1, "\(insert): \(first.stderr)")
+            XCTAssertTrue(first.stderr.contains("p/legacy.sql:2: error: statement failed: random() is not allowed in data read from a file: its result is not decided by the input"), "\(insert): \(first.stderr)")
+            let second = try kiln("build", "p", "--out", "one.sqlite", "--quiet")
+            XCTAssertEqual(second.stderr, first.stderr, insert)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("one.sqlite").path), insert)
+        }
+    }
+
     func testADatabaseFilesViewCallingRandomIsRefused() throws {
         try pipeline(input: "legacy.sqlite")
         let process = Process()
@@ -50,6 +67,31 @@ final class LegacySQLSandboxCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertTrue(run.stderr.contains("the source's query failed on legacy.sqlite: refused: it calls random(), whose result is not decided by the input"), run.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/legacy.sqlite").path), "nothing shipped")
+    }
+
+    /// A query reading an FTS5 table of a database file (a MATCH among them) reads it: compiling FTS5's
+    /// declaration asks the authorizer to UPDATE the schema table and FTS5 reads `PRAGMA data_version`, which the
+    /// sandbox took for writes ("refused: UPDATE"). The rows are what Python's sqlite3 reads.
+    func testAQueryOfAnFTS5TableInADatabaseFileReadsIt() throws {
+        for query in ["SELECT name, n FROM m ORDER BY name", #"SELECT name, n FROM m WHERE m MATCH 'alpha OR gamma' ORDER BY name"#] {
+            try writePipeline("p", manifest: """
+                { bundle: "legacy", schemaVersion: 1,
+                  tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "text" }] }],
+                  sources: [{ name: "s", format: "sqlite", path: "legacy.sqlite",
+                              options: { query: "\(query.replacingOccurrences(of: "'", with: "\\'"))", fields: ["name", "n"] },
+                              into: "t", columns: { name: "name", n: "n" } }] }
+                """)
+            try? FileManager.default.removeItem(at: file("p/legacy.sqlite"))
+            try sqlite3("p/legacy.sqlite", "CREATE VIRTUAL TABLE m USING fts5(name, n); INSERT INTO m VALUES ('alpha', 'one'), ('beta', 'two'), ('gamma', 'three');")
+            let run = try kiln("build", "p", "--out", "fts.sqlite", "--quiet")
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let expected = try PythonOracle.lines(ofProgram: "import sqlite3, sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(r))",
+                                                  [file("p/legacy.sqlite").path, query])
+            let shipped = try PythonOracle.lines(ofProgram: "import sqlite3, sys\nfor r in sqlite3.connect(sys.argv[1]).execute('SELECT name, n FROM t ORDER BY name'): print('|'.join(r))",
+                                                 [file("fts.sqlite").path])
+            XCTAssertFalse(expected.isEmpty)
+            XCTAssertEqual(shipped, expected, query)
+        }
     }
 
     /// Runs the `sqlite3` shell on `path` with `sql`.

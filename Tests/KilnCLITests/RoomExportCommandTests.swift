@@ -185,29 +185,62 @@ final class RoomExportCommandTests: CLITestCase {
     /// androidx.room's Entity, ColumnInfo, ForeignKey, Index, Fts4, Database; RoomDatabase, Room.databaseBuilder and
     /// android.content.Context reduced to what the @Database class calls). Skipped without kotlinc.
     func testTheKotlinCompilesAgainstRoomsAnnotations() throws {
+        let kotlinc = try kotlinCompiler()
+        for name in ["patras", "itravel"] {
+            let run = try export(name, out: "kotlin-\(name)", "--package", "gr.kiln.\(name)")
+            XCTAssertEqual(run.status, 0, run.stderr)
+            try compileKotlin(kotlinc, folder: "kotlin-\(name)", minimumFiles: 6)
+        }
+    }
+
+    /// Keywords and the generated code's own words as table and column names (`CLITestCase.hostileNamesManifest`):
+    /// the Kotlin compiles; a table whose class would be the database class, and tables whose classes differ only in
+    /// case (one file each, on a file system that may ignore case), are refused naming the clash.
+    func testHostileNamesCompileOrAreRefusedNamingTheClash() throws {
+        try buildHostileNames("hostile")
+        for (tables, message) in [
+            ([("hostile_database", ["v"])], "table \"hostile_database\" would be the Kotlin class HostileDatabase, which is the database class in the generated code: rename it in the manifest"),
+            ([("a_b", ["v"]), ("a__b", ["v"])], "tables \"a__b\" and \"a_b\" would both be the Kotlin class AB: rename one in the manifest"),
+            ([("a_b", ["v"]), ("ab", ["v"])], "tables \"a_b\" and \"ab\" would both be the Kotlin class Ab (AB differs from it only in case): rename one in the manifest"),
+        ] as [([(name: String, columns: [String])], String)] {
+            let name = "clash-" + tables.map(\.name).joined(separator: "-")
+            try buildHostileNames(name, manifest: CLITestCase.namesOnlyManifest(tables), inputs: [:])
+            let run = try kiln("export", "room", "build/\(name).sqlite", "--manifest", name, "--out", "room-\(name)")
+            XCTAssertEqual(run.status, 1, run.stderr)
+            XCTAssertTrue(run.stderr.contains(message), run.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("room-\(name)").path), "nothing was written")
+        }
+        let kotlinc = try kotlinCompiler()
+        let run = try kiln("export", "room", "build/hostile.sqlite", "--manifest", "hostile", "--out", "kotlin-hostile")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try compileKotlin(kotlinc, folder: "kotlin-hostile", minimumFiles: 4)
+    }
+
+    private func kotlinCompiler() throws -> String {
         try TestTier.requireFull("kotlinc")
         guard let kotlinc = ["/usr/bin/kotlinc", "/usr/local/bin/kotlinc"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw XCTSkip("kotlinc is not installed (scripts/install-deps installs Debian's kotlin)")
         }
-        for name in ["patras", "itravel"] {
-            let run = try export(name, out: "kotlin-\(name)", "--package", "gr.kiln.\(name)")
-            XCTAssertEqual(run.status, 0, run.stderr)
-            let sources = try files(under: "kotlin-\(name)").keys.filter { $0.hasSuffix(".kt") }.sorted().map { file("kotlin-\(name)/" + $0).path }
-            XCTAssertGreaterThan(sources.count, 5)
-            try RoomExportCommandTests.stubs.write(to: file("stubs.kt"), atomically: true, encoding: .utf8)
-            try RoomExportCommandTests.contextStub.write(to: file("context.kt"), atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: kotlinc)
-            process.arguments = [file("stubs.kt").path, file("context.kt").path] + sources + ["-d", file("classes-\(name)").path]
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = err
-            try process.run()
-            let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 0, output)
-            XCTAssertFalse(output.contains("error:"), output)
-        }
+        return kotlinc
+    }
+
+    /// Compiles the `.kt` files under `folder` with the stubs; fails the test on an error.
+    private func compileKotlin(_ kotlinc: String, folder: String, minimumFiles: Int) throws {
+        let sources = try files(under: folder).keys.filter { $0.hasSuffix(".kt") }.sorted().map { file("\(folder)/" + $0).path }
+        XCTAssertGreaterThanOrEqual(sources.count, minimumFiles)
+        try RoomExportCommandTests.stubs.write(to: file("stubs.kt"), atomically: true, encoding: .utf8)
+        try RoomExportCommandTests.contextStub.write(to: file("context.kt"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: kotlinc)
+        process.arguments = [file("stubs.kt").path, file("context.kt").path] + sources + ["-d", file("classes-\(folder)").path]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = err
+        try process.run()
+        let output = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, output)
+        XCTAssertFalse(output.contains("error:"), output)
     }
 
     func testWrongOptionsAndAMissingAndroidBundleAreRefusedAndNothingIsWritten() throws {

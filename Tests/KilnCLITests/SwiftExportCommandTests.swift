@@ -43,10 +43,13 @@ final class SwiftExportCommandTests: CLITestCase {
 
     /// Builds sample `name`, exports its Swift file, compiles it with `main` (NAMESPACE replaced) and returns the
     /// binary, the bundle and the generated file's text.
+    /// A pipeline already in the working folder with its bundle built is exported as it is.
     private func compiled(_ name: String, main: String) throws -> (binary: URL, bundle: URL, source: String) {
-        try copy("raw/\(name)", to: name)
-        let build = try kiln("build", name, "--out", "build/\(name).sqlite", "--quiet")
-        XCTAssertEqual(build.status, 0, build.stderr)
+        if !FileManager.default.fileExists(atPath: file("build/\(name).sqlite").path) {
+            try copy("raw/\(name)", to: name)
+            let build = try kiln("build", name, "--out", "build/\(name).sqlite", "--quiet")
+            XCTAssertEqual(build.status, 0, build.stderr)
+        }
         let export = try kiln("export", "swift", "build/\(name).sqlite", "--manifest", name, "--out", "swift-\(name)")
         XCTAssertEqual(export.status, 0, export.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: file("swift-\(name)").path)
@@ -179,6 +182,53 @@ final class SwiftExportCommandTests: CLITestCase {
         XCTAssertEqual(database, ["ok"])
         let opened = try run(binary, [bundle.path])
         XCTAssertEqual(opened.stdout, "SQLite error 20: \(bundle.path) has schema version 7; this code reads version 1\n")
+    }
+
+    /// Keywords, the reader's own method names and a column `self` as names: the file compiles, and every row, a key
+    /// query, a foreign-key query through the column `self` and a search read what the inputs hold.
+    func testHostileNamesCompileAndReadTheirRows() throws {
+        try buildHostileNames("hostile")
+        let main = #"""
+            let reader = try NAMESPACE.Reader(path: CommandLine.arguments[1])
+            for row in try reader.allIn() { print(row.`self`, row.statement, row.row, row.`init`, row.tableName, row.`in`) }
+            print(try reader.`in`(self: "s2")?.`init` ?? "none")
+            print(try reader.defaultBySelf(self: "s1").map(\.rows).joined(separator: ","), try reader.`default`(rows: "r2")?.type ?? 0)
+            print(try reader.searchIn("second").map(\.`self`), try reader.select(handle: 2)?.value ?? "none", try reader.handle(id: 10)?.`protocol` ?? "none")
+            """#
+        let (binary, bundle, source) = try compiled("hostile", main: main)
+        XCTAssertTrue(source.contains("public struct In: Row, Swift.Equatable, Swift.Sendable {"), source)
+        let swift = try run(binary, [bundle.path])
+        XCTAssertEqual(swift.status, 0, swift.stderr)
+        // What the inputs hold (CLITestCase.hostileNamesInputs).
+        XCTAssertEqual(swift.stdout, "s1 t1 7 first words n1 k1\ns2 t2 8 second words n2 k2\nsecond words\nr1,r3 2.5\n[\"s2\"] v2 p10\n")
+    }
+
+    /// A table or column whose Swift name would be one of the generated runtime's (`Value`, `Row`, `Reader`,
+    /// `Statement`, `ReaderError`), a keyword type (`Self`, `Protocol`), another table's (`a_b`, `a__b`) or the row's
+    /// `values` is refused naming it and the clash, and no file is written.
+    func testNamesThatWouldClashInTheSwiftFileAreRefusedNamingTheClash() throws {
+        let cases: [(tables: [(name: String, columns: [String])], message: String)] = [
+            ([("value", ["v"])], "table \"value\" would be the Swift type Value, which is the reader's type of SQLite values in the generated code: rename it in the manifest"),
+            ([("row", ["v"])], "table \"row\" would be the Swift type Row, which is the protocol of every row type"),
+            ([("reader", ["v"])], "table \"reader\" would be the Swift type Reader, which is the reader"),
+            ([("statement", ["v"])], "table \"statement\" would be the Swift type Statement, which is the reader's statement type"),
+            ([("reader_error", ["v"])], "table \"reader_error\" would be the Swift type ReaderError, which is the reader's error type"),
+            ([("self", ["v"])], "table \"self\" would be the Swift type Self, which is a Swift keyword"),
+            ([("protocol", ["v"])], "table \"protocol\" would be the Swift type Protocol, which is a Swift keyword"),
+            ([("swift", ["v"])], "table \"swift\" would be the Swift type Swift, which is a module the file names"),
+            ([("hostile_bundle", ["v"])], "table \"hostile_bundle\" would be the Swift type HostileBundle, which is the namespace of every generated type"),
+            ([("a_b", ["v"]), ("a__b", ["v"])], "tables \"a_b\" and \"a__b\" would both be the Swift type AB: rename one in the manifest"),
+            ([("t", ["values"])], "column \"values\" of table t would be the Swift property values, which is the row's values in column order"),
+            ([("t", ["a_b", "a__b"])], "columns \"a_b\" and \"a__b\" of table t would both be the Swift property aB: rename one in the manifest"),
+        ]
+        for (index, (tables, message)) in cases.enumerated() {
+            let name = "clash\(index)"
+            try buildHostileNames(name, manifest: CLITestCase.namesOnlyManifest(tables), inputs: [:])
+            let export = try kiln("export", "swift", "build/\(name).sqlite", "--manifest", name, "--out", "swift-\(name)")
+            XCTAssertEqual(export.status, 1, export.stderr)
+            XCTAssertTrue(export.stderr.contains(message), export.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("swift-\(name)").path), "nothing was written")
+        }
     }
 
     func testBadBundlesAndOutputsAreClearErrors() throws {

@@ -20,6 +20,37 @@ final class AppExportTests: KilnTestCase {
         XCTAssertEqual(SwiftExport.namespace("patras-web"), "PatrasWebBundle")
     }
 
+    /// The one clash checker of both exports: a reserved name names what it is, a second owner names both, backticks
+    /// aside; the Kotlin classes also clash in another case.
+    func testGeneratedNamesRefuseReservedNamesAndASecondOwner() throws {
+        XCTAssertEqual(SwiftExport.memberName("self"), "`self`")
+        XCTAssertEqual(SwiftExport.typeName("self"), "Self")
+        var types = GeneratedNames("Swift type", reserved: ["Value": "the reader's type of SQLite values"])
+        XCTAssertThrowsError(try types.claim("Value", for: .table("value"))) { error in
+            XCTAssertEqual("\(error)", "table \"value\" would be the Swift type Value, which is the reader's type of SQLite values in the generated code: rename it in the manifest")
+        }
+        try types.claim("AB", for: .table("a_b"))
+        try types.claim("Ab", for: .table("ab"))
+        XCTAssertThrowsError(try types.claim("AB", for: .table("a__b"))) { error in
+            XCTAssertEqual("\(error)", "tables \"a_b\" and \"a__b\" would both be the Swift type AB: rename one in the manifest")
+        }
+        var classes = GeneratedNames("Kotlin class", ignoringCase: true)
+        try classes.claim("AB", for: .table("a_b"))
+        XCTAssertThrowsError(try classes.claim("Ab", for: .table("ab"))) { error in
+            XCTAssertEqual("\(error)", "tables \"a_b\" and \"ab\" would both be the Kotlin class Ab (AB differs from it only in case): rename one in the manifest")
+        }
+        var properties = GeneratedNames("Swift property")
+        try properties.claim("`in`", for: .column("in", table: "t"))
+        XCTAssertThrowsError(try properties.claim("in", for: .column("In", table: "t"))) { error in
+            XCTAssertEqual("\(error)", "columns \"in\" and \"In\" of table t would both be the Swift property in: rename one in the manifest")
+        }
+        var functions = GeneratedNames("Swift function of the reader")
+        try functions.claim("stopByX(x:)", for: .query("foreign key query", table: "stop"))
+        XCTAssertThrowsError(try functions.claim("stopByX(x:)", for: .query("key query", table: "stop_by_x"))) { error in
+            XCTAssertEqual("\(error)", "the foreign key query of table stop and the key query of table stop_by_x would both be the Swift function of the reader stopByX(x:): rename one in the manifest")
+        }
+    }
+
     private func database(_ name: String, _ sql: String) throws -> URL {
         let url = temporaryDirectory.appendingPathComponent(name)
         let database = try Database(path: url.path)

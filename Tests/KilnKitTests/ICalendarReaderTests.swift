@@ -142,6 +142,8 @@ final class ICalendarReaderTests: KilnTestCase {
             "wrapped.ics": "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//test//EN\nBEGIN:X-GROUP\nX-NAME:a\n" + event("wrapped@x")
                 + "BEGIN:X-INNER\n" + event("inner@x") + "END:X-INNER\nEND:X-GROUP\n" + event("plain@x") + "END:VCALENDAR\n",
             "lonewrapper.ics": "BEGIN:X-GROUP\n" + event("root-wrapped@x") + "END:X-GROUP\n",
+            // A component whose name is neither standard nor X- (icalendar's issue_178 test calendar).
+            "custom.ics": "BEGIN:MYCOMP\nDTSTAMP:20150121T080000\n" + event("custom@x") + "END:MYCOMP\n",
         ]
         for (name, text) in files.sorted(by: { $0.key < $1.key }) {
             let url = try write(Data(text.replacingOccurrences(of: "\n", with: "\r\n").utf8), to: name)
@@ -154,6 +156,65 @@ final class ICalendarReaderTests: KilnTestCase {
         // An X- component without an event is skipped as a whole (info), as before.
         let (_, log) = try read(reader(), feed("BEGIN:X-NOTE\nX-TEXT:hello\nBEGIN:VTODO\nUID:t@x\nEND:VTODO\nEND:X-NOTE\n" + event("e@x")), name: "note.ics")
         XCTAssertEqual(findings(log, "ics.skipped").map(\.message), ["X-NOTE is not an event; not read"])
+    }
+
+    /// A rule with RSCALE (RFC 7529) is expanded after the parsed document is freed: its RSCALE text must outlive
+    /// it (libical's struct points into the document; read after the free, it crashed a build of icalendar's test
+    /// calendars with a corrupted heap). RSCALE=GREGORIAN is the calendar a rule without RSCALE uses, so both rules
+    /// give the same starts.
+    func testAnRSCALERuleOutlivesTheParsedDocument() throws {
+        let rule = { (uid: String, rscale: String) in
+            "BEGIN:VEVENT\nUID:\(uid)\nDTSTAMP:20260101T000000Z\nDTSTART;TZID=Europe/Athens:20260131T190000\nDURATION:PT1H\nRRULE:\(rscale)FREQ=MONTHLY;COUNT=4\nEND:VEVENT\n"
+        }
+        let (records, log) = try read(reader(), feed(rule("gregorian@x", "RSCALE=GREGORIAN;") + rule("plain@x", "")), name: "rscale.ics")
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        let starts = { (uid: String) in records.filter { $0.kind.name == "occurrence" && self.fields($0)["event_uid"] == uid }.compactMap { self.fields($0)["start_local"] } }
+        XCTAssertEqual(starts("plain@x").count, 4)
+        XCTAssertEqual(starts("gregorian@x"), starts("plain@x"))
+    }
+
+    /// A globally unique TZID (RFC 5545: it starts with `/`) ending in a zone's name, without a VTIMEZONE, as
+    /// Mozilla wrote them (icalendar's issue_313 test calendar), is that zone, as the oracle reads it.
+    func testAGloballyUniqueTZIDIsTheZoneItEndsWith() throws {
+        let url = try write(Data(feed("BEGIN:VEVENT\nUID:g@x\nDTSTAMP:20260101T000000Z\nDTSTART;TZID=/mozilla.org/20070129_1/America/New_York:20260426T140000\nDURATION:PT1H\nEND:VEVENT\n").utf8), to: "global.ics")
+        let expected = try oracle(url)
+        XCTAssertEqual(expected.count, 1)
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        assertSameRows(rows(records), expected, "global.ics")
+    }
+
+    /// The white space a text value starts with is part of it (`SUMMARY: Some event`, as four of icalendar's test
+    /// calendars write it); libical's parser drops it, Python's icalendar (the oracle) keeps it. A `:` inside a quoted
+    /// parameter value is not where the value starts.
+    func testATextValuesLeadingSpaceIsKeptAsICalendarReadsIt() throws {
+        let url = try write(Data(feed("""
+            BEGIN:VEVENT\nUID:s@x\nDTSTAMP:20260101T000000Z\nDTSTART:20260301T100000Z\nSUMMARY: Some event ':'\nDESCRIPTION:\t  tabbed\nLOCATION;ALTREP="http://a.example/x": Hall\nEND:VEVENT
+            BEGIN:VEVENT\nUID:t@x\nDTSTAMP:20260101T000000Z\nDTSTART:20260302T100000Z\nSUMMARY:Plain\nEND:VEVENT\n
+            """).utf8), to: "spaces.ics")
+        let program = """
+            import sys, icalendar
+            calendar = icalendar.Calendar.from_ical(open(sys.argv[1], "rb").read())
+            for event in calendar.walk("VEVENT"):
+                print("|".join(str(event.get(key, "")) for key in ("SUMMARY", "DESCRIPTION", "LOCATION")))
+            """
+        let interpreter = try PythonOracle.interpreter()
+        let process = Process()
+        process.executableURL = interpreter
+        process.arguments = ["-c", program, url.path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let expected = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        process.waitUntilExit()
+        XCTAssertEqual(expected.count, 2)
+        let (records, log) = try read(reader(), url: url)
+        XCTAssertEqual(log.diagnostics.map(\.formatted), [])
+        let events = records.filter { $0.kind.name == "event" }.map { record in
+            ["summary", "description", "location"].map { fields(record)[$0] ?? "" }.joined(separator: "|")
+        }
+        XCTAssertEqual(events, expected)
+        XCTAssertEqual(expected.first, " Some event ':'|\t  tabbed| Hall")
     }
 
     func testUnknownTimeZoneIsAnErrorAtItsLine() throws {

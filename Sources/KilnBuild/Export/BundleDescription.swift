@@ -146,7 +146,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
         default:
             let description = try BundleDescription(bundle: bundle, manifest: manifest)
             switch self {
-            case .swift: files = [(SwiftExport.fileName(for: description), SwiftExport(description).source())]
+            case .swift: files = [(SwiftExport.fileName(for: description), try SwiftExport(description).source())]
             case .datasette: files = [("\(stem).metadata.json", try DatasetteMetadata(description, databaseName: stem).json())]
             default:
                 let dictionary = DataDictionary(description)

@@ -70,23 +70,17 @@ public struct RoomExport: Sendable {
             }
         }
         databaseName = RoomExport.typeName(schema.bundle) + "Database"
-        var classes: [Class] = []
-        var owners: [String: String] = [databaseName: "the database class"]
         searchName = schema.entities.contains { $0.fullText != nil } ? RoomExport.typeName(schema.bundle) + "Search" : nil
-        if let searchName { owners[searchName] = "the search object" }
+        var names = GeneratedNames("Kotlin class", ignoringCase: true, reserved: [databaseName: "the database class"])
+        if let searchName { names.reserve(searchName, for: "the search object") }
+        var classes: [Class] = []
         for entity in schema.entities {
             let name = RoomExport.typeName(entity.table)
-            if let other = owners[name] {
-                throw KilnError.validation("tables \(other.hasPrefix("the ") ? other : "\"\(other)\"") and \"\(entity.table)\" would both be the Kotlin class \(name): rename one in the manifest")
-            }
-            owners[name] = entity.table
-            var properties: [String] = [], used: [String: String] = [:]
+            try names.claim(name, for: .table(entity.table))
+            var properties: [String] = [], used = GeneratedNames("Kotlin property")
             for field in entity.fields {
                 let property = RoomExport.propertyName(field.column)
-                if let other = used[property] {
-                    throw KilnError.validation("columns \"\(other)\" and \"\(field.column)\" of table \(entity.table) would both be the Kotlin property \(property): rename one in the manifest")
-                }
-                used[property] = field.column
+                try used.claim(property, for: .column(field.column, table: entity.table))
                 properties.append(property)
             }
             classes.append(Class(name: name, entity: entity, properties: properties))

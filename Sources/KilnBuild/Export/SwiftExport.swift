@@ -11,12 +11,48 @@ import KilnReaders
 /// elsewhere), and GRDB's
 /// `FetchableRecord`/`TableRecord` under `#if canImport(GRDB)`. It carries the bundle's schema version and content
 /// digest. Every type lives in one namespace (`<Bundle>Bundle`) and the code names `Swift.String` and the like in full,
-/// so that a table called `date` or `string` shadows nothing.
+/// so that a table called `date` or `string` shadows nothing; a table or column whose name would be one the generated
+/// code uses itself (`Value`, `Reader`, a keyword type such as `Self`), or another table's or column's, is refused
+/// (`GeneratedNames`).
 package struct SwiftExport {
     package let description: BundleDescription
+    /// The property of each column, by table, in column order.
+    private let members: [String: [(column: BundleDescription.Column, name: String)]]
 
-    package init(_ description: BundleDescription) {
+    /// The types of the generated file that a table's type may not be: the runtime's, the modules it names, the
+    /// keywords a type name cannot be.
+    private static func reservedTypes(namespace: String) -> [String: String] {
+        var reserved = [namespace: "the namespace of every generated type", "Value": "the reader's type of SQLite values",
+                        "ReaderError": "the reader's error type", "Row": "the protocol of every row type",
+                        "Statement": "the reader's statement type", "Reader": "the reader",
+                        "Search": "the search accessors' namespace"]
+        for module in ["Swift", "Foundation", "GRDB", "SQLite3", "CSQLite"] { reserved[module] = "a module the file names" }
+        for keyword in ["Any", "Self", "Type", "Protocol"] { reserved[keyword] = "a Swift keyword" }
+        return reserved
+    }
+
+    /// - Throws: `KilnError.validation` when a table's type or a column's property would be a name the generated code
+    ///   uses itself or another table's or column's, or two query functions of the reader would be the same.
+    package init(_ description: BundleDescription) throws {
         self.description = description
+        var types = GeneratedNames("Swift type", reserved: SwiftExport.reservedTypes(namespace: SwiftExport.namespace(description.bundle)))
+        var members: [String: [(column: BundleDescription.Column, name: String)]] = [:]
+        for table in description.tables {
+            try types.claim(SwiftExport.typeName(table.name), for: .table(table.name))
+            var properties = GeneratedNames("Swift property", reserved: ["values": "the row's values in column order"])
+            members[table.name] = try table.columns.map { column in
+                let name = SwiftExport.memberName(column.name)
+                try properties.claim(name, for: .column(column.name, table: table.name))
+                return (column, name)
+            }
+        }
+        self.members = members
+        var functions = GeneratedNames("Swift function of the reader", reserved: [
+            "select(_:_:_:)": "the reader's own", "rows(_:where:_:)": "the reader's own", "all(_:)": "the reader's own",
+        ])
+        for table in description.tables {
+            for (kind, signature) in querySignatures(table) { try functions.claim(signature, for: .query(kind, table: table.name)) }
+        }
     }
 
     /// `PatrasBundle.swift`.
@@ -125,13 +161,7 @@ package struct SwiftExport {
     }
 
     private func properties(_ table: BundleDescription.Table) -> [(column: BundleDescription.Column, name: String)] {
-        var used: Set<String> = []
-        return table.columns.map { column in
-            var name = SwiftExport.memberName(column.name)
-            while used.contains(name) { name = "`" + SwiftExport.bare(name) + "_`" }
-            used.insert(name)
-            return (column, name)
-        }
+        members[table.name] ?? []
     }
 
     private func structLines(_ table: BundleDescription.Table) -> [String] {
@@ -153,15 +183,38 @@ package struct SwiftExport {
         lines.append("")
         lines.append("        public init(statement: Statement) throws {")
         for (index, member) in members.enumerated() {
-            lines.append("            \(member.name) = try statement.\(SwiftExport.swiftType(member.column).getter)(\(index), \(SwiftExport.literal(table.name + "." + member.column.name)))")
+            lines.append("            self.\(member.name) = try statement.\(SwiftExport.swiftType(member.column).getter)(\(index), \(SwiftExport.literal(table.name + "." + member.column.name)))")
         }
         lines.append("        }")
         lines.append("")
         lines.append("        public var values: [Value] {")
-        lines.append("            [\(members.map { "Value(\($0.name))" }.joined(separator: ", "))]")
+        lines.append("            [\(members.map { "Value(self.\($0.name))" }.joined(separator: ", "))]")
         lines.append("        }")
         lines.append("    }")
         return lines
+    }
+
+    /// The reader's query functions for `table`, as `name(label:…)` with what each is (the same as `queryLines` writes).
+    private func querySignatures(_ table: BundleDescription.Table) -> [(kind: String, signature: String)] {
+        let type = SwiftExport.typeName(table.name), member = SwiftExport.bare(SwiftExport.memberName(table.name))
+        let properties = properties(table)
+        func labels(_ columns: [String]) -> String? {
+            let found = columns.compactMap { name in properties.first { $0.column.name == name }.map { SwiftExport.bare($0.name) + ":" } }
+            return found.count == columns.count ? found.joined() : nil
+        }
+        var signatures = [("query of every row", "all\(type)()")]
+        if !table.primaryKey.isEmpty, let keys = labels(table.primaryKey) { signatures.append(("key query", "\(member)(\(keys))")) }
+        var seen: Set<String> = []
+        for key in table.foreignKeys {
+            guard let keys = labels(key.columns) else { continue }
+            let name = "\(member)By" + key.columns.map { SwiftExport.typeName($0) }.joined()
+            if seen.insert(name).inserted { signatures.append(("foreign key query", "\(name)(\(keys))")) }
+        }
+        if table.fullText != nil {
+            signatures += [("search", "search\(type)(_:limit:)"), ("search", "search\(type)(fts5Query:limit:)")]
+        }
+        if table.spatial != nil, table.primaryKey.count == 1 { signatures.append(("region query", "\(member)In(latitude:longitude:)")) }
+        return signatures
     }
 
     private func queryLines(_ table: BundleDescription.Table) -> [String] {
@@ -177,14 +230,21 @@ package struct SwiftExport {
         }
         var lines: [String] = [""]
         lines.append("    /// Every row of \(table.name), in key order.")
-        lines.append("    public func all\(type)() throws -> [\(qualified)] { try all(\(qualified).self) }")
+        lines.append("    public func all\(type)() throws -> [\(qualified)] { try self.all(\(qualified).self) }")
+        // Each argument is called key0, key1… inside the function: a label such as `self` or `rows` would shadow
+        // the reader there.
+        func arguments(_ keys: [(label: String, type: String)]) -> String {
+            keys.enumerated().map { "\($1.label) key\($0): \($1.type)" }.joined(separator: ", ")
+        }
+        func values(_ keys: [(label: String, type: String)]) -> String {
+            keys.indices.map { "\(space).Value(key\($0))" }.joined(separator: ", ")
+        }
         if !table.primaryKey.isEmpty, let keys = Optional(table.primaryKey.compactMap(parameter)), keys.count == table.primaryKey.count {
-            let arguments = keys.map { "\($0.label): \($0.type)" }.joined(separator: ", ")
             let condition = table.primaryKey.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
             lines.append("")
             lines.append("    /// The \(table.name) row with this key, if any.")
-            lines.append("    public func \(member)(\(arguments)) throws -> \(qualified)? {")
-            lines.append("        try rows(\(qualified).self, where: \(SwiftExport.literal(condition)), [\(keys.map { "\(space).Value(\($0.label))" }.joined(separator: ", "))]).first")
+            lines.append("    public func \(SwiftExport.memberName(table.name))(\(arguments(keys))) throws -> \(qualified)? {")
+            lines.append("        try self.rows(\(qualified).self, where: \(SwiftExport.literal(condition)), [\(values(keys))]).first")
             lines.append("    }")
         }
         var seen: Set<String> = []
@@ -196,8 +256,8 @@ package struct SwiftExport {
             let condition = key.columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
             lines.append("")
             lines.append("    /// The \(table.name) rows whose \(key.columns.joined(separator: ", ")) refer to this \(key.table) row, in key order.")
-            lines.append("    public func \(name)(\(keys.map { "\($0.label): \($0.type)" }.joined(separator: ", "))) throws -> [\(qualified)] {")
-            lines.append("        try rows(\(qualified).self, where: \(SwiftExport.literal(condition)), [\(keys.map { "\(space).Value(\($0.label))" }.joined(separator: ", "))])")
+            lines.append("    public func \(name)(\(arguments(keys))) throws -> [\(qualified)] {")
+            lines.append("        try self.rows(\(qualified).self, where: \(SwiftExport.literal(condition)), [\(values(keys))])")
             lines.append("    }")
         }
         let selected = table.columns.map { "t.\(quoteIdentifier($0.name))" }.joined(separator: ", ")
@@ -217,7 +277,7 @@ package struct SwiftExport {
             lines.append("")
             lines.append("    /// The \(table.name) rows matching an FTS5 query as it is written (`\(fullText.name) MATCH query`, FTS5's own syntax), best first.")
             lines.append("    public func search\(type)(fts5Query query: Swift.String, limit: Swift.Int = 50) throws -> [\(qualified)] {")
-            lines.append("        try select(\(qualified).self, \(SwiftExport.literal(sql)), [.text(query), .integer(Swift.Int64(limit))])")
+            lines.append("        try self.select(\(qualified).self, \(SwiftExport.literal(sql)), [.text(query), .integer(Swift.Int64(limit))])")
             lines.append("    }")
         }
         if let spatial = table.spatial, table.primaryKey.count == 1 {
@@ -228,7 +288,7 @@ package struct SwiftExport {
             lines.append("")
             lines.append("    /// The \(table.name) rows whose \(spatial.latitude), \(spatial.longitude) lie in the region (decimal degrees, bounds included), in key order.")
             lines.append("    public func \(member)In(latitude: Swift.ClosedRange<Swift.Double>, longitude: Swift.ClosedRange<Swift.Double>) throws -> [\(qualified)] {")
-            lines.append("        try select(\(qualified).self, \(SwiftExport.literal(sql)), [.real(latitude.lowerBound), .real(latitude.upperBound), .real(longitude.lowerBound), .real(longitude.upperBound)])")
+            lines.append("        try self.select(\(qualified).self, \(SwiftExport.literal(sql)), [.real(latitude.lowerBound), .real(latitude.upperBound), .real(longitude.lowerBound), .real(longitude.upperBound)])")
             lines.append("    }")
         }
         return lines
@@ -239,14 +299,14 @@ package struct SwiftExport {
     /// `String` decoding takes SQLite's conversion (a text `'north'` would be latitude 0.0).
     private func grdbLines(_ table: BundleDescription.Table, space: String) -> [String] {
         let type = "\(space).\(SwiftExport.typeName(table.name))"
-        var lines = ["extension \(type): FetchableRecord, TableRecord {",
+        var lines = ["extension \(type): GRDB.FetchableRecord, GRDB.TableRecord {",
                      "    public static var databaseTableName: Swift.String { tableName }",
                      "    public init(row: GRDB.Row) throws {"]
         for (column, name) in properties(table) {
             let value = "\(space).Value(try row.decode(GRDB.DatabaseValue.self, forColumn: \(SwiftExport.literal(column.name))))"
             let getter = SwiftExport.swiftType(column).getter
             let context = SwiftExport.literal(table.name + "." + column.name)
-            lines.append(getter == "value" ? "        \(name) = \(value)" : "        \(name) = try \(value).\(getter)Value(\(context))")
+            lines.append(getter == "value" ? "        self.\(name) = \(value)" : "        self.\(name) = try \(value).\(getter)Value(\(context))")
         }
         lines += ["    }", "}"]
         return lines
