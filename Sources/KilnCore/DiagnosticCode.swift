@@ -181,6 +181,7 @@ extension DiagnosticCode {
 
     // MARK: - kiln export
     public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period ends within its servicePeriod.warnDays (30) of the export date, or has ended.")
+    public static let exportExpiredCalendar = DiagnosticCode("export.expired-calendar", .warning, "A service of the exported GTFS calendar (calendar.txt, calendar_dates.txt) runs on no day from the export date on: gtfs-validator's expired_calendar.")
 
     // MARK: - kiln test
     public static let fixtureDiffers = DiagnosticCode("fixture.differs", .error, "What a source extracts from a fixture's input differs from the fixture's expected file.")
@@ -222,7 +223,7 @@ extension DiagnosticCode {
         value, valueBlob, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, buildCache, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
-        exportServiceEnding, fixtureDiffers, fixtureMissing,
+        exportServiceEnding, exportExpiredCalendar, fixtureDiffers, fixtureMissing,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

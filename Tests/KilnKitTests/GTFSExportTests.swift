@@ -234,4 +234,19 @@ final class ServicePeriodTests: KilnTestCase {
         let calendarText = try String(contentsOf: out.appendingPathComponent("calendar.txt"), encoding: .utf8)
         XCTAssertTrue(calendarText.contains("weekdays,1,1,1,1,1,0,0,20260701,20270630\n"), calendarText)
     }
+
+    /// gtfs-validator's service dates: a calendar row's weekdays from start to end, less the dates removed, with
+    /// those added; a service of calendar_dates.txt alone is reported only when calendar.txt is empty and all expired.
+    func testAServiceExpiresOnItsLastDayOfServiceAsGTFSValidatorCountsIt() throws {
+        let calendar = try write("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nweek,1,1,1,1,1,0,0,20260105,20260111\nsat,0,0,0,0,0,1,0,20260101,20260131\n", to: "calendar.txt")
+        let dates = try write("service_id,date,exception_type\nweek,20260109,2\nsat,20260131,2\nsat,20260201,1\nextra,20250101,1\n", to: "calendar_dates.txt")
+        let services = try ExpiredCalendar.services(calendar: calendar, calendarDates: dates)
+        XCTAssertEqual(services.map(\.id), ["week", "sat", "extra"])
+        XCTAssertEqual(services.map { $0.lastDay.map(ExpiredCalendar.gtfs) }, ["20260108", "20260201", "20250101"], "Friday 9 January removed; 1 February added")
+        let asOf = try XCTUnwrap(CalendarDay.day("2026-01-10"))
+        XCTAssertEqual(ExpiredCalendar.findings(services, asOf: asOf).map(\.provenance?.line), [2], "extra is in calendar_dates.txt alone")
+        let only = try ExpiredCalendar.services(calendar: nil, calendarDates: dates)
+        XCTAssertEqual(ExpiredCalendar.findings(only, asOf: asOf).count, 0, "sat runs on 1 February: not every service expired")
+        XCTAssertEqual(ExpiredCalendar.findings(only, asOf: try XCTUnwrap(CalendarDay.day("2026-03-01"))).map(\.message.first), ["s", "s"], "week has no day left at all: no finding")
+    }
 }

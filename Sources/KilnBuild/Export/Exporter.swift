@@ -44,6 +44,18 @@ public struct Exporter {
                            provenance: Provenance(file: displayPath(export.declaredIn?.file ?? manifest.file)))]
     }
 
+    /// gtfs-validator's `expired_calendar` (`export.expired-calendar`, a warning per service) for the `calendar.txt`
+    /// and `calendar_dates.txt` among `written`: a service whose last day of service is before the export date (today
+    /// when none was given, as gtfs-validator's own default; the files never depend on it). None when neither was
+    /// written.
+    /// - Throws: `KilnError.io` when a written file cannot be read back.
+    public func calendarFindings(_ written: [URL]) throws -> [Diagnostic] {
+        let calendar = written.first { $0.lastPathComponent == "calendar.txt" }
+        let dates = written.first { $0.lastPathComponent == "calendar_dates.txt" }
+        guard calendar != nil || dates != nil else { return [] }
+        return ExpiredCalendar.findings(try ExpiredCalendar.services(calendar: calendar, calendarDates: dates), asOf: exportDate ?? Date())
+    }
+
     /// The formats files can be written in.
     package static let writerTypes: [any RecordWriter.Type] = [DelimitedWriter.self, RoutesWriter.self, TimetableWriter.self, GeoJSONWriter.self, CSVWriter.self]
 

@@ -285,8 +285,8 @@ package struct ManifestSketch {
     /// event's start date to a year after the latest one's, the feed's own dates (never the day of the build).
     private static func sniffCalendar(_ url: URL, path: String, stem: String) throws -> [Table] {
         let comment = "iCalendar: one row per event (UID) and per occurrence"
-        let (log, read) = try readRecords(url, path: path, format: "ics", options: .object([:]), what: "an iCalendar file", tolerating: ["ics.unbounded"])
-        guard log.sorted.contains(where: { $0.code == "ics.unbounded" }), let events = read["event"] else {
+        let (log, read) = try readRecords(url, path: path, format: "ics", options: .object([:]), what: "an iCalendar file", tolerating: [DiagnosticCode.icsUnbounded.rawValue])
+        guard log.sorted.contains(where: { $0.code == DiagnosticCode.icsUnbounded.rawValue }), let events = read["event"] else {
             return try sniffReaderKinds(url, path: path, stem: stem, format: "ics", options: [], comment: comment)
         }
         let starts = columnValues(["start"], of: events.kind, events.rows)[0].map { String($0.prefix(10)) }.filter { $0.count == 10 }.sorted()
