@@ -59,7 +59,7 @@ struct PatchCommand: KilnCommand {
             userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
             limit = limit ?? pipeline.patch.maxSize
         }
-        let (manifest, noChangeset) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
+        let (manifest, noChangeset, shadowBytes) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
                                             names: OutputNames(output: "--out"))
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
@@ -68,6 +68,17 @@ struct PatchCommand: KilnCommand {
         if !manifest.rebuiltFullText.isEmpty { text += "  full-text rebuilt: \(manifest.rebuiltFullText.joined(separator: ", "))\n" }
         for patch in manifest.patches {
             text += "wrote \(output.appendingPathComponent(patch.file).relativePath) (\(patch.bytes) bytes; the bundle is \(manifest.to.bytes))\n"
+        }
+        // Why the changeset is larger than the SQL patch: the index pages it carries row by row.
+        if let sql = manifest.patches.first(where: { $0.file == UpdateManifest.sqlFileName }),
+           let changeset = manifest.patches.first(where: { $0.file == UpdateManifest.changesetFileName }),
+           case let shadows = shadowBytes.values.reduce(0, +), shadows > 0, changeset.bytes > sql.bytes {
+            let ratio = String(format: "%.1f", Double(changeset.bytes) / Double(max(sql.bytes, 1)))
+            let tables = shadowBytes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text += "the changeset is \(ratio)× the SQL patch: \(shadows) of its \(changeset.bytes) bytes are the rows of the search and "
+                + "spatial indexes' shadow tables (\(tables)), which it carries as they are (one changed row rewrites the index "
+                + "segments holding its terms), while the SQL patch inserts and deletes rows and lets SQLite update the indexes "
+                + "itself; apps that apply patch.sql download \(changeset.bytes - sql.bytes) bytes less\n"
         }
         if let noChangeset { text += "no changeset: \(noChangeset)\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"
