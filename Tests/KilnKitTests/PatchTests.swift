@@ -88,3 +88,31 @@ final class PatchTests: XCTestCase {
         XCTAssertEqual(try target.rows("SELECT * FROM t ORDER BY id").map(\.values), before)
     }
 }
+
+/// What `BundlePatch.make` says besides the files.
+final class PatchSummaryTests: KilnTestCase {
+    /// The shares of the changeset `make` reports are the full-text index's shadow tables that changed, each smaller
+    /// than the changeset, which also holds the table's own rows.
+    func testTheChangesetsShadowTableBytesAreReportedByTable() throws {
+        let manifest = """
+            { bundle: "p", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "integer" }], primaryKey: ["n"],
+                         fullText: { name: "t_search", columns: ["name"] } }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["name", "n"] }, into: "t",
+                          columns: { name: "name", n: "n" } }] }
+            """
+        let rows = (1...200).map { "stop number \($0) street;\($0)" }
+        let old = temporaryDirectory.appendingPathComponent("old.sqlite"), new = temporaryDirectory.appendingPathComponent("new.sqlite")
+        XCTAssertTrue(try Builder.build(try loadPipeline(manifest: manifest, rows: rows.joined(separator: "\n")), options: BuildOptions(output: old)).built)
+        var changed = rows
+        changed[0] = "renamed stop;1"
+        changed[1] = "other renamed stop;2"
+        XCTAssertTrue(try Builder.build(try loadPipeline(manifest: manifest, rows: changed.joined(separator: "\n")), options: BuildOptions(output: new)).built)
+        let (update, noChangeset, shadows) = try BundlePatch.make(old: old, new: new, out: temporaryDirectory.appendingPathComponent("update"), userFilled: [])
+        XCTAssertNil(noChangeset)
+        let changeset = try XCTUnwrap(update.patches.first { $0.kind == "changeset" })
+        XCTAssertFalse(shadows.isEmpty)
+        XCTAssertTrue(shadows.keys.allSatisfy { $0.hasPrefix("t_search_") }, "\(shadows)")
+        XCTAssertLessThan(shadows.values.reduce(0, +), changeset.bytes)
+    }
+}
