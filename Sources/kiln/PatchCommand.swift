@@ -13,7 +13,7 @@ struct PatchCommand: KilnCommand {
         digests, sizes, rows changed per table, each patch's SHA-256). Full-text and R*Tree tables follow; the tables
         the manifest declares userFilled are never touched. Each patch is applied to a copy of OLD and compared with
         NEW first: any difference is an error and nothing is written. DIR changes as a whole (a full disk or a killed run
-        leaves the previous patch whole).
+        leaves the previous patch whole). OLD or NEW may be - (standard input, read once into a temporary file).
 
         No patch when it is the wrong answer: another bundle, a new schema version (or schema), or a patch larger
         than --max-size. The app must then download the full bundle.
@@ -29,19 +29,22 @@ struct PatchCommand: KilnCommand {
         BundleReadLimitOption.option,
     ]
 
-    let old: URL
-    let new: URL
+    let oldArgument: String
+    let newArgument: String
     let output: URL
     let limit: PatchSizeLimit?
     let manifestPath: String?
     let sqlSeconds: Double?
 
     /// Takes the two bundles and the options.
-    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or a bad size.
+    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument, a bad size, or both bundles `-`.
     init(_ arguments: inout ParsedArguments) throws {
-        old = URL(fileURLWithPath: try arguments.positional("the old bundle"))
-        new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
+        oldArgument = try arguments.positional("the old bundle")
+        newArgument = try arguments.positional("the new bundle")
         try arguments.requireNoMore()
+        if oldArgument == StandardInputFile.argument && newArgument == StandardInputFile.argument {
+            throw KilnError.usage("standard input (-) can be read once; name the other bundle")
+        }
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
         limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
@@ -50,6 +53,7 @@ struct PatchCommand: KilnCommand {
     }
 
     func run() throws -> ExitStatus {
+        let old = try StandardInputFile.url(oldArgument, suffix: ".sqlite"), new = try StandardInputFile.url(newArgument, suffix: ".sqlite")
         var userFilled: Set<String> = []
         var limit = self.limit
         BundleReadLimitOption.apply(sqlSeconds)

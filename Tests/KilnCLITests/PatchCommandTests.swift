@@ -154,7 +154,8 @@ final class PatchCommandTests: CLITestCase {
 
     /// Two stops renamed: the changeset is several times the SQL patch, and the summary says why — the full-text
     /// index's shadow tables, by their bytes in the changeset as Python reads its format.
-    func testThePatchSummarySaysWhyTheChangesetIsLargerThanTheSQLPatch() throws {
+    /// Builds raw/patras (build/patras.sqlite) and a copy with two stops renamed (build/renamed.sqlite).
+    private func renamedPair() throws {
         try buildPatras()
         let stops = try copy("raw/patras", to: "renamed").appendingPathComponent("StopsUTF8.txt")
         var lines = try String(contentsOf: stops, encoding: .utf8).components(separatedBy: "\n")
@@ -162,6 +163,44 @@ final class PatchCommandTests: CLITestCase {
         lines[1] = lines[1].replacingOccurrences(of: "Άγιος Ανδρέας", with: "Άγιος Ανδρέας Β")
         try lines.joined(separator: "\n").write(to: stops, atomically: true, encoding: .utf8)
         XCTAssertEqual(try kiln("build", "renamed", "--out", "build/renamed.sqlite", "--quiet").status, 0)
+    }
+
+    /// `-` where kiln patch and kiln apply read one file: a bundle of kiln patch, the patch of kiln apply (with
+    /// --update, matched by its SHA-256); the bundle kiln apply replaces cannot be standard input, and says why.
+    func testStandardInputForPatchAndApply() throws {
+        try renamedPair()
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/renamed.sqlite", "--out", "update").status, 0)
+        let piped = try kilnInShell("< build/patras.sqlite", ["patch", "-", "build/renamed.sqlite", "--out", "piped"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        for name in ["patch.sql", "patch.changeset", "update.json"] { XCTAssertEqual(try sha256("piped/" + name), try sha256("update/" + name), name) }
+        let twice = try kiln("patch", "-", "-", "--out", "twice")
+        XCTAssertEqual(twice.status, 64)
+        XCTAssertTrue(twice.stderr.hasPrefix("Error: standard input (-) can be read once; name the other bundle"), twice.stderr)
+
+        let expected = try rows("build/renamed.sqlite")
+        for kind in ["patch.sql", "patch.changeset"] {
+            try copyFile("build/patras.sqlite", kind + ".sqlite")
+            let applied = try kilnInShell("< update/\(kind)", ["apply", kind + ".sqlite", "-", "--update", "update/update.json"])
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+            XCTAssertTrue(applied.stdout.hasPrefix("applied standard input (\(kind.dropFirst(6))) to \(kind).sqlite: "), applied.stdout)
+            XCTAssertEqual(try rows(kind + ".sqlite"), expected, kind)
+        }
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        let before = try sha256("app.sqlite")
+        var refused = try kilnInShell("< update/patch.sql", ["apply", "app.sqlite", "-"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: a patch from standard input (-) needs --update FILE: the update manifest is found beside PATCH, and standard input is beside nothing"), refused.stderr)
+        refused = try kilnInShell("< app.sqlite", ["apply", "-", "update/patch.sql"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: BUNDLE cannot be standard input (-): kiln apply replaces the file itself with its patched copy"), refused.stderr)
+        refused = try kilnInShell("< update/update.json", ["apply", "app.sqlite", "-", "--update", "update/update.json"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: standard input is none of the patches update/update.json lists (patch.sql, patch.changeset): its SHA-256 is "), refused.stderr)
+        XCTAssertEqual(try sha256("app.sqlite"), before, "nothing was changed")
+    }
+
+    func testThePatchSummarySaysWhyTheChangesetIsLargerThanTheSQLPatch() throws {
+        try renamedPair()
         let run = try kiln("patch", "build/patras.sqlite", "build/renamed.sqlite", "--out", "update")
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stdout.contains("  stop: 0 deleted, 2 updated, 0 inserted\n"), run.stdout)
