@@ -214,4 +214,22 @@ final class InitCommandTests: CLITestCase {
         XCTAssertTrue(summary.contains("routes "), summary)
         XCTAssertTrue(summary.contains("listing "), summary)
     }
+
+    /// More real inputs: a JSON file with two arrays of records (Pannellum's scenes' hotspots, a source each), a GTFS
+    /// file whose rows end in empty fields (read by name, so a trailing separator is no wrong count), GPX 1.0 with
+    /// Groundspeak's namespaces, a GeoJSON collection, and Tate's artworks (the root object is the record).
+    func testMoreRealInputsBuildAtOnce() throws {
+        for name in ["json-pannellum-tour", "gtfs-sample-feed", "gpx-groundspeak-versions", "geojson-openlayers-points", "json-tate-artworks"] {
+            try realInput(name, to: name)
+            let (manifest, _) = try initBuildAndCheck(name)
+            XCTAssertFalse(manifest.isEmpty)
+        }
+        let tour = try String(contentsOf: file("json-pannellum-tour/kiln.json5"), encoding: .utf8)
+        XCTAssertTrue(tour.contains(#"name: "hotspots", format: "json""#) && tour.contains(#"name: "hotspots_2", format: "json""#), tour)
+        let times = try String(contentsOf: file("gtfs-sample-feed/kiln.json5"), encoding: .utf8)
+        XCTAssertTrue(times.contains(#"header: "names""#), times)
+        XCTAssertEqual(try rows("gtfs-sample-feed", "SELECT count(*) FROM stop_times"), [["\(try records("gtfs-sample-feed/stop_times.txt", header: true))"]])
+        let tate = try String(contentsOf: file("json-tate-artworks/kiln.json5"), encoding: .utf8)
+        XCTAssertTrue(tate.contains(#"options: { records: "", fields: { "acno": "acno""#), tate)
+    }
 }

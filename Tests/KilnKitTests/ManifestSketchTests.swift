@@ -89,6 +89,10 @@ final class ManifestSketchTests: KilnTestCase {
         try one.read(try InputBytes(url: root, name: "one.json", log: nil), shownAs: "one.json")
         XCTAssertEqual(one.records, [""])
         XCTAssertEqual(one.fields(of: ""), ["acno", "title"])
+        let artwork = try write(#"{"acno": "A1", "contributors": [{"id": 1}, {"id": 2}]}"#, to: "artwork.json")
+        let both = JSONShape()
+        try both.read(try InputBytes(url: artwork, name: "artwork.json", log: nil), shownAs: "artwork.json")
+        XCTAssertEqual(both.records, ["", "contributors/*"], "a root with a scalar member is a record beside its arrays")
     }
 
     /// A calendar whose rule repeats without end gets a window from its own dates, never the day of the build.

@@ -91,9 +91,10 @@ package struct ManifestSketch {
             var sniffed = try ManifestSketch.sniff(input.url, path: input.path)
             var renamed: [String: String] = [:]
             for index in sniffed.indices {
-                let given = sniffed[index].source
+                // The kinds of one reader share its source; the records of an XML or JSON file each have their own.
+                let given = sniffed[index].kind == nil ? "\(sniffed[index].source)#\(index)" : sniffed[index].source
                 if renamed[given] == nil {
-                    var unique = given
+                    var unique = sniffed[index].kind == nil ? sniffed[index].name : sniffed[index].source
                     while sources.contains(unique) { unique += "_2" }
                     sources.insert(unique)
                     renamed[given] = unique
@@ -183,25 +184,29 @@ package struct ManifestSketch {
         let (separator, quotedLine) = separator(ofFirstLine: firstLine)
         // Any quote: RFC 4180's quoting (a quote inside an unquoted field stays text, with a warning).
         let quoted = quotedLine || text.contains("\"")
-        var count = 1, inQuotes = false
+        // The first line's values, split outside quotes.
+        var firstValues = [""], inQuotes = false
         for character in firstLine {
-            if character == "\"" { inQuotes.toggle() } else if !inQuotes, String(character) == separator { count += 1 }
+            if character == "\"" { inQuotes.toggle() } else if !inQuotes, String(character) == separator { firstValues.append("") } else { firstValues[firstValues.count - 1].append(character) }
         }
+        let count = firstValues.count
         let placeholders = (1...count).map { "field\($0)" }
-        var options: [String: JSONValue] = ["separator": .string(separator), "fields": .array(placeholders.map(JSONValue.string))]
+        // A header: every name is text that is not a number, and the names are distinct; the reader then reads each
+        // field by its name (a row that ends early, as a trailing separator reads, is not a wrong count).
+        let trimmed = firstValues.map { $0.trimmingCharacters(in: .whitespaces) }
+        let header = !trimmed.contains { $0.isEmpty || Double($0) != nil } && Set(trimmed).count == trimmed.count
+            && text.split(whereSeparator: \.isNewline).count > 1
+        let fields = header ? trimmed : placeholders
+        var options: [String: JSONValue] = ["separator": .string(separator), "fields": .array(fields.map(JSONValue.string))]
+        if header { options["header"] = .string("names") }
         if quoted { options["quote"] = .string("\"") }
         let encoding = utf8 == nil ? "windows-1252" : nil
         if let encoding { options["encoding"] = .string(encoding) }
         let (_, read) = try readRecords(url, path: path, format: "delimited", options: .object(options), what: "delimited text")
-        let rows = read["record"]?.rows ?? []
-        guard let first = rows.first else { throw KilnError.usage("\(path) holds no records to sketch a table from") }
-        // A header: every name is text that is not a number, and the names are distinct.
-        let trimmed = first.map { ($0 ?? "").trimmingCharacters(in: .whitespaces) }
-        let header = !trimmed.contains { $0.isEmpty || Double($0) != nil } && Set(trimmed).count == trimmed.count && rows.count > 1
-        let fields = header ? trimmed : placeholders
-        let records = header ? Array(rows.dropFirst()) : rows
-        var values = Array(repeating: [String](), count: count)
-        for row in records { for index in 0..<count { values[index].append(index < row.count ? (row[index] ?? "").trimmingCharacters(in: .whitespaces) : "") } }
+        let records = read["record"]?.rows ?? []
+        guard !records.isEmpty else { throw KilnError.usage("\(path) holds no records to sketch a table from") }
+        let kind = try ReaderRegistry.makeReader(format: "delimited", options: .object(options), codingPath: []).kinds[0]
+        let values = columnValues(fields, of: kind, records).map { $0.map { $0.trimmingCharacters(in: .whitespaces) } }
         var what = ["separator \(JSONText.string(separator))"]
         if quoted { what.append("quoted fields") }
         what.append(header ? "a header naming the fields" : "no header")

@@ -153,13 +153,14 @@ package final class JSONShape {
         if let error { throw KilnError.usage("\(name) is not JSON kiln init can sketch: \(error)") }
     }
 
-    /// The record paths: each array element path holding objects (`departures/*`) that lies in no other; the root
-    /// (`""`) when there is none and the root is an object.
+    /// The record paths: the root (`""`) when it is an object with a scalar member, or with no array of objects in it
+    /// (one record per file, as Tate's artworks); then each array element path holding objects (`departures/*`) that
+    /// lies in no other.
     package var records: [String] {
         let arrays = order.filter { $0 == "*" || $0.hasSuffix("/*") }
         let outermost = arrays.filter { path in !arrays.contains { $0 != path && path.hasPrefix($0 + "/") } }
-        if outermost.isEmpty, objects[""] != nil { return [""] }
-        return outermost
+        let rootIsRecord = objects[""] != nil && (outermost.isEmpty || (members[""] ?? []).contains { $0.kind == .scalar })
+        return (rootIsRecord ? [""] : []) + outermost
     }
 
     /// The fields of the records at `path`: each member, an object of scalars as its members (`route/name`), any
