@@ -229,7 +229,18 @@ final class InitCommandTests: CLITestCase {
         let times = try String(contentsOf: file("gtfs-sample-feed/kiln.json5"), encoding: .utf8)
         XCTAssertTrue(times.contains(#"header: "names""#), times)
         XCTAssertEqual(try rows("gtfs-sample-feed", "SELECT count(*) FROM stop_times"), [["\(try records("gtfs-sample-feed/stop_times.txt", header: true))"]])
+        // Tate's four files, one artwork each, are one source over *.json; each contributor says which artwork it is of.
         let tate = try String(contentsOf: file("json-tate-artworks/kiln.json5"), encoding: .utf8)
-        XCTAssertTrue(tate.contains(#"options: { records: "", fields: { "acno": "acno""#), tate)
+        XCTAssertTrue(tate.contains(#"name: "json_tate_artworks", format: "json", path: "*.json","#), tate)
+        XCTAssertTrue(tate.contains(#"context: { "": { "file_id": "id" } }"#), tate)
+        let artworks = try PythonOracle.lines(ofProgram: """
+            import glob, json, sys
+            for name in sorted(glob.glob(sys.argv[1] + "/*.json")):
+                artwork = json.load(open(name, encoding="utf-8"))
+                for contributor in artwork.get("contributors", []): print(artwork["id"], contributor["id"])
+            """, [file("json-tate-artworks").path])
+        XCTAssertEqual(try rows("json-tate-artworks", "SELECT id FROM json_tate_artworks ORDER BY id").map { $0[0] ?? "" },
+                       Array(Set(artworks.map { String($0.split(separator: " ")[0]) })).sorted())
+        XCTAssertEqual(try rows("json-tate-artworks", "SELECT file_id || ' ' || id FROM contributors ORDER BY file_id").map { $0[0] ?? "" }, artworks)
     }
 }

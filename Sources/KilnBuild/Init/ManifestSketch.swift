@@ -87,8 +87,20 @@ package struct ManifestSketch {
         self.bundle = bundle
         var tables: [Table] = []
         var names: Set<String> = [], sources: Set<String> = []
-        for input in inputs {
-            var sniffed = try ManifestSketch.sniff(input.url, path: input.path)
+        // JSON files that are all of their folder's and alike are one source (`jsonGroup`), at the first one's place.
+        let groups = Dictionary(grouping: inputs.indices) { index in
+            ManifestSketch.formatsByExtension[inputs[index].url.pathExtension.lowercased()] == "json"
+                ? inputs[index].url.deletingLastPathComponent().path + "\u{0}" + inputs[index].url.pathExtension : "\(index)"
+        }
+        var grouped: [Int: [Table]] = [:], skipped: Set<Int> = []
+        for members in groups.values.sorted(by: { $0.min()! < $1.min()! }) where members.count > 1 {
+            if let tables = try ManifestSketch.jsonGroup(members.map { inputs[$0] }) {
+                grouped[members.min()!] = tables
+                skipped.formUnion(members)
+            }
+        }
+        for (position, input) in inputs.enumerated() where grouped[position] != nil || !skipped.contains(position) {
+            var sniffed = try grouped[position] ?? ManifestSketch.sniff(input.url, path: input.path)
             var renamed: [String: String] = [:]
             for index in sniffed.indices {
                 // The kinds of one reader share its source; the records of an XML or JSON file each have their own.
@@ -308,24 +320,79 @@ package struct ManifestSketch {
 
     /// A JSON file: a table per record path (`JSONShape.records`) with its fields.
     private static func sniffJSON(_ url: URL, path: String, stem: String) throws -> [Table] {
+        try jsonRecords(url, path: path).map { try jsonTable($0.record, fields: $0.fields, files: [(url, path)], path: path, stem: stem) }
+    }
+
+    /// The record paths of a JSON file (`JSONShape.records`) and each one's fields (name, key path).
+    /// When the root is a record too, the records inside it carry its identifier through `context` (`file_id`, the
+    /// root's `id`, else a member ending in `_id` or `Id`, else its first scalar member): Tate's contributors say
+    /// which artwork they are of.
+    private static func jsonRecords(_ url: URL, path: String) throws -> [(record: String, fields: [(name: String, path: String)])] {
         let shape = JSONShape()
         try shape.read(try InputBytes(url: url, name: path, log: nil), shownAs: path)
         let records = shape.records
         guard !records.isEmpty else { throw KilnError.usage("\(path) holds no object or array of objects to sketch records from") }
-        return try records.map { record -> Table in
+        let scalars = (shape.members[""] ?? []).filter { $0.kind == .scalar && !$0.name.contains("/") && !$0.name.hasPrefix("@") && $0.name != "." }.map(\.name)
+        let rootKey = records.contains("") ? scalars.first { $0 == "id" } ?? scalars.first { $0.hasSuffix("_id") || $0.hasSuffix("Id") } ?? scalars.first : nil
+        return records.map { record in
             let paths = shape.fields(of: record)
-            let names = uniqueNames(paths.map(fieldName))
-            let fields = paths.isEmpty ? [(".", ".")] : Array(zip(names, paths))
-            let json: JSONValue = .object(["records": .string(record), "fields": .object(Dictionary(fields.map { ($0.0, .string($0.1)) }, uniquingKeysWith: { first, _ in first }))])
-            let (_, read) = try readRecords(url, path: path, format: "json", options: json, what: "JSON", tolerating: [])
-            let rows = read["record"]?.rows ?? []
-            let kind = try ReaderRegistry.makeReader(format: "json", options: json, codingPath: []).kinds[0]
-            let readerFields = fields.map(\.0) + ["_ordinal"]
-            let text = "{ records: \(JSONText.string(record)), fields: { \(fields.map { "\(JSONText.string($0.0)): \(JSONText.string($0.1))" }.joined(separator: ", ")) } }"
-            let name = record.isEmpty ? stem : identifier(record.split(separator: "/").last { $0 != "*" }.map(String.init) ?? stem)
-            return table(name: name, path: path, format: "json", options: text,
-                         comment: record.isEmpty ? "JSON: the whole file is one record" : "JSON: a record per element of \(record.dropLast(2).isEmpty ? "the root array" : String(record.dropLast(2)))",
-                         fields: readerFields, values: columnValues(readerFields, of: kind, rows), records: rows.count)
+            var fields = paths.isEmpty ? [(".", ".")] : Array(zip(uniqueNames(paths.map(fieldName)), paths))
+            if let rootKey, !record.isEmpty {
+                fields.append((uniqueNames(fields.map(\.0) + [columnName("file_" + rootKey)]).last!, contextPrefix + rootKey))
+            }
+            return (record, fields)
+        }
+    }
+
+    /// Marks a field's path as a context member of the root (`jsonTable` declares it under `context`).
+    private static let contextPrefix = "\u{0}context:"
+
+    /// The table of the records at `record` of every file of `files`, read with `fields`: one source, whose `path` is
+    /// the file's, or the glob of several.
+    private static func jsonTable(_ record: String, fields: [(name: String, path: String)], files: [(url: URL, path: String)],
+                                  path: String, stem: String) throws -> Table {
+        let context = fields.filter { $0.path.hasPrefix(contextPrefix) }.map { ($0.name, String($0.path.dropFirst(contextPrefix.count))) }
+        let fields = fields.filter { !$0.path.hasPrefix(contextPrefix) }
+        var options: [String: JSONValue] = ["records": .string(record), "fields": .object(Dictionary(fields.map { ($0.name, .string($0.path)) }, uniquingKeysWith: { first, _ in first }))]
+        if !context.isEmpty { options["context"] = .object(["": .object(Dictionary(context.map { ($0.0, .string($0.1)) }, uniquingKeysWith: { first, _ in first }))]) }
+        let json: JSONValue = .object(options)
+        var rows: [[String?]] = []
+        for file in files {
+            rows += try readRecords(file.url, path: file.path, format: "json", options: json, what: "JSON").kinds["record"]?.rows ?? []
+        }
+        let kind = try ReaderRegistry.makeReader(format: "json", options: json, codingPath: []).kinds[0]
+        let readerFields = fields.map(\.name) + context.map(\.0) + ["_ordinal"]
+        var text = "{ records: \(JSONText.string(record)), fields: { \(fields.map { "\(JSONText.string($0.name)): \(JSONText.string($0.path))" }.joined(separator: ", ")) }"
+        if !context.isEmpty { text += ", context: { \"\": { " + context.map { "\(JSONText.string($0.0)): \(JSONText.string($0.1))" }.joined(separator: ", ") + " } }" }
+        text += " }"
+        let name = record.isEmpty ? stem : identifier(record.split(separator: "/").last { $0 != "*" }.map(String.init) ?? stem)
+        let each = files.count > 1 ? " of each of its \(files.count) files" : ""
+        return table(name: name, path: path, format: "json", options: text,
+                     comment: record.isEmpty ? "JSON: the whole file is one record\(each)" : "JSON: a record per element of \(record.dropLast(2).isEmpty ? "the root array" : String(record.dropLast(2)))\(each)",
+                     fields: readerFields, values: columnValues(readerFields, of: kind, rows), records: rows.count)
+    }
+
+    /// JSON files that are every file of their extension in their folder (two or more) and hold records at the same
+    /// paths, as one source over their glob (`artworks/*.json`): their tables, each field any of them has; nil when
+    /// `inputs` are not such a group.
+    private static func jsonGroup(_ inputs: [(url: URL, path: String)]) throws -> [Table]? {
+        guard inputs.count > 1, let first = inputs.first, formatsByExtension[first.url.pathExtension.lowercased()] == "json" else { return nil }
+        let folder = first.url.deletingLastPathComponent(), ext = first.url.pathExtension
+        let siblings = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { ($0 as NSString).pathExtension == ext && !$0.hasPrefix(".") }
+        guard siblings.count == inputs.count else { return nil }
+        let shapes = try inputs.map { try jsonRecords($0.url, path: $0.path) }
+        guard shapes.allSatisfy({ $0.map(\.record) == shapes[0].map(\.record) }) else { return nil }
+        let directory = (first.path as NSString).deletingLastPathComponent
+        let glob = (directory.isEmpty ? "" : directory + "/") + "*." + ext
+        let stem = identifier(directory.isEmpty ? (folder.lastPathComponent.isEmpty ? "records" : folder.lastPathComponent) : (directory as NSString).lastPathComponent)
+        return try shapes[0].indices.map { index in
+            var fields: [(name: String, path: String)] = []
+            for shape in shapes {
+                for field in shape[index].fields where !fields.contains(where: { $0.path == field.path }) {
+                    fields.append((uniqueNames(fields.map(\.name) + [field.name]).last!, field.path))
+                }
+            }
+            return try jsonTable(shapes[0][index].record, fields: fields, files: inputs, path: glob, stem: stem)
         }
     }
 
