@@ -215,7 +215,7 @@ final class InitCommandTests: CLITestCase {
         XCTAssertTrue(summary.contains("listing "), summary)
     }
 
-    /// More real inputs: a JSON file with two arrays of records (Pannellum's scenes' hotspots, a source each), a GTFS
+    /// More real inputs: a JSON map of scenes keyed by id with their hotspots (Pannellum), a GTFS
     /// file whose rows end in empty fields (read by name, so a trailing separator is no wrong count), GPX 1.0 with
     /// Groundspeak's namespaces, a GeoJSON collection, and Tate's artworks (the root object is the record).
     func testMoreRealInputsBuildAtOnce() throws {
@@ -225,7 +225,15 @@ final class InitCommandTests: CLITestCase {
             XCTAssertFalse(manifest.isEmpty)
         }
         let tour = try String(contentsOf: file("json-pannellum-tour/kiln.json5"), encoding: .utf8)
-        XCTAssertTrue(tour.contains(#"name: "hotspots", format: "json""#) && tour.contains(#"name: "hotspots_2", format: "json""#), tour)
+        // Scenes are keyed by their id: one table of scenes, one of every scene's hotspots, each with its scene.
+        XCTAssertTrue(tour.contains(#"records: "scenes/*/hotSpots/*""#) && tour.contains(#"context: { "scenes/*": { "scenes_key": "@key" } }"#), tour)
+        let hotspots = try PythonOracle.lines(ofProgram: """
+            import json, sys
+            tour = json.load(open(sys.argv[1], encoding="utf-8"))
+            for scene, value in tour["scenes"].items():
+                for spot in value.get("hotSpots", []): print(scene, spot["yaw"])
+            """, [file("json-pannellum-tour/example-tour.json").path])
+        XCTAssertEqual(try rows("json-pannellum-tour", "SELECT scenes_key || ' ' || yaw FROM hotspots ORDER BY ordinal").map { $0[0] ?? "" }, hotspots)
         let times = try String(contentsOf: file("gtfs-sample-feed/kiln.json5"), encoding: .utf8)
         XCTAssertTrue(times.contains(#"header: "names""#), times)
         XCTAssertEqual(try rows("gtfs-sample-feed", "SELECT count(*) FROM stop_times"), [["\(try records("gtfs-sample-feed/stop_times.txt", header: true))"]])

@@ -76,14 +76,16 @@ final class ManifestSketchTests: KilnTestCase {
         XCTAssertEqual(shape.elements["/feed/stop"]?.attributes.map(\.localName), ["code"])
     }
 
-    /// The records of a JSON document: the outermost arrays of objects, else the root object; an object of scalars
-    /// is read member by member, anything else whole.
-    func testJSONRecordsAreTheOutermostArraysOfObjects() throws {
+    /// The records of a JSON document: its arrays of objects and maps keyed by id, and the root object; an object of
+    /// scalars is read member by member, anything else whole.
+    func testJSONRecordsAreTheArraysOfObjectsMapsAndRoot() throws {
         let file = try write(#"{"meta": {"n": 2}, "items": [{"id": 1, "at": {"lat": 1.5, "lon": 2}, "tags": ["a"], "parts": [{"x": 1}]}, {"id": 2, "a/b": 3}]}"#, to: "items.json")
         let shape = JSONShape()
         try shape.read(try InputBytes(url: file, name: "items.json", log: nil), shownAs: "items.json")
-        XCTAssertEqual(shape.records, ["items/*"])
-        XCTAssertEqual(shape.fields(of: "items/*"), ["id", "at/lat", "at/lon", "tags", "parts"], "a name with / is left to json.unread")
+        XCTAssertEqual(shape.records, ["items/*", "items/*/parts/*"])
+        XCTAssertEqual(shape.fields(of: "items/*"), ["id", "at/lat", "at/lon", "tags"], "parts are records of their own; a name with / is left to json.unread")
+        XCTAssertEqual(shape.enclosing("items/*/parts/*"), "items/*")
+        XCTAssertEqual(shape.identifier(of: "items/*"), "id")
         let root = try write(#"{"acno": "A1", "title": "T"}"#, to: "one.json")
         let one = JSONShape()
         try one.read(try InputBytes(url: root, name: "one.json", log: nil), shownAs: "one.json")
@@ -102,5 +104,20 @@ final class ManifestSketchTests: KilnTestCase {
         XCTAssertEqual(sketch.tables.map(\.name), ["event", "occurrence"])
         XCTAssertEqual(sketch.tables[0].options, #"{ window: { from: "2024-02-29", until: "2025-03-01" } }"#)
         XCTAssertEqual(sketch.tables[0].key, ["uid"])
+    }
+
+    /// An object whose members are objects alike is a map keyed by id: its members are records (`scenes/*`) whose
+    /// id is their member name, and the records inside them fold the ids too (`scenes/*/hotSpots/*`).
+    func testAMapKeyedByIdFoldsIntoRecords() throws {
+        let file = try write(#"{"scenes": {"pond": {"title": "P", "hotSpots": [{"yaw": 1}]}, "cube": {"title": "C", "type": "cubemap", "hotSpots": [{"yaw": 2}]}}}"#, to: "tour.json")
+        let shape = JSONShape()
+        try shape.read(try InputBytes(url: file, name: "tour.json", log: nil), shownAs: "tour.json")
+        XCTAssertEqual(shape.records, ["scenes/*", "scenes/*/hotSpots/*"])
+        XCTAssertEqual(shape.fields(of: "scenes/*"), ["@key", "title", "type"])
+        XCTAssertEqual(shape.identifier(of: "scenes/*"), "@key")
+        let pair = try write(#"{"start": {"lat": 1}, "name": "n"}"#, to: "pair.json")
+        let plain = JSONShape()
+        try plain.read(try InputBytes(url: pair, name: "pair.json", log: nil), shownAs: "pair.json")
+        XCTAssertEqual(plain.records, [""], "one object member is no map")
     }
 }

@@ -320,41 +320,41 @@ package struct ManifestSketch {
 
     /// A JSON file: a table per record path (`JSONShape.records`) with its fields.
     private static func sniffJSON(_ url: URL, path: String, stem: String) throws -> [Table] {
-        try jsonRecords(url, path: path).map { try jsonTable($0.record, fields: $0.fields, files: [(url, path)], path: path, stem: stem) }
+        try jsonRecords(url, path: path).map { try jsonTable($0, files: [(url, path)], path: path, stem: stem) }
     }
 
     /// The record paths of a JSON file (`JSONShape.records`) and each one's fields (name, key path).
-    /// When the root is a record too, the records inside it carry its identifier through `context` (`file_id`, the
-    /// root's `id`, else a member ending in `_id` or `Id`, else its first scalar member): Tate's contributors say
-    /// which artwork they are of.
-    private static func jsonRecords(_ url: URL, path: String) throws -> [(record: String, fields: [(name: String, path: String)])] {
+    /// A JSON record path, its fields (name, key path), and the member of the record around it that its rows carry
+    /// through `context` (the enclosing record's path, the field's name, the member).
+    typealias JSONRecord = (record: String, fields: [(name: String, path: String)], context: (element: String, name: String, member: String)?)
+
+    /// The record paths of a JSON file (`JSONShape.records`) and each one's fields; a record inside another carries
+    /// the other's identifier (`JSONShape.identifier(of:)`) through `context`: Tate's contributors say which artwork
+    /// (`file_id`), Pannellum's hotspots which scene (`scenes_key`).
+    private static func jsonRecords(_ url: URL, path: String) throws -> [JSONRecord] {
         let shape = JSONShape()
         try shape.read(try InputBytes(url: url, name: path, log: nil), shownAs: path)
         let records = shape.records
         guard !records.isEmpty else { throw KilnError.usage("\(path) holds no object or array of objects to sketch records from") }
-        let scalars = (shape.members[""] ?? []).filter { $0.kind == .scalar && !$0.name.contains("/") && !$0.name.hasPrefix("@") && $0.name != "." }.map(\.name)
-        let rootKey = records.contains("") ? scalars.first { $0 == "id" } ?? scalars.first { $0.hasSuffix("_id") || $0.hasSuffix("Id") } ?? scalars.first : nil
         return records.map { record in
             let paths = shape.fields(of: record)
-            var fields = paths.isEmpty ? [(".", ".")] : Array(zip(uniqueNames(paths.map(fieldName)), paths))
-            if let rootKey, !record.isEmpty {
-                fields.append((uniqueNames(fields.map(\.0) + [columnName("file_" + rootKey)]).last!, contextPrefix + rootKey))
+            let fields = paths.isEmpty ? [(".", ".")] : Array(zip(uniqueNames(paths.map(fieldName)), paths))
+            var context: (String, String, String)?
+            if let outer = shape.enclosing(record), let member = shape.identifier(of: outer) {
+                let owner = outer.isEmpty ? "file" : outer.split(separator: "/").last { $0 != "*" }.map(String.init) ?? "record"
+                context = (outer, uniqueNames(fields.map(\.0) + [columnName(owner + "_" + (member == "@key" ? "key" : member))]).last!, member)
             }
-            return (record, fields)
+            return (record, fields, context)
         }
     }
 
-    /// Marks a field's path as a context member of the root (`jsonTable` declares it under `context`).
-    private static let contextPrefix = "\u{0}context:"
-
     /// The table of the records at `record` of every file of `files`, read with `fields`: one source, whose `path` is
     /// the file's, or the glob of several.
-    private static func jsonTable(_ record: String, fields: [(name: String, path: String)], files: [(url: URL, path: String)],
-                                  path: String, stem: String) throws -> Table {
-        let context = fields.filter { $0.path.hasPrefix(contextPrefix) }.map { ($0.name, String($0.path.dropFirst(contextPrefix.count))) }
-        let fields = fields.filter { !$0.path.hasPrefix(contextPrefix) }
+    private static func jsonTable(_ sketched: JSONRecord, files: [(url: URL, path: String)], path: String, stem: String) throws -> Table {
+        let (record, fields, around) = sketched
         var options: [String: JSONValue] = ["records": .string(record), "fields": .object(Dictionary(fields.map { ($0.name, .string($0.path)) }, uniquingKeysWith: { first, _ in first }))]
-        if !context.isEmpty { options["context"] = .object(["": .object(Dictionary(context.map { ($0.0, .string($0.1)) }, uniquingKeysWith: { first, _ in first }))]) }
+        let context = around.map { [($0.name, $0.member)] } ?? []
+        if let around { options["context"] = .object([around.element: .object([around.name: .string(around.member)])]) }
         let json: JSONValue = .object(options)
         var rows: [[String?]] = []
         for file in files {
@@ -363,7 +363,7 @@ package struct ManifestSketch {
         let kind = try ReaderRegistry.makeReader(format: "json", options: json, codingPath: []).kinds[0]
         let readerFields = fields.map(\.name) + context.map(\.0) + ["_ordinal"]
         var text = "{ records: \(JSONText.string(record)), fields: { \(fields.map { "\(JSONText.string($0.name)): \(JSONText.string($0.path))" }.joined(separator: ", ")) }"
-        if !context.isEmpty { text += ", context: { \"\": { " + context.map { "\(JSONText.string($0.0)): \(JSONText.string($0.1))" }.joined(separator: ", ") + " } }" }
+        if let around { text += ", context: { \(JSONText.string(around.element)): { \(JSONText.string(around.name)): \(JSONText.string(around.member)) } }" }
         text += " }"
         let name = record.isEmpty ? stem : identifier(record.split(separator: "/").last { $0 != "*" }.map(String.init) ?? stem)
         let each = files.count > 1 ? " of each of its \(files.count) files" : ""
@@ -392,7 +392,7 @@ package struct ManifestSketch {
                     fields.append((uniqueNames(fields.map(\.name) + [field.name]).last!, field.path))
                 }
             }
-            return try jsonTable(shapes[0][index].record, fields: fields, files: inputs, path: glob, stem: stem)
+            return try jsonTable((shapes[0][index].record, fields, shapes[0][index].context), files: inputs, path: glob, stem: stem)
         }
     }
 

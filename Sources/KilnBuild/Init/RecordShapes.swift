@@ -151,24 +151,99 @@ package final class JSONShape {
             return true
         }
         if let error { throw KilnError.usage("\(name) is not JSON kiln init can sketch: \(error)") }
+        foldMaps()
     }
 
+    /// The object paths that are maps keyed by id (Pannellum's `"scenes": {"pond": {…}, "pondCube": {…}}`): two or
+    /// more members, every one an object, sharing at least a third of their member names.
+    private func mapPaths() -> Set<String> {
+        Set(order.filter { path in
+            let list = members[path] ?? []
+            guard list.count > 1, list.allSatisfy({ $0.kind == .object }) else { return false }
+            let names = list.map { Set((members[path.isEmpty ? $0.name : path + "/" + $0.name] ?? []).map(\.name)) }
+            let shared = names.dropFirst().reduce(names[0]) { $0.intersection($1) }, all = names.reduce(Set<String>()) { $0.union($1) }
+            return !all.isEmpty && shared.count * 3 >= all.count
+        })
+    }
+
+    /// Folds the members of each map into `*` (`scenes/*/hotSpots/*`), so that an id added later is read too, and marks
+    /// the records at a map's `*` as keyed (their id is their member name: `@key`).
+    private func foldMaps() {
+        let maps = mapPaths()
+        guard !maps.isEmpty else { return }
+        func folded(_ path: String) -> String {
+            guard !path.isEmpty else { return "" }
+            var literal: String?, steps: [String] = []
+            for step in path.split(separator: "/", omittingEmptySubsequences: false).map(String.init) {
+                steps.append(maps.contains(literal ?? "") ? "*" : step)
+                literal = literal.map { $0 + "/" + step } ?? step
+            }
+            return steps.joined(separator: "/")
+        }
+        var newObjects: [String: Int] = [:], newMembers: [String: [(name: String, kind: Kind)]] = [:], newOrder: [String] = []
+        for path in order {
+            let target = folded(path)
+            if newObjects[target] == nil { newOrder.append(target) }
+            newObjects[target, default: 0] += objects[path] ?? 0
+            guard !maps.contains(path) else {
+                newMembers[target] = newMembers[target] ?? []
+                continue
+            }
+            var list = newMembers[target] ?? []
+            for member in members[path] ?? [] {
+                if let index = list.firstIndex(where: { $0.name == member.name }) {
+                    if list[index].kind != member.kind { list[index].kind = .mixed }
+                } else {
+                    list.append(member)
+                }
+            }
+            newMembers[target] = list
+        }
+        keyed = Set(maps.map { folded($0).isEmpty ? "*" : folded($0) + "/*" })
+        objects = newObjects
+        members = newMembers
+        order = newOrder
+    }
+
+    /// The record paths whose records are a map's members: their member name is their id (`@key`).
+    package private(set) var keyed: Set<String> = []
+
     /// The record paths: the root (`""`) when it is an object with a scalar member, or with no array of objects in it
-    /// (one record per file, as Tate's artworks); then each array element path holding objects (`departures/*`) that
-    /// lies in no other.
+    /// (one record per file, as Tate's artworks); then each array element path holding objects (`departures/*`), and
+    /// each member of a map keyed by id (`scenes/*`), at any depth (a scene's hotspots are records of their own).
     package var records: [String] {
         let arrays = order.filter { $0 == "*" || $0.hasSuffix("/*") }
-        let outermost = arrays.filter { path in !arrays.contains { $0 != path && path.hasPrefix($0 + "/") } }
-        let rootIsRecord = objects[""] != nil && (outermost.isEmpty || (members[""] ?? []).contains { $0.kind == .scalar })
-        return (rootIsRecord ? [""] : []) + outermost
+        let rootIsRecord = objects[""] != nil && (arrays.isEmpty || (members[""] ?? []).contains { $0.kind == .scalar })
+        return (rootIsRecord ? [""] : []) + arrays
+    }
+
+    /// The record `record` lies in: the longest other record path before it (the root's `""` included).
+    package func enclosing(_ record: String) -> String? {
+        guard !record.isEmpty else { return nil }
+        return records.filter { $0 != record && ($0.isEmpty || record.hasPrefix($0 + "/")) }.max { $0.count < $1.count }
+    }
+
+    /// What identifies a record at `record` for the records inside it: its member name when it is a map's (`@key`),
+    /// else its scalar member `id`, else one ending in `_id` or `Id`, else in `number`, `code` or `key`
+    /// (`trainNumber`), else its first scalar member.
+    package func identifier(of record: String) -> String? {
+        if keyed.contains(record) { return "@key" }
+        let scalars = (members[record] ?? []).filter { $0.kind == .scalar && !$0.name.isEmpty && !$0.name.contains("/") && !$0.name.contains("*") && !$0.name.hasPrefix("@") && $0.name != "." }.map(\.name)
+        let named = { (suffixes: [String]) in scalars.first { name in suffixes.contains { name.lowercased().hasSuffix($0) } } }
+        return scalars.first { $0 == "id" } ?? named(["_id", "id"]) ?? named(["number", "code", "key"]) ?? scalars.first
     }
 
     /// The fields of the records at `path`: each member, an object of scalars as its members (`route/name`), any
     /// other object or array whole (its compact JSON).
     package func fields(of path: String) -> [String] {
-        // A name with "/" or "*", or "@…", "." and "" (path syntax), is left to json.unread.
+        // A member holding other records is theirs, not a field of these; a name with "/" or "*", or "@…", "." and ""
+        // (path syntax), is left to json.unread.
+        let others = records.filter { $0 != path }
         let plain = { (name: String) in !name.isEmpty && name != "." && !name.hasPrefix("@") && !name.contains("/") && !name.contains("*") }
-        return (members[path] ?? []).filter { plain($0.name) }.flatMap { member -> [String] in
+        return (keyed.contains(path) ? ["@key"] : []) + (members[path] ?? []).filter { member in
+            let inner = path.isEmpty ? member.name : path + "/" + member.name
+            return plain(member.name) && !others.contains { $0.hasPrefix(inner + "/") }
+        }.flatMap { member -> [String] in
             let inner = path.isEmpty ? member.name : path + "/" + member.name
             if member.kind == .object, let scalars = members[inner], !scalars.isEmpty, scalars.allSatisfy({ $0.kind == .scalar && plain($0.name) }) {
                 return scalars.map { member.name + "/" + $0.name }
