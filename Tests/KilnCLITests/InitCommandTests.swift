@@ -199,6 +199,20 @@ final class InitCommandTests: CLITestCase {
         XCTAssertEqual(try rows("roppongi", "SELECT title FROM page"), [["Roppongi"]])
     }
 
+    /// A MediaWiki export (the travel guide's, Wikivoyage and Wikitravel pages) by its document element: its pages
+    /// and redirects as lxml reads the export's <page> elements (namespace 0).
+    func testAMediaWikiExportGivesItsPagesAndRedirects() throws {
+        try FileManager.default.createDirectory(at: file("wiki"), withIntermediateDirectories: true)
+        _ = try copy("raw/itravel/itravel-export.xml", to: "wiki/itravel-export.xml")
+        let (manifest, _) = try initBuildAndCheck("wiki")
+        XCTAssertTrue(manifest.contains(#"format: "mediawiki""#) && manifest.contains(#""alias": { table: "alias""#), manifest)
+        let pages = try oracle("mediawiki", file("wiki/itravel-export.xml").path).filter { $0["namespace"] == "0" }
+        XCTAssertEqual(try rows("wiki", "SELECT title FROM page").map { $0[0] ?? "" }.sorted(),
+                       pages.filter { $0["redirect"] == "0" }.compactMap { $0["title"] }.sorted())
+        XCTAssertEqual(try rows("wiki", "SELECT title FROM alias").map { $0[0] ?? "" }.sorted(),
+                       pages.filter { $0["redirect"] == "1" }.compactMap { $0["title"] }.sorted())
+    }
+
     /// Five real inputs of five formats in one folder, found without naming them: one manifest builds them all.
     func testFiveFormatsInOneFolderBuildAtOnce() throws {
         try realInput("actransit-gtfs", to: "mixed/gtfs")

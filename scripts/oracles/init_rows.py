@@ -7,6 +7,7 @@ walk) for wikitext. Prints JSON: a list of records, each an object of strings (o
     init_rows.py kml FILE                each placemark's name, id and folder path
     init_rows.py ics FILE                each event (a VEVENT without RECURRENCE-ID): uid, summary, start as written
     init_rows.py wikitext FILE           each listing: name, category (English Wikivoyage's conventions)
+    init_rows.py mediawiki FILE          each page of the export: title, namespace, redirect ("1" when it is one)
 """
 import json
 import os
@@ -72,10 +73,20 @@ def wikitext(path):
     return [{"name": row["name"], "category": row["category"]} for row in fidelity.wiki_listings(path, fidelity.ENGLISH)]
 
 
+def mediawiki(path):
+    tree = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True))
+    rows = []
+    for page in tree.xpath("//*[local-name()='page']"):
+        rows.append({"title": page.xpath("string(*[local-name()='title'])"), "namespace": page.xpath("string(*[local-name()='ns'])"),
+                     "redirect": "1" if page.xpath("*[local-name()='redirect']") else "0"})
+    return rows
+
+
 def main():
     kind, path = sys.argv[1], sys.argv[2]
     rows = {"xml": lambda: xml(path, sys.argv[3]), "json": lambda: json_records(path, sys.argv[3]),
-            "kml": lambda: kml(path), "ics": lambda: ics(path), "wikitext": lambda: wikitext(path)}[kind]()
+            "kml": lambda: kml(path), "ics": lambda: ics(path), "wikitext": lambda: wikitext(path),
+            "mediawiki": lambda: mediawiki(path)}[kind]()
     json.dump(rows, sys.stdout, ensure_ascii=False)
 
 
