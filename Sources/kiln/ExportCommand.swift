@@ -99,7 +99,7 @@ struct ExportCommand: KilnCommand {
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
-        for finding in try exporter.serviceFindings(exportName) + exporter.calendarFindings(written) {
+        for finding in try exporter.serviceFindings(exportName) + exporter.calendarFindings(written, export: exportName) {
             printToStandardError(finding.displayLine + "\n")
         }
         return .success

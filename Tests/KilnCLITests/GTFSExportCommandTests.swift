@@ -189,19 +189,24 @@ final class GTFSExportCommandTests: CLITestCase {
         manifest = String(manifest.dropLast()) + """
               exports: [{ name: "timetable", files: [
                 { path: "calendar.txt", format: "csv", query: "SELECT * FROM calendar ORDER BY service_id" },
-                { path: "calendar_dates.txt", format: "csv", query: "SELECT * FROM calendar_dates ORDER BY date, service_id" } ] }],
+                { path: "calendar_dates.txt", format: "csv", query: "SELECT * FROM calendar_dates ORDER BY date, service_id" },
+                { path: "feed_info.txt", format: "csv", query: "SELECT * FROM feed_info" } ] }],
             }
 
             """
         try manifest.write(to: file("feed/kiln.json5"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try kiln("build", "feed", "--quiet").status, 0)
-        for date in ["2026-07-01", "2026-12-25", "2027-02-01"] {
+        for date in ["2026-07-01", "2026-12-01", "2026-12-25", "2027-02-01"] {
             let run = try kiln("export", "timetable", "build/feed.sqlite", "--manifest", "feed", "--out", "out", "--date", date)
             XCTAssertEqual(run.status, 0, run.stderr)
             let warned = run.stderr.split(separator: "\n").filter { $0.hasSuffix("[export.expired-calendar]") }
             let report = try XCTUnwrap(PythonOracle.json("gtfs_validate.py", [file("feed").path, date]) as? [String: [[String: Any]]])
+            let codes = (report["warnings"] ?? []).compactMap { $0["code"] as? String }
             let expired = report["warnings"]?.first { $0["code"] as? String == "expired_calendar" }?["count"] as? Int ?? 0
             XCTAssertEqual(warned.count, expired, "\(date): \(run.stderr)")
+            // The feed's own end date (feed_info.txt, no servicePeriod): warned when gtfs-validator says it expires.
+            XCTAssertEqual(run.stderr.contains("out/feed_info.txt:2: warning: the feed's own feed_end_date "),
+                           codes.contains("feed_expiration_date30_days") || codes.contains("feed_expiration_date7_days"), "\(date): \(run.stderr) \(codes)")
         }
         let late = try kiln("export", "timetable", "build/feed.sqlite", "--manifest", "feed", "--out", "out", "--date", "2026-12-25")
         XCTAssertTrue(late.stderr.contains("out/calendar.txt:2: warning: service \"saturday\" runs last on 20261219, before the export date 20261225 (calendar.txt with calendar_dates.txt): gtfs-validator reports it as expired_calendar"), late.stderr)

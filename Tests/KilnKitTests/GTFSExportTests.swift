@@ -249,4 +249,17 @@ final class ServicePeriodTests: KilnTestCase {
         XCTAssertEqual(ExpiredCalendar.findings(only, asOf: asOf).count, 0, "sat runs on 1 February: not every service expired")
         XCTAssertEqual(ExpiredCalendar.findings(only, asOf: try XCTUnwrap(CalendarDay.day("2026-03-01"))).map(\.message.first), ["s", "s"], "week has no day left at all: no finding")
     }
+
+    /// A feed's own end date is warned from 30 days ahead, the 30th day counted in, as gtfs-validator does.
+    func testTheFeedsOwnEndDateIsWarnedAsGTFSValidatorCountsIt() throws {
+        let feedInfo = try write("feed_publisher_name,feed_start_date,feed_end_date\nx,20260101,20261231\n", to: "feed_info.txt")
+        let end = try XCTUnwrap(try ExpiredCalendar.feedEnd(feedInfo))
+        XCTAssertEqual(end.line, 2)
+        func warned(_ date: String) throws -> Bool {
+            !ExpiredCalendar.feedEndFindings(end, file: feedInfo, asOf: try XCTUnwrap(CalendarDay.day(date)), warnDays: 30).isEmpty
+        }
+        XCTAssertFalse(try warned("2026-11-30"))
+        XCTAssertTrue(try warned("2026-12-01"), "30 days ahead")
+        XCTAssertTrue(try warned("2027-01-05"), "ended")
+    }
 }

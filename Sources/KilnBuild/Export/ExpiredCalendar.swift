@@ -109,4 +109,23 @@ package enum ExpiredCalendar {
                        provenance: Provenance(file: displayPath(service.file), line: service.line))
         }
     }
+
+    /// The `feed_end_date` of a written `feed_info.txt` (its first row) and its line; nil when it has none.
+    package static func feedEnd(_ feedInfo: URL) throws -> (day: Int, line: Int)? {
+        guard let row = try rows(feedInfo, fields: ["feed_end_date"]).first, let end = day(row.values["feed_end_date"] ?? "") else { return nil }
+        return (end, row.line)
+    }
+
+    /// An `export.service-ending` warning when the feed's own end date is at most `warnDays` after `asOf`, or before
+    /// it: gtfs-validator's `feed_expiration_date30_days` (and `…7_days`), which counts the 30th day in.
+    package static func feedEndFindings(_ end: (day: Int, line: Int), file: URL, asOf: Date, warnDays: Int) -> [Diagnostic] {
+        let today = Int((CalendarDay.calendar.startOfDay(for: asOf).timeIntervalSince1970 / 86_400).rounded(.down))
+        let left = end.day - today
+        guard left <= warnDays else { return [] }
+        let when = left >= 0 ? "ends on \(gtfs(end.day)), \(left) day\(left == 1 ? "" : "s") after \(gtfs(today))"
+            : "ended on \(gtfs(end.day)), \(-left) day\(left == -1 ? "" : "s") before \(gtfs(today))"
+        return [Diagnostic(code: .exportServiceEnding,
+                           message: "the feed's own feed_end_date \(when) (the export declares no servicePeriod; warned \(warnDays) days ahead, as gtfs-validator's feed_expiration_date30_days): apps and validators will treat the feed as expiring; move its dates on",
+                           provenance: Provenance(file: displayPath(file), line: end.line))]
+    }
 }

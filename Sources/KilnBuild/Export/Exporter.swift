@@ -49,11 +49,19 @@ public struct Exporter {
     /// when none was given, as gtfs-validator's own default; the files never depend on it). None when neither was
     /// written.
     /// - Throws: `KilnError.io` when a written file cannot be read back.
-    public func calendarFindings(_ written: [URL]) throws -> [Diagnostic] {
+    /// An export `name` without a `servicePeriod` that writes `feed_info.txt` is warned as a declared period is
+    /// (`export.service-ending`) from the `feed_end_date` it writes: gtfs-validator's `feed_expiration_date30_days`.
+    public func calendarFindings(_ written: [URL], export name: String? = nil) throws -> [Diagnostic] {
         let calendar = written.first { $0.lastPathComponent == "calendar.txt" }
         let dates = written.first { $0.lastPathComponent == "calendar_dates.txt" }
-        guard calendar != nil || dates != nil else { return [] }
-        return ExpiredCalendar.findings(try ExpiredCalendar.services(calendar: calendar, calendarDates: dates), asOf: exportDate ?? Date())
+        var findings: [Diagnostic] = []
+        if let feedInfo = written.first(where: { $0.lastPathComponent == "feed_info.txt" }),
+           manifest.exports.first(where: { $0.name == name })?.servicePeriod == nil,
+           let end = try ExpiredCalendar.feedEnd(feedInfo) {
+            findings += ExpiredCalendar.feedEndFindings(end, file: feedInfo, asOf: exportDate ?? Date(), warnDays: ServicePeriodSpec.defaultWarnDays)
+        }
+        guard calendar != nil || dates != nil else { return findings }
+        return findings + ExpiredCalendar.findings(try ExpiredCalendar.services(calendar: calendar, calendarDates: dates), asOf: exportDate ?? Date())
     }
 
     /// The formats files can be written in.
