@@ -180,7 +180,7 @@ extension DiagnosticCode {
     public static let fetchUncaptured = DiagnosticCode("fetch.uncaptured", .info, "Files of a fetching source that the capture record does not list (said once per source, when the pipeline has captures): they did not come from kiln fetch, so no URL leads to their rows.")
 
     // MARK: - kiln export
-    public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period (its servicePeriod, else the feed_end_date of the feed_info.txt it writes) ends within servicePeriod.warnDays (30) of the export date, or has ended.")
+    public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period (its servicePeriod, else the feed_end_date of the feed_info.txt it writes) ends at most servicePeriod.warnDays (30) days after the export date, or has ended.")
     public static let exportExpiredCalendar = DiagnosticCode("export.expired-calendar", .warning, "A service of the exported GTFS calendar (calendar.txt, calendar_dates.txt) runs on no day from the export date on: gtfs-validator's expired_calendar.")
 
     // MARK: - kiln test

@@ -36,7 +36,8 @@ public struct Exporter {
               let spec = export.servicePeriod else { return [] }
         let asOf = exportDate ?? Date()
         let left = period.daysLeft(from: asOf)
-        guard left < spec.warnDays else { return [] }
+        // The last warnDays days, the warnDays-th one counted in, as gtfs-validator's feed_expiration_date30_days.
+        guard left <= spec.warnDays else { return [] }
         let end = ServicePeriod.gtfs(period.end), day = ServicePeriod.gtfs(asOf)
         let when = left >= 0 ? "ends on \(end), \(left) day\(left == 1 ? "" : "s") after \(day)" : "ended on \(end), \(-left) day\(left == -1 ? "" : "s") before \(day)"
         return [Diagnostic(code: .exportServiceEnding,
