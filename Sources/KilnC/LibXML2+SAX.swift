@@ -56,6 +56,17 @@ package struct XMLStartTag {
         }
     }
 
+    /// The element's attributes' local names and namespace URIs, in the order written (`kiln init` sketches fields
+    /// from them).
+    package var attributeNames: [(localName: String, namespace: String?)] {
+        guard let attributes else { return [] }
+        return (0..<attributeCount).compactMap { index in
+            let base = attributes + 5 * index
+            guard let name = base[0] else { return nil }
+            return (String(cString: name), base[2].map { String(cString: $0) })
+        }
+    }
+
     /// The value of the attribute `name` in namespace `uri` (none when nil).
     package func attribute(_ name: String, namespace uri: String?) -> String? {
         attribute(Array(name.utf8) + [0], namespace: uri.map { Array($0.utf8) + [0] })

@@ -183,7 +183,8 @@ extension DiagnosticCode {
     public static let fetchUncaptured = DiagnosticCode("fetch.uncaptured", .info, "Files of a fetching source that the capture record does not list (said once per source, when the pipeline has captures): they did not come from kiln fetch, so no URL leads to their rows.")
 
     // MARK: - kiln export
-    public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period ends within its servicePeriod.warnDays (30) of the export date, or has ended.")
+    public static let exportServiceEnding = DiagnosticCode("export.service-ending", .warning, "The export's service period (its servicePeriod, else the feed_end_date of the feed_info.txt it writes) ends at most servicePeriod.warnDays (30) days after the export date, or has ended.")
+    public static let exportExpiredCalendar = DiagnosticCode("export.expired-calendar", .warning, "A service of the exported GTFS calendar (calendar.txt, calendar_dates.txt) runs on no day from the export date on: gtfs-validator's expired_calendar.")
 
     // MARK: - kiln test
     public static let fixtureDiffers = DiagnosticCode("fixture.differs", .error, "What a source extracts from a fixture's input differs from the fixture's expected file.")
@@ -225,7 +226,7 @@ extension DiagnosticCode {
         value, valueBlob, valueUnknownTerm, valueTimeOrder, valueMonth,
         duplicateKey, duplicateRow, foreignKey, notNull, range, enumeration, pattern, outOfBounds, swappedCoordinates, sql,
         bundle, buildCache, bundleTooLarge, targetUnsupported, targetFold, diffBaseline, diffNoBaseline, diffBundle, diffUserVersion, diffUserFilledSchema, diffDerived, diffThreshold,
-        exportServiceEnding, fixtureDiffers, fixtureMissing,
+        exportServiceEnding, exportExpiredCalendar, fixtureDiffers, fixtureMissing,
         checkFile, checkIntegrity, checkForeignKey, checkFullText, checkMetadata, checkRule, checkNotRun,
         schemaTable, schemaColumn, schemaPrimaryKey, schemaIndex, schemaForeignKey, schemaDefinition, schemaFullText, schemaSpatial,
         schemaUserVersion,

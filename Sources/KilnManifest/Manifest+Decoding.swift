@@ -12,6 +12,8 @@ package struct ManifestDocument: Decodable {
     package var sources: [SourceSpec]
     package var rules: [RuleSpec]
     package var severity: [String: Severity]
+    /// Codes of warnings and infos known and accepted: not annotated in CI output (`Manifest.acknowledged`).
+    package var acknowledged: [String]
     package var exports: [ExportSpec]
     /// Another manifest whose exports this one also offers (a path relative to this manifest's folder).
     package var exportsFrom: String?
@@ -27,7 +29,7 @@ package struct ManifestDocument: Decodable {
     package var fetch: FetchSettings?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, exports, thresholds, baseline, limits, patch, targets, exportsFrom, fetch
+        case bundle, schemaVersion, description, vocabularies, fixtures, tables, sources, rules, severity, acknowledged, exports, thresholds, baseline, limits, patch, targets, exportsFrom, fetch
     }
 
     package init(from decoder: Decoder) throws {
@@ -39,6 +41,7 @@ package struct ManifestDocument: Decodable {
         sources = try c.decodeIfPresent([SourceSpec].self, forKey: .sources) ?? []
         rules = try c.decodeIfPresent([RuleSpec].self, forKey: .rules) ?? []
         severity = try c.decodeIfPresent([String: Severity].self, forKey: .severity) ?? [:]
+        acknowledged = try c.decodeIfPresent([String].self, forKey: .acknowledged) ?? []
         exports = try c.decodeIfPresent([ExportSpec].self, forKey: .exports) ?? []
         exportsFrom = try c.decodeIfPresent(String.self, forKey: .exportsFrom)
         thresholds = try c.decodeIfPresent(Thresholds.self, forKey: .thresholds) ?? Thresholds()

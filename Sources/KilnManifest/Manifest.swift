@@ -14,6 +14,9 @@ public struct Manifest: Sendable {
     public var rules: [RuleSpec]
     /// Severity overrides by diagnostic code.
     public var severity: [String: Severity]
+    /// Codes of warnings and infos the pipeline's owners know and accept (`acknowledged`): every report still lists
+    /// them, but `kiln build --format github` does not annotate them on every run.
+    public var acknowledged: [String] = []
     public var exports: [ExportSpec]
     /// Another manifest (relative to this one's folder) whose exports this one offers too (`ManifestLoader.withSharedExports`).
     public var exportsFrom: String? = nil

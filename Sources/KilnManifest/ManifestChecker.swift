@@ -49,6 +49,16 @@ package struct ManifestChecker {
                         "no finding has the code \"\(code)\": it is neither one of Kiln's codes (kiln codes lists them) nor the code "
                             + "of a rule of this manifest\(ruleCodes.isEmpty ? "" : " (\(ruleCodes.sorted().joined(separator: ", ")))")")
         }
+        for (index, code) in manifest.acknowledged.enumerated() {
+            let ruleCode = code.hasSuffix(".identical") ? String(code.dropLast(".identical".count)) : code
+            let rule = manifest.rules.first { $0.code == ruleCode }
+            try require(DiagnosticCode.named(code) != nil || rule != nil, "acknowledged[\(index)]",
+                        "no finding has the code \"\(code)\": it is neither one of Kiln's codes (kiln codes lists them) nor the code "
+                            + "of a rule of this manifest\(ruleCodes.isEmpty ? "" : " (\(ruleCodes.sorted().joined(separator: ", ")))")")
+            let severity = manifest.severity[code] ?? DiagnosticCode.named(code)?.severity ?? (code == ruleCode ? rule?.severity : .warning) ?? .error
+            try require(severity < .error, "acknowledged[\(index)]",
+                        "\"\(code)\" is an error, and an error fails the build: acknowledging it would hide why; only warnings and infos are acknowledged")
+        }
         for code in manifest.severity.keys.sorted() {
             guard let severity = manifest.severity[code], severity < .error, let constraint = schemaConstraint(enforcing: code) else { continue }
             throw issue("severity.\(code)", "\"\(code)\" cannot be \"\(severity.rawValue)\": the bundle's schema declares \(constraint), which refuses "

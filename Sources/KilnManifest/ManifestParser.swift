@@ -34,6 +34,7 @@ package enum ManifestParser {
                                 sources: document.sources, rules: document.rules, severity: document.severity,
                                 exports: document.exports, vocabularies: document.vocabularies, fixtures: document.fixtures, thresholds: document.thresholds, baseline: document.baseline, limits: document.limits, patch: document.patch, description: document.description, targets: document.targets, file: file)
         manifest.exportsFrom = document.exportsFrom
+        manifest.acknowledged = document.acknowledged
         manifest.fetch = document.fetch ?? FetchSettings()
         manifest.sha256 = SHA256Digest.hex(of: data)
         try ManifestChecker(manifest: manifest, issue: issue).check()

@@ -10,7 +10,9 @@ public struct ServicePeriodSpec: Sendable, Equatable {
     public var start: String?
     public var end: String?
     public var months: Int?
-    public var warnDays = 30
+    public var warnDays = ServicePeriodSpec.defaultWarnDays
+    /// How many days before its end a period is warned about unless `warnDays` says otherwise.
+    public static let defaultWarnDays = 30
 }
 
 extension ServicePeriodSpec: Decodable {
@@ -21,7 +23,7 @@ extension ServicePeriodSpec: Decodable {
         start = try c.decodeIfPresent(String.self, forKey: .start)
         end = try c.decodeIfPresent(String.self, forKey: .end)
         months = try c.decodeIfPresent(Int.self, forKey: .months)
-        warnDays = try c.decodeIfPresent(Int.self, forKey: .warnDays) ?? 30
+        warnDays = try c.decodeIfPresent(Int.self, forKey: .warnDays) ?? ServicePeriodSpec.defaultWarnDays
         for (key, date) in [(CodingKeys.start, start), (.end, end)] {
             if let date, CalendarDay.day(date) == nil {
                 throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a date YYYY-MM-DD, found \"\(date)\"")

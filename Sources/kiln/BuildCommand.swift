@@ -119,7 +119,7 @@ struct BuildCommand: KilnCommand {
             try StandardOutput.write(BuildReport(outcome).json())
             try StandardOutput.write("\n")
         case .junit: try printOut(outcome.junit(pipeline, summary))
-        case .github: try printOut(outcome.github(summary), workflowCommands: true)
+        case .github: try printOut(outcome.github(summary, acknowledged: Set(pipeline.manifest.acknowledged)), workflowCommands: true)
         case .text: if !jsonProgress { printText(outcome, summary) }  // with --progress json, stderr holds the JSON lines only
         }
         return ExitStatus(passed: outcome.built)

@@ -45,7 +45,7 @@ struct ExportCommand: KilnCommand {
         CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
         CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
         CommandOption("--package", value: "PACKAGE", help: "The Kotlin package of `room` (default: the bundle's name, e.g. patras)."),
-        CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending warning counts from (without either, the warning counts from today; the files never depend on the clock)."),
+        CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending and expired-calendar warnings count from (without either, they count from today; the files never depend on the clock)."),
         BundleReadLimitOption.option,
     ]
 
@@ -99,7 +99,9 @@ struct ExportCommand: KilnCommand {
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
-        for finding in try exporter.serviceFindings(exportName) { printToStandardError(finding.displayLine + "\n") }
+        for finding in try exporter.serviceFindings(exportName) + exporter.calendarFindings(written, export: exportName) {
+            printToStandardError(finding.displayLine + "\n")
+        }
         return .success
     }
 }

@@ -13,7 +13,7 @@ struct PatchCommand: KilnCommand {
         digests, sizes, rows changed per table, each patch's SHA-256). Full-text and R*Tree tables follow; the tables
         the manifest declares userFilled are never touched. Each patch is applied to a copy of OLD and compared with
         NEW first: any difference is an error and nothing is written. DIR changes as a whole (a full disk or a killed run
-        leaves the previous patch whole).
+        leaves the previous patch whole). OLD or NEW may be - (standard input, read once into a temporary file).
 
         No patch when it is the wrong answer: another bundle, a new schema version (or schema), or a patch larger
         than --max-size. The app must then download the full bundle.
@@ -29,19 +29,22 @@ struct PatchCommand: KilnCommand {
         BundleReadLimitOption.option,
     ]
 
-    let old: URL
-    let new: URL
+    let oldArgument: String
+    let newArgument: String
     let output: URL
     let limit: PatchSizeLimit?
     let manifestPath: String?
     let sqlSeconds: Double?
 
     /// Takes the two bundles and the options.
-    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument or a bad size.
+    /// - Throws: `KilnError.usage` for a missing bundle, an extra argument, a bad size, or both bundles `-`.
     init(_ arguments: inout ParsedArguments) throws {
-        old = URL(fileURLWithPath: try arguments.positional("the old bundle"))
-        new = URL(fileURLWithPath: try arguments.positional("the new bundle"))
+        oldArgument = try arguments.positional("the old bundle")
+        newArgument = try arguments.positional("the new bundle")
         try arguments.requireNoMore()
+        if oldArgument == StandardInputFile.argument && newArgument == StandardInputFile.argument {
+            throw KilnError.usage("standard input (-) can be read once; name the other bundle")
+        }
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
         limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
@@ -50,6 +53,7 @@ struct PatchCommand: KilnCommand {
     }
 
     func run() throws -> ExitStatus {
+        let old = try StandardInputFile.url(oldArgument, suffix: ".sqlite"), new = try StandardInputFile.url(newArgument, suffix: ".sqlite")
         var userFilled: Set<String> = []
         var limit = self.limit
         BundleReadLimitOption.apply(sqlSeconds)
@@ -59,7 +63,7 @@ struct PatchCommand: KilnCommand {
             userFilled = Set(pipeline.tables.filter(\.userFilled).map(\.name))
             limit = limit ?? pipeline.patch.maxSize
         }
-        let (manifest, noChangeset) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
+        let (manifest, noChangeset, shadowBytes) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
                                             names: OutputNames(output: "--out"))
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
@@ -68,6 +72,17 @@ struct PatchCommand: KilnCommand {
         if !manifest.rebuiltFullText.isEmpty { text += "  full-text rebuilt: \(manifest.rebuiltFullText.joined(separator: ", "))\n" }
         for patch in manifest.patches {
             text += "wrote \(output.appendingPathComponent(patch.file).relativePath) (\(patch.bytes) bytes; the bundle is \(manifest.to.bytes))\n"
+        }
+        // Why the changeset is larger than the SQL patch: the index pages it carries row by row.
+        if let sql = manifest.patches.first(where: { $0.file == UpdateManifest.sqlFileName }),
+           let changeset = manifest.patches.first(where: { $0.file == UpdateManifest.changesetFileName }),
+           case let shadows = shadowBytes.values.reduce(0, +), shadows > 0, changeset.bytes > sql.bytes {
+            let ratio = String(format: "%.1f", Double(changeset.bytes) / Double(max(sql.bytes, 1)))
+            let tables = shadowBytes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text += "the changeset is \(ratio)× the SQL patch: \(shadows) of its \(changeset.bytes) bytes are the rows of the search and "
+                + "spatial indexes' shadow tables (\(tables)), which it carries as they are (one changed row rewrites the index "
+                + "segments holding its terms), while the SQL patch inserts and deletes rows and lets SQLite update the indexes "
+                + "itself; apps that apply patch.sql download \(changeset.bytes - sql.bytes) bytes less\n"
         }
         if let noChangeset { text += "no changeset: \(noChangeset)\n" }
         text += "wrote \(output.appendingPathComponent(UpdateManifest.fileName).relativePath)\n"

@@ -182,4 +182,63 @@ final class CIFormatCommandTests: CLITestCase {
         XCTAssertEqual(update.status, 64)
         XCTAssertTrue(update.stderr.hasPrefix("Error: --update writes the expected files; it takes no --format"), update.stderr)
     }
+
+    /// A pipeline with a known info (an element of its records no field of one source reads) and a `unique` rule
+    /// whose rows repeat with identical values.
+    private func acknowledgingPipeline(_ acknowledged: String = "") throws {
+        try writePipeline("ack", manifest: """
+            { bundle: "ack", schemaVersion: 1, \(acknowledged)
+              tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }] }],
+              rules: [{ code: "stop.unique", kind: "unique", table: "stop", columns: ["code"] }],
+              sources: [{ name: "stops", format: "xml", path: "stops.xml", options: { record: "stop", fields: { code: "@code", name: "name" } },
+                          into: "stop", columns: { code: "code", name: "name" } },
+                        { name: "again", format: "xml", path: "stops.xml", options: { record: "stop", fields: { code: "@code", name: "name", note: "note" } },
+                          into: "stop", columns: { code: "code", name: "name" } }] }
+            """)
+        try #"<stops><stop code="1"><name>A</name><note>x</note></stop><stop code="2"><name>B</name></stop></stops>"#
+            .write(to: file("ack/stops.xml"), atomically: true, encoding: .utf8)
+    }
+
+    /// An info acknowledged once in the manifest is no longer a ::notice on every run: the report still lists it,
+    /// the verdict counts it; an error cannot be acknowledged, nor a code no finding has.
+    func testAcknowledgedFindingsAreNotAnnotatedButStillReported() throws {
+        try acknowledgingPipeline()
+        let noisy = try kiln("build", "ack", "--format", "github")
+        XCTAssertEqual(noisy.status, 0, noisy.stderr)
+        XCTAssertTrue(noisy.stdout.contains("::notice file=ack/stops.xml,line=1,title=xml.unread::"), noisy.stdout)
+        try FileManager.default.removeItem(at: file("ack/kiln.json5"))
+        try acknowledgingPipeline(#"acknowledged: ["xml.unread", "stop.unique.identical"],"#)
+        let quiet = try kiln("build", "ack", "--format", "github")
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stdout.contains("::notice"), quiet.stdout)
+        XCTAssertFalse(quiet.stdout.contains("::warning"), quiet.stdout)
+        XCTAssertTrue(quiet.stdout.hasSuffix("kiln build ack: built build/ack.sqlite (0 errors, 2 warnings, 1 info; 3 acknowledged in the manifest, not annotated)\n"), quiet.stdout)
+        let report = try String(contentsOf: file("build/ack.report.json"), encoding: .utf8)
+        XCTAssertTrue(report.contains("\"code\" : \"xml.unread\"") || report.contains("\"code\":\"xml.unread\""), report)
+        XCTAssertTrue(try kiln("build", "ack").stderr.contains("xml.unread (info) ×1"), "text output lists it still")
+
+        try FileManager.default.removeItem(at: file("ack/kiln.json5"))
+        try acknowledgingPipeline(#"acknowledged: ["stop.unique"],"#)
+        var refused = try kiln("build", "ack")
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("acknowledged[0]: \"stop.unique\" is an error, and an error fails the build: acknowledging it would hide why"), refused.stderr)
+        try FileManager.default.removeItem(at: file("ack/kiln.json5"))
+        try acknowledgingPipeline(#"acknowledged: ["xml.unred"],"#)
+        refused = try kiln("build", "ack")
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("acknowledged[0]: no finding has the code \"xml.unred\""), refused.stderr)
+    }
+
+    /// A `unique` rule's identical repeats (`CODE.identical`) are the rule's findings: its JUnit case holds them,
+    /// not the case of the source the rows came from.
+    func testJUnitFilesARulesFindingsUnderTheRulesCase() throws {
+        try acknowledgingPipeline()
+        let run = try kiln("build", "ack", "--format", "junit")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let xml = run.stdout
+        let ruleCase = try XCTUnwrap(xml.range(of: "<testcase classname=\"kiln.build.rule\" name=\"stop.unique\">"), xml)
+        let caseEnd = try XCTUnwrap(xml[ruleCase.upperBound...].range(of: "</testcase>"))
+        XCTAssertEqual(xml[ruleCase.upperBound..<caseEnd.lowerBound].components(separatedBy: "[stop.unique.identical]").count - 1, 2, xml)
+        XCTAssertTrue(xml.contains("<testcase classname=\"kiln.build.source\" name=\"again\"/>"), xml)
+    }
 }

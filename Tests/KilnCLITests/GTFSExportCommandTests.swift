@@ -177,12 +177,49 @@ final class GTFSExportCommandTests: CLITestCase {
         XCTAssertTrue(feedInfo.hasSuffix(",20260101,20261231,\(digest)\n"), feedInfo + digest)
     }
 
+    /// A pipeline without a servicePeriod that ships a GTFS calendar as it was given (kiln init of the Patras feed,
+    /// an export of its calendar tables): a service whose last day is before the export date is
+    /// export.expired-calendar, for the same services gtfs-validator's rules (gtfs-guru) report as expired_calendar.
+    func testAnExpiredCalendarIsWarnedWithoutAServicePeriod() throws {
+        _ = try exportFeed()
+        try FileManager.default.copyItem(at: file("build/gtfs"), to: file("feed"))
+        XCTAssertEqual(try kiln("init", "feed").status, 0)
+        var manifest = try String(contentsOf: file("feed/kiln.json5"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertFalse(manifest.contains("servicePeriod"))
+        manifest = String(manifest.dropLast()) + """
+              exports: [{ name: "timetable", files: [
+                { path: "calendar.txt", format: "csv", query: "SELECT * FROM calendar ORDER BY service_id" },
+                { path: "calendar_dates.txt", format: "csv", query: "SELECT * FROM calendar_dates ORDER BY date, service_id" },
+                { path: "feed_info.txt", format: "csv", query: "SELECT * FROM feed_info" } ] }],
+            }
+
+            """
+        try manifest.write(to: file("feed/kiln.json5"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "feed", "--quiet").status, 0)
+        for date in ["2026-07-01", "2026-12-01", "2026-12-25", "2027-02-01"] {
+            let run = try kiln("export", "timetable", "build/feed.sqlite", "--manifest", "feed", "--out", "out", "--date", date)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let warned = run.stderr.split(separator: "\n").filter { $0.hasSuffix("[export.expired-calendar]") }
+            let report = try XCTUnwrap(PythonOracle.json("gtfs_validate.py", [file("feed").path, date]) as? [String: [[String: Any]]])
+            let codes = (report["warnings"] ?? []).compactMap { $0["code"] as? String }
+            let expired = report["warnings"]?.first { $0["code"] as? String == "expired_calendar" }?["count"] as? Int ?? 0
+            XCTAssertEqual(warned.count, expired, "\(date): \(run.stderr)")
+            // The feed's own end date (feed_info.txt, no servicePeriod): warned when gtfs-validator says it expires.
+            XCTAssertEqual(run.stderr.contains("out/feed_info.txt:2: warning: the feed's own feed_end_date "),
+                           codes.contains("feed_expiration_date30_days") || codes.contains("feed_expiration_date7_days"), "\(date): \(run.stderr) \(codes)")
+        }
+        let late = try kiln("export", "timetable", "build/feed.sqlite", "--manifest", "feed", "--out", "out", "--date", "2026-12-25")
+        XCTAssertTrue(late.stderr.contains("out/calendar.txt:2: warning: service \"saturday\" runs last on 20261219, before the export date 20261225 (calendar.txt with calendar_dates.txt): gtfs-validator reports it as expired_calendar"), late.stderr)
+    }
+
     func testTheServicePeriodWarningAndTheExportDate() throws {
         _ = try exportFeed()
         let before = try Data(contentsOf: file("build/patras-gtfs.zip"))
         let late = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "build/gtfs", "--date", "2026-12-20")
         XCTAssertEqual(late.status, 0, late.stderr)
-        XCTAssertTrue(late.stderr.hasSuffix("raw/patras/kiln.json5: warning: the service period of export \"gtfs\" ends on 20261231, 11 days after 20261220 (warned 30 days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on [export.service-ending]\n"), late.stderr)
+        XCTAssertTrue(late.stderr.contains("raw/patras/kiln.json5: warning: the service period of export \"gtfs\" ends on 20261231, 11 days after 20261220 (warned 30 days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on [export.service-ending]\n"), late.stderr)
+        // The Saturday service has run its last day already: 26 December is a holiday (calendar_dates.txt removes it).
+        XCTAssertTrue(late.stderr.hasSuffix("build/gtfs/calendar.txt:3: warning: service \"saturday\" runs last on 20261219, before the export date 20261220 (calendar.txt with calendar_dates.txt): gtfs-validator reports it as expired_calendar; drop it from the feed, or move its dates on (a servicePeriod binds them as :kiln_service_start and :kiln_service_end) [export.expired-calendar]\n"), late.stderr)
         XCTAssertEqual(try Data(contentsOf: file("build/patras-gtfs.zip")), before, "the date changed the files")
         let early = try kiln("export", "gtfs", "build/patras.sqlite", "--out", "build/gtfs", "--date", "2026-06-01")
         XCTAssertFalse(early.stderr.contains("warning"), early.stderr)

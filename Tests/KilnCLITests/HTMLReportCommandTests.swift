@@ -198,6 +198,40 @@ final class HTMLReportCommandTests: CLITestCase {
         XCTAssertTrue(filtered.contains("<span id=\"filtered\">\(matching.values.compactMap(Int.init).reduce(0, +)) of \(all.count) findings</span>"), filtered)
     }
 
+    /// A failed build writes no bundle, yet its report draws the rows it staged, the stop an error names (moved to
+    /// Sydney, outside the manifest's box) in red and listed, and says why the map is of staged rows; a failed build
+    /// with no coordinates says why there is no map.
+    func testAFailedBuildsReportDrawsItsStagedRowsWithTheFailedOnesInRed() throws {
+        try copy("raw/patras", to: "raw/patras")
+        let stops = file("raw/patras/StopsUTF8.txt")
+        var lines = try String(contentsOf: stops, encoding: .utf8).components(separatedBy: "\n")
+        lines[0] = "Ακτή Δυμαίων; 0102; 151.2093; -33.8688"
+        try lines.joined(separator: "\n").write(to: stops, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "raw/patras", "--html", "--quiet")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("build/patras.sqlite").path))
+        let page = try String(contentsOf: file("build/patras.report.html"), encoding: .utf8)
+        let map = try XCTUnwrap(tags(page, "<svg class=\"map\"[^>]*data-table=\"stop\"[^>]*>").first, page)
+        XCTAssertEqual(value(map, "data-points"), "\(lines.filter { !$0.isEmpty }.count)")
+        XCTAssertEqual(value(map, "data-outliers"), "1")
+        XCTAssertTrue(page.contains("<p class=\"staged\">The build failed and wrote no bundle: these maps draw the rows it staged"), page)
+        XCTAssertTrue(page.contains("flagged by the rule coordinates or an error of this build"), page)
+        XCTAssertTrue(page.contains("<li data-label=\"Ακτή Δυμαίων\" data-offmap=\"true\" data-flagged=\"true\">Ακτή Δυμαίων at -33.86880, 151.20930,"), page)
+        // kiln report draws the same from the JSON report alone.
+        XCTAssertEqual(try kiln("report", "build/patras.report.json", "--out", "build/again.html").status, 0)
+        XCTAssertEqual(try String(contentsOf: file("build/again.html"), encoding: .utf8), page)
+
+        try writePipeline("codes", manifest: """
+            { bundle: "codes", schemaVersion: 1,
+              tables: [{ name: "code", columns: [{ name: "code", type: "text", pattern: "^[0-9]+$" }] }],
+              sources: [{ name: "codes", format: "delimited", path: "codes.txt", options: { fields: ["code"] }, into: "code", columns: { code: "code" } }] }
+            """)
+        try "a\n1\n".write(to: file("codes/codes.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "codes", "--html", "--quiet").status, 1)
+        let plain = try String(contentsOf: file("build/codes.report.html"), encoding: .utf8)
+        XCTAssertTrue(plain.contains("<p class=\"no-map\">No map: the build failed and wrote no bundle, and its report keeps no staged row with coordinates"), plain)
+    }
+
     func testAFarStopKeepsTheMapsExtentAndIsListed() throws {
         try copy("raw/patras", to: "raw/patras")
         // The first stop, Ακτή Δυμαίων, moved to Sydney (over 15,000 km away); the bounds rule flags it, as a warning here.
@@ -282,7 +316,8 @@ final class HTMLReportCommandTests: CLITestCase {
         let dom = try open("pages/broken.html").dom
         XCTAssertTrue(dom.contains("data-built=\"false\""))
         XCTAssertTrue(dom.contains("href=\"../broken/StopsUTF8.txt\""), dom)
-        XCTAssertFalse(dom.contains("id=\"maps\""), "a failed build has no bundle to map")
+        // No bundle: the map is of the rows staged, and says so.
+        XCTAssertTrue(dom.contains("<p class=\"staged\">The build failed and wrote no bundle"), dom)
     }
 
     func testTravelGuideMapsPerPageAndExtraction() throws {

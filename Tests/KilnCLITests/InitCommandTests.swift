@@ -1,10 +1,14 @@
 import Foundation
+import KilnKit
 import KilnTestSupport
 import XCTest
 
 /// `kiln init DIR [INPUT…]`: the manifest it writes builds at once, and the bundle passes `kiln check`, for the
 /// samples' semicolon files, tab- and comma-separated text, a Windows-1252 file, a GTFS feed (the one kiln export
-/// gtfs writes from the Patras bundle) and AC Transit's real GTFS routes; nothing is lost on the way.
+/// gtfs writes from the Patras bundle), AC Transit's real GTFS routes, and real XML (NextBus), JSON (a Deutsche Bahn
+/// departure board), KML (a campus map), iCalendar (Google Calendar and other exports) and wikitext (Wikivoyage)
+/// inputs, whose rows are compared with what lxml, Python's json, icalendar and mwparserfromhell read
+/// (`scripts/oracles/init_rows.py`); nothing is lost on the way.
 final class InitCommandTests: CLITestCase {
     /// Inits, builds and checks `folder`; returns the manifest's text and the build's summary.
     private func initBuildAndCheck(_ folder: String, _ inputs: String...) throws -> (manifest: String, summary: String) {
@@ -73,7 +77,7 @@ final class InitCommandTests: CLITestCase {
         try FileManager.default.createDirectory(at: file("empty"), withIntermediateDirectories: true)
         var run = try kiln("init", "empty")
         XCTAssertEqual(run.status, 64)
-        XCTAssertTrue(run.stderr.hasPrefix("Error: no delimited input (.csv, .tsv, .txt) in empty; name the inputs after DIR"), run.stderr)
+        XCTAssertTrue(run.stderr.hasPrefix("Error: no data file (.csv, .tsv, .txt, .json, .geojson, .xml, .gpx, .kml, .ics, .ical, .wikicode, .wiki) in empty; name the inputs after DIR"), run.stderr)
         try "a,b\n1,2\n".write(to: file("outside.csv"), atomically: true, encoding: .utf8)
         run = try kiln("init", "empty", "outside.csv")
         XCTAssertEqual(run.status, 64)
@@ -90,5 +94,175 @@ final class InitCommandTests: CLITestCase {
         XCTAssertEqual(run.status, 64)
         XCTAssertTrue(run.stderr.hasPrefix("Error: empty/kiln.json5 is already there: kiln init writes a first manifest only"), run.stderr)
         XCTAssertEqual(try Data(contentsOf: file("empty/kiln.json5")), written)
+    }
+
+    /// A real input's folder of `Tests/Fixtures/real`, copied without its own manifest and notes.
+    private func realInput(_ name: String, to folder: String) throws {
+        try copy("Tests/Fixtures/real/" + name, to: folder)
+        for extra in ["kiln.json5", "README.md"] where FileManager.default.fileExists(atPath: file("\(folder)/\(extra)").path) {
+            try FileManager.default.removeItem(at: file("\(folder)/\(extra)"))
+        }
+    }
+
+    /// What `scripts/oracles/init_rows.py` reads from a file: its records, each a member → text (absent for null).
+    private func oracle(_ arguments: String...) throws -> [[String: String]] {
+        let records = try XCTUnwrap(PythonOracle.json("init_rows.py", arguments) as? [[String: Any]])
+        return records.map { $0.compactMapValues { $0 as? String } }
+    }
+
+    /// The rows of `sql` in the bundle built from `folder`.
+    private func rows(_ folder: String, _ sql: String) throws -> [[String?]] {
+        let database = try Database(path: file("build/\(folder).sqlite").path, mode: .readOnly)
+        return try database.rows(sql).map { $0.values.map(\.textValue) }
+    }
+
+    func testAnXMLFileGivesATablePerRepeatingRecord() throws {
+        try realInput("nextbus-actransit-22", to: "nextbus")
+        let xml = file("nextbus/routeConfig.xml").path
+        let (manifest, _) = try initBuildAndCheck("nextbus")
+        XCTAssertTrue(manifest.contains(#"record: "/body/route/stop""#), manifest)
+        XCTAssertTrue(manifest.contains(#""stop_id": "@stopId""#), manifest)
+        XCTAssertTrue(manifest.contains(#"context: { "direction": { "direction_tag": "@tag""#), manifest)
+        // Every stop of the route, with its attributes as lxml reads them, in document order.
+        let stops = try oracle("xml", xml, "/body/route/stop")
+        let built = try rows("nextbus", "SELECT tag, title, lat, lon, stop_id FROM route_stop ORDER BY ordinal")
+        XCTAssertEqual(built.count, stops.count)
+        XCTAssertEqual(built.map { $0[0] }, stops.map { $0["tag"] })
+        XCTAssertEqual(built.map { $0[1] }, stops.map { $0["title"] })
+        XCTAssertEqual(built.map { $0[4] }, stops.map { $0["stopId"] })
+        XCTAssertEqual(built.map { Double($0[2] ?? "") }, stops.map { Double($0["lat"] ?? "x") })
+        XCTAssertEqual(built.map { Double($0[3] ?? "") }, stops.map { Double($0["lon"] ?? "x") })
+        // Each direction's stops, with the direction they belong to; the path's points.
+        for direction in try oracle("xml", xml, "/body/route/direction") {
+            let tag = try XCTUnwrap(direction["tag"])
+            let expected = try oracle("xml", xml, "/body/route/direction[@tag='\(tag)']/stop").map { $0["tag"] }
+            XCTAssertEqual(try rows("nextbus", "SELECT tag FROM direction_stop WHERE direction_tag = '\(tag)' ORDER BY position").map { $0[0] }, expected)
+        }
+        let points = try oracle("xml", xml, "/body/route/path/point")
+        XCTAssertEqual(try rows("nextbus", "SELECT lat FROM point ORDER BY ordinal").map { Double($0[0] ?? "") }, points.map { Double($0["lat"] ?? "x") })
+    }
+
+    func testAJSONFileGivesATablePerArrayOfObjects() throws {
+        try realInput("json-db-departures-via", to: "departures")
+        let (manifest, _) = try initBuildAndCheck("departures")
+        XCTAssertTrue(manifest.contains(#"records: "departures/*""#), manifest)
+        let departures = try oracle("json", file("departures/departures.json").path, "departures")
+        let columns = ["trainNumber": "train_number", "destination": "destination", "scheduledDeparture": "scheduled_departure",
+                       "isCancelled": "is_cancelled", "via": "via", "delayDeparture": "delay_departure"]
+        for (member, column) in columns.sorted(by: { $0.key < $1.key }) {
+            let built = try rows("departures", "SELECT \(column) FROM departures ORDER BY ordinal").map { $0[0] }
+            XCTAssertEqual(built, departures.map { $0[member] }, member)
+        }
+    }
+
+    func testAKMLFileGivesItsPlacemarks() throws {
+        try realInput("kml-fdu-campus", to: "campus")
+        let (manifest, _) = try initBuildAndCheck("campus")
+        XCTAssertTrue(manifest.contains(#"format: "kml""#) && manifest.contains(#"extendedData: ["gx_media_links"]"#), manifest)
+        let placemarks = try oracle("kml", file("campus/campus.kml").path)
+        let built = try rows("campus", "SELECT name, folder, geometry_type FROM campus ORDER BY ordinal")
+        XCTAssertEqual(built.count, placemarks.count)
+        XCTAssertEqual(built.map { $0[0] }, placemarks.map { $0["name"] })
+        XCTAssertEqual(built.map { $0[1] }, placemarks.map { $0["folder"] })
+        XCTAssertFalse(built.contains { $0[2] == nil }, "every placemark has its geometry")
+    }
+
+    func testAnICalendarFileGivesItsEventsAndOccurrences() throws {
+        try FileManager.default.createDirectory(at: file("calendar"), withIntermediateDirectories: true)
+        for name in ["daylight_saving_time.ics", "recur_instances.ics"] {
+            _ = try copy("Tests/Fixtures/real/ics/" + name, to: "calendar/" + name)
+        }
+        let (manifest, _) = try initBuildAndCheck("calendar")
+        // Google's export repeats without end: a window from the feed's own first and last starts.
+        XCTAssertTrue(manifest.contains(#"options: { window: { from: "2017-06-29", until: "2020-06-22" } },"#), manifest)
+        XCTAssertTrue(manifest.contains(#"primaryKey: ["uid"],"#), manifest)
+        for (path, table) in [("daylight_saving_time.ics", "event"), ("recur_instances.ics", "recur_instances_event")] {
+            let events = try oracle("ics", file("calendar/" + path).path)
+            // Kiln trims every text value (docs/FIDELITY.md): "SUMMARY:EXTERN: Eltern Medien Tag " is read without its space.
+            let expected = Dictionary(events.map { ($0["uid"] ?? "", $0["summary"]?.trimmingCharacters(in: .whitespaces)) }, uniquingKeysWith: { first, _ in first })
+            let built = try rows("calendar", "SELECT uid, summary FROM \(table) ORDER BY uid")
+            XCTAssertEqual(built.map { $0[0] ?? "" }, expected.keys.sorted(), path)
+            XCTAssertEqual(built.map { $0[1] }, expected.keys.sorted().map { expected[$0]! }, path)
+        }
+        XCTAssertGreaterThan(try rows("calendar", "SELECT count(*) FROM occurrence")[0][0].flatMap { Int($0) } ?? 0, 0)
+    }
+
+    func testAWikitextPageGivesItsPagesSectionsAndListings() throws {
+        try realInput("wikivoyage-en-roppongi", to: "roppongi")
+        let (manifest, _) = try initBuildAndCheck("roppongi")
+        XCTAssertTrue(manifest.contains(#""listing": { table: "listing""#), manifest)
+        let listings = try oracle("wikitext", file("roppongi/Roppongi.wikicode").path)
+        let built = try rows("roppongi", "SELECT name, category FROM listing ORDER BY position")
+        XCTAssertEqual(built.count, listings.count)
+        XCTAssertEqual(built.map { $0[0] }, listings.map { $0["name"] })
+        XCTAssertEqual(built.map { $0[1] }, listings.map { $0["category"] })
+        XCTAssertEqual(try rows("roppongi", "SELECT title FROM page"), [["Roppongi"]])
+    }
+
+    /// A MediaWiki export (the travel guide's, Wikivoyage and Wikitravel pages) by its document element: its pages
+    /// and redirects as lxml reads the export's <page> elements (namespace 0).
+    func testAMediaWikiExportGivesItsPagesAndRedirects() throws {
+        try FileManager.default.createDirectory(at: file("wiki"), withIntermediateDirectories: true)
+        _ = try copy("raw/itravel/itravel-export.xml", to: "wiki/itravel-export.xml")
+        let (manifest, _) = try initBuildAndCheck("wiki")
+        XCTAssertTrue(manifest.contains(#"format: "mediawiki""#) && manifest.contains(#""alias": { table: "alias""#), manifest)
+        let pages = try oracle("mediawiki", file("wiki/itravel-export.xml").path).filter { $0["namespace"] == "0" }
+        XCTAssertEqual(try rows("wiki", "SELECT title FROM page").map { $0[0] ?? "" }.sorted(),
+                       pages.filter { $0["redirect"] == "0" }.compactMap { $0["title"] }.sorted())
+        XCTAssertEqual(try rows("wiki", "SELECT title FROM alias").map { $0[0] ?? "" }.sorted(),
+                       pages.filter { $0["redirect"] == "1" }.compactMap { $0["title"] }.sorted())
+    }
+
+    /// Five real inputs of five formats in one folder, found without naming them: one manifest builds them all.
+    func testFiveFormatsInOneFolderBuildAtOnce() throws {
+        try realInput("actransit-gtfs", to: "mixed/gtfs")
+        try realInput("nextbus-actransit-22", to: "mixed/nextbus")
+        try realInput("json-db-departures-via", to: "mixed/departures")
+        try realInput("kml-fdu-campus", to: "mixed/campus")
+        try realInput("wikivoyage-en-roppongi", to: "mixed/roppongi")
+        _ = try copy("Tests/Fixtures/real/ics/recur_instances.ics", to: "mixed/calendar/recur_instances.ics")
+        let (manifest, summary) = try initBuildAndCheck("mixed")
+        for format in ["delimited", "xml", "json", "kml", "wikitext", "ics"] {
+            XCTAssertTrue(manifest.contains(#"format: "\#(format)""#), format)
+        }
+        XCTAssertTrue(summary.contains("routes "), summary)
+        XCTAssertTrue(summary.contains("listing "), summary)
+    }
+
+    /// More real inputs: a JSON map of scenes keyed by id with their hotspots (Pannellum), a GTFS
+    /// file whose rows end in empty fields (read by name, so a trailing separator is no wrong count), GPX 1.0 with
+    /// Groundspeak's namespaces, a GeoJSON collection, and Tate's artworks (the root object is the record).
+    func testMoreRealInputsBuildAtOnce() throws {
+        for name in ["json-pannellum-tour", "gtfs-sample-feed", "gpx-groundspeak-versions", "geojson-openlayers-points", "json-tate-artworks"] {
+            try realInput(name, to: name)
+            let (manifest, _) = try initBuildAndCheck(name)
+            XCTAssertFalse(manifest.isEmpty)
+        }
+        let tour = try String(contentsOf: file("json-pannellum-tour/kiln.json5"), encoding: .utf8)
+        // Scenes are keyed by their id: one table of scenes, one of every scene's hotspots, each with its scene.
+        XCTAssertTrue(tour.contains(#"records: "scenes/*/hotSpots/*""#) && tour.contains(#"context: { "scenes/*": { "scenes_key": "@key" } }"#), tour)
+        let hotspots = try PythonOracle.lines(ofProgram: """
+            import json, sys
+            tour = json.load(open(sys.argv[1], encoding="utf-8"))
+            for scene, value in tour["scenes"].items():
+                for spot in value.get("hotSpots", []): print(scene, spot["yaw"])
+            """, [file("json-pannellum-tour/example-tour.json").path])
+        XCTAssertEqual(try rows("json-pannellum-tour", "SELECT scenes_key || ' ' || yaw FROM hotspots ORDER BY ordinal").map { $0[0] ?? "" }, hotspots)
+        let times = try String(contentsOf: file("gtfs-sample-feed/kiln.json5"), encoding: .utf8)
+        XCTAssertTrue(times.contains(#"header: "names""#), times)
+        XCTAssertEqual(try rows("gtfs-sample-feed", "SELECT count(*) FROM stop_times"), [["\(try records("gtfs-sample-feed/stop_times.txt", header: true))"]])
+        // Tate's four files, one artwork each, are one source over *.json; each contributor says which artwork it is of.
+        let tate = try String(contentsOf: file("json-tate-artworks/kiln.json5"), encoding: .utf8)
+        XCTAssertTrue(tate.contains(#"name: "json_tate_artworks", format: "json", path: "*.json","#), tate)
+        XCTAssertTrue(tate.contains(#"context: { "": { "file_id": "id" } }"#), tate)
+        let artworks = try PythonOracle.lines(ofProgram: """
+            import glob, json, sys
+            for name in sorted(glob.glob(sys.argv[1] + "/*.json")):
+                artwork = json.load(open(name, encoding="utf-8"))
+                for contributor in artwork.get("contributors", []): print(artwork["id"], contributor["id"])
+            """, [file("json-tate-artworks").path])
+        XCTAssertEqual(try rows("json-tate-artworks", "SELECT id FROM json_tate_artworks ORDER BY id").map { $0[0] ?? "" },
+                       Array(Set(artworks.map { String($0.split(separator: " ")[0]) })).sorted())
+        XCTAssertEqual(try rows("json-tate-artworks", "SELECT file_id || ' ' || id FROM contributors ORDER BY file_id").map { $0[0] ?? "" }, artworks)
     }
 }

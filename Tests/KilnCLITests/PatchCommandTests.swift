@@ -121,6 +121,105 @@ final class PatchCommandTests: CLITestCase {
         for name in ["patch.sql", "patch.changeset", "update.json"] { XCTAssertEqual(try sha256("update/" + name), try sha256("again/" + name)) }
     }
 
+    /// SQLite's changeset format (sqlite.org/sessionintro.html, "changeset format") read by Python on its own: the
+    /// bytes of each table's header and changes, by table name.
+    private static let changesetBytes = """
+        import sys
+        data = open(sys.argv[1], "rb").read()
+        def varint(i):
+            value = 0
+            while True:
+                byte = data[i]; i += 1
+                value = (value << 7) | (byte & 0x7F)
+                if byte < 0x80: return value, i
+        def record(i, count):
+            for _ in range(count):
+                kind = data[i]; i += 1
+                if kind in (1, 2): i += 8
+                elif kind in (3, 4):
+                    length, i = varint(i); i += length
+            return i
+        sizes, i, table, columns = {}, 0, None, 0
+        while i < len(data):
+            start = i
+            if data[i] == 0x54:
+                columns, i = varint(i + 1); i += columns
+                end = data.index(0, i); table = data[i:end].decode(); i = end + 1
+            else:
+                operation = data[i]; i = record(i + 2, columns)
+                if operation == 23: i = record(i, columns)
+            sizes[table] = sizes.get(table, 0) + i - start
+        for name in sorted(sizes): print(name, sizes[name])
+        """
+
+    /// Two stops renamed: the changeset is several times the SQL patch, and the summary says why — the full-text
+    /// index's shadow tables, by their bytes in the changeset as Python reads its format.
+    /// Builds raw/patras (build/patras.sqlite) and a copy with two stops renamed (build/renamed.sqlite).
+    private func renamedPair() throws {
+        try buildPatras()
+        let stops = try copy("raw/patras", to: "renamed").appendingPathComponent("StopsUTF8.txt")
+        var lines = try String(contentsOf: stops, encoding: .utf8).components(separatedBy: "\n")
+        lines[0] = lines[0].replacingOccurrences(of: "Ακτή Δυμαίων", with: "Ακτή Δυμαίων Α")
+        lines[1] = lines[1].replacingOccurrences(of: "Άγιος Ανδρέας", with: "Άγιος Ανδρέας Β")
+        try lines.joined(separator: "\n").write(to: stops, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try kiln("build", "renamed", "--out", "build/renamed.sqlite", "--quiet").status, 0)
+    }
+
+    /// `-` where kiln patch and kiln apply read one file: a bundle of kiln patch, the patch of kiln apply (with
+    /// --update, matched by its SHA-256); the bundle kiln apply replaces cannot be standard input, and says why.
+    func testStandardInputForPatchAndApply() throws {
+        try renamedPair()
+        XCTAssertEqual(try kiln("patch", "build/patras.sqlite", "build/renamed.sqlite", "--out", "update").status, 0)
+        let piped = try kilnInShell("< build/patras.sqlite", ["patch", "-", "build/renamed.sqlite", "--out", "piped"])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        for name in ["patch.sql", "patch.changeset", "update.json"] { XCTAssertEqual(try sha256("piped/" + name), try sha256("update/" + name), name) }
+        let twice = try kiln("patch", "-", "-", "--out", "twice")
+        XCTAssertEqual(twice.status, 64)
+        XCTAssertTrue(twice.stderr.hasPrefix("Error: standard input (-) can be read once; name the other bundle"), twice.stderr)
+
+        let expected = try rows("build/renamed.sqlite")
+        for kind in ["patch.sql", "patch.changeset"] {
+            try copyFile("build/patras.sqlite", kind + ".sqlite")
+            let applied = try kilnInShell("< update/\(kind)", ["apply", kind + ".sqlite", "-", "--update", "update/update.json"])
+            XCTAssertEqual(applied.status, 0, applied.stderr)
+            XCTAssertTrue(applied.stdout.hasPrefix("applied standard input (\(kind.dropFirst(6))) to \(kind).sqlite: "), applied.stdout)
+            XCTAssertEqual(try rows(kind + ".sqlite"), expected, kind)
+        }
+        try copyFile("build/patras.sqlite", "app.sqlite")
+        let before = try sha256("app.sqlite")
+        var refused = try kilnInShell("< update/patch.sql", ["apply", "app.sqlite", "-"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: a patch from standard input (-) needs --update FILE: the update manifest is found beside PATCH, and standard input is beside nothing"), refused.stderr)
+        refused = try kilnInShell("< app.sqlite", ["apply", "-", "update/patch.sql"])
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: BUNDLE cannot be standard input (-): kiln apply replaces the file itself with its patched copy"), refused.stderr)
+        refused = try kilnInShell("< update/update.json", ["apply", "app.sqlite", "-", "--update", "update/update.json"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.hasPrefix("Error: standard input is none of the patches update/update.json lists (patch.sql, patch.changeset): its SHA-256 is "), refused.stderr)
+        XCTAssertEqual(try sha256("app.sqlite"), before, "nothing was changed")
+    }
+
+    func testThePatchSummarySaysWhyTheChangesetIsLargerThanTheSQLPatch() throws {
+        try renamedPair()
+        let run = try kiln("patch", "build/patras.sqlite", "build/renamed.sqlite", "--out", "update")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stdout.contains("  stop: 0 deleted, 2 updated, 0 inserted\n"), run.stdout)
+        let sizes = Dictionary(uniqueKeysWithValues: try PythonOracle.lines(ofProgram: PatchCommandTests.changesetBytes, [file("update/patch.changeset").path]).map { line in
+            let parts = line.split(separator: " ")
+            return (String(parts[0]), Int(parts[1]) ?? 0)
+        })
+        let total = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file("update/patch.changeset").path)[.size] as? Int)
+        let sql = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file("update/patch.sql").path)[.size] as? Int)
+        XCTAssertEqual(sizes.values.reduce(0, +), total, "every byte is a table's")
+        let shadows = sizes.filter { $0.key.hasPrefix("stop_search_") }
+        XCTAssertGreaterThan(shadows.values.reduce(0, +) * 2, total, "the index's rows are most of the changeset")
+        let listed = shadows.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        XCTAssertTrue(run.stdout.contains("the changeset is \(String(format: "%.1f", Double(total) / Double(sql)))× the SQL patch: "
+                                          + "\(shadows.values.reduce(0, +)) of its \(total) bytes are the rows of the search and spatial indexes' shadow tables (\(listed)), "
+                                          + "which it carries as they are"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("apps that apply patch.sql download \(total - sql) bytes less\n"), run.stdout)
+    }
+
     func testSearchAndRegionQueriesOnThePatchedTravelGuideGiveWhatTheNewOneGives() throws {
         try travelPair()
         let run = try kiln("patch", "build/itravel.sqlite", "build/edited.sqlite", "--out", "update")

@@ -55,6 +55,40 @@ final class CIFormatsTests: KilnTestCase {
         XCTAssertEqual(github.last, "kiln build ci: not built (\(outcome.counts))")
     }
 
+    /// The rule a finding belongs to: its code's, a `unique` rule's `.identical` repeats, a time limit naming it.
+    func testAFindingBelongsToTheRuleOfItsCodeItsRepeatsAndItsTimeLimit() {
+        let rules = ["stop.unique", "n.small"]
+        func finding(_ code: String, _ message: String = "m") -> Diagnostic { Diagnostic(code: code, severity: .warning, message: message) }
+        XCTAssertEqual(BuildOutcome.rule(of: finding("n.small"), among: rules), "n.small")
+        XCTAssertEqual(BuildOutcome.rule(of: finding("stop.unique.identical"), among: rules), "stop.unique")
+        XCTAssertNil(BuildOutcome.rule(of: finding("other.identical"), among: rules))
+        let spec = RuleSpec(code: "n.small", check: .sql(query: "SELECT 1", message: "m"), severity: .error)
+        XCTAssertEqual(BuildOutcome.rule(of: finding("sql.time-limit", RuleEngine.timeLimitMessage(spec, keyPath: "rules[1]", seconds: 1)), among: rules), "n.small")
+        XCTAssertNil(BuildOutcome.rule(of: finding("duplicate-row"), among: rules))
+    }
+
+    /// `acknowledged` takes warnings and infos of known codes only; the GitHub rendering leaves them out and counts them.
+    func testAcknowledgedCodesAreCheckedAndLeftOutOfTheAnnotations() throws {
+        func manifest(_ acknowledged: String) -> String {
+            """
+            { bundle: "ci", schemaVersion: 1, acknowledged: \(acknowledged), severity: { "duplicate-row": "error" },
+              tables: [{ name: "t", columns: [{ name: "name", type: "text" }] }],
+              rules: [{ code: "t.name", kind: "unique", table: "t", columns: ["name"], severity: "warning" }] }
+            """
+        }
+        XCTAssertEqual(try loadPipeline(manifest: manifest(#"["xml.unread", "t.name", "t.name.identical"]"#), rows: "").manifest.acknowledged,
+                       ["xml.unread", "t.name", "t.name.identical"])
+        XCTAssertThrowsError(try loadPipeline(manifest: manifest(#"["duplicate-row"]"#), rows: ""), "made an error by severity")
+        XCTAssertThrowsError(try loadPipeline(manifest: manifest(#"["no.such"]"#), rows: ""))
+        let outcome = BuildOutcome(bundle: "ci", output: URL(fileURLWithPath: "ci.sqlite"), reportURL: URL(fileURLWithPath: "r.json"), built: true,
+                                   tables: [], inputs: [:], diagnostics: [Diagnostic(code: "xml.unread", severity: .info, message: "m"),
+                                                                           Diagnostic(code: "xml.unread", severity: .error, message: "e")])
+        let github = outcome.github(BuildSummary(pathPrefix: ""), acknowledged: ["xml.unread"])
+        XCTAssertFalse(github.contains("::notice"), github)
+        XCTAssertTrue(github.contains("::error title=xml.unread::e"), "an error is always annotated: \(github)")
+        XCTAssertTrue(github.hasSuffix("; 1 acknowledged in the manifest, not annotated)\n"), github)
+    }
+
     func testAFixtureThatDiffersIsOneErrorAtItsExpectedFile() throws {
         let spec = FixtureSpec(source: "s", input: "in.html", expected: "fixtures/in.json")
         let differs = FixtureRunner.Outcome(fixture: spec, differences: ["- a", "+ b"], missingExpectation: false)

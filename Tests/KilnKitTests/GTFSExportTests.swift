@@ -201,11 +201,13 @@ final class ServicePeriodTests: KilnTestCase {
         let manifest = try ManifestLoader.load(folder.path, resolvingInputs: false).manifest
         func findings(_ date: String) throws -> [Diagnostic] { try Exporter(manifest: manifest, exportDate: try day(date)).serviceFindings("gtfs") }
         XCTAssertEqual(try findings("2026-07-01"), [])
-        XCTAssertEqual(try findings("2026-12-01"), [], "30 days left is not within 30 days, as gtfs-validator counts")
-        let soon = try findings("2026-12-02")
+        XCTAssertEqual(try findings("2026-11-30"), [], "31 days left")
+        // 30 days left is warned: gtfs-validator's feed_expiration_date30_days compares the end with the day 30 days on
+        // inclusively (compareTo <= 0), and gtfs-guru warns there too (GTFSExportCommandTests).
+        let soon = try findings("2026-12-01")
         XCTAssertEqual(soon.map(\.code), ["export.service-ending"])
         XCTAssertEqual(soon.first?.severity, .warning)
-        XCTAssertTrue(soon.first?.message.contains("ends on 20261231, 29 days after 20261202") == true, soon.first?.message ?? "")
+        XCTAssertTrue(soon.first?.message.contains("ends on 20261231, 30 days after 20261201") == true, soon.first?.message ?? "")
         XCTAssertTrue(try findings("2027-01-02").first?.message.contains("ended on 20261231, 2 days before 20270102") == true)
         XCTAssertEqual(try findings("2026-12-31").first?.message.contains("0 days after") == true, true)
     }
@@ -233,5 +235,33 @@ final class ServicePeriodTests: KilnTestCase {
         XCTAssertEqual(added, Set(expected.filter { $0 >= "20260701" && $0 <= "20270630" }).sorted())
         let calendarText = try String(contentsOf: out.appendingPathComponent("calendar.txt"), encoding: .utf8)
         XCTAssertTrue(calendarText.contains("weekdays,1,1,1,1,1,0,0,20260701,20270630\n"), calendarText)
+    }
+
+    /// gtfs-validator's service dates: a calendar row's weekdays from start to end, less the dates removed, with
+    /// those added; a service of calendar_dates.txt alone is reported only when calendar.txt is empty and all expired.
+    func testAServiceExpiresOnItsLastDayOfServiceAsGTFSValidatorCountsIt() throws {
+        let calendar = try write("service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date\nweek,1,1,1,1,1,0,0,20260105,20260111\nsat,0,0,0,0,0,1,0,20260101,20260131\n", to: "calendar.txt")
+        let dates = try write("service_id,date,exception_type\nweek,20260109,2\nsat,20260131,2\nsat,20260201,1\nextra,20250101,1\n", to: "calendar_dates.txt")
+        let services = try ExpiredCalendar.services(calendar: calendar, calendarDates: dates)
+        XCTAssertEqual(services.map(\.id), ["week", "sat", "extra"])
+        XCTAssertEqual(services.map { $0.lastDay.map(ExpiredCalendar.gtfs) }, ["20260108", "20260201", "20250101"], "Friday 9 January removed; 1 February added")
+        let asOf = try XCTUnwrap(CalendarDay.day("2026-01-10"))
+        XCTAssertEqual(ExpiredCalendar.findings(services, asOf: asOf).map(\.provenance?.line), [2], "extra is in calendar_dates.txt alone")
+        let only = try ExpiredCalendar.services(calendar: nil, calendarDates: dates)
+        XCTAssertEqual(ExpiredCalendar.findings(only, asOf: asOf).count, 0, "sat runs on 1 February: not every service expired")
+        XCTAssertEqual(ExpiredCalendar.findings(only, asOf: try XCTUnwrap(CalendarDay.day("2026-03-01"))).map(\.message.first), ["s", "s"], "week has no day left at all: no finding")
+    }
+
+    /// A feed's own end date is warned from 30 days ahead, the 30th day counted in, as gtfs-validator does.
+    func testTheFeedsOwnEndDateIsWarnedAsGTFSValidatorCountsIt() throws {
+        let feedInfo = try write("feed_publisher_name,feed_start_date,feed_end_date\nx,20260101,20261231\n", to: "feed_info.txt")
+        let end = try XCTUnwrap(try ExpiredCalendar.feedEnd(feedInfo))
+        XCTAssertEqual(end.line, 2)
+        func warned(_ date: String) throws -> Bool {
+            !ExpiredCalendar.feedEndFindings(end, file: feedInfo, asOf: try XCTUnwrap(CalendarDay.day(date)), warnDays: 30).isEmpty
+        }
+        XCTAssertFalse(try warned("2026-11-30"))
+        XCTAssertTrue(try warned("2026-12-01"), "30 days ahead")
+        XCTAssertTrue(try warned("2027-01-05"), "ended")
     }
 }

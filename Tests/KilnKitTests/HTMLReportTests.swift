@@ -58,6 +58,24 @@ final class HTMLReportTests: KilnTestCase {
         XCTAssertNil(CoordinateMap(table: "empty", latitude: "lat", longitude: "lon", points: []))
     }
 
+    /// Staging's rows keep their `_file` and `_line`: a row an error names is flagged, and the map survives the JSON
+    /// report's round trip (`StagedMap`).
+    func testStagedRowsAnErrorNamesAreFlaggedAndKeptThroughTheReport() throws {
+        let database = try Database(path: ":memory:")
+        try database.execute("CREATE TABLE stop(name TEXT, lat REAL, lon REAL, _file TEXT, _line INTEGER)")
+        try database.execute("INSERT INTO stop VALUES ('a', 38.24, 21.73, 'stops.txt', 1), ('b', 38.25, 21.74, 'stops.txt', 2), ('c', -33.87, 151.21, 'stops.txt', 3)")
+        let maps = try CoordinateMap.maps(in: database, tables: ["stop"], failedRows: ["stops.txt:3"], limit: 2)
+        XCTAssertEqual(maps.first?.points.map(\.label), ["a", "b"], "the limit holds")
+        let all = try CoordinateMap.maps(in: database, tables: ["stop"], failedRows: ["stops.txt:3"])
+        XCTAssertEqual(all.first?.outliers.map(\.label), ["c"])
+        XCTAssertEqual(all.first?.flaggedBy, ["an error of this build"])
+        XCTAssertEqual(try CoordinateMap.maps(in: database, tables: ["stop"]).first?.outliers.count, 0, "a bundle's map flags no error")
+        let staged = StagedMap(try XCTUnwrap(all.first))
+        let decoded = try JSONDecoder().decode(StagedMap.self, from: try JSONEncoder().encode(staged))
+        XCTAssertEqual(decoded, staged)
+        XCTAssertEqual(decoded.map?.outliers.map(\.label), ["c"])
+    }
+
     func testRobustRangeKeepsEveryClusterAndNearPoints() {
         // Two towns, 70 and 30 points: both stay on the map.
         let first: [Double] = (0..<70).map { 38.2 + Double($0) * 0.0001 }, second: [Double] = (0..<30).map { 38.9 + Double($0) * 0.0001 }

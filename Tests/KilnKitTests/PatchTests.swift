@@ -88,3 +88,52 @@ final class PatchTests: XCTestCase {
         XCTAssertEqual(try target.rows("SELECT * FROM t ORDER BY id").map(\.values), before)
     }
 }
+
+/// What `BundlePatch.make` says besides the files, and a patch read from standard input.
+final class PatchSummaryTests: KilnTestCase {
+    /// Two bundles of a table with a full-text index, two of its 200 rows renamed in the second, and their patch.
+    private func patchedPair() throws -> (old: URL, new: URL, update: UpdateManifest, shadows: [String: Int]) {
+        let manifest = """
+            { bundle: "p", schemaVersion: 1,
+              tables: [{ name: "t", columns: [{ name: "name", type: "text" }, { name: "n", type: "integer" }], primaryKey: ["n"],
+                         fullText: { name: "t_search", columns: ["name"] } }],
+              sources: [{ name: "rows", format: "delimited", path: "rows.txt", options: { fields: ["name", "n"] }, into: "t",
+                          columns: { name: "name", n: "n" } }] }
+            """
+        let rows = (1...200).map { "stop number \($0) street;\($0)" }
+        let old = temporaryDirectory.appendingPathComponent("old.sqlite"), new = temporaryDirectory.appendingPathComponent("new.sqlite")
+        XCTAssertTrue(try Builder.build(try loadPipeline(manifest: manifest, rows: rows.joined(separator: "\n")), options: BuildOptions(output: old)).built)
+        var changed = rows
+        changed[0] = "renamed stop;1"
+        changed[1] = "other renamed stop;2"
+        XCTAssertTrue(try Builder.build(try loadPipeline(manifest: manifest, rows: changed.joined(separator: "\n")), options: BuildOptions(output: new)).built)
+        let (update, noChangeset, shadows) = try BundlePatch.make(old: old, new: new, out: temporaryDirectory.appendingPathComponent("update"), userFilled: [])
+        XCTAssertNil(noChangeset)
+        return (old, new, update, shadows)
+    }
+
+    /// The shares of the changeset `make` reports are the full-text index's shadow tables that changed, each smaller
+    /// than the changeset, which also holds the table's own rows.
+    func testTheChangesetsShadowTableBytesAreReportedByTable() throws {
+        let (_, _, update, shadows) = try patchedPair()
+        let changeset = try XCTUnwrap(update.patches.first { $0.kind == "changeset" })
+        XCTAssertFalse(shadows.isEmpty)
+        XCTAssertTrue(shadows.keys.allSatisfy { $0.hasPrefix("t_search_") }, "\(shadows)")
+        XCTAssertLessThan(shadows.values.reduce(0, +), changeset.bytes)
+    }
+
+    /// A patch from standard input has no name: it is the listed patch with its SHA-256, and messages call it so.
+    func testAPatchFromStandardInputIsTheListedOneWithItsDigest() throws {
+        let (old, _, update, _) = try patchedPair()
+        let folder = temporaryDirectory.appendingPathComponent("update")
+        let piped = temporaryDirectory.appendingPathComponent("standard-input")
+        try FileManager.default.copyItem(at: folder.appendingPathComponent("patch.changeset"), to: piped)
+        let outcome = try PatchApplier.apply(bundle: old, patch: piped, manifest: folder.appendingPathComponent("update.json"), standardInput: true)
+        XCTAssertEqual(outcome.kind, "changeset")
+        XCTAssertEqual(outcome.to, update.to.digest)
+        try Data("not a patch".utf8).write(to: piped)
+        XCTAssertThrowsError(try PatchApplier.apply(bundle: old, patch: piped, manifest: folder.appendingPathComponent("update.json"), standardInput: true)) { error in
+            XCTAssertTrue("\(error)".contains("standard input is none of the patches"), "\(error)")
+        }
+    }
+}

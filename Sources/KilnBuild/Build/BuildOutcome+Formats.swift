@@ -15,12 +15,28 @@ extension BuildOutcome {
     }
 
     /// GitHub Actions workflow commands: one annotation per stored finding, its file a path from the current folder
-    /// (`summary.pathPrefix`), then the verdict.
-    public func github(_ summary: BuildSummary) -> String {
-        var lines = diagnostics.map { githubAnnotation(summary.shown($0)) }
+    /// (`summary.pathPrefix`), then the verdict. The warnings and infos of the `acknowledged` codes (the manifest's)
+    /// are not annotated: the verdict counts them.
+    public func github(_ summary: BuildSummary, acknowledged: Set<String> = []) -> String {
+        let quiet = diagnostics.filter { $0.severity < .error && acknowledged.contains($0.code) }
+        var lines = diagnostics.filter { !($0.severity < .error && acknowledged.contains($0.code)) }.map { githubAnnotation(summary.shown($0)) }
         if let comparison { lines.append(comparison.summaryLine) }
-        lines.append("kiln build \(bundle): " + (built ? "built \(output.relativePath)" : "not built") + " (\(counts))")
+        let unsaid = quiet.isEmpty ? "" : "; \(quiet.count) acknowledged in the manifest, not annotated"
+        lines.append("kiln build \(bundle): " + (built ? "built \(output.relativePath)" : "not built") + " (\(counts)\(unsaid))")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The manifest rule a finding belongs to: the rule of its code, of the code less `.identical` (a `unique` rule's
+    /// identical repeats), or the rule a time-limit finding names (`RuleEngine.timeLimitMessage`).
+    static func rule(of diagnostic: Diagnostic, among rules: [String]) -> String? {
+        if rules.contains(diagnostic.code) { return diagnostic.code }
+        if diagnostic.code.hasSuffix(".identical"), case let code = String(diagnostic.code.dropLast(".identical".count)), rules.contains(code) {
+            return code
+        }
+        if diagnostic.code == RuleEngine.timeLimitCode.rawValue {
+            return rules.first { diagnostic.message.hasPrefix("rule \($0) (") }
+        }
+        return nil
     }
 
     /// JUnit XML: a suite `sources` with a test case per source of `pipeline` (the findings about its files), a suite
@@ -35,8 +51,8 @@ extension BuildOutcome {
         var bySource: [String: [Diagnostic]] = [:], byRule: [String: [Diagnostic]] = [:], rest: [Diagnostic] = []
         for diagnostic in diagnostics {
             let shown = summary.shown(diagnostic)
-            if rules.contains(diagnostic.code) {
-                byRule[diagnostic.code, default: []].append(shown)
+            if let rule = BuildOutcome.rule(of: diagnostic, among: rules) {
+                byRule[rule, default: []].append(shown)
             } else if let file = diagnostic.provenance?.file, let source = sourceOfFile[file] {
                 bySource[source, default: []].append(shown)
             } else {

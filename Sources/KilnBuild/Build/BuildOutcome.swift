@@ -25,6 +25,9 @@ public struct BuildOutcome: Sendable {
     public var tableDescriptions: [String: String] = [:]
     /// The manifest's `bounds` rules, so that the HTML report's maps flag the points they flag.
     public var boundsRules: [BoundsRule] = []
+    /// When the build failed: the maps of the rows staged (`StagedMap`), the rows an error names flagged, since no
+    /// bundle holds them.
+    public var stagedMaps: [StagedMap] = []
     /// Every finding stored, in a stable order: the first `DiagnosticTally.examplesPerCode` of each code and severity.
     public var diagnostics: [Diagnostic]
     /// The findings counted but not stored, by code and severity.
@@ -85,11 +88,7 @@ extension BuildOutcome {
         self.manifest = (manifest.file.lastPathComponent, manifest.sha256)
         inputSizes = sizes ?? BuildOutcome.sizes(of: inputs, in: pipeline)
         for table in manifest.tables { tableDescriptions[table.name] = table.description }
-        for rule in manifest.rules {
-            if case .bounds(let table, let latitude, let longitude, let box) = rule.check {
-                boundsRules.append(BoundsRule(code: rule.code, table: table, latitude: latitude, longitude: longitude, box: box))
-            }
-        }
+        boundsRules = BoundsRule.rules(of: manifest)
         let codes = Set(diagnostics.map(\.code) + notStored.keys.map(\.code))
         for code in codes {
             meanings[code] = manifest.rules.first { $0.code == code && $0.description != nil }?.description ?? DiagnosticCode.named(code)?.meaning
@@ -104,6 +103,14 @@ public struct BoundsRule: Codable, Sendable, Equatable {
     public var latitude: String
     public var longitude: String
     public var box: BoxSpec
+
+    /// The manifest's `bounds` rules.
+    package static func rules(of manifest: Manifest) -> [BoundsRule] {
+        manifest.rules.compactMap { rule in
+            guard case .bounds(let table, let latitude, let longitude, let box) = rule.check else { return nil }
+            return BoundsRule(code: rule.code, table: table, latitude: latitude, longitude: longitude, box: box)
+        }
+    }
 
     /// Whether the rule flags a row at `latitude`, `longitude` (outside the box).
     public func flags(latitude: Double, longitude: Double) -> Bool {

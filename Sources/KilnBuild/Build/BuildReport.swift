@@ -47,6 +47,8 @@ public struct BuildReport: Encodable {
     package var codes: [String: String]
     /// The manifest's `bounds` rules (omitted when none), for the HTML report's maps.
     package var boundsRules: [BoundsRule]?
+    /// When the build failed, the maps of the staged rows (omitted otherwise, and when no table has coordinates).
+    package var stagedMaps: [StagedMap]?
     package var diagnostics: [Entry]
     /// Findings counted in `summary` but not listed in `diagnostics`, by code and severity (omitted when none).
     package var notStored: [NotStored]?
@@ -120,6 +122,7 @@ public struct BuildReport: Encodable {
         manifest = ManifestFile(file: outcome.manifest.file, sha256: outcome.manifest.sha256)
         codes = outcome.meanings
         boundsRules = outcome.boundsRules.isEmpty ? nil : outcome.boundsRules
+        stagedMaps = outcome.stagedMaps.isEmpty ? nil : outcome.stagedMaps
         var summary: [String: Int] = ["error": 0, "warning": 0, "info": 0]
         for diagnostic in outcome.diagnostics { summary[diagnostic.severity.rawValue, default: 0] += 1 }
         for (key, count) in outcome.notStored { summary[key.severity.rawValue, default: 0] += count }

@@ -68,6 +68,7 @@ final class BuildRun {
     // Set by `writeBundle`.
     private var pending: PendingBundle?
     private var comparison: BundleDiff?
+    private var stagedMaps: [StagedMap] = []
     private var bytes: BundleBytes?
     private var listing: BuildCache.InputListing?
     private var inputSizes: [String: Int]?
@@ -296,6 +297,15 @@ final class BuildRun {
         options.progress?(.checking(rules: rules.count))
         let found = try engine.run()
         ruleCache?.keep(known: engine.known, found: found, keys: ruleKeys)
+        // No bundle will hold the rows: the report draws them from here, with the rows an error names in red.
+        if log.hasErrors {
+            let failed = Set(log.sorted.filter { $0.severity == .error }.compactMap { finding in
+                finding.provenance.flatMap { place in place.line.map { "\(place.file):\($0)" } }
+            })
+            let maps = try? CoordinateMap.maps(in: staging.database, tables: manifest.tables.filter(\.ship).map(\.name),
+                                               rules: BoundsRule.rules(of: manifest), failedRows: failed, limit: StagedMap.pointLimit)
+            stagedMaps = (maps ?? []).map(StagedMap.init)
+        }
         counts = try manifest.tables.filter(\.ship).map { table in
             let rows = try staging.database.rows("SELECT count(*) FROM \(quoteIdentifier(table.name))")
             return TableCount(name: table.name, rows: Int(rows.first?.values.first?.number ?? 0))
@@ -376,6 +386,7 @@ final class BuildRun {
                                    built: pending != nil && !log.hasErrors, tables: counts, inputs: inputs,
                                    diagnostics: FetchedInputs.traced(log.sorted, pipeline))
         outcome.comparison = comparison
+        outcome.stagedMaps = outcome.built ? [] : stagedMaps
         outcome.bytes = bytes
         outcome.notStored = log.tally.notStored
         outcome.targets = targetOutputs

@@ -36,12 +36,33 @@ public struct Exporter {
               let spec = export.servicePeriod else { return [] }
         let asOf = exportDate ?? Date()
         let left = period.daysLeft(from: asOf)
-        guard left < spec.warnDays else { return [] }
+        // The last warnDays days, the warnDays-th one counted in, as gtfs-validator's feed_expiration_date30_days.
+        guard left <= spec.warnDays else { return [] }
         let end = ServicePeriod.gtfs(period.end), day = ServicePeriod.gtfs(asOf)
         let when = left >= 0 ? "ends on \(end), \(left) day\(left == 1 ? "" : "s") after \(day)" : "ended on \(end), \(-left) day\(left == -1 ? "" : "s") before \(day)"
         return [Diagnostic(code: .exportServiceEnding,
                            message: "the service period of export \"\(name)\" \(when) (warned \(spec.warnDays) days ahead, servicePeriod.warnDays): apps and validators will treat the feed as expiring; move the period on",
                            provenance: Provenance(file: displayPath(export.declaredIn?.file ?? manifest.file)))]
+    }
+
+    /// gtfs-validator's `expired_calendar` (`export.expired-calendar`, a warning per service) for the `calendar.txt`
+    /// and `calendar_dates.txt` among `written`: a service whose last day of service is before the export date (today
+    /// when none was given, as gtfs-validator's own default; the files never depend on it). None when neither was
+    /// written.
+    /// - Throws: `KilnError.io` when a written file cannot be read back.
+    /// An export `name` without a `servicePeriod` that writes `feed_info.txt` is warned as a declared period is
+    /// (`export.service-ending`) from the `feed_end_date` it writes: gtfs-validator's `feed_expiration_date30_days`.
+    public func calendarFindings(_ written: [URL], export name: String? = nil) throws -> [Diagnostic] {
+        let calendar = written.first { $0.lastPathComponent == "calendar.txt" }
+        let dates = written.first { $0.lastPathComponent == "calendar_dates.txt" }
+        var findings: [Diagnostic] = []
+        if let feedInfo = written.first(where: { $0.lastPathComponent == "feed_info.txt" }),
+           manifest.exports.first(where: { $0.name == name })?.servicePeriod == nil,
+           let end = try ExpiredCalendar.feedEnd(feedInfo) {
+            findings += ExpiredCalendar.feedEndFindings(end, file: feedInfo, asOf: exportDate ?? Date(), warnDays: ServicePeriodSpec.defaultWarnDays)
+        }
+        guard calendar != nil || dates != nil else { return findings }
+        return findings + ExpiredCalendar.findings(try ExpiredCalendar.services(calendar: calendar, calendarDates: dates), asOf: exportDate ?? Date())
     }
 
     /// The formats files can be written in.

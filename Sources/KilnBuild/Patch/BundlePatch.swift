@@ -10,13 +10,14 @@ import KilnReaders
 public enum BundlePatch {
     /// Makes, verifies and writes the patches from `old` to `new` into the folder `out`.
     /// - Parameter userFilled: the tables the app fills (the manifest's `userFilled`), which no patch touches.
-    /// - Returns: the update manifest written, and why there is no changeset when there is none (`nil` otherwise).
+    /// - Returns: the update manifest written, why there is no changeset when there is none (`nil` otherwise), and the
+    ///   bytes of the changeset each full-text or R*Tree shadow table changed takes (`shadowBytes(new:old:layout:)`).
     /// - Throws: `KilnError.validation` with one sentence when a file is not a Kiln bundle, when a patch is the wrong
     ///   answer (another bundle, a new schema version or schema, a patch over the limit: the app must download the
     ///   full bundle), or when a patch applied to a copy of OLD does not give NEW; `KilnError.usage` for an output
     ///   that may not be written; `KilnError.io` when a file cannot be read or written. Nothing is written then.
     public static func make(old: URL, new: URL, out: URL, userFilled: Set<String>, limit: PatchSizeLimit = .default,
-                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> (manifest: UpdateManifest, noChangeset: String?) {
+                            names: OutputNames = OutputNames(output: "the patch folder")) throws -> (manifest: UpdateManifest, noChangeset: String?, shadowBytes: [String: Int]) {
         let files = [UpdateManifest.sqlFileName, UpdateManifest.changesetFileName, UpdateManifest.fileName].map { out.appendingPathComponent($0) }
         let protected = [OutputPath.Protected(old, "OLD"), OutputPath.Protected(new, "NEW")]
         try OutputPath.checkFolder(out, named: names.output, protected: protected)
@@ -43,6 +44,7 @@ public enum BundlePatch {
             var sql = try SQLPatchWriter(database: database, layout: after, oldMetadata: try BundleFile.metadata(of: database) ?? [:])
             let text = Data(try sql.write().utf8)
             let changeset = try self.changeset(new: new, old: old, layout: after)
+            let shadowBytes = changeset == nil ? [:] : try self.shadowBytes(new: new, old: old, layout: after)
             let allowed = limit.bytes(of: newSize)
             if text.count > allowed {
                 throw refuse("the SQL patch would be \(text.count) bytes, more than \(limit.phrase) (\(allowed) bytes)")
@@ -78,7 +80,7 @@ public enum BundlePatch {
                                    + (writesChangeset ? [(UpdateManifest.changesetFileName, Data(changeset ?? []))] : [])
                                    + [(UpdateManifest.fileName, json)],
                                    dropping: writesChangeset ? [] : [UpdateManifest.changesetFileName], into: out)
-            return (manifest, noChangeset)
+            return (manifest, noChangeset, shadowBytes)
         } catch let error as SQLiteError {
             if let stopped = BundleReadLimit.current.stopped(error, reading: [old, new]) { throw stopped }
             if error.isStorageFailure || error.isOutOfMemory {
@@ -95,6 +97,20 @@ public enum BundlePatch {
         // The session extension leaves out tables without a primary key: no changeset then.
         guard layout.tables.allSatisfy({ !$0.key.isEmpty }) else { return nil }
         return try SQLiteChangeset.diff(database, from: "old", tables: layout.tables.map(\.name) + layout.shadows)
+    }
+
+    /// The bytes each shadow table of the full-text and R*Tree indexes takes in the changeset, for those it changes:
+    /// the changeset carries their rows (an FTS5 index's segments hold many rows' terms each, so one changed row
+    /// rewrites whole segments) where the SQL patch rebuilds the index from the table's rows. A changeset is the
+    /// concatenation of its tables' changes, so each table's share is its own changeset's size.
+    private static func shadowBytes(new: URL, old: URL, layout: BundleLayout) throws -> [String: Int] {
+        let database = try BundleFile.open(new, attaching: old, as: "old")
+        var bytes: [String: Int] = [:]
+        for shadow in layout.shadows {
+            let size = try SQLiteChangeset.diff(database, from: "old", tables: [shadow]).count
+            if size > 0 { bytes[shadow] = size }
+        }
+        return bytes
     }
 
     /// Applies a patch to a scratch copy of `old` in the temporary folder and compares the copy with `new`.

@@ -36,7 +36,10 @@ package struct CoordinateMap {
     /// - Throws: `SQLiteError` when the bundle cannot be read.
     /// A point is flagged when the table's `outlier` column says so or one of `rules` on the table and its two
     /// columns flags it.
-    package static func maps(in database: Database, tables: [String], rules: [BoundsRule] = []) throws -> [CoordinateMap] {
+    /// With `failedRows` (staging's tables, which keep each row's `_file` and `_line`), a row is flagged too when its
+    /// `file:line` is one of them; at most `limit` points are read per table.
+    package static func maps(in database: Database, tables: [String], rules: [BoundsRule] = [], failedRows: Set<String>? = nil,
+                             limit: Int = pointLimit) throws -> [CoordinateMap] {
         var maps: [CoordinateMap] = []
         for table in tables {
             let columns = try database.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0.values.first?.textValue }
@@ -46,16 +49,18 @@ package struct CoordinateMap {
             let boxes = rules.filter { $0.table == table && $0.latitude == latitude && $0.longitude == longitude }
             let flagged = columns.contains("outlier") ? "\"outlier\"" : "NULL"
             let page = columns.contains("page_id") ? "\"page_id\"" : "NULL"
-            let sql = "SELECT \(label.map(quoteIdentifier) ?? "rowid"), \(quoteIdentifier(latitude)), \(quoteIdentifier(longitude)), \(flagged), \(page) "
+            let place = failedRows != nil && columns.contains("_file") && columns.contains("_line") ? "\"_file\" || ':' || \"_line\"" : "NULL"
+            let sql = "SELECT \(label.map(quoteIdentifier) ?? "rowid"), \(quoteIdentifier(latitude)), \(quoteIdentifier(longitude)), \(flagged), \(page), \(place) "
                 + "FROM \(quoteIdentifier(table)) "
                 + "WHERE typeof(\(quoteIdentifier(latitude))) IN ('integer', 'real') AND typeof(\(quoteIdentifier(longitude))) IN ('integer', 'real') "
-                + "ORDER BY rowid LIMIT \(pointLimit)"
+                + "ORDER BY rowid LIMIT \(limit)"
             var groups: [String: [Point]] = [:], order: [String] = []
             for row in try database.rows(sql) {
                 guard let lat = row.values[1].number, let lon = row.values[2].number, abs(lat) <= 90, abs(lon) <= 180 else { continue }
                 var point = Point(label: row.values[0].textValue ?? "", latitude: lat, longitude: lon)
                 if flagged != "NULL" { point.outlier = (row.values[3].number ?? 0) != 0 }
                 point.outlier = point.outlier || boxes.contains { $0.flags(latitude: lat, longitude: lon) }
+                    || (row.values[5].textValue.map { failedRows?.contains($0) ?? false } ?? false)
                 let key = row.values[4].textValue ?? ""
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(point)
@@ -64,7 +69,8 @@ package struct CoordinateMap {
             let titles = page == "NULL" ? [:] : try pageTitles(database)
             for key in pages {
                 var map = CoordinateMap(table: table, latitude: latitude, longitude: longitude, points: groups[key]!,
-                                        flaggedBy: (flagged == "NULL" ? [] : ["the table's outlier column"]) + boxes.map { "the rule \($0.code)" })
+                                        flaggedBy: (flagged == "NULL" ? [] : ["the table's outlier column"]) + boxes.map { "the rule \($0.code)" }
+                                            + (place == "NULL" ? [] : ["an error of this build"]))
                 map?.page = page == "NULL" ? nil : titles[key].map { "\($0) (page \(key))" } ?? "page \(key)"
                 if let map { maps.append(map) }
             }
@@ -270,5 +276,45 @@ package struct MapView {
     /// A round number without a trailing `.0`.
     package static func plain(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(format: "%g", value)
+    }
+}
+
+/// A map of a failed build's staged rows, as its JSON report keeps it (no bundle holds them for `kiln report` to
+/// read): the table, its coordinate columns, the page, what flags points, and each point.
+public struct StagedMap: Codable, Sendable, Equatable {
+    /// One staged row's label, place, and whether an error or a rule flags it.
+    public struct Point: Codable, Sendable, Equatable {
+        public var label: String
+        public var latitude: Double
+        public var longitude: Double
+        public var flagged: Bool
+    }
+
+    /// At most this many staged rows are kept per table (the first in staging order), so that the report stays small.
+    package static let pointLimit = 5_000
+
+    public var table: String
+    public var latitude: String
+    public var longitude: String
+    public var page: String?
+    public var flaggedBy: [String]
+    public var points: [Point]
+
+    package init(_ map: CoordinateMap) {
+        table = map.table
+        latitude = map.latitudeColumn
+        longitude = map.longitudeColumn
+        page = map.page
+        flaggedBy = map.flaggedBy
+        points = map.points.map { Point(label: $0.label, latitude: $0.latitude, longitude: $0.longitude, flagged: $0.outlier) }
+    }
+
+    /// The map to draw.
+    package var map: CoordinateMap? {
+        var map = CoordinateMap(table: table, latitude: latitude, longitude: longitude,
+                                points: points.map { CoordinateMap.Point(label: $0.label, latitude: $0.latitude, longitude: $0.longitude, outlier: $0.flagged) },
+                                flaggedBy: flaggedBy)
+        map?.page = page
+        return map
     }
 }

@@ -180,18 +180,32 @@ public struct HTMLReport {
         return html + "</section>\n"
     }
 
+    /// The maps: of the bundle's tables, or for a failed build of the rows it staged (its report keeps them), with a
+    /// sentence saying which; for a failed build that staged none, the sentence saying why there is no map.
     private func maps() throws -> String {
-        guard let bundle, FileManager.default.fileExists(atPath: bundle.path) else { return "" }
-        let database = try BundleFile.open(bundle)
+        var html = "<section id=\"maps\"><h2>Maps</h2>"
         let maps: [CoordinateMap]
-        do {
-            maps = try CoordinateMap.maps(in: database, tables: report.tables.map(\.name), rules: report.boundsRules ?? [])
-        } catch let error as SQLiteError {
-            if let stopped = BundleReadLimit.current.stopped(error, reading: [bundle]) { throw stopped }
-            throw KilnError.validation("cannot read the maps' coordinates from \(bundle.relativePath): \(error.message)")
+        if !report.built, let staged = report.stagedMaps {
+            maps = staged.compactMap(\.map)
+            html += "<p class=\"staged\">The build failed and wrote no bundle: these maps draw the rows it staged before the "
+                + "rules ran (the first \(StagedMap.pointLimit) of each table), in red the rows an error names and those a "
+                + "<code>bounds</code> rule flags.</p>"
+        } else if let bundle, FileManager.default.fileExists(atPath: bundle.path), report.built || report.stagedMaps == nil {
+            let database = try BundleFile.open(bundle)
+            do {
+                maps = try CoordinateMap.maps(in: database, tables: report.tables.map(\.name), rules: report.boundsRules ?? [])
+            } catch let error as SQLiteError {
+                if let stopped = BundleReadLimit.current.stopped(error, reading: [bundle]) { throw stopped }
+                throw KilnError.validation("cannot read the maps' coordinates from \(bundle.relativePath): \(error.message)")
+            }
+        } else if !report.built {
+            return html + "<p class=\"no-map\">No map: the build failed and wrote no bundle, and its report keeps no staged "
+                + "row with coordinates (no table has <code>latitude</code>/<code>lat</code> and <code>longitude</code>/<code>lon</code> "
+                + "columns with values, or the build stopped before staging them, or an older Kiln wrote the report).</p></section>\n"
+        } else {
+            return ""
         }
         guard !maps.isEmpty else { return "" }
-        var html = "<section id=\"maps\"><h2>Maps</h2>"
         for map in maps {
             html += "<figure data-table=\"\(HTML.escape(map.table))\"><figcaption><code>\(HTML.escape(map.table))</code>"
                 + (map.page.map { ", \(HTML.escape($0))" } ?? "") + ": "

@@ -77,6 +77,8 @@ public struct ReportDocument: Decodable, Sendable {
     public var notStored: [NotStored]?
     /// The manifest's `bounds` rules, whose flagged points the maps show in red.
     public var boundsRules: [BoundsRule]?
+    /// A failed build's maps of its staged rows (reports of builds that wrote a bundle, or of an older Kiln, have none).
+    public var stagedMaps: [StagedMap]?
     public var baseline: [TableChange]?
 
     /// What `code` means: as the report says, else (a report from an older Kiln) the catalogue's meaning.
