@@ -77,6 +77,7 @@ extension DiagnosticCode {
     public static let sourceEmpty = DiagnosticCode("source.empty", .warning, "A file gave no record: its selector or record name matches nothing there (a redesigned page?).")
     public static let sourceFieldUnmatched = DiagnosticCode("source.field-unmatched", .info, "A field's selector matches nothing in any record of a page (html) or of a file read whole (xml): the column would be empty.")
     public static let columnUnfilled = DiagnosticCode("column.unfilled", .warning, "A table column that no source maps and no query selects: NULL in every row.")
+    public static let tableIdenticalRows = DiagnosticCode("table.identical-rows", .warning, "A table without a primary key was given identical rows; the bundle holds each once (declare a primaryKey to be told which rows collide, at their lines).")
     public static let sourceUnmappedKind = DiagnosticCode("source.unmapped-kind", .info, "Records of a kind the source's into does not map: they went into no table.")
 
     public static let imageCorrupt = DiagnosticCode("image.corrupt", .error, "An image file that libjpeg-turbo or libpng cannot decode whole (truncated, damaged).")
@@ -214,7 +215,7 @@ extension DiagnosticCode {
         timetableUnknownDay, timetableTime, timetableTimeOrder, timetableMatchLimit,
         extractUnmatched, extractExpectation, extractMatchLimit, regexBudget,
         htmlMalformed, htmlTooLarge, htmlUnreadable, xmlMalformed, xmlWarning, xmlEntity, xmlUnread, xmlNamespaceMismatch, xmlExternalDTD, xmlContextMissing, xmlLateContext, kmlCoordinates, kmlGeometry,
-        kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
+        kmlUnsupportedGeometry, kmlTrackData, kmlExtendedData, sourceEmpty, sourceFieldUnmatched, columnUnfilled, tableIdenticalRows, sourceUnmappedKind, imageCorrupt, imageTooLarge, imageUnsupported, imageMediaType, sqlUnreadable, sqlQuery, sqlStatement,
         sqlDenied, sqlTimeLimit,
         icsMalformed, icsUnread, icsSkipped, icsNoEvents, icsEmpty, icsNoUID, icsOrphanOverride, icsUnsupported, icsOverrideUnmatched,
         icsCancelled, icsDuplicate, icsSuperseded, icsUnknownTZID, icsZoneSpan, icsUnknownCalendarZone, icsFloatingTime, icsNoStart, icsBadEnd, icsEndBeforeStart,

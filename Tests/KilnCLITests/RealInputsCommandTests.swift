@@ -197,6 +197,36 @@ final class RealInputsCommandTests: CLITestCase {
         XCTAssertEqual(try rows("p.sqlite", "SELECT agency, routes FROM route_count"), [["NULL", "155"]])
     }
 
+    /// A table without a primary key is written as a set: AC Transit's route types, one row per route, hold each type
+    /// once in the bundle — said as a warning with the counts Python's csv module gives, never silently.
+    func testIdenticalRowsOfATableWithoutAPrimaryKeyAreCountedInAWarning() throws {
+        let folder = try copy("Tests/Fixtures/real/actransit-gtfs", to: "p")
+        let manifest = folder.appendingPathComponent("kiln.json5")
+        var text = try String(contentsOf: manifest, encoding: .utf8)
+        text = text.replacingOccurrences(of: "  ],\n  sources: [", with: """
+                { name: "route_kind", columns: [{ name: "route_type", type: "integer" }] },
+              ],
+              sources: [
+                { name: "kinds", format: "delimited", path: "routes.txt",
+                  options: { separator: ",", quote: "\\"", header: "names", fields: ["route_id", "route_short_name", "route_long_name", "route_desc", "route_type", "route_url"] },
+                  into: "route_kind", columns: { route_type: "route_type" } },
+            """)
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let run = try kiln("build", "p", "--out", "p.sqlite")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let counted = try PythonOracle.lines(ofProgram: """
+            import csv, sys
+            rows = [row["route_type"] for row in csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8"))]
+            print(len(rows)); print(len(set(rows)))
+            """, [folder.appendingPathComponent("routes.txt").path])
+        let (all, distinct) = (try XCTUnwrap(Int(counted[0])), try XCTUnwrap(Int(counted[1])))
+        XCTAssertGreaterThan(all, distinct)
+        XCTAssertEqual(try findings("p.report.json").filter { $0.contains("table.identical-rows") }, [
+            ": warning: table.identical-rows: table route_kind has no primary key and was given \(all) rows, \(all - distinct) of them identical to another: the bundle holds \(distinct), each once",
+        ])
+        XCTAssertEqual(try rows("p.sqlite", "SELECT count(*) FROM route_kind"), [["\(distinct)"]])
+    }
+
     /// The GTFS reference's sample feed (`6:00:00`, one digit of hours), then with a trip past midnight (`25:10:00`):
     /// seconds and minutes since the start of the service day, as gtfs-kit's `timestr_to_seconds` reads them. A time
     /// that is not one, or one with seconds made minutes, is a `value` error at its line, never rounded.

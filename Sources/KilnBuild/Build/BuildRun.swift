@@ -345,6 +345,13 @@ final class BuildRun {
             if cacheApplies { earlyDigest = BuildCache.EarlyDigest(prepared.temporary) }
             let measured = try BundleBytes.measure(prepared.temporary, tables: shipped)
             bytes = measured
+            // A table without a primary key is written as a set: identical staged rows become one, which is said.
+            let staged = Dictionary(counts.map { ($0.name, $0.rows) }, uniquingKeysWith: { first, _ in first })
+            for written in prepared.counts {
+                guard let table = manifest.tables.first(where: { $0.name == written.table }), table.primaryKey.isEmpty,
+                      let rows = staged[written.table], rows > written.rows else { continue }
+                log.report(.tableIdenticalRows, "table \(written.table) has no primary key and was given \(rows) rows, \(rows - written.rows) of them identical to another: the bundle holds \(written.rows), each once")
+            }
             counts = prepared.counts.map { TableCount(name: $0.table, rows: $0.rows, bytes: measured.tables[$0.table]) }
             for finding in measured.exceeding(manifest.limits, bundle: output) { log.report(finding) }
             if let baseline = Builder.baseline(options, manifest, log) {
