@@ -116,6 +116,57 @@ public struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
+/// A response body on its way to disk: written to a new file straight from libcurl's buffers (`HTTPClient.get(_:into:)`),
+/// its SHA-256 computed as it goes, with no copy of a chunk. Also takes `Data` (an archive's records, an imported
+/// body). Not `Sendable`: one thread writes one file.
+public final class HTTPBodyFile {
+    private let descriptor: Int32
+    private let hasher = SHA256Digest()
+    /// The bytes written so far.
+    public private(set) var bytes: Int64 = 0
+    /// Why a write failed, once one did.
+    public private(set) var failure: String?
+    private var closed = false
+
+    /// Creates the file at `url` (removing what was there: a temporary file of this process's own naming).
+    /// - Throws: `LibraryFailure` naming the file when it cannot be created.
+    public init(_ url: URL) throws {
+        FileCalls.unlink(url.path)
+        descriptor = FileCalls.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+        guard descriptor >= 0 else { throw LibraryFailure("cannot create \(url.path): \(SystemError.lastMessage)") }
+    }
+
+    deinit { close() }
+
+    /// Writes `data`; false once a write failed.
+    public func append(_ data: Data) -> Bool {
+        data.withUnsafeBytes { append($0) }
+    }
+
+    func append(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        guard failure == nil, !closed else { return false }
+        do {
+            try DescriptorWrite.write(buffer, to: descriptor)
+        } catch {
+            failure = "cannot write the body to disk: \(error.message)"
+            return false
+        }
+        hasher.update(buffer)
+        bytes += Int64(buffer.count)
+        return true
+    }
+
+    /// Closes the file (again: nothing).
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        FileCalls.close(descriptor)
+    }
+
+    /// The SHA-256 of everything written, as lowercase hexadecimal.
+    public var digest: String { hasher.hexDigest() }
+}
+
 /// One libcurl easy handle, reused request after request (its connections stay open for the next one to the same
 /// host). Not `Sendable`: one thread uses a client at a time; each fetch worker has its own.
 public final class HTTPClient {
@@ -145,10 +196,23 @@ public final class HTTPClient {
     /// transfer.
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
     public func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
+        try perform(request, receive: receive, into: nil)
+    }
+
+    /// Sends `request` and writes a 2xx body (decoded when `request.decode`) to `file` straight from libcurl's buffers;
+    /// the body of any other status is read and dropped. A write that fails stops the transfer (`refusedByReceiver`,
+    /// `file.failure` says why).
+    /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
+    public func get(_ request: HTTPRequest, into file: HTTPBodyFile) throws -> HTTPResponse {
+        try perform(request, receive: { _, _ in true }, into: file)
+    }
+
+    private func perform(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool, into file: HTTPBodyFile?) throws -> HTTPResponse {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         return try withoutActuallyEscaping(receive) { receive in
             let state = TransferState(request: request, receive: receive)
+            state.file = file
             let context = Unmanaged.passUnretained(state).toOpaque()
             var headerList: UnsafeMutablePointer<curl_slist>?
             defer { curl_slist_free_all(headerList) }
@@ -256,6 +320,8 @@ private final class TransferState {
     let request: HTTPRequest
     let receive: (Int, Data) -> Bool
     var handle: UnsafeMutableRawPointer?
+    /// Where a 2xx body goes instead of `receive`, when the caller gave a file.
+    var file: HTTPBodyFile?
     var headers: [HTTPHeader] = []
     var statusLine = ""
     var rawHeader = Data()
@@ -286,6 +352,13 @@ private func transferBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     }
     let status = state.status
     guard (200..<300).contains(status), length > 0, let bytes else { return length }
+    if let file = state.file {
+        guard file.append(UnsafeRawBufferPointer(start: bytes, count: length)) else {
+            state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: file.failure ?? "the body could not be stored")
+            return 0
+        }
+        return length
+    }
     guard state.receive(status, Data(bytes: bytes, count: length)) else {
         state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: "the body could not be stored")
         return 0

@@ -64,12 +64,20 @@ public enum DescriptorWrite {
     /// Writes all of `data` to `descriptor`.
     /// - Throws: `Failure` with `errno` when the system refuses a write.
     public static func write(_ data: Data, to descriptor: Int32) throws(Failure) {
+        let failure = data.withUnsafeBytes { buffer -> Failure? in
+            do throws(Failure) { try write(buffer, to: descriptor) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes all of `buffer` to `descriptor` (a wrapper's bytes as a C library handed them over, without a copy).
+    /// - Throws: `Failure` with `errno` when the system refuses a write.
+    package static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) throws(Failure) {
+        guard let base = buffer.baseAddress else { return }
         var offset = 0
-        while offset < data.count {
-            let written = data.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.write(descriptor, base + offset, buffer.count - offset)
-            }
+        while offset < buffer.count {
+            let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
             if written < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -253,6 +261,11 @@ package enum FileCalls {
     /// The new descriptor, or -1.
     package static func open(_ path: String, _ flags: Int32, mode: UInt32 = 0) -> Int32 {
         Glibc.open(path, flags, mode_t(mode))
+    }
+
+    /// Closes `descriptor`.
+    package static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
     }
 
     /// True when the entry at `path` was removed.

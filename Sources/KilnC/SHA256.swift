@@ -24,6 +24,11 @@ public final class SHA256Digest {
         data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
+    /// Adds the bytes of `buffer` (a C library's, handed over by a wrapper).
+    func update(_ buffer: UnsafeRawBufferPointer) {
+        _ = EVP_DigestUpdate(context, buffer.baseAddress, buffer.count)
+    }
+
     /// The digest of everything added, as its 32 bytes.
     public func bytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

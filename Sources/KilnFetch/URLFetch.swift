@@ -68,7 +68,7 @@ struct URLFetch: SnapshotUpdate {
             }
             let response: HTTPResponse
             do {
-                response = try client.get(request) { body.append($1) }
+                response = try client.get(request, into: body)
                 body.close()
             } catch let error as HTTPTransferError {
                 body.close()
@@ -198,42 +198,5 @@ struct URLFetch: SnapshotUpdate {
     }
 }
 
-/// A response body on its way to disk: appended chunk by chunk to a temporary file, its SHA-256 computed as it goes.
-/// Used by one worker thread for one request.
-final class BodyFile {
-    private let handle: FileHandle
-    private let hasher = SHA256Digest()
-    private(set) var bytes: Int64 = 0
-    /// Why a chunk could not be written.
-    private(set) var failure: String?
-    private var closed = false
-
-    init(_ url: URL) throws {
-        FileCalls.unlink(url.path)
-        let descriptor = FileCalls.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
-        guard descriptor >= 0 else { throw KilnError.io("cannot create \(url.path): \(SystemError.lastMessage)") }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    }
-
-    /// Writes `chunk`; false once a write failed.
-    func append(_ chunk: Data) -> Bool {
-        do {
-            try handle.write(contentsOf: chunk)
-        } catch {
-            failure = "cannot write the body to disk: \(error.localizedDescription)"
-            return false
-        }
-        hasher.update(chunk)
-        bytes += Int64(chunk.count)
-        return true
-    }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        try? handle.close()
-    }
-
-    /// The SHA-256 of everything written, as lowercase hexadecimal.
-    var digest: String { hasher.hexDigest() }
-}
+/// A response body on its way to disk (the C layer's `HTTPBodyFile`, which libcurl writes to without a copy).
+typealias BodyFile = HTTPBodyFile
