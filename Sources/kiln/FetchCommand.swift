@@ -34,7 +34,7 @@ struct FetchCommand: KilnCommand {
         CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
         CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs. With --from-warc: the records of URLs that start with TO fill the URLs that start with FROM."),
         CommandOption("--warc", value: "FILE", help: "Also archive every request and response (robots.txt and redirects included; a 304 as a revisit record) in a WARC 1.1 file; FILE.gz: one gzip member per record."),
-        CommandOption("--from-warc", value: "FILE", repeatable: true, help: "Make no request: fill the sources' files from the WARC files of another crawl (wget --warc-file, a browser-based crawler, Heritrix), each URL from its newest record, through recorded redirects and revisits."),
+        CommandOption("--from-warc", value: "FILE", repeatable: true, help: "Make no request: fill the sources' files from the WARC files of another crawl (wget's WARC output, a browser-based crawler, Heritrix), each URL from its newest record, through recorded redirects and revisits."),
     ]
 
     let pipelinePath: String

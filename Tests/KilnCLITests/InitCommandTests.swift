@@ -65,6 +65,29 @@ final class InitCommandTests: CLITestCase {
         XCTAssertTrue(manifest.contains(#"{ name: "trip_id", type: "text", notNull: true, references: "trips.trip_id" },"#), manifest)
         XCTAssertTrue(manifest.contains(#"{ name: "route_id", type: "text", notNull: true, references: "routes.route_id" },"#), manifest)
         XCTAssertTrue(summary.contains("stop_times      \(try records("feed/stop_times.txt", header: true)) rows"), summary)
+        // Its exports give the feed back (the same header and rows, as Python's csv reads both) and its stops as a map.
+        let exported = try kiln("export", "gtfs", "build/feed.sqlite", "--manifest", "feed", "--out", "again")
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let names = try FileManager.default.contentsOfDirectory(atPath: file("feed").path).filter { $0.hasSuffix(".txt") }.sorted()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: file("again").path).sorted(), names)
+        let compared = try PythonOracle.lines(ofProgram: """
+            import csv, sys
+            for name in sys.argv[3:]:
+                read = lambda folder: list(csv.reader(open(folder + "/" + name, newline="", encoding="utf-8")))
+                first, again = read(sys.argv[1]), read(sys.argv[2])
+                print(name, first[0] == again[0] and sorted(first[1:]) == sorted(again[1:]), len(first) - 1)
+            """, [file("feed").path, file("again").path] + names)
+        XCTAssertEqual(compared.count, names.count)
+        for line in compared { XCTAssertTrue(line.contains(" True "), line) }
+        XCTAssertEqual(try kiln("export", "geojson", "build/feed.sqlite", "--manifest", "feed", "--out", "map").status, 0)
+        let features = try PythonOracle.lines(ofProgram: """
+            import csv, json, sys
+            stops = {row["stop_id"]: row for row in csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8"))}
+            features = json.load(open(sys.argv[2], encoding="utf-8"))["features"]
+            print(len(stops), len(features), all(f["geometry"]["coordinates"] == [float(stops[f["id"]]["stop_lon"]), float(stops[f["id"]]["stop_lat"])] for f in features))
+            """, [file("feed/stops.txt").path, file("map/stops.geojson").path])
+        let stopCount = try records("feed/stops.txt", header: true)
+        XCTAssertEqual(features, ["\(stopCount) \(stopCount) True"])
         // AC Transit's real routes and agency (quoted CSV with a header), without the fixture's own manifest.
         try copy("Tests/Fixtures/real/actransit-gtfs", to: "actransit")
         try FileManager.default.removeItem(at: file("actransit/kiln.json5"))

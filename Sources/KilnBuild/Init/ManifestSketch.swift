@@ -589,7 +589,44 @@ package struct ManifestSketch {
             }
             lines.append("    },")
         }
-        lines += ["  ],", "}", ""]
+        lines.append("  ],")
+        if gtfs { lines += gtfsExports() }
+        lines += ["}", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// A GTFS feed's exports: `gtfs`, the feed again (each file's columns under their own names, in its key's
+    /// order, and a ZIP archive), and `geojson`, its stops as points for a map viewer.
+    private func gtfsExports() -> [String] {
+        var lines = ["", "  exports: [",
+                     "    {",
+                     "      name: \"gtfs\", description: \"The feed again: a CSV file per table, and a ZIP archive of them beside the folder.\",",
+                     "      archive: \(JSONText.string(bundle + "-gtfs.zip")),",
+                     "      files: ["]
+        for table in tables where table.format == "delimited" {
+            let columns = table.columns.map { $0.name == $0.field ? ManifestSketch.quoted($0.name) : "\(ManifestSketch.quoted($0.name)) AS \(ManifestSketch.quoted($0.field))" }
+            let order = (table.key.isEmpty ? table.columns.map(\.name) : table.key).map(ManifestSketch.quoted).joined(separator: ", ")
+            let file = table.path.split(separator: "/").last.map(String.init) ?? table.path
+            let query = "SELECT \(columns.joined(separator: ", ")) FROM \(ManifestSketch.quoted(table.name)) ORDER BY \(order)"
+            lines.append("        { path: \(JSONText.string(file)), format: \"csv\", query: \(JSONText.string(query)) },")
+        }
+        lines += ["      ],", "    },"]
+        if let stops = tables.first(where: { $0.name == "stops" }),
+           let latitude = stops.columns.first(where: { $0.field == "stop_lat" }), let longitude = stops.columns.first(where: { $0.field == "stop_lon" }),
+           let id = stops.columns.first(where: { $0.field == "stop_id" }) {
+            let query = "SELECT * FROM \(ManifestSketch.quoted(stops.name)) ORDER BY \(ManifestSketch.quoted(id.name))"
+            lines += ["    {",
+                      "      name: \"geojson\", description: \"The stops as a GeoJSON FeatureCollection, for any map viewer.\",",
+                      "      files: [{ path: \"stops.geojson\", format: \"geojson\", options: { latitude: \(JSONText.string(latitude.name)), longitude: \(JSONText.string(longitude.name)), id: \(JSONText.string(id.name)) },",
+                      "                query: \(JSONText.string(query)) }],",
+                      "    },"]
+        }
+        lines.append("  ],")
+        return lines
+    }
+
+    /// `name` as an SQL identifier, quoted only when it must be.
+    private static func quoted(_ name: String) -> String {
+        name.range(of: "^[a-z_][a-z0-9_]*$", options: .regularExpression) != nil ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
