@@ -17,7 +17,7 @@ public enum KilnSQLFunctions {
     package static let earthRadius = 6371.0088
 
     /// The functions, to open a connection with (`Database(path:mode:functions:)`).
-    public static let all: [SQLFunction] = [
+    package static let all: [SQLFunction] = [
         SQLFunction(name: "kiln_distance_km", arity: 4, body: .scalar { arguments in
             guard let latitude1 = arguments.number(0), let longitude1 = arguments.number(1),
                   let latitude2 = arguments.number(2), let longitude2 = arguments.number(3) else { return .null }

@@ -25,7 +25,7 @@ extension JSONStream {
     /// ends on; `handle` returns false to stop. Returns the error that stopped the parse, or `nil` when the document
     /// was read to its end (or `handle` stopped it).
     /// - Throws: `KilnError.io` when the file cannot be read.
-    public static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
+    package static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
         try parse(InputBytes(url: url, name: url.path, log: nil), chunkSize: chunkSize, handle)
     }
 }

@@ -17,7 +17,7 @@ public enum BundleFile {
     /// - Throws: `KilnError.io` when the file does not exist or cannot be read, or another process holds it
     ///   (`BundleSideFiles.refuseIfHeld`); `KilnError.validation` with one
     ///   sentence naming the file when it is empty, not an SQLite database, truncated or damaged.
-    public static func open(_ url: URL, attaching other: URL? = nil, as schema: String = "new") throws -> Database {
+    package static func open(_ url: URL, attaching other: URL? = nil, as schema: String = "new") throws -> Database {
         let database = try open(url, mode: .readOnly, limitedFor: [url] + (other.map { [$0] } ?? []))
         if let other {
             _ = try open(other, mode: .readOnly, limitedFor: [other])

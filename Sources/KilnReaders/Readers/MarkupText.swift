@@ -51,7 +51,7 @@ public struct MarkupText {
     }
 
     /// The non-empty lines of `node`, read from libxml2's tree.
-    public func lines(_ node: HTMLNode) -> [Line] {
+    package func lines(_ node: HTMLNode) -> [Line] {
         var renderer = Renderer(cellSeparator: cellSeparator)
         node.walk(&renderer)
         renderer.endLine()
@@ -61,7 +61,7 @@ public struct MarkupText {
     /// The text of an element that holds block elements, table cells or `<br>`: its lines joined by line breaks, as a
     /// KML description's HTML is rendered; `nil` for an element with only text and inline elements (its string value
     /// stands as written).
-    public func textIfStructured(_ node: HTMLNode) -> String? {
+    package func textIfStructured(_ node: HTMLNode) -> String? {
         var probe = StructureProbe(renderer: Renderer(cellSeparator: cellSeparator))
         node.walk(&probe)
         guard probe.structured else { return nil }
@@ -98,7 +98,7 @@ public struct MarkupText {
     }
 
     /// The non-empty lines of a Swift tree.
-    public func lines(_ node: MarkupNode) -> [Line] {
+    package func lines(_ node: MarkupNode) -> [Line] {
         var renderer = Renderer(cellSeparator: cellSeparator)
         MarkupText.walk(node, &renderer)
         renderer.endLine()

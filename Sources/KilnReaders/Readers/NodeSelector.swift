@@ -35,7 +35,7 @@ public enum NodeSelector: Decodable, Sendable, Equatable {
     /// The selector compiled. A CSS selector is compiled in its form for evaluation (`CSSSelector.xpath(_:forEvaluation:)`),
     /// which selects the same nodes faster.
     /// - Throws: `ValueProblem` for unsupported CSS, `XPathError` for XPath libxml2 refuses.
-    public func compile() throws -> XPathExpression {
+    package func compile() throws -> XPathExpression {
         switch self {
         case .xpath(let text): return try XPathExpression(text)
         case .css(let text):
