@@ -12,7 +12,7 @@ import KilnC
 ///   so that ids of derived rows do not shift when unrelated rows come or go.
 /// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
 ///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
-public enum KilnSQLFunctions {
+package enum KilnSQLFunctions {
     /// The mean Earth radius (IUGG), in kilometres.
     package static let earthRadius = 6371.0088
 
