@@ -124,6 +124,7 @@ final class LibraryExampleTests: CLITestCase {
                 let _ = try BundlePatch.make(old: old, new: bundle, out: folder, userFilled: [])
                 let _ = try PatchApplier.apply(bundle: old, patch: folder)
                 let _: [URL] = try Exporter(manifest: pipeline.manifest).export("csv", from: bundle, to: folder)
+                let _: [URL] = try BuiltInExport.swift.write(bundle: bundle, manifest: pipeline.manifest, to: folder)
                 let _: Extraction = try Extraction.run(pipeline.sources[0], files: [])
                 let _: FetchReport = try Fetcher.run(FetchPlan(manifest: pipeline.manifest), options: FetchOptions())
                 try HTMLReport(report: try ReportDocument.read(outcome.reportURL), pipelineFolder: nil, bundle: bundle).write(to: folder)
