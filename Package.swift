@@ -42,10 +42,12 @@ let package = Package(
         .target(name: "KilnBuild", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders"], swiftSettings: kilnSettings + strict),
         .target(name: "KilnFetch", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild"], swiftSettings: kilnSettings + strict),
         .target(name: "KilnKit", dependencies: ["KilnC", "KilnCore", "KilnManifest", "KilnReaders", "KilnBuild", "KilnFetch"], swiftSettings: kilnSettings + strict),
-        .executableTarget(name: "kiln", dependencies: ["KilnKit"], swiftSettings: kilnSettings + strict),
+        .executableTarget(name: "kiln", dependencies: ["KilnC", "KilnKit"], swiftSettings: kilnSettings + strict),
+        // The example program of docs/guide/library.md: a bundle built and checked through `import KilnKit` alone.
+        .executableTarget(name: "kiln-example", dependencies: ["KilnKit"], path: "Examples/build-bundle", swiftSettings: kilnSettings + strict),
         .executableTarget(name: "kiln-bench", dependencies: ["KilnKit"], swiftSettings: kilnSettings + strict),
         .target(name: "KilnTestSupport", path: "Tests/KilnTestSupport"),
-        .testTarget(name: "KilnKitTests", dependencies: ["KilnKit", "KilnTestSupport"]),
-        .testTarget(name: "KilnCLITests", dependencies: ["KilnKit", "kiln", "KilnTestSupport"]),
+        .testTarget(name: "KilnKitTests", dependencies: ["KilnC", "KilnKit", "KilnTestSupport"]),
+        .testTarget(name: "KilnCLITests", dependencies: ["KilnC", "KilnKit", "kiln", "kiln-example", "KilnTestSupport"]),
     ]
 )

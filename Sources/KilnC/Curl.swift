@@ -4,33 +4,33 @@ import Foundation
 /// One HTTP GET as `kiln fetch` asks for it: the URL, the headers, and the limits the transfer must stay within.
 /// Redirects are not followed here: a 3xx comes back with its `Location` resolved (`HTTPResponse.redirectURL`), and
 /// the caller decides whether to follow it.
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// An absolute `http` or `https` URL; libcurl is told to speak no other protocol.
-    public var url: String
+    package var url: String
     /// Extra request headers, `Name: value` each (validators, `Range`).
-    public var headers: [String] = []
+    package var headers: [String] = []
     /// The `User-Agent` header.
-    public var userAgent: String
+    package var userAgent: String
     /// The whole transfer's time limit, in seconds.
-    public var timeout: Double
+    package var timeout: Double
     /// How long a connection may take to open, in seconds.
-    public var connectTimeout: Double = 15
+    package var connectTimeout: Double = 15
     /// A body that moves no byte for this many seconds is a stall: the transfer stops.
-    public var stallSeconds: Int = 15
+    package var stallSeconds: Int = 15
     /// The most body bytes accepted as they arrive (Content-Encoding included).
-    public var maxTransferredBytes: Int64
+    package var maxTransferredBytes: Int64
     /// The most body bytes accepted once decoded (a decompression bomb stops here).
-    public var maxDecodedBytes: Int64
+    package var maxDecodedBytes: Int64
     /// True to offer the encodings libcurl decodes (gzip, deflate, br, zstd) and hand out the decoded body.
-    public var decode = true
+    package var decode = true
     /// True to refuse a connection to a loopback, private, link-local or otherwise non-public address.
-    public var refuseNonPublicAddresses = false
+    package var refuseNonPublicAddresses = false
     /// True to keep the request's header as libcurl sent it (`HTTPResponse.requestHeader`), for an archive of the
     /// exchange.
-    public var keepsRequestHeader = false
+    package var keepsRequestHeader = false
 
     /// A GET of `url` sending `userAgent`, within `timeout` seconds and `maxBytes` bytes (as sent and decoded).
-    public init(url: String, userAgent: String, timeout: Double, maxBytes: Int64) {
+    package init(url: String, userAgent: String, timeout: Double, maxBytes: Int64) {
         self.url = url
         self.userAgent = userAgent
         self.timeout = timeout
@@ -40,39 +40,39 @@ public struct HTTPRequest: Sendable {
 }
 
 /// A response header as received.
-public struct HTTPHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct HTTPHeader: Sendable, Hashable {
+    package var name: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 }
 
 /// What a server answered: the status, the headers of the final response, and what the body cost.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The HTTP status code.
-    public var status: Int
+    package var status: Int
     /// The status line's protocol and reason as received (`HTTP/1.1 200 OK`).
-    public var statusLine: String
+    package var statusLine: String
     /// The headers, in the order received.
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
     /// For a redirect, its `Location` resolved against the request's URL.
-    public var redirectURL: String?
+    package var redirectURL: String?
     /// The address the connection went to.
-    public var address: String
+    package var address: String
     /// Body bytes as they arrived (before any Content-Encoding was decoded).
-    public var transferredBytes: Int64
+    package var transferredBytes: Int64
     /// Body bytes handed to the receiver (decoded).
-    public var decodedBytes: Int64
+    package var decodedBytes: Int64
     /// The final response's status line and header lines as received, each ended by CRLF, with the blank line.
-    public var rawHeader: Data
+    package var rawHeader: Data
     /// The request's header as sent (`HTTPRequest.keepsRequestHeader`); empty otherwise.
-    public var requestHeader: Data
+    package var requestHeader: Data
 
     /// A response as another tool recorded it (a WARC file's record), for the same checks a fetched one gets.
-    public init(status: Int, statusLine: String, headers: [HTTPHeader], redirectURL: String? = nil, address: String = "",
+    package init(status: Int, statusLine: String, headers: [HTTPHeader], redirectURL: String? = nil, address: String = "",
                 transferredBytes: Int64, decodedBytes: Int64, rawHeader: Data = Data(), requestHeader: Data = Data()) {
         self.status = status
         self.statusLine = statusLine
@@ -86,15 +86,15 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The value of the first header named `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 
 /// Why a transfer stopped before its response was complete.
-public struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
+package struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
     /// The kinds of failure the fetch layer tells apart (a retry is worth it for some, not for others).
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The time limit passed, or the body stalled.
         case timedOut
         /// The host could not be resolved or reached, or the connection was reset or cut short.
@@ -109,28 +109,28 @@ public struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
         case other
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// libcurl's message, with the limit or address that stopped the transfer when it was one of Kiln's.
-    public var message: String
+    package var message: String
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// A response body on its way to disk: written to a new file straight from libcurl's buffers (`HTTPClient.get(_:into:)`),
 /// its SHA-256 computed as it goes, with no copy of a chunk. Also takes `Data` (an archive's records, an imported
 /// body). Not `Sendable`: one thread writes one file.
-public final class HTTPBodyFile {
+package final class HTTPBodyFile {
     private let descriptor: Int32
     private let hasher = SHA256Digest()
     /// The bytes written so far.
-    public private(set) var bytes: Int64 = 0
+    package private(set) var bytes: Int64 = 0
     /// Why a write failed, once one did.
-    public private(set) var failure: String?
+    package private(set) var failure: String?
     private var closed = false
 
     /// Creates the file at `url` (removing what was there: a temporary file of this process's own naming).
     /// - Throws: `LibraryFailure` naming the file when it cannot be created.
-    public init(_ url: URL) throws {
+    package init(_ url: URL) throws {
         FileCalls.unlink(url.path)
         descriptor = FileCalls.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
         guard descriptor >= 0 else { throw LibraryFailure("cannot create \(url.path): \(SystemError.lastMessage)") }
@@ -139,7 +139,7 @@ public final class HTTPBodyFile {
     deinit { close() }
 
     /// Writes `data`; false once a write failed.
-    public func append(_ data: Data) -> Bool {
+    package func append(_ data: Data) -> Bool {
         data.withUnsafeBytes { append($0) }
     }
 
@@ -157,19 +157,19 @@ public final class HTTPBodyFile {
     }
 
     /// Closes the file (again: nothing).
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         FileCalls.close(descriptor)
     }
 
     /// The SHA-256 of everything written, as lowercase hexadecimal.
-    public var digest: String { hasher.hexDigest() }
+    package var digest: String { hasher.hexDigest() }
 }
 
 /// One libcurl easy handle, reused request after request (its connections stay open for the next one to the same
 /// host). Not `Sendable`: one thread uses a client at a time; each fetch worker has its own.
-public final class HTTPClient {
+package final class HTTPClient {
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -177,7 +177,7 @@ public final class HTTPClient {
 
     /// A client with no connection open yet.
     /// - Throws: `HTTPTransferError` when libcurl cannot start.
-    public init() throws {
+    package init() throws {
         guard HTTPClient.initialized, let made = curl_easy_init() else {
             throw HTTPTransferError(kind: .other, message: "libcurl could not start")
         }
@@ -195,7 +195,7 @@ public final class HTTPClient {
     /// `request.decode`); the body of any other status is read and dropped. `receive` returns false to stop the
     /// transfer.
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
-    public func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
+    package func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
         try perform(request, receive: receive, into: nil)
     }
 
@@ -203,7 +203,7 @@ public final class HTTPClient {
     /// the body of any other status is read and dropped. A write that fails stops the transfer (`refusedByReceiver`,
     /// `file.failure` says why).
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
-    public func get(_ request: HTTPRequest, into file: HTTPBodyFile) throws -> HTTPResponse {
+    package func get(_ request: HTTPRequest, into file: HTTPBodyFile) throws -> HTTPResponse {
         try perform(request, receive: { _, _ in true }, into: file)
     }
 
@@ -291,7 +291,7 @@ public final class HTTPClient {
     /// Whether `address` (an IPv4 or IPv6 address as text) is one a public host may not redirect to: any address the
     /// IANA special-purpose registries (RFC 6890 and its updates) do not mark globally reachable — loopback, private,
     /// shared, link-local, documentation, benchmarking, reserved, unspecified — and multicast.
-    public static func isNonPublic(_ address: String) -> Bool {
+    package static func isNonPublic(_ address: String) -> Bool {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 {
             let value = UInt32(bigEndian: v4.s_addr)

@@ -18,35 +18,35 @@ import Glibc
 /// Under a cap on the address space (`ulimit -v`, as CI runners and containers set) there is one arena: each other
 /// arena reserves 64 MiB of address space, and a thread whose arena the cap refused retried that reservation on
 /// every allocation (a failing 64 MiB `mmap` per `malloc`, seen in gdb), so that a capped build seemed hung.
-public enum ProcessHeap {
+package enum ProcessHeap {
     /// Keeps the allocator to a few arenas, one under an address-space cap; call once, before any thread starts.
-    public static func limitArenas() {
+    package static func limitArenas() {
         kiln_malloc_limit_arenas(addressSpaceLimit == nil ? 8 : 1)
     }
 
     /// The cap on the process's address space (`ulimit -v`, `RLIMIT_AS`) in bytes, or `nil` when there is none.
-    public static var addressSpaceLimit: Int? {
+    package static var addressSpaceLimit: Int? {
         let limit = kiln_address_space_limit()
         return limit == 0 ? nil : Int(clamping: limit)
     }
 
     /// Returns the free memory of every arena to the system (after staging, and once the bundle's tables are
     /// written).
-    public static func releaseFreeMemory() {
+    package static func releaseFreeMemory() {
         kiln_malloc_trim()
     }
 }
 
 /// The scheduling priority of a build's own threads. A full-text index is one thread's work that the end of a build
 /// waits for; the reader threads that parse later sources meanwhile have no such deadline, and step back for it.
-public enum ThreadPriority {
+package enum ThreadPriority {
     /// The nice value of a thread that steps back: CFS gives a nice-0 thread about nine times its share.
-    public static let steppedBack: Int32 = 10
+    package static let steppedBack: Int32 = 10
 
     /// Lowers the calling thread's priority for the rest of its life (an unprivileged thread cannot raise it again);
     /// false when the system refused.
     @discardableResult
-    public static func stepBack() -> Bool {
+    package static func stepBack() -> Bool {
         kiln_thread_set_nice(steppedBack) == 0
     }
 }
@@ -54,16 +54,16 @@ public enum ThreadPriority {
 /// Writes bytes to an open file descriptor with `write(2)`, retrying short writes and `EINTR`. Foundation's
 /// `FileHandle.write(_:)` traps on a failed write and `print` drops the error; this returns it instead, so a full
 /// disk, a closed descriptor, a closed pipe or a file-size limit reaches the caller as an error it can report.
-public enum DescriptorWrite {
+package enum DescriptorWrite {
     /// Why a write failed: the `errno` value and the system's sentence for it.
-    public struct Failure: Error, Equatable {
-        public let code: Int32
-        public let message: String
+    package struct Failure: Error, Equatable {
+        package let code: Int32
+        package let message: String
     }
 
     /// Writes all of `data` to `descriptor`.
     /// - Throws: `Failure` with `errno` when the system refuses a write.
-    public static func write(_ data: Data, to descriptor: Int32) throws(Failure) {
+    package static func write(_ data: Data, to descriptor: Int32) throws(Failure) {
         let failure = data.withUnsafeBytes { buffer -> Failure? in
             do throws(Failure) { try write(buffer, to: descriptor) } catch { return error }
             return nil
@@ -89,11 +89,11 @@ public enum DescriptorWrite {
 }
 
 /// Descriptors 0, 1 and 2 as the process was started with them.
-public enum StandardDescriptors {
+package enum StandardDescriptors {
     /// Gives each of descriptors 0, 1 and 2 that is closed a read-only `/dev/null`. Otherwise the next file Kiln opens
     /// would be given that number and receive what Kiln prints (`kiln build >&-`); with `/dev/null` opened read-only,
     /// a write to a closed stdout still fails (`EBADF`), as it should. Call once, before any file is opened.
-    public static func reserve() {
+    package static func reserve() {
         for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
             let opened = open("/dev/null", O_RDONLY)
             if opened >= 0 && opened != descriptor {
@@ -105,7 +105,7 @@ public enum StandardDescriptors {
 }
 
 /// Syncs an open file descriptor (`fsync(2)`), for `FileSync`.
-public enum DescriptorSync {
+package enum DescriptorSync {
     /// True when the file's data reached the disk; on false, `errno` says why.
     package static func sync(_ descriptor: Int32) -> Bool { Glibc.fsync(descriptor) == 0 }
 
@@ -119,15 +119,15 @@ public enum DescriptorSync {
 }
 
 /// Signal dispositions and the exit a signal handler may make, for the command line's interruption handling.
-public enum ProcessSignals {
+package enum ProcessSignals {
     /// Ignores `signal` (its default action no longer runs; a dispatch source may still observe it).
-    public static func ignore(_ signal: Int32) {
+    package static func ignore(_ signal: Int32) {
         _ = Glibc.signal(signal, SIG_IGN)
     }
 
     /// Ends the process at once with `status`, without atexit handlers or stdio flushing (`_exit(2)`): what a
     /// signal handler that has cleaned up may do.
-    public static func exitNow(_ status: Int32) -> Never {
+    package static func exitNow(_ status: Int32) -> Never {
         Glibc._exit(status)
     }
 }
@@ -168,12 +168,12 @@ package enum SystemThread {
 }
 
 /// The terminal a standard descriptor is open on, if any.
-public enum Terminal {
+package enum Terminal {
     /// True when `descriptor` is a terminal (`isatty(3)`).
-    public static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+    package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     /// The terminal's width in columns; `nil` when `descriptor` is no terminal or its size is not set (0).
-    public static func columns(_ descriptor: Int32) -> Int? {
+    package static func columns(_ descriptor: Int32) -> Int? {
         let columns = kiln_terminal_columns(descriptor)
         return columns > 0 ? Int(columns) : nil
     }
@@ -181,12 +181,12 @@ public enum Terminal {
 
 /// The POSIX advisory locks (`fcntl`) other processes hold on a file: SQLite's way of saying that a connection reads
 /// or writes a database (rollback journal) or has it open (write-ahead log, on the `-shm` file).
-public enum AdvisoryLocks {
+package enum AdvisoryLocks {
     /// True when another process holds a lock on any byte of `ranges` in the file at `path` — any lock, or with
     /// `writersOnly` a write lock (SQLite's reserved, pending and exclusive locks; not a reader's shared lock); false
     /// when none does or the file does not exist.
     /// - Throws: the system's sentence when the file exists but cannot be opened or asked.
-    public static func heldElsewhere(_ path: String, ranges: [(start: Int64, length: Int64)], writersOnly: Bool = false) throws(DescriptorWrite.Failure) -> Bool {
+    package static func heldElsewhere(_ path: String, ranges: [(start: Int64, length: Int64)], writersOnly: Bool = false) throws(DescriptorWrite.Failure) -> Bool {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let code = errno
@@ -211,9 +211,9 @@ public enum AdvisoryLocks {
 
 /// The CPU time the calling thread has used: for budgets of a reader's own work, which a wait on another thread (the
 /// staging writer's queue) does not spend.
-public enum ThreadCPUClock {
+package enum ThreadCPUClock {
     /// Seconds of CPU time the calling thread has used so far.
-    public static func seconds() -> Double {
+    package static func seconds() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

@@ -1,9 +1,9 @@
 /// Bytes as lowercase hexadecimal text, two digits a byte: a blob shown as text.
-public enum Hexadecimal {
+package enum Hexadecimal {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// `bytes` as hexadecimal text, in one pass into one buffer (not a formatted string per byte).
-    public static func text(of bytes: [UInt8]) -> String {
+    package static func text(of bytes: [UInt8]) -> String {
         var text = [UInt8](repeating: 0, count: bytes.count * 2)
         for (index, byte) in bytes.enumerated() {
             text[2 * index] = digits[Int(byte >> 4)]
@@ -14,7 +14,7 @@ public enum Hexadecimal {
 
     /// The bytes the hexadecimal `text` (digits in either case, two per byte) spells; `nil` for an odd count or any
     /// other character.
-    public static func bytes(of text: some Collection<UInt8>) -> [UInt8]? {
+    package static func bytes(of text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count / 2)

@@ -1,7 +1,7 @@
 /// What decoding an image file showed: a sound image and its size, a damaged one with the library's message, one
 /// too large to decode (its size from the header), or one using a feature the library cannot decode (12-bit
 /// precision, a lossless process…: not damage), with the library's message.
-public enum ImageInspection: Equatable, Sendable {
+package enum ImageInspection: Equatable, Sendable {
     case sound(width: Int, height: Int)
     case damaged(message: String)
     case tooLarge(width: Int, height: Int)

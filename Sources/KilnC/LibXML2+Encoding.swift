@@ -1,22 +1,22 @@
 internal import CLibXML2
 
 /// A failure to find or apply a character-encoding converter.
-public struct EncodingError: Error, CustomStringConvertible, Sendable {
+package struct EncodingError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, as a sentence.
-    public let message: String
-    public var description: String { message }
+    package let message: String
+    package var description: String { message }
 }
 
 /// Converts text in a legacy code page (windows-1253, ISO-8859-7, …) to UTF-8 with libxml2's encoding handlers.
 /// Not `Sendable`: the handler keeps conversion state.
-public final class LegacyTextDecoder {
+package final class LegacyTextDecoder {
     /// The encoding name as the manifest gave it.
-    public let encodingName: String
+    package let encodingName: String
     private let handler: xmlCharEncodingHandlerPtr
 
     /// Finds the converter for `encodingName`.
     /// - Throws: `EncodingError` when libxml2 knows no such encoding.
-    public init(encodingName: String) throws {
+    package init(encodingName: String) throws {
         _ = LibXML2.setUp
         guard let handler = xmlFindCharEncodingHandler(encodingName) else {
             throw EncodingError(message: "unknown encoding \"\(encodingName)\"")
@@ -29,7 +29,7 @@ public final class LegacyTextDecoder {
 
     /// Checks that libxml2 can convert from `encodingName` (UTF-8 always can).
     /// - Throws: `EncodingError` naming the unknown encoding.
-    public static func check(_ encodingName: String) throws {
+    package static func check(_ encodingName: String) throws {
         let lowered = encodingName.lowercased()
         if lowered == "utf-8" || lowered == "utf8" { return }
         _ = try LegacyTextDecoder(encodingName: encodingName)
@@ -37,7 +37,7 @@ public final class LegacyTextDecoder {
 
     /// Decodes one line's bytes (an ASCII-compatible single-byte encoding may be converted line by line).
     /// - Throws: `EncodingError` when the bytes are not valid in the encoding.
-    public func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
+    package func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
         if bytes.isEmpty { return "" }
         guard let input = xmlBufferCreateSize(bytes.count), let output = xmlBufferCreateSize(bytes.count * 3) else {
             throw EncodingError(message: "out of memory converting from \(encodingName)")

@@ -3,7 +3,7 @@ import Foundation
 
 /// A parsed HTML page (libxml2's tolerant HTML parser: unclosed tags, entities, `<meta>` charset).
 /// Not `Sendable`: it owns the document.
-public final class HTMLDocument {
+package final class HTMLDocument {
     private let document: UnsafeMutablePointer<xmlDoc>
     private lazy var evaluator = shared?.evaluator ?? XPathEvaluator(document: document, namespaces: [:])
     private let shared: HTMLPages?
@@ -11,12 +11,12 @@ public final class HTMLDocument {
 
     /// Parses an HTML fragment (such as a KML description) given as text.
     /// - Throws: `HTMLParseError` when libxml2 makes nothing of it.
-    public convenience init(fragment: String) throws {
+    package convenience init(fragment: String) throws {
         try self.init(bytes: Array(fragment.utf8), encoding: "UTF-8", name: "fragment")
     }
 
     /// True when the page holds no element at all (only a byte-order mark, white space or comments).
-    public var isEmpty: Bool { xmlDocGetRootElement(document) == nil }
+    package var isEmpty: Bool { xmlDocGetRootElement(document) == nil }
 
     /// Where libxml2 stopped before the end of the page, or went on reading it garbled; empty when it read the whole
     /// page as it is.
@@ -25,7 +25,7 @@ public final class HTMLDocument {
     /// Parses a page whose bytes the caller read; `name` is for the error. Pages parsed with the same `pages`
     /// share what does not depend on the page.
     /// - Throws: `HTMLParseError` when libxml2 makes nothing of the bytes.
-    public init(bytes: [UInt8], encoding: String?, name: String, pages: HTMLPages? = nil) throws {
+    package init(bytes: [UInt8], encoding: String?, name: String, pages: HTMLPages? = nil) throws {
         let (parsed, problems) = HTMLParser.parse(bytes, encoding: encoding)
         shared = pages
         guard let parsed else { throw HTMLParseError(name: name) }
@@ -36,24 +36,24 @@ public final class HTMLDocument {
     deinit { xmlFreeDoc(document) }
 
     /// The root element as a Swift tree, or an empty element for an empty page.
-    public var root: MarkupNode {
+    package var root: MarkupNode {
         guard let element = xmlDocGetRootElement(document) else { return .element(name: "", attributes: [:], line: 0, children: []) }
         return HTMLDocument.tree(element)
     }
 
     /// The elements `expression` selects (from the document root), as Swift trees.
-    public func select(_ expression: XPathExpression) -> [MarkupNode] {
+    package func select(_ expression: XPathExpression) -> [MarkupNode] {
         nodes(expression).map { HTMLDocument.tree($0.node) }
     }
 
     /// The nodes `expression` selects (from the document root), in document order, as they are in libxml2's tree.
-    public func nodes(_ expression: XPathExpression) -> [HTMLNode] {
+    package func nodes(_ expression: XPathExpression) -> [HTMLNode] {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
         return evaluator.nodes(expression, at: root).map { HTMLNode(node: $0, document: self) }
     }
 
     /// The root element, or `nil` for an empty page.
-    public var rootNode: HTMLNode? {
+    package var rootNode: HTMLNode? {
         xmlDocGetRootElement(document).map { HTMLNode(node: $0, document: self) }
     }
 
@@ -61,7 +61,7 @@ public final class HTMLDocument {
     /// nodes with the same parent, and the value of each of `fields` evaluated on it (`nil` where a field selects
     /// nothing). A field that selects an element is first given to `render` (its first element in document order):
     /// the value is what `render` returns, or the string value when it returns `nil`.
-    public func records(_ records: XPathExpression, fields: [XPathExpression],
+    package func records(_ records: XPathExpression, fields: [XPathExpression],
                         render: (HTMLNode) -> String? = { _ in nil }) -> [(line: Int, position: Int, values: [String?])] {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return [] }
         var countByParent: [UnsafeMutablePointer<xmlNode>?: Int] = [:]
@@ -77,7 +77,7 @@ public final class HTMLDocument {
     }
 
     /// The string value of `expression` evaluated on the document root; `nil` when it selects nothing.
-    public func string(_ expression: XPathExpression) -> String? {
+    package func string(_ expression: XPathExpression) -> String? {
         guard let evaluator, let root = xmlDocGetRootElement(document) else { return nil }
         return evaluator.string(expression, at: root)
     }
@@ -113,14 +113,14 @@ public final class HTMLDocument {
 
 /// What the pages of one source share: one XPath context (libxml2 registers every XPath function in a new one, which
 /// costs as much as selecting a small page's records). Not `Sendable`: it owns the context.
-public final class HTMLPages {
+package final class HTMLPages {
     package let evaluator = XPathEvaluator(document: nil, namespaces: [:])
 
-    public init() {}
+    package init() {}
 }
 
 /// Receives a subtree of an HTML page from `HTMLNode.walk`, node by node in document order.
-public protocol MarkupVisitor {
+package protocol MarkupVisitor {
     /// An element starts (its name in lower case); returning false skips its content and its end.
     mutating func startElement(_ name: String) -> Bool
     /// The innermost element started, and not skipped, ends.
@@ -131,7 +131,7 @@ public protocol MarkupVisitor {
 
 /// One node of a parsed page, in libxml2's tree; it keeps its document alive.
 /// Not `Sendable`: it points into the document.
-public struct HTMLNode {
+package struct HTMLNode {
     let node: UnsafeMutablePointer<xmlNode>
     private let document: HTMLDocument
 
@@ -141,12 +141,12 @@ public struct HTMLNode {
     }
 
     /// The node as a Swift tree (what `HTMLDocument.select` gives).
-    public var tree: MarkupNode { HTMLDocument.tree(node) }
+    package var tree: MarkupNode { HTMLDocument.tree(node) }
 
     /// Reports this node and everything under it to `visitor`, in document order, straight from libxml2's tree: the
     /// elements, the text and CDATA nodes; not comments, processing instructions or attributes. It gives what a walk
     /// over `tree` would, without making it.
-    public func walk<Visitor: MarkupVisitor>(_ visitor: inout Visitor) {
+    package func walk<Visitor: MarkupVisitor>(_ visitor: inout Visitor) {
         var bytes: [UInt8] = []
         func isText(_ node: UnsafeMutablePointer<xmlNode>) -> Bool {
             node.pointee.type == XML_TEXT_NODE || node.pointee.type == XML_CDATA_SECTION_NODE
@@ -209,10 +209,10 @@ public struct HTMLNode {
 }
 
 /// A page libxml2's HTML parser could make nothing of (an empty file, for one).
-public struct HTMLParseError: Error, CustomStringConvertible, Sendable {
-    public let name: String
-    public var description: String { "\(name) holds no HTML that can be parsed (is it empty?)" }
+package struct HTMLParseError: Error, CustomStringConvertible, Sendable {
+    package let name: String
+    package var description: String { "\(name) holds no HTML that can be parsed (is it empty?)" }
 
     /// The page called `name` could not be parsed.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 }

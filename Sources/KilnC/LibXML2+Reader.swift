@@ -4,7 +4,7 @@ import Foundation
 /// Streams an XML file with libxml2's reader: records are found element by element and each is expanded on its
 /// own, so memory stays bounded whatever the file's size. Safe by default: no network, no entity expansion, no
 /// external DTD, libxml2's depth limit. Not `Sendable`: it owns a reader.
-public final class XMLStreamReader {
+package final class XMLStreamReader {
     private let reader: OpaquePointer
     private let source: ByteStream
     private let namespaces: [String: String]
@@ -17,7 +17,7 @@ public final class XMLStreamReader {
     private var pendingEnd: Event?
 
     /// The problems found so far, in order.
-    public var issues: [XMLIssue] { XMLIssue.withCut(issueBox.issues, guarded.overfull) }
+    package var issues: [XMLIssue] { XMLIssue.withCut(issueBox.issues, guarded.overfull) }
     /// The bytes as libxml2 gets them: cut before an element with too many attributes.
     private let guarded: AttributeGuardedStream
 
@@ -58,14 +58,14 @@ public final class XMLStreamReader {
     }
 
     /// One step of the stream: an element starting or ending.
-    public enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         case start(localName: String, namespace: String?, depth: Int)
         case end(localName: String, namespace: String?, depth: Int)
     }
 
     /// The next element start or end, or `nil` at the end of the document or when reading stopped on an error.
     /// After `expand()`, the expanded element's subtree is skipped.
-    public func next() -> Event? {
+    package func next() -> Event? {
         if let end = pendingEnd {
             pendingEnd = nil
             return end
@@ -98,7 +98,7 @@ public final class XMLStreamReader {
 
     /// The next start of an element named `localName` (in `namespace`, or in any namespace when `nil`), expanded.
     /// After an error, the complete elements parsed before it are still returned.
-    public func nextElement(localName: String, namespace: String?) -> XMLElementCursor? {
+    package func nextElement(localName: String, namespace: String?) -> XMLElementCursor? {
         while let event = next() {
             if case .start(localName, let found, _) = event, namespace == nil || found == namespace { return expand() }
         }
@@ -113,18 +113,18 @@ public final class XMLStreamReader {
     }
 
     /// The line of the element that just started, as the tree gives it (0 when there is none).
-    public var elementLine: Int { xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0 }
+    package var elementLine: Int { xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0 }
 
     /// The value of the attribute `localName` (in `namespace` when given) of the element that just started, without
     /// expanding it; `nil` when the element has no such attribute.
-    public func attribute(_ localName: String, namespace: String? = nil) -> String? {
+    package func attribute(_ localName: String, namespace: String? = nil) -> String? {
         if let namespace { return LibXML2.take(xmlTextReaderGetAttributeNs(reader, localName, namespace)) }
         return LibXML2.take(xmlTextReaderGetAttribute(reader, localName))
     }
 
     /// After the stream stopped on a malformed document: the complete elements named `localName` that libxml2 had
     /// parsed but the reader never handed over (see `nextElement`); empty when the document was well formed.
-    public func salvagedElements(localName: String, namespace: String?) -> [XMLElementCursor] {
+    package func salvagedElements(localName: String, namespace: String?) -> [XMLElementCursor] {
         let malformed = issueBox.issues.contains { $0.kind == .malformed || $0.kind == .undefinedEntity }
         let refused = issueBox.issues.contains { $0.kind == .entityDeclarations }
         guard malformed, !refused, let evaluator = makeEvaluator() else { return [] }
@@ -133,7 +133,7 @@ public final class XMLStreamReader {
 
     /// The element that just started, expanded so that XPath can be evaluated on its subtree.
     /// Its subtree and its end are then skipped: the next event is what follows the element.
-    public func expand() -> XMLElementCursor? {
+    package func expand() -> XMLElementCursor? {
         guard let node = xmlTextReaderExpand(reader), let evaluator = makeEvaluator() else {
             stopped = true
             return nil
@@ -146,7 +146,7 @@ public final class XMLStreamReader {
 
     /// The text content of the element that just started, which is not skipped: its children and its end are the
     /// next events (for a value taken from an element that may hold records).
-    public func textKeepingElement() -> String {
+    package func textKeepingElement() -> String {
         guard let node = xmlTextReaderExpand(reader) else {
             stopped = true
             return ""
@@ -155,7 +155,7 @@ public final class XMLStreamReader {
     }
 
     /// The text content of the element that just started (its subtree is then skipped).
-    public func text() -> String {
+    package func text() -> String {
         guard let cursor = expand() else { return "" }
         return cursor.text
     }
@@ -254,7 +254,7 @@ package final class XMLFeed {
 
 /// One expanded element of an `XMLStreamReader`; valid until the reader moves on.
 /// Not `Sendable`: it points into the reader's document.
-public final class XMLElementCursor {
+package final class XMLElementCursor {
     private let node: UnsafeMutablePointer<xmlNode>
     private let evaluator: XPathEvaluator
 
@@ -264,22 +264,22 @@ public final class XMLElementCursor {
     }
 
     /// The element's text content.
-    public var text: String { LibXML2.take(xmlNodeGetContent(node)) ?? "" }
+    package var text: String { LibXML2.take(xmlNodeGetContent(node)) ?? "" }
 
     /// The line the element starts on.
-    public var line: Int { Int(xmlGetLineNo(node)) }
+    package var line: Int { Int(xmlGetLineNo(node)) }
 
     /// The string value of `expression` evaluated on this element; `nil` when it selects nothing.
-    public func string(_ expression: XPathExpression) -> String? { evaluator.string(expression, at: node) }
+    package func string(_ expression: XPathExpression) -> String? { evaluator.string(expression, at: node) }
 
     /// The string value of each node `expression` selects on this element, in document order.
-    public func strings(_ expression: XPathExpression) -> [String] {
+    package func strings(_ expression: XPathExpression) -> [String] {
         evaluator.nodes(expression, at: node).map { LibXML2.take(xmlNodeGetContent($0)) ?? "" }
     }
 
     /// The markup inside the first node `expression` selects, as libxml2 writes it, when that node holds elements
     /// (HTML given as child elements rather than as text or CDATA); nil when it holds none, or nothing is selected.
-    public func innerMarkup(_ expression: XPathExpression) -> String? {
+    package func innerMarkup(_ expression: XPathExpression) -> String? {
         guard let target = evaluator.nodes(expression, at: node).first else { return nil }
         var child = target.pointee.children
         var holdsElements = false
@@ -298,7 +298,7 @@ public final class XMLElementCursor {
     }
 
     /// The number `expression` gives on this element (`count(…)`), or 0 when it is not a number.
-    public func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
+    package func number(_ expression: XPathExpression) -> Int { Int(evaluator.string(expression, at: node) ?? "") ?? 0 }
 
     /// Replays the elements inside this one in document order, as an `XMLEventParser` reports them (`start` with
     /// a tag that has no attributes, `end`), without their text.
@@ -318,16 +318,16 @@ public final class XMLElementCursor {
     }
 
     /// The element's local name (`Track` for `gx:Track`).
-    public var localName: String { LibXML2.string(node.pointee.name) ?? "" }
+    package var localName: String { LibXML2.string(node.pointee.name) ?? "" }
 
     /// The element's name as the file writes it, with its namespace prefix (`gx:Track`).
-    public var qualifiedName: String {
+    package var qualifiedName: String {
         guard let prefix = node.pointee.ns.flatMap({ LibXML2.string($0.pointee.prefix) }) else { return localName }
         return prefix + ":" + localName
     }
 
     /// The elements `expression` selects on this element, in document order (other nodes it selects are left out).
-    public func elements(_ expression: XPathExpression) -> [XMLElementCursor] {
+    package func elements(_ expression: XPathExpression) -> [XMLElementCursor] {
         evaluator.nodes(expression, at: node).filter { $0.pointee.type == XML_ELEMENT_NODE }
             .map { XMLElementCursor(node: $0, evaluator: evaluator) }
     }

@@ -2,9 +2,9 @@ internal import CLibXML2
 import Foundation
 
 /// A compiled XPath 1.0 expression. Not `Sendable`: it wraps a libxml2 structure.
-public final class XPathExpression {
+package final class XPathExpression {
     /// The expression as written.
-    public let source: String
+    package let source: String
     package let compiled: OpaquePointer
     /// For the common paths fields use (`name`, `@code`, `s:location/@lat`): the steps, so that they can be followed
     /// directly instead of through the XPath engine, with the same result.
@@ -15,7 +15,7 @@ public final class XPathExpression {
 
     /// Compiles `source`.
     /// - Throws: `XPathError` with libxml2's message.
-    public convenience init(_ source: String) throws {
+    package convenience init(_ source: String) throws {
         try self.init(source, descendantTest: nil)
     }
 
@@ -143,10 +143,10 @@ package struct DescendantElementTest: Sendable, Equatable {
 }
 
 /// An XPath expression that does not compile or cannot be evaluated.
-public struct XPathError: Error, CustomStringConvertible, Sendable {
-    public let expression: String
-    public let message: String
-    public var description: String { "invalid XPath \"\(expression)\": \(message)" }
+package struct XPathError: Error, CustomStringConvertible, Sendable {
+    package let expression: String
+    package let message: String
+    package var description: String { "invalid XPath \"\(expression)\": \(message)" }
 }
 
 /// Evaluates XPath expressions against one document, with namespace prefixes registered — or against the document of

@@ -52,9 +52,9 @@ package enum LibXML2 {
 }
 
 /// A problem libxml2 reported, or a construct Kiln refused, with its place in the file.
-public struct XMLIssue: Sendable, Equatable {
+package struct XMLIssue: Sendable, Equatable {
     /// What kind of problem.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// libxml2 could not parse the document; reading stops here.
         case malformed
         /// A warning libxml2 gave while going on.
@@ -67,10 +67,10 @@ public struct XMLIssue: Sendable, Equatable {
         case externalDTD
     }
 
-    public let kind: Kind
-    public let message: String
-    public let line: Int?
-    public let column: Int?
+    package let kind: Kind
+    package let message: String
+    package let line: Int?
+    package let column: Int?
 }
 
 /// Collects libxml2's structured errors while an XML document is read (the first error, and warnings); a class so
@@ -157,7 +157,7 @@ extension DocumentTypeLocator {
 }
 
 /// An HTML element or text as Swift values, with the line it starts on.
-public indirect enum MarkupNode: Sendable, Equatable {
+package indirect enum MarkupNode: Sendable, Equatable {
     case element(name: String, attributes: [String: String], line: Int, children: [MarkupNode])
     case text(String, line: Int)
 }

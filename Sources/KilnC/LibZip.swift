@@ -4,14 +4,14 @@ import Foundation
 /// Writes ZIP archives with libzip. Every entry is deflated and stamped with one fixed time, in the order given,
 /// so the same files give the same bytes. libzip writes a temporary file beside the archive and renames it into
 /// place when complete, so a failed write leaves any previous archive as it was.
-public enum ZipArchiveWriter {
+package enum ZipArchiveWriter {
     /// The time every entry carries: 2000-01-01 00:00 as the ZIP format records it (local MS-DOS time).
     package static let entryDate = DateComponents(year: 2000, month: 1, day: 1, hour: 0, minute: 0, second: 0)
 
     /// Writes `entries` (the name inside the archive, the file to read) into a new archive at `url`; messages name
     /// the archive as `name` (the file `url` will be renamed to, when `url` is a temporary file).
     /// - Throws: `LibraryFailure` when a file cannot be read or the archive cannot be written.
-    public static func write(_ entries: [(name: String, file: URL)], to url: URL, named name: URL? = nil) throws {
+    package static func write(_ entries: [(name: String, file: URL)], to url: URL, named name: URL? = nil) throws {
         let shown = (name ?? url).path
         var code: Int32 = 0
         guard let archive = zip_open(url.path, ZIP_CREATE | ZIP_TRUNCATE, &code) else {

@@ -2,25 +2,25 @@ internal import CLibical
 import Foundation
 
 /// A wall-clock date or date-time as iCalendar writes it, without a zone: the zone travels beside it.
-public struct ICalTime: Sendable, Hashable, Comparable {
-    public var year: Int, month: Int, day: Int
-    public var hour = 0, minute = 0, second = 0
+package struct ICalTime: Sendable, Hashable, Comparable {
+    package var year: Int, month: Int, day: Int
+    package var hour = 0, minute = 0, second = 0
     /// A DATE value (an all-day event), not a DATE-TIME.
-    public var isDate = false
+    package var isDate = false
 
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, isDate: Bool = false) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, isDate: Bool = false) {
         (self.year, self.month, self.day, self.hour, self.minute, self.second, self.isDate) = (year, month, day, hour, minute, second, isDate)
     }
 
     /// Parses `YYYY-MM-DD` (a date).
-    public init?(isoDate text: String) {
+    package init?(isoDate text: String) {
         let parts = text.split(separator: "-").map { Int($0) }
         guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m), (1...31).contains(d) else { return nil }
         self.init(year: y, month: m, day: d, isDate: true)
     }
 
     /// Seconds since 1970-01-01T00:00:00 reading the wall clock as if it were UTC (for nominal arithmetic).
-    public var nominalSeconds: Int {
+    package var nominalSeconds: Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -31,7 +31,7 @@ public struct ICalTime: Sendable, Hashable, Comparable {
     }
 
     /// The wall-clock time `nominalSeconds` stands for.
-    public init(nominalSeconds: Int, isDate: Bool = false) {
+    package init(nominalSeconds: Int, isDate: Bool = false) {
         let days = Int((Double(nominalSeconds) / 86400).rounded(.down))
         let rest = nominalSeconds - days * 86400
         let z = days + 719468
@@ -47,32 +47,32 @@ public struct ICalTime: Sendable, Hashable, Comparable {
     }
 
     /// This time moved by `seconds` of wall clock.
-    public func adding(seconds: Int) -> ICalTime { ICalTime(nominalSeconds: nominalSeconds + seconds, isDate: isDate) }
+    package func adding(seconds: Int) -> ICalTime { ICalTime(nominalSeconds: nominalSeconds + seconds, isDate: isDate) }
 
     /// `2026-07-10` for a date, `2026-07-10T19:00:00` for a date-time.
-    public var iso: String {
+    package var iso: String {
         let date = String(format: "%04d-%02d-%02d", year, month, day)
         return isDate ? date : date + String(format: "T%02d:%02d:%02d", hour, minute, second)
     }
 
     /// The date part.
-    public var date: ICalTime { ICalTime(year: year, month: month, day: day, isDate: true) }
+    package var date: ICalTime { ICalTime(year: year, month: month, day: day, isDate: true) }
 
-    public static func < (lhs: ICalTime, rhs: ICalTime) -> Bool { lhs.nominalSeconds < rhs.nominalSeconds }
+    package static func < (lhs: ICalTime, rhs: ICalTime) -> Bool { lhs.nominalSeconds < rhs.nominalSeconds }
 }
 
 /// A time zone libical knows: one a feed defines in a `VTIMEZONE`, or one of the system zone database.
 ///
 /// Unchecked Sendable: libical's zone is only read, by one reader at a time; never shared between threads.
-public final class ICalZone: @unchecked Sendable {
+package final class ICalZone: @unchecked Sendable {
     /// The TZID as the feed or the manifest names it.
-    public let tzid: String
+    package let tzid: String
     fileprivate let zone: OpaquePointer
     /// Keeps the calendar that owns a feed's `VTIMEZONE` alive.
     private let owner: AnyObject?
     /// For a feed's `VTIMEZONE` whose transitions cover only part of time: that part, and the system zone database's
     /// zone its TZID (or `X-LIC-LOCATION`) names, which times outside it follow. `nil` when it covers all time.
-    public let span: ICalZoneSpan?
+    package let span: ICalZoneSpan?
 
     fileprivate init(tzid: String, zone: OpaquePointer, owner: AnyObject?, span: ICalZoneSpan? = nil) {
         self.tzid = tzid
@@ -89,20 +89,20 @@ public final class ICalZone: @unchecked Sendable {
     }
 
     /// The zone of the system zone database named `name` (`Europe/Athens`), or `nil` when there is none.
-    public static func named(_ name: String) -> ICalZone? {
+    package static func named(_ name: String) -> ICalZone? {
         Libical.setUp()
         return icaltimezone_get_builtin_timezone(name).map { ICalZone(tzid: name, zone: $0, owner: nil) }
     }
 
     /// The UTC time of the wall-clock time `local` in this zone.
-    public func utc(fromLocal local: ICalTime) -> ICalTime {
+    package func utc(fromLocal local: ICalTime) -> ICalTime {
         var time = Libical.icalTime(local)
         time.zone = zone(forLocal: local)
         return Libical.swiftTime(icaltime_convert_to_zone(time, icaltimezone_get_utc_timezone()))
     }
 
     /// The wall-clock time in this zone of the UTC time `utc`.
-    public func local(fromUTC utc: ICalTime) -> ICalTime {
+    package func local(fromUTC utc: ICalTime) -> ICalTime {
         var time = Libical.icalTime(utc)
         time.zone = icaltimezone_get_utc_timezone()
         var target = zone
@@ -115,52 +115,52 @@ public final class ICalZone: @unchecked Sendable {
 /// transition, when no observance repeats without end. Outside, libical would stretch the first or last offset over
 /// every other season (an event at 17:45 Europe/Berlin in January, before a span starting in October, read an hour off).
 /// Unchecked Sendable: it holds two libical time values (plain C structs), immutable once made.
-public struct ICalZoneSpan: @unchecked Sendable {
+package struct ICalZoneSpan: @unchecked Sendable {
     /// The first wall-clock time the `VTIMEZONE` covers, and the last (`nil`: no end).
-    public let start: ICalTime
-    public let end: ICalTime?
+    package let start: ICalTime
+    package let end: ICalTime?
     fileprivate let startUTC: ICalTime
     fileprivate let endUTC: ICalTime?
     /// The system zone database's zone the TZID or `X-LIC-LOCATION` names, and its name; `nil` when there is none.
     fileprivate let fallback: OpaquePointer?
-    public let fallbackName: String?
+    package let fallbackName: String?
 
     /// True when the `VTIMEZONE` gives the offset of the wall-clock time `local`.
-    public func covers(local: ICalTime) -> Bool { local >= start && (end.map { local <= $0 } ?? true) }
+    package func covers(local: ICalTime) -> Bool { local >= start && (end.map { local <= $0 } ?? true) }
 
     /// True when the `VTIMEZONE` gives the offset at the UTC time `utc`.
     fileprivate func covers(utc: ICalTime) -> Bool { utc >= startUTC && (endUTC.map { utc <= $0 } ?? true) }
 }
 
 /// A date or date-time value of a feed: the time, its zone, and the line of its property.
-public struct ICalValue: Sendable {
-    public var time: ICalTime
+package struct ICalValue: Sendable {
+    package var time: ICalTime
     /// True for a UTC time (`…Z`).
-    public var isUTC: Bool
+    package var isUTC: Bool
     /// The zone a TZID parameter named, when libical resolved it; `nil` with `tzid` set means the TZID is unknown.
-    public var zone: ICalZone?
+    package var zone: ICalZone?
     /// The TZID parameter as written.
-    public var tzid: String?
-    public var line: Int
+    package var tzid: String?
+    package var line: Int
 }
 
 /// One `RDATE` value: a date or date-time, or a period (RFC 5545 3.3.9) that gives the instance its own end, written
 /// as `start/end` or `start/duration`.
-public struct ICalRecurrenceDate: Sendable {
-    public var start: ICalValue
+package struct ICalRecurrenceDate: Sendable {
+    package var start: ICalValue
     /// The end of a `start/end` period, in the property's zone (or UTC).
-    public var end: ICalValue?
+    package var end: ICalValue?
     /// The length of a `start/duration` period, in seconds (days count 86400 of wall clock).
-    public var duration: Int?
+    package var duration: Int?
 }
 
 /// A recurrence rule as libical parsed it.
 ///
 /// Unchecked Sendable: libical's rule is a value read by one reader at a time; never shared between threads.
-public struct ICalRule: @unchecked Sendable {
+package struct ICalRule: @unchecked Sendable {
     /// The rule as libical writes it back.
-    public let text: String
-    public let line: Int
+    package let text: String
+    package let line: Int
     /// The rule without its `RSCALE` text, which belongs to the parsed document (freed with it): `rscale` keeps it.
     fileprivate let rule: icalrecurrencetype
     fileprivate let rscale: String?
@@ -175,12 +175,12 @@ public struct ICalRule: @unchecked Sendable {
     }
 
     /// True when the rule ends by itself (COUNT or UNTIL).
-    public var isBounded: Bool { rule.count != 0 || icaltime_is_null_time(rule.until) == 0 }
+    package var isBounded: Bool { rule.count != 0 || icaltime_is_null_time(rule.until) == 0 }
 
     /// The wall-clock starts the rule gives from `start` (in `zone`; `nil` for UTC or floating), in order: those from
     /// `after` (when given; a rule without COUNT jumps there) up to `through` (when given), at most `limit` of them,
     /// and at most a million steps of libical's iterator. `nil` when libical cannot expand the rule.
-    public func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?, through: ICalTime?,
+    package func expand(from start: ICalTime, zone: ICalZone?, utc: Bool, after: ICalTime?, through: ICalTime?,
                        limit: Int) -> (starts: [ICalTime], truncated: Bool)? {
         guard let rscale else { return expand(rule, from: start, zone: zone, utc: utc, after: after, through: through, limit: limit) }
         // The iterator reads RSCALE while it runs: the text lives until it is freed.
@@ -218,59 +218,59 @@ public struct ICalRule: @unchecked Sendable {
 }
 
 /// One `VEVENT` of a feed, with its properties as values and where each came from.
-public struct ICalEvent: Sendable {
+package struct ICalEvent: Sendable {
     /// The line of `BEGIN:VEVENT`.
-    public var line: Int
-    public var uid: String?
-    public var summary: String?
-    public var description: String?
-    public var location: String?
-    public var url: String?
-    public var status: String?
-    public var categories: [String] = []
-    public var sequence = 0
-    public var start: ICalValue?
-    public var end: ICalValue?
+    package var line: Int
+    package var uid: String?
+    package var summary: String?
+    package var description: String?
+    package var location: String?
+    package var url: String?
+    package var status: String?
+    package var categories: [String] = []
+    package var sequence = 0
+    package var start: ICalValue?
+    package var end: ICalValue?
     /// The `DURATION`, in seconds (days count 86400 of wall clock), and its line.
-    public var duration: (seconds: Int, line: Int)?
-    public var recurrenceID: ICalValue?
+    package var duration: (seconds: Int, line: Int)?
+    package var recurrenceID: ICalValue?
     /// True when `RECURRENCE-ID` carries `RANGE=THISANDFUTURE`.
-    public var thisAndFuture = false
-    public var rules: [ICalRule] = []
-    public var dates: [ICalRecurrenceDate] = []
-    public var exceptions: [ICalValue] = []
+    package var thisAndFuture = false
+    package var rules: [ICalRule] = []
+    package var dates: [ICalRecurrenceDate] = []
+    package var exceptions: [ICalValue] = []
     /// What libical could not read in this event (a broken `RRULE`, a line without a name), with the line and the
     /// name of the property the line writes (upper case; empty when the line has none).
-    public var problems: [ICalProblem] = []
+    package var problems: [ICalProblem] = []
     /// Each property's line, by upper-case name (the first such property).
-    public var lines: [String: Int] = [:]
+    package var lines: [String: Int] = [:]
     /// The calendar's `X-WR-TIMEZONE` (what Google writes for the zone of the calendar as a whole).
-    public var calendarZone: String?
+    package var calendarZone: String?
 }
 
 /// A line libical could not read: its message, line, where it is and the name of the property the line writes.
-public struct ICalProblem: Sendable {
+package struct ICalProblem: Sendable {
     /// Where the line is: the calendar itself, a VTIMEZONE, or an event.
-    public enum Place: Sendable { case calendar, timeZone, event }
+    package enum Place: Sendable { case calendar, timeZone, event }
 
-    public var message: String
-    public var line: Int
+    package var message: String
+    package var line: Int
     /// The property's name as the line writes it, in upper case (`SUBCALENDAR-ID`, `X-WR-CALDESC`); empty when the
     /// line has no name or libical added the problem (a missing `END`).
-    public var property: String
-    public var place: Place
+    package var property: String
+    package var place: Place
 }
 
 /// A parsed iCalendar feed: its events and what libical could not read outside them.
-public struct ICalFeed: Sendable {
-    public var events: [ICalEvent] = []
-    public var problems: [ICalProblem] = []
+package struct ICalFeed: Sendable {
+    package var events: [ICalEvent] = []
+    package var problems: [ICalProblem] = []
     /// Top-level components that are not calendars, and calendar children that are neither events nor zones.
-    public var skipped: [(name: String, line: Int)] = []
+    package var skipped: [(name: String, line: Int)] = []
 }
 
 /// libical: the only file that calls it.
-public enum Libical {
+package enum Libical {
     private static let once: Void = {
         icalerror_set_errors_are_fatal(0)
         icalerror_set_error_state(ICAL_MALFORMEDDATA_ERROR, ICAL_ERROR_NONFATAL)
@@ -280,7 +280,7 @@ public enum Libical {
     package static func setUp() { _ = once }
 
     /// Parses the feed in `bytes` (unfolding lines, unescaping text; every content line's number kept).
-    public static func parse(_ bytes: [UInt8]) -> ICalFeed {
+    package static func parse(_ bytes: [UInt8]) -> ICalFeed {
         setUp()
         let feeder = LineFeeder(bytes)
         let parser = icalparser_new()!

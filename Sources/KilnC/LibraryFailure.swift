@@ -1,10 +1,10 @@
 /// A C library that could not start (it is out of memory), or a file a wrapper could not read or write, said in one
 /// sentence that names the library or the file. The wrappers know no Kiln error type; the layers above report this
 /// as an I/O failure.
-public struct LibraryFailure: Error, CustomStringConvertible, Sendable {
+package struct LibraryFailure: Error, CustomStringConvertible, Sendable {
     /// The sentence.
-    public let description: String
+    package let description: String
 
     /// A failure described by `description`.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

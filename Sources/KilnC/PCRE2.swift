@@ -1,36 +1,36 @@
 internal import CPCRE2
 
 /// A pattern that failed to compile: PCRE2's message and the offset in the pattern.
-public struct RegexCompileError: Error, CustomStringConvertible, Sendable {
+package struct RegexCompileError: Error, CustomStringConvertible, Sendable {
     /// The pattern as written.
-    public let pattern: String
+    package let pattern: String
     /// Character offset in the pattern where PCRE2 stopped.
-    public let offset: Int
+    package let offset: Int
     /// PCRE2's own message.
-    public let message: String
+    package let message: String
 
-    public var description: String { "invalid regular expression at offset \(offset): \(message) in /\(pattern)/" }
+    package var description: String { "invalid regular expression at offset \(offset): \(message) in /\(pattern)/" }
 }
 
 /// A match that PCRE2 gave up on: the match limit was reached (catastrophic backtracking) or another runtime failure.
-public struct RegexMatchError: Error, CustomStringConvertible, Sendable {
+package struct RegexMatchError: Error, CustomStringConvertible, Sendable {
     /// The pattern as written.
-    public let pattern: String
+    package let pattern: String
     /// PCRE2's own message.
-    public let message: String
+    package let message: String
 
-    public var description: String { "regular expression /\(pattern)/ failed: \(message)" }
+    package var description: String { "regular expression /\(pattern)/ failed: \(message)" }
 }
 
 /// One successful match: the whole match and every capture group, by number and by name.
-public struct RegexMatch: Sendable {
+package struct RegexMatch: Sendable {
     /// Group texts by number; index 0 is the whole match; `nil` for a group that did not take part.
-    public let groups: [String?]
+    package let groups: [String?]
     /// Group numbers by name.
-    public let groupNumbers: [String: Int]
+    package let groupNumbers: [String: Int]
 
     /// The text of the named group, or `nil` when it did not take part.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         guard let number = groupNumbers[name], number < groups.count else { return nil }
         return groups[number]
     }
@@ -45,14 +45,14 @@ public struct RegexMatch: Sendable {
 /// types"): on an ASCII subject both codes find the same matches, and the second runs without property look-ups.
 /// The one exception, caseless `[:lower:]`/`[:upper:]`, is never compiled twice (`RegexASCIIPathTests` checks every
 /// class on every ASCII character).
-public final class RegexPattern {
+package final class RegexPattern {
     /// The pattern as written.
-    public let pattern: String
+    package let pattern: String
     /// The names of the capture groups, in group-number order.
-    public let groupNames: [String]
+    package let groupNames: [String]
 
     /// The number of the group named `name`, or `nil`.
-    public func groupNumber(of name: String) -> Int? { groupNumbers[name] }
+    package func groupNumber(of name: String) -> Int? { groupNumbers[name] }
     private let groupNumbers: [String: Int]
     private let code: CompiledCode
     /// The same pattern without Unicode properties, for ASCII subjects; `nil` when it does not compile.
@@ -67,19 +67,19 @@ public final class RegexPattern {
     package static let jitStackLimit = 8 * 1024 * 1024
 
     /// Options for compiling.
-    public struct Options: OptionSet, Sendable {
-        public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
+    package struct Options: OptionSet, Sendable {
+        package let rawValue: UInt32
+        package init(rawValue: UInt32) { self.rawValue = rawValue }
         /// Letters match either case.
-        public static let caseInsensitive = Options(rawValue: PCRE2_CASELESS)
+        package static let caseInsensitive = Options(rawValue: PCRE2_CASELESS)
         /// `^` and `$` match at line breaks.
-        public static let multiline = Options(rawValue: PCRE2_MULTILINE)
+        package static let multiline = Options(rawValue: PCRE2_MULTILINE)
     }
 
     /// Compiles `pattern`.
     /// - Parameter matchLimit: the most backtracking steps one match may take before it fails with `RegexMatchError`.
     /// - Throws: `RegexCompileError` with PCRE2's message and offset.
-    public init(_ pattern: String, options: Options = [], matchLimit: UInt32 = 1_000_000) throws {
+    package init(_ pattern: String, options: Options = [], matchLimit: UInt32 = 1_000_000) throws {
         self.pattern = pattern
         var errorCode: Int32 = 0
         var errorOffset: Int = 0
@@ -137,14 +137,14 @@ public final class RegexPattern {
     /// is made; a reader asks only for the groups it uses. The subject is known to be valid UTF-8, so PCRE2 does not
     /// check it again.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func match(_ subject: some RegexSubject) throws -> RegexGroups? {
+    package func match(_ subject: some RegexSubject) throws -> RegexGroups? {
         let ascii = subject.isKnownASCII
         return try subject.withValidUTF8 { try match($0, ascii: ascii) }.map { RegexGroups(count: Int($0)) }
     }
 
     /// The text of group `number` of `groups`, what this pattern's last `match(_:)` over `subject` (the same subject)
     /// returned; `nil` when the group did not take part.
-    public func group(_ number: Int, of subject: some RegexSubject, in groups: RegexGroups) -> String? {
+    package func group(_ number: Int, of subject: some RegexSubject, in groups: RegexGroups) -> String? {
         guard number < groups.count else { return nil }
         let vector = pcre2_get_ovector_pointer_8(matchData)!
         let start = vector[2 * number], end = vector[2 * number + 1]
@@ -161,7 +161,7 @@ public final class RegexPattern {
 
     /// The first match in `subject`, or `nil`.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func firstMatch(in subject: String) throws -> RegexMatch? {
+    package func firstMatch(in subject: String) throws -> RegexMatch? {
         var text = subject
         let ascii = subject.isKnownASCII
         return try text.withUTF8 { buffer -> RegexMatch? in
@@ -205,7 +205,7 @@ public final class RegexPattern {
 
     /// The pieces of `subject` between the matches of this pattern.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func split(_ subject: String) throws -> [String] {
+    package func split(_ subject: String) throws -> [String] {
         var text = subject
         let ascii = subject.isKnownASCII
         return try text.withUTF8 { buffer -> [String] in
@@ -232,7 +232,7 @@ public final class RegexPattern {
 
     /// True when `subject` contains a match.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func matches(_ subject: String) throws -> Bool {
+    package func matches(_ subject: String) throws -> Bool {
         var text = subject
         let ascii = subject.isKnownASCII
         return try text.withUTF8 { try match($0, ascii: ascii) != nil }
@@ -240,7 +240,7 @@ public final class RegexPattern {
 
     /// True when `subject` contains a match; as `matches(_:)` for a string, without making one.
     /// - Throws: `RegexMatchError` when the match limit is hit or PCRE2 fails.
-    public func matches(_ subject: some RegexSubject) throws -> Bool {
+    package func matches(_ subject: some RegexSubject) throws -> Bool {
         let ascii = subject.isKnownASCII
         return try subject.withValidUTF8 { try match($0, ascii: ascii) != nil }
     }
@@ -272,13 +272,13 @@ private struct CompiledCode {
 }
 
 /// The capture groups a successful `RegexPattern.match(_:)` set: read them with `RegexPattern.group(_:of:in:)`.
-public struct RegexGroups: Sendable {
+package struct RegexGroups: Sendable {
     /// PCRE2's result: one more than the highest group that was set.
     fileprivate let count: Int
 }
 
 /// Text a pattern can run over without a copy: a Swift string, or a line's bytes known to be valid UTF-8.
-public protocol RegexSubject {
+package protocol RegexSubject {
     /// Calls `body` with the subject's UTF-8 bytes, valid UTF-8.
     func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
     /// True when every byte is known to be ASCII (false may also mean not known).
@@ -286,23 +286,23 @@ public protocol RegexSubject {
 }
 
 extension String: RegexSubject {
-    public var isKnownASCII: Bool { utf8Span.isKnownASCII }
+    package var isKnownASCII: Bool { utf8Span.isKnownASCII }
 
-    public func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         var text = self
         return try text.withUTF8(body)
     }
 }
 
 /// A line's bytes that were checked to be valid UTF-8 (by `ValidUTF8.init?(_:)`), matched without a `String`.
-public struct ValidUTF8: RegexSubject, Sendable {
+package struct ValidUTF8: RegexSubject, Sendable {
     /// The bytes, valid UTF-8.
-    public let bytes: ArraySlice<UInt8>
+    package let bytes: ArraySlice<UInt8>
     /// True when every byte is ASCII (found while the bytes were checked).
-    public let isKnownASCII: Bool
+    package let isKnownASCII: Bool
 
     /// The bytes when they are valid UTF-8; `nil` otherwise.
-    public init?(_ bytes: ArraySlice<UInt8>) {
+    package init?(_ bytes: ArraySlice<UInt8>) {
         do {
             isKnownASCII = try UTF8Span(validating: bytes.span).isKnownASCII
         } catch {
@@ -329,15 +329,15 @@ public struct ValidUTF8: RegexSubject, Sendable {
     }
 
     /// The UTF-8 of `text`.
-    public init(text: String) {
+    package init(text: String) {
         bytes = Array(text.utf8)[...]
         isKnownASCII = text.isKnownASCII
     }
 
     /// The text, as a string (made on each call).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    public func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    package func withValidUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer(body)
     }
 }

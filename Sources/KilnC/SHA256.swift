@@ -3,11 +3,11 @@ import Foundation
 
 /// An incremental SHA-256 digest (OpenSSL's EVP interface), fed while a file streams through.
 /// Not `Sendable`: it holds digest state.
-public final class SHA256Digest {
+package final class SHA256Digest {
     private let context: OpaquePointer
 
     /// Starts an empty digest.
-    public init() {
+    package init() {
         context = EVP_MD_CTX_new()
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
     }
@@ -15,12 +15,12 @@ public final class SHA256Digest {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Adds `bytes` to the digest.
-    public func update(_ bytes: ArraySlice<UInt8>) {
+    package func update(_ bytes: ArraySlice<UInt8>) {
         bytes.withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
     /// Adds `data` to the digest, without copying it.
-    public func update(_ data: Data) {
+    package func update(_ data: Data) {
         data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
@@ -30,7 +30,7 @@ public final class SHA256Digest {
     }
 
     /// The digest of everything added, as its 32 bytes.
-    public func bytes() -> [UInt8] {
+    package func bytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)
@@ -38,12 +38,12 @@ public final class SHA256Digest {
     }
 
     /// The digest of everything added, as lowercase hexadecimal.
-    public func hexDigest() -> String {
+    package func hexDigest() -> String {
         Hexadecimal.text(of: bytes())
     }
 
     /// The SHA-256 of `data`, as lowercase hexadecimal.
-    public static func hex(of data: Data) -> String {
+    package static func hex(of data: Data) -> String {
         let digest = SHA256Digest()
         digest.update(data)
         return digest.hexDigest()
@@ -51,9 +51,9 @@ public final class SHA256Digest {
 }
 
 /// MD5 (OpenSSL's EVP interface), only where a format defines itself by it: Room's schema identity hash.
-public enum MD5Digest {
+package enum MD5Digest {
     /// The MD5 of `text`'s UTF-8 bytes, as lowercase hexadecimal.
-    public static func hex(_ text: String) -> String {
+    package static func hex(_ text: String) -> String {
         let context = EVP_MD_CTX_new()
         defer { EVP_MD_CTX_free(context) }
         EVP_DigestInit_ex(context, EVP_md5(), nil)
@@ -67,11 +67,11 @@ public enum MD5Digest {
 }
 
 /// The digests a published checksum file may use (`sha1sums.txt`, `md5sums.txt`, `SHA256SUMS`).
-public enum ChecksumAlgorithm: String, Sendable, CaseIterable, Codable {
+package enum ChecksumAlgorithm: String, Sendable, CaseIterable, Codable {
     case md5, sha1, sha256
 
     /// The length of its hexadecimal digest.
-    public var hexLength: Int {
+    package var hexLength: Int {
         switch self {
         case .md5: return 32
         case .sha1: return 40
@@ -82,11 +82,11 @@ public enum ChecksumAlgorithm: String, Sendable, CaseIterable, Codable {
 
 /// An incremental digest of any `ChecksumAlgorithm` (OpenSSL's EVP interface), for checking a download against its
 /// published checksum. Not `Sendable`: it holds digest state.
-public final class ChecksumDigest {
+package final class ChecksumDigest {
     private let context: OpaquePointer
 
     /// Starts an empty digest of `algorithm`.
-    public init(_ algorithm: ChecksumAlgorithm) {
+    package init(_ algorithm: ChecksumAlgorithm) {
         context = EVP_MD_CTX_new()
         let method: OpaquePointer?
         switch algorithm {
@@ -100,15 +100,15 @@ public final class ChecksumDigest {
     deinit { EVP_MD_CTX_free(context) }
 
     /// Adds `data` to the digest, without copying it.
-    public func update(_ data: Data) {
+    package func update(_ data: Data) {
         data.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
     }
 
     /// The digest of everything added, as lowercase hexadecimal.
-    public func hexDigest() -> String { Hexadecimal.text(of: bytes()) }
+    package func hexDigest() -> String { Hexadecimal.text(of: bytes()) }
 
     /// The digest of everything added, as its bytes (16, 20 or 32 of them).
-    public func bytes() -> [UInt8] {
+    package func bytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &digest, &length)

@@ -3,9 +3,9 @@ internal import CSQLite
 
 /// A SQL function a connection offers besides SQLite's own, written in Swift. It is registered deterministic and
 /// innocuous (views, indexes and triggers may call it), so its result must depend on its arguments alone.
-public struct SQLFunction: Sendable {
+package struct SQLFunction: Sendable {
     /// What the function computes.
-    public enum Body: Sendable {
+    package enum Body: Sendable {
         /// One value from one call's arguments.
         case scalar(@Sendable (SQLArguments) -> SQLValue)
         /// An aggregate: one value from the numbers among the first argument of a group's rows (an integer or a real,
@@ -15,14 +15,14 @@ public struct SQLFunction: Sendable {
     }
 
     /// The name SQL calls it by.
-    public let name: String
+    package let name: String
     /// How many arguments it takes; -1 for any number.
-    public let arity: Int32
+    package let arity: Int32
     /// What it computes.
-    public let body: Body
+    package let body: Body
 
     /// A function called `name` with `arity` arguments (-1: any number) computing `body`.
-    public init(name: String, arity: Int32, body: Body) {
+    package init(name: String, arity: Int32, body: Body) {
         self.name = name
         self.arity = arity
         self.body = body
@@ -30,10 +30,10 @@ public struct SQLFunction: Sendable {
 }
 
 /// The arguments of one call of a `SQLFunction`, read the way SQLite converts them. Valid only during the call.
-public struct SQLArguments {
+package struct SQLArguments {
     private let values: UnsafeMutablePointer<OpaquePointer?>?
     /// How many arguments the call has.
-    public let count: Int
+    package let count: Int
 
     package init(_ values: UnsafeMutablePointer<OpaquePointer?>?, count: Int32) {
         self.values = values
@@ -41,20 +41,20 @@ public struct SQLArguments {
     }
 
     /// Argument `index` as a number when it is an integer, a real or a text that reads as one; `nil` otherwise.
-    public func number(_ index: Int) -> Double? {
+    package func number(_ index: Int) -> Double? {
         guard index < count, let value = values?[index] else { return nil }
         let type = sqlite3_value_numeric_type(value)
         return type == SQLITE_INTEGER || type == SQLITE_FLOAT ? sqlite3_value_double(value) : nil
     }
 
     /// Argument `index` as an integer when it is one (or a text that reads as one); `nil` otherwise.
-    public func integer(_ index: Int) -> Int64? {
+    package func integer(_ index: Int) -> Int64? {
         guard index < count, let value = values?[index], sqlite3_value_numeric_type(value) == SQLITE_INTEGER else { return nil }
         return sqlite3_value_int64(value)
     }
 
     /// Argument `index` as text (a number in SQLite's text form); `nil` for NULL.
-    public func text(_ index: Int) -> String? {
+    package func text(_ index: Int) -> String? {
         guard index < count, let value = values?[index], let text = sqlite3_value_text(value) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }

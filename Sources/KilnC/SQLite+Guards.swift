@@ -3,15 +3,15 @@ internal import CSQLite
 
 /// What SQL run by `Database.changingRowsOnly` may change: rows of some tables of `main`, nothing else (a patch
 /// downloaded beside a bundle: it may not write another file, change the schema or the database's settings).
-public struct RowWriteScope: Sendable, Equatable {
+package struct RowWriteScope: Sendable, Equatable {
     /// The tables of `main` whose rows may be inserted, updated and deleted (a virtual table's shadow tables among
     /// them, which the virtual table writes).
-    public var tables: Set<String>
+    package var tables: Set<String>
     /// The virtual tables of `main` that may be dropped and created again (a full-text index rebuilt), with the
     /// shadow tables of theirs that `tables` holds.
-    public var rebuildable: Set<String>
+    package var rebuildable: Set<String>
 
-    public init(tables: Set<String>, rebuildable: Set<String> = []) {
+    package init(tables: Set<String>, rebuildable: Set<String> = []) {
         self.tables = tables
         self.rebuildable = rebuildable
     }

@@ -2,7 +2,7 @@ import Foundation
 internal import CSQLite
 
 /// What a sandboxed connection may run (see `Database.sandboxed(deserializing:seconds:)`).
-public enum SandboxPolicy: Sendable {
+package enum SandboxPolicy: Sendable {
     /// A legacy script: `CREATE TABLE` (with deterministic `DEFAULT` and `CHECK` expressions), `CREATE INDEX`, `INSERT`
     /// (of values, or of rows of its own tables) and transactions; nothing else.
     case script
@@ -249,7 +249,7 @@ extension Database {
     /// and a progress handler that interrupts any statement once `seconds` have passed since opening. With `bytes`,
     /// the connection holds a copy of that SQLite database file (read by the caller; SQLite opens no file), read-only.
     /// - Throws: `SQLiteError` when SQLite refuses (e.g. the bytes are not a database: that shows at the first query).
-    public static func sandboxed(deserializing bytes: [UInt8]? = nil, seconds: Double, functions: [SQLFunction] = []) throws -> Database {
+    package static func sandboxed(deserializing bytes: [UInt8]? = nil, seconds: Double, functions: [SQLFunction] = []) throws -> Database {
         let database = try Database(path: ":memory:", functions: functions)
         guard let handle = database.handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "closed", sql: nil) }
         let hardened = kiln_sqlite3_harden(handle)
@@ -308,34 +308,34 @@ extension Database {
     }
 
     /// Changes what a sandboxed connection may run from now on.
-    public func setPolicy(_ policy: SandboxPolicy) { sandbox?.policy = policy }
+    package func setPolicy(_ policy: SandboxPolicy) { sandbox?.policy = policy }
 
     /// True when a sandboxed connection's time ran out (its statements are then interrupted).
-    public var timedOut: Bool { sandbox?.timedOut ?? false }
+    package var timedOut: Bool { sandbox?.timedOut ?? false }
 
     /// Asks the clock whether a sandboxed connection's time ran out, between statements or rows (where SQLite's
     /// progress handler does not run: the caller's work on a row, such as staging a 60 MB blob); true from then on.
-    public func checkDeadline() -> Bool {
+    package func checkDeadline() -> Bool {
         guard let sandbox else { return false }
         if DispatchTime.now().uptimeNanoseconds > sandbox.deadline { sandbox.timedOut = true }
         return sandbox.timedOut
     }
 
     /// The actions the sandbox refused since the last call, named (`PRAGMA`, `ATTACH`…), and forgets them.
-    public func takeDeniedActions() -> [String] {
+    package func takeDeniedActions() -> [String] {
         defer { sandbox?.denied = [] }
         return sandbox?.denied ?? []
     }
 
     /// The rows inserted since the last call, as table name and rowid, in order, and forgets them.
-    public func takeInsertedRows() -> [(table: String, rowid: Int64)] {
+    package func takeInsertedRows() -> [(table: String, rowid: Int64)] {
         defer { sandbox?.inserted = [] }
         return sandbox?.inserted ?? []
     }
 
     /// True when `sql` ends with a complete statement (SQLite's `sqlite3_complete`: a `;` outside literals,
     /// comments and trigger bodies) — how SQLite's own shell cuts a script into statements line by line.
-    public static func isComplete(_ sql: String) -> Bool { sqlite3_complete(sql) != 0 }
+    package static func isComplete(_ sql: String) -> Bool { sqlite3_complete(sql) != 0 }
 
     /// The offset just past the first `;` after `offset` that ends a complete statement, or `nil` when none does.
     private static func endOfStatement(_ bytes: [UInt8], from offset: Int) -> Int? {
@@ -351,7 +351,7 @@ extension Database {
     /// offset where it starts; when it fails to compile, the rest runs from the next `;` that ends a complete
     /// statement (`sqlite3_complete`), so that a refused statement does not take the ones after it on its line.
     /// - Throws: whatever `failed` throws.
-    public func executeEach(_ sql: String, failed: (_ offset: Int, _ error: SQLiteError) throws -> Void) throws {
+    package func executeEach(_ sql: String, failed: (_ offset: Int, _ error: SQLiteError) throws -> Void) throws {
         let bytes = Array(sql.utf8)
         try bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }

@@ -3,12 +3,12 @@ internal import CSQLite
 
 /// SQLite's session extension (`sqlite3session_diff`, `sqlite3changeset_apply`): the changeset that turns tables of
 /// one database into those of another, and applying one. Every C pointer of the extension stays in this file.
-public enum SQLiteChangeset {
+package enum SQLiteChangeset {
     /// The changeset that turns each of `tables` of the database attached to `database` as `fromSchema` into the
     /// same table of `database`'s main schema (`sqlite3session_diff`, one table after the other, in the given order).
     /// A table needs a primary key (the session extension ignores the others) and the same key on both sides.
     /// - Throws: `SQLiteError` with SQLite's message (and the table) when a session cannot be made or a diff fails.
-    public static func diff(_ database: Database, from fromSchema: String, tables: [String]) throws -> [UInt8] {
+    package static func diff(_ database: Database, from fromSchema: String, tables: [String]) throws -> [UInt8] {
         var session: OpaquePointer?
         let created = sqlite3session_create(database.handle, "main", &session)
         guard created == SQLITE_OK, let session else {
@@ -41,14 +41,14 @@ public enum SQLiteChangeset {
 
     /// What stopped `apply`: the first conflict the changeset met (a row it deletes or changes that is not as it
     /// expects, a row it inserts whose key exists, a constraint, a foreign key), counted by kind.
-    public struct Conflicts: Error, Sendable {
+    package struct Conflicts: Error, Sendable {
         /// Conflicts by kind (`data`, `not found`, `conflict`, `constraint`, `foreign key`).
-        public var counts: [String: Int] = [:]
+        package var counts: [String: Int] = [:]
         /// The SQLite result when the changeset itself could not be read (truncated or damaged), else `nil`.
-        public var failure: String?
+        package var failure: String?
 
         /// "2 rows not found" and the like, or SQLite's reason.
-        public var description: String {
+        package var description: String {
             if let failure { return failure }
             return counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         }
@@ -57,7 +57,7 @@ public enum SQLiteChangeset {
     /// Applies `changeset` to `database`'s main schema in one go (SQLite's own savepoint): any conflict aborts it, and
     /// nothing is changed then.
     /// - Throws: `Conflicts` naming what did not match, or why the changeset cannot be read.
-    public static func apply(_ changeset: [UInt8], to database: Database) throws {
+    package static func apply(_ changeset: [UInt8], to database: Database) throws {
         let recorder = ConflictRecorder()
         let context = Unmanaged.passUnretained(recorder).toOpaque()
         let result: Int32 = changeset.withUnsafeBytes { buffer in

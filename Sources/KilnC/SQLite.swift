@@ -4,7 +4,7 @@ import Foundation
 internal import CSQLite
 
 /// A value as SQLite stores it.
-public enum SQLValue: Equatable, Sendable {
+package enum SQLValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -12,7 +12,7 @@ public enum SQLValue: Equatable, Sendable {
     case blob([UInt8])
 
     /// The value as text, the way a message or an export shows it; `nil` for NULL.
-    public var textValue: String? {
+    package var textValue: String? {
         switch self {
         case .null: return nil
         case .integer(let value): return String(value)
@@ -23,7 +23,7 @@ public enum SQLValue: Equatable, Sendable {
     }
 
     /// The bytes of a blob; `nil` for every other value.
-    public var blobBytes: [UInt8]? {
+    package var blobBytes: [UInt8]? {
         if case .blob(let bytes) = self { return bytes }
         return nil
     }
@@ -36,63 +36,63 @@ public enum SQLValue: Equatable, Sendable {
 }
 
 /// An SQLite failure: the result code, SQLite's own message and the SQL that failed.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary or extended result code, as in `sqlite3.h`.
-    public let code: Int32
+    package let code: Int32
     /// SQLite's message for the failure.
-    public let message: String
+    package let message: String
     /// The statement that failed, when there was one.
-    public let sql: String?
+    package let sql: String?
     /// True when `Database.prepareQuery` refused the statement because its result would not be decided by the data
     /// (`random()`, the clock).
-    public var isNotDeterministic = false
+    package var isNotDeterministic = false
 
     /// SQLite's result `code` and `message` for the statement `sql` (when there was one).
-    public init(code: Int32, message: String, sql: String?) {
+    package init(code: Int32, message: String, sql: String?) {
         self.code = code
         self.message = message
         self.sql = sql
     }
 
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }
         return text
     }
 
     /// True when the failure means the disk or the file system refused the write.
-    public var isStorageFailure: Bool {
+    package var isStorageFailure: Bool {
         let primary = code & 0xff
         return primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN
             || primary == SQLITE_READONLY || primary == SQLITE_PERM
     }
 
     /// True when SQLite could not allocate memory (`SQLITE_NOMEM`: a memory cap, or its soft heap limit reached).
-    public var isOutOfMemory: Bool { code & 0xff == SQLITE_NOMEM }
+    package var isOutOfMemory: Bool { code & 0xff == SQLITE_NOMEM }
 
     /// True when the machine, not the data, stopped SQLite: no room on a disk, a file system error, no memory.
-    public var isOutOfResources: Bool { isStorageFailure || isOutOfMemory }
+    package var isOutOfResources: Bool { isStorageFailure || isOutOfMemory }
 
     /// True when a row broke a constraint (a key, `UNIQUE`, `NOT NULL`, `CHECK`).
-    public var isConstraintViolation: Bool { code & 0xff == SQLITE_CONSTRAINT }
+    package var isConstraintViolation: Bool { code & 0xff == SQLITE_CONSTRAINT }
 
     /// True when SQLite found no room on a disk (the database's, or its temporary folder's).
-    public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+    package var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
 
     /// True when a time limit (`Database.withTimeLimit`) stopped the statement.
-    public var isInterrupted: Bool { code & 0xff == SQLITE_INTERRUPT }
+    package var isInterrupted: Bool { code & 0xff == SQLITE_INTERRUPT }
 
     /// True when another process holds a lock on the database (or a file beside it).
-    public var isLocked: Bool {
+    package var isLocked: Bool {
         let primary = code & 0xff
         return primary == SQLITE_BUSY || primary == SQLITE_LOCKED
     }
 
     /// True when the connection's authorizer refused the statement (`Database.changingRowsOnly`, `prepareQuery`).
-    public var isRefused: Bool { code & 0xff == SQLITE_AUTH }
+    package var isRefused: Bool { code & 0xff == SQLITE_AUTH }
 
     /// True when the file is not a database at all or is damaged.
-    public var isNotADatabase: Bool {
+    package var isNotADatabase: Bool {
         let primary = code & 0xff
         return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT
     }
@@ -101,21 +101,21 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 /// A flag that one thread raises to stop the SQL another thread runs under `Database.stopping(when:)`.
 ///
 /// Unchecked Sendable: `raised` is read and written under `lock` only.
-public final class StopSignal: @unchecked Sendable {
+package final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
 
-    public init() {}
+    package init() {}
 
     /// Stops the SQL run under this signal.
-    public func raise() {
+    package func raise() {
         lock.lock()
         raised = true
         lock.unlock()
     }
 
     /// True once the signal was raised.
-    public var isRaised: Bool {
+    package var isRaised: Bool {
         lock.lock()
         defer { lock.unlock() }
         return raised
@@ -123,24 +123,24 @@ public final class StopSignal: @unchecked Sendable {
 }
 
 /// One open SQLite connection. Not `Sendable`: a connection is used from one thread at a time.
-public final class Database {
+package final class Database {
     /// The connection; read by the other SQLite wrapper files (`SQLite+Session.swift`), never outside KilnC.
     package private(set) var handle: OpaquePointer?
     /// The path the connection was opened on.
-    public let path: String
+    package let path: String
     /// What a sandboxed connection may do, and what it did; kept alive here for SQLite's callbacks.
     package var sandbox: SandboxState?
     /// What the authorizer and the progress handler read and record (passed to their C callbacks).
     private let guards = SQLGuards()
 
     /// How a database file is opened.
-    public enum Mode { case readOnly, readWrite, create }
+    package enum Mode { case readOnly, readWrite, create }
 
     /// Opens (or creates) the database at `path`, offering `functions` to its SQL besides SQLite's own. With
     /// `readOnlyAttachments`, the connection may attach files read-only (`attachReadOnly`: SQLite reads `ATTACH`'s
     /// file name as a URI then; `path` itself is a URI only if it starts with `file:`, which an absolute path never does).
     /// - Throws: `SQLiteError` when the file cannot be opened.
-    public init(path: String, mode: Mode = .create, functions: [SQLFunction] = [], readOnlyAttachments: Bool = false) throws {
+    package init(path: String, mode: Mode = .create, functions: [SQLFunction] = [], readOnlyAttachments: Bool = false) throws {
         _ = Database.libraryConfigured
         self.path = path
         var flags: Int32 = SQLITE_OPEN_NOMUTEX
@@ -186,7 +186,7 @@ public final class Database {
     /// Attaches the database file at `path` as `schema`, read-only: SQLite refuses any write to it
     /// (`SQLITE_READONLY`). The connection must have been opened with `readOnlyAttachments`.
     /// - Throws: `SQLiteError` when SQLite refuses the attachment (no such file, or inside a transaction).
-    public func attachReadOnly(_ path: String, as schema: String) throws {
+    package func attachReadOnly(_ path: String, as schema: String) throws {
         let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/-._~".utf8)
         let escaped = path.utf8.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
         try execute("ATTACH DATABASE \(quoteLiteral("file:\(escaped)?mode=ro")) AS \(quoteIdentifier(schema))")
@@ -194,7 +194,7 @@ public final class Database {
 
     /// Refuses from now on the SQL that reaches other files, `ATTACH` and `VACUUM INTO` (SQLite authorizes both as
     /// an attach): for connections that run SQL a manifest wrote, which must read and write nothing else.
-    public func refuseOtherFiles() {
+    package func refuseOtherFiles() {
         guards.refusesOtherFiles = true
         installAuthorizer()
     }
@@ -214,7 +214,7 @@ public final class Database {
     /// compiles them, before they run. For SQL from a file downloaded beside the database (a patch).
     /// - Throws: what `body` throws; an `SQLiteError` with code `SQLITE_AUTH` and a message saying what was refused
     ///   when the authorizer refused something.
-    public func changingRowsOnly<T>(_ scope: RowWriteScope, _ body: () throws -> T) throws -> T {
+    package func changingRowsOnly<T>(_ scope: RowWriteScope, _ body: () throws -> T) throws -> T {
         let previous = guards.rowScope
         guards.rowScope = scope
         guards.resetRefusal()
@@ -240,7 +240,7 @@ public final class Database {
     /// holding the text `'now'`, `'localtime'` or `'utc'`, are refused here; from the first query on, the date and
     /// time functions of this connection refuse the clock and the time zone as they run too (a `'now'` that reaches
     /// them from a table, or `date()` without arguments): `ClockFreeDates`.
-    public func prepareQuery(_ sql: String) throws -> Statement {
+    package func prepareQuery(_ sql: String) throws -> Statement {
         try refuseTheClockInQueries()
         guards.readOnly = true
         guards.resetRefusal()
@@ -278,7 +278,7 @@ public final class Database {
 
     /// Compiles exactly one statement; text after it other than white space, `;` and comments is an error.
     /// - Throws: `SQLiteError` with SQLite's message, or saying that more than one statement was given.
-    public func prepareSingle(_ sql: String) throws -> Statement {
+    package func prepareSingle(_ sql: String) throws -> Statement {
         try compileOne(sql)
     }
 
@@ -325,7 +325,7 @@ public final class Database {
 
     /// Runs `body` with a limit of `seconds` per call: a statement still running then is stopped and fails with an
     /// `SQLiteError` whose `isInterrupted` is true. A limit of 0 or less means none.
-    public func withTimeLimit<T>(_ seconds: Double, _ body: () throws -> T) rethrows -> T {
+    package func withTimeLimit<T>(_ seconds: Double, _ body: () throws -> T) rethrows -> T {
         guard seconds > 0 else { return try body() }
         let previous = guards.deadline
         guards.deadline = min(previous, DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9))
@@ -341,7 +341,7 @@ public final class Database {
     /// every later one, fails with an `SQLiteError` whose `isInterrupted` is true. For a connection on a file the
     /// caller did not write, whose tables may be views or triggers that never end. `withTimeLimit` inside it can
     /// only shorten it; `pausingTimeLimit` stops its clock. A limit of 0 or less means none.
-    public func limitLifetime(toSeconds seconds: Double) {
+    package func limitLifetime(toSeconds seconds: Double) {
         guard seconds > 0 else { return }
         guards.deadline = min(guards.deadline, DispatchTime.now().uptimeNanoseconds + UInt64(min(seconds, 1e9) * 1e9))
         installProgressHandler()
@@ -350,7 +350,7 @@ public final class Database {
     /// Runs `body` with the clock of the current time limit (`withTimeLimit`) stopped: no limit applies inside, and
     /// the time `body` takes is added to the limit's deadline. For work a limited task needs but does not own, such
     /// as an index built for it once.
-    public func pausingTimeLimit<T>(_ body: () throws -> T) rethrows -> T {
+    package func pausingTimeLimit<T>(_ body: () throws -> T) rethrows -> T {
         let paused = guards.deadline
         guard paused != .max else { return try body() }
         let started = DispatchTime.now().uptimeNanoseconds
@@ -367,7 +367,7 @@ public final class Database {
     /// Runs `body` so that raising `signal` (from any thread) stops the statement running then and every later one:
     /// they fail with an `SQLiteError` whose `isInterrupted` is true. For work that another thread may find useless
     /// before it ends (full-text indexes built while the rules run, which then find errors).
-    public func stopping<T>(when signal: StopSignal, _ body: () throws -> T) rethrows -> T {
+    package func stopping<T>(when signal: StopSignal, _ body: () throws -> T) rethrows -> T {
         let previous = guards.stop
         guards.stop = signal
         installProgressHandler()
@@ -391,7 +391,7 @@ public final class Database {
 
     /// Closes the connection; any later use of it fails.
     /// - Throws: `SQLiteError` when SQLite refuses to close.
-    public func close() throws {
+    package func close() throws {
         guard let current = handle else { return }
         let result = sqlite3_close_v2(current)
         guard result == SQLITE_OK else { throw error(result, sql: nil) }
@@ -400,7 +400,7 @@ public final class Database {
 
     /// Runs one or more statements that return no rows.
     /// - Throws: `SQLiteError` with the failing SQL.
-    public func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let result = sqlite3_exec(handle, sql, nil, nil, &message)
         if result != SQLITE_OK {
@@ -412,7 +412,7 @@ public final class Database {
 
     /// Compiles one statement for repeated use.
     /// - Throws: `SQLiteError` with SQLite's message and the SQL.
-    public func prepare(_ sql: String) throws -> Statement {
+    package func prepare(_ sql: String) throws -> Statement {
         var statement: OpaquePointer?
         let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard result == SQLITE_OK, let statement else { throw error(result, sql: sql) }
@@ -421,7 +421,7 @@ public final class Database {
 
     /// Runs a query and returns every row, each as its values in column order.
     /// - Throws: `SQLiteError` with the failing SQL.
-    public func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
+    package func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         var rows: [Row] = []
@@ -431,14 +431,14 @@ public final class Database {
 
     /// Runs a query and hands each row to `body` as it is read, so that memory does not grow with the result.
     /// - Throws: `SQLiteError` with the failing SQL, or what `body` throws.
-    public func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Row) throws -> Void) throws {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         while let row = try statement.step() { try body(row) }
     }
 
     /// Runs `body` inside one transaction, committed when it returns and rolled back when it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         do {
             let value = try body()
@@ -458,27 +458,27 @@ public final class Database {
 }
 
 /// One result row: column names and values, in the order the query selected them.
-public struct Row: Sendable {
+package struct Row: Sendable {
     /// The result column names.
-    public let columns: [String]
+    package let columns: [String]
     /// The values, aligned with `columns`.
-    public let values: [SQLValue]
+    package let values: [SQLValue]
 
     /// The value of the named column, or `.null` when the query has no such column.
-    public subscript(name: String) -> SQLValue {
+    package subscript(name: String) -> SQLValue {
         guard let index = columns.firstIndex(of: name) else { return .null }
         return values[index]
     }
 }
 
 /// A compiled statement. Not `Sendable`: it belongs to its connection's thread.
-public final class Statement {
+package final class Statement {
     package let handle: OpaquePointer
     private let database: Database
     /// The statement's SQL text.
-    public let sql: String
+    package let sql: String
     /// The names of the result columns.
-    public let columnNames: [String]
+    package let columnNames: [String]
     /// How many parameters the statement takes.
     private let parameterCount: Int
 
@@ -505,7 +505,7 @@ public final class Statement {
 
     /// Resets the statement and binds `values` to its parameters, in order.
     /// - Throws: `SQLiteError` when a value cannot be bound.
-    public func bind(_ values: [SQLValue]) throws {
+    package func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         // Binding every parameter replaces every earlier value: clearing them first would be wasted work.
         if values.count != parameterCount { sqlite3_clear_bindings(handle) }
@@ -531,7 +531,7 @@ public final class Statement {
     /// Resets the statement and binds named parameters (`:name` in the SQL) from `values`; parameters the
     /// statement does not use are ignored, and those it uses but `values` lacks stay NULL.
     /// - Throws: `SQLiteError` when a value cannot be bound.
-    public func bind(named values: [String: SQLValue]) throws {
+    package func bind(named values: [String: SQLValue]) throws {
         var ordered = [SQLValue](repeating: .null, count: Int(sqlite3_bind_parameter_count(handle)))
         for (name, value) in values {
             let index = Int(sqlite3_bind_parameter_index(handle, ":" + name))
@@ -541,7 +541,7 @@ public final class Statement {
     }
 
     /// The names of the statement's parameters (`:name`, without the colon), in order; unnamed ones are skipped.
-    public var parameterNames: [String] {
+    package var parameterNames: [String] {
         let count = sqlite3_bind_parameter_count(handle)
         guard count > 0 else { return [] }
         return (1...count).compactMap { index in
@@ -553,7 +553,7 @@ public final class Statement {
 
     /// Advances to the next row; `nil` when the statement is done.
     /// - Throws: `SQLiteError` with the statement's SQL.
-    public func step() throws -> Row? {
+    package func step() throws -> Row? {
         let result = sqlite3_step(handle)
         switch result {
         case SQLITE_ROW:
@@ -568,7 +568,7 @@ public final class Statement {
 
     /// Binds `values` and runs the statement to completion, for inserts and updates.
     /// - Throws: `SQLiteError` with the statement's SQL.
-    public func run(_ values: [SQLValue]) throws {
+    package func run(_ values: [SQLValue]) throws {
         var bytes: [UInt8] = []
         swap(&bytes, &textBytes)
         defer { swap(&bytes, &textBytes) }
@@ -632,12 +632,12 @@ public final class Statement {
 }
 
 /// Quotes an identifier for SQL built from manifest names (which are also checked to be plain identifiers).
-public func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// Quotes a string literal for SQL.
-public func quoteLiteral(_ text: String) -> String {
+package func quoteLiteral(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
 }
 

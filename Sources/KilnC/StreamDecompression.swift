@@ -66,13 +66,13 @@ package struct PendingInput {
 }
 
 /// A compressed file format Kiln reads transparently, recognised by its first bytes (never by the file's name).
-public enum CompressionFormat: String, Sendable, CaseIterable {
+package enum CompressionFormat: String, Sendable, CaseIterable {
     case gzip, bzip2, xz, zstd
 
     /// The format whose magic number starts `bytes`, or `nil` for anything else (read as it is). A bzip2 file of
     /// ten bytes or more must also show a block or end-of-stream marker after its `BZh1`…`BZh9` header, so that a
     /// text that happens to start with those letters stays text.
-    public static func detect<Bytes: Collection>(_ bytes: Bytes) -> CompressionFormat? where Bytes.Element == UInt8 {
+    package static func detect<Bytes: Collection>(_ bytes: Bytes) -> CompressionFormat? where Bytes.Element == UInt8 {
         let head = Array(bytes.prefix(10))
         if head.starts(with: [0x1F, 0x8B, 0x08]) { return .gzip }
         if head.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
@@ -86,10 +86,10 @@ public enum CompressionFormat: String, Sendable, CaseIterable {
     }
 
     /// How many leading bytes `detect` looks at.
-    public static let magicLength = 10
+    package static let magicLength = 10
 
     /// The usual media type of a file in this format.
-    public var mediaType: String {
+    package var mediaType: String {
         switch self {
         case .gzip: return "application/gzip"
         case .bzip2: return "application/x-bzip2"

@@ -3,7 +3,7 @@ import Foundation
 
 /// One event of a JSON document, in document order. Numbers keep their text, so that integers beyond 2^53 and
 /// decimals stay exact.
-public enum JSONEvent: Sendable, Equatable {
+package enum JSONEvent: Sendable, Equatable {
     case startObject, endObject, startArray, endArray
     case key(String)
     case string(String)
@@ -13,13 +13,13 @@ public enum JSONEvent: Sendable, Equatable {
 }
 
 /// Why a JSON document could not be read to its end, and where.
-public struct JSONParseError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let line: Int
+package struct JSONParseError: Error, Sendable, CustomStringConvertible {
+    package let message: String
+    package let line: Int
     /// True when the document is not malformed but holds a string or number longer than the stream keeps
     /// (`JSONStream.maximumTokenBytes`).
-    public var tooLong = false
-    public var description: String { "line \(line): \(message)" }
+    package var tooLong = false
+    package var description: String { "line \(line): \(message)" }
 }
 
 /// Streams a JSON file through yajl in fixed-size chunks: memory stays bounded whatever the file's size. The only
@@ -29,9 +29,9 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
 /// long token quadratic (a 50 MB number took 97 s). `TokenScan` follows the tokens in Swift: while one is open, the
 /// next chunk is as long as what yajl holds of it, so each token is lexed a bounded number of times; a token longer
 /// than `maximumTokenBytes` stops the document (`JSONParseError.tooLong`).
-public enum JSONStream {
+package enum JSONStream {
     /// The longest string or number (in bytes, as written) a document may hold: 16 MiB, as a line of a text file.
-    public static let maximumTokenBytes = 16 << 20
+    package static let maximumTokenBytes = 16 << 20
 
 
     /// Calls `handle` with each event of the document `source` gives and the 1-based line it ends on; `handle`

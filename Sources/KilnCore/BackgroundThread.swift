@@ -50,11 +50,11 @@ package enum DetachedThread {
 /// What a process does when the machine refuses what Kiln cannot go on without (a thread): the command line installs
 /// `stop`'s handler, which removes the run's temporary files and lock (`TemporaryFiles`), says so in one sentence and
 /// exits with the I/O status (74). Without one (a library caller), the process aborts.
-public enum ResourceExhaustion {
+package enum ResourceExhaustion {
     private static let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// Makes `stop` call `handle`, which must not return (it exits the process).
-    public static func install(_ handle: @escaping @Sendable (String) -> Void) {
+    package static func install(_ handle: @escaping @Sendable (String) -> Void) {
         handler.withLock { $0 = handle }
     }
 

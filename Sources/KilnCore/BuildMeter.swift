@@ -5,9 +5,9 @@ import KilnC
 /// Counts of what the build's threads have done so far in this process — bytes of input read, files and records
 /// staged, rules run, bundle tables written — for a progress display to poll between stages (`BuildProgressDisplay`).
 /// Each count only grows; a display takes differences from a `snapshot` taken when it started.
-public final class BuildMeter: Sendable {
+package final class BuildMeter: Sendable {
     /// The process's counts.
-    public static let shared = BuildMeter()
+    package static let shared = BuildMeter()
 
     private let bytes = Atomic<Int>(0)
     private let files = Atomic<Int>(0)
@@ -18,19 +18,19 @@ public final class BuildMeter: Sendable {
     private let table = Mutex<String?>(nil)
 
     /// The counts at one moment.
-    public struct Snapshot: Sendable, Equatable {
-        public var bytesRead = 0
-        public var filesRead = 0
+    package struct Snapshot: Sendable, Equatable {
+        package var bytesRead = 0
+        package var filesRead = 0
         /// The sizes of the files read to their end (readers that do not stream count only here).
-        public var fileBytesRead = 0
-        public var records = 0
-        public var rulesRun = 0
-        public var tablesWritten = 0
+        package var fileBytesRead = 0
+        package var records = 0
+        package var rulesRun = 0
+        package var tablesWritten = 0
         /// The bundle table being written, if any.
-        public var table: String?
+        package var table: String?
     }
 
-    public func snapshot() -> Snapshot {
+    package func snapshot() -> Snapshot {
         Snapshot(bytesRead: bytes.load(ordering: .relaxed), filesRead: files.load(ordering: .relaxed),
                  fileBytesRead: fileBytes.load(ordering: .relaxed), records: records.load(ordering: .relaxed), rulesRun: rules.load(ordering: .relaxed),
                  tablesWritten: tables.load(ordering: .relaxed), table: table.withLock { $0 })

@@ -2,7 +2,7 @@ import Foundation
 import KilnC
 
 /// Days as Kiln reads and writes them: dates without a time, in the Gregorian calendar in UTC.
-public enum CalendarDay {
+package enum CalendarDay {
     /// The Gregorian calendar in UTC: dates here are days, not instants.
     package static let calendar: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
@@ -11,7 +11,7 @@ public enum CalendarDay {
     }()
 
     /// The day `text` (`YYYY-MM-DD`), at midnight UTC; nil for anything else.
-    public static func day(_ text: String) -> Date? {
+    package static func day(_ text: String) -> Date? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
@@ -21,7 +21,7 @@ public enum CalendarDay {
     }
 
     /// The day of a `SOURCE_DATE_EPOCH` (seconds since 1970, UTC); nil when it is not a whole number.
-    public static func day(epoch text: String) -> Date? {
+    package static func day(epoch text: String) -> Date? {
         guard let seconds = Int64(text.trimmingCharacters(in: .whitespaces)) else { return nil }
         return calendar.startOfDay(for: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }

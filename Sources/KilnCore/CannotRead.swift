@@ -5,24 +5,24 @@ import KilnC
 /// (`displayPath`) and the reason in the file system's words — there is no such file, it is a folder, permission
 /// denied — or the system's sentence for the error (`strerror`), never Foundation's "The operation could not be
 /// completed".
-public enum CannotRead {
+package enum CannotRead {
     /// The I/O error for `url`, after `error` (if any) from the call that failed.
-    public static func error(_ url: URL, _ error: Error? = nil) -> KilnError {
+    package static func error(_ url: URL, _ error: Error? = nil) -> KilnError {
         .io(message(url, error))
     }
 
     /// The I/O error for `url`, which messages call `name` (an input's path in its pipeline folder).
-    public static func error(_ url: URL, named name: String, _ error: Error? = nil) -> KilnError {
+    package static func error(_ url: URL, named name: String, _ error: Error? = nil) -> KilnError {
         .io("cannot read \(name): \(reason(url, error))")
     }
 
     /// `cannot read PATH: REASON`.
-    public static func message(_ url: URL, _ error: Error? = nil) -> String {
+    package static func message(_ url: URL, _ error: Error? = nil) -> String {
         "cannot read \(displayPath(url)): \(reason(url, error))"
     }
 
     /// Why `url` cannot be read: what the file system says of it, else the error's POSIX sentence.
-    public static func reason(_ url: URL, _ error: Error?) -> String {
+    package static func reason(_ url: URL, _ error: Error?) -> String {
         if !FileManager.default.fileExists(atPath: url.path) { return "there is no such file" }
         if (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true { return "it is a folder, not a file" }
         if !FileManager.default.isReadableFile(atPath: url.path) { return "permission denied" }

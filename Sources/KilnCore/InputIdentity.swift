@@ -7,14 +7,14 @@ import KilnC
 /// descriptor against that record: an input swapped for a link to another file (or replaced) after its path was
 /// checked is refused, instead of shipping what the link leads to. The path is looked up once, at the open; what is
 /// read is what was checked.
-public final class InputIdentity: Sendable {
+package final class InputIdentity: Sendable {
     /// The process's registry.
-    public static let shared = InputIdentity()
+    package static let shared = InputIdentity()
 
     private let identities = Mutex<[String: FileKey]>([:])
 
     /// Records the file `url` names now (following links, as reading does).
-    public func record(_ url: URL) {
+    package func record(_ url: URL) {
         guard let identity = FileKey(url) else { return }
         record(url, identity: identity)
     }
@@ -28,7 +28,7 @@ public final class InputIdentity: Sendable {
     /// Opens the input at `url` (named `name` in messages) for reading, and checks that the file opened is the one
     /// recorded for that path, if any.
     /// - Throws: `KilnError.io` when it cannot be opened or is no longer the file that was checked.
-    public func open(_ url: URL, name: String) throws -> FileHandle {
+    package func open(_ url: URL, name: String) throws -> FileHandle {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw CannotRead.error(url, named: name, error)

@@ -16,56 +16,56 @@ import KilnC
 /// - `.kiln-cache/<name>/`: the build cache of the bundle `<name>` (`BuildCache`), kept between builds;
 /// - `<bundle>.report.json` beside `<bundle>.sqlite` (`<file>.report.json` for any other file name), and the HTML page
 ///   `<…>.report.html` beside the JSON report.
-public enum KilnFileNames {
+package enum KilnFileNames {
     /// The temporary file this process writes before replacing `destination`.
-    public static func temporary(for destination: URL) -> URL {
+    package static func temporary(for destination: URL) -> URL {
         hidden(destination, ".\(ProcessInfo.processInfo.processIdentifier).tmp")
     }
 
     /// The second name this process gives the large file at `destination` before replacing it (`FileSync.move`).
-    public static func replaced(for destination: URL) -> URL {
+    package static func replaced(for destination: URL) -> URL {
         hidden(destination, ".\(ProcessInfo.processInfo.processIdentifier).old.tmp")
     }
 
     /// This process's staging database for a build of `destination`.
-    public static func staging(for destination: URL) -> URL {
+    package static func staging(for destination: URL) -> URL {
         hidden(destination, ".staging.\(ProcessInfo.processInfo.processIdentifier).sqlite")
     }
 
     /// This process's scratch database for the full-text index of the `number`-th full-text table of `destination`.
-    public static func fullTextScratch(for destination: URL, number: Int) -> URL {
+    package static func fullTextScratch(for destination: URL, number: Int) -> URL {
         hidden(destination, ".staging.\(ProcessInfo.processInfo.processIdentifier).fts\(number).sqlite")
     }
 
     /// The bundle for a target platform beside `bundle`: `x/a.android.sqlite` for `x/a.sqlite`.
-    public static func targetBundle(for bundle: URL, platform: String) -> URL {
+    package static func targetBundle(for bundle: URL, platform: String) -> URL {
         let name = bundle.deletingPathExtension().lastPathComponent + ".\(platform)" + (bundle.pathExtension.isEmpty ? "" : ".\(bundle.pathExtension)")
         return bundle.deletingLastPathComponent().appendingPathComponent(name)
     }
 
     /// The folder beside a bundle that holds the build caches of the bundles in that folder, one folder each.
-    public static let cacheFolder = ".kiln-cache"
+    package static let cacheFolder = ".kiln-cache"
 
     /// The build cache folder of the bundle `destination`.
-    public static func cache(for destination: URL) -> URL {
+    package static func cache(for destination: URL) -> URL {
         destination.deletingLastPathComponent().appendingPathComponent(cacheFolder).appendingPathComponent(destination.lastPathComponent)
     }
 
     /// The endings of the files SQLite writes beside a database while it changes it (`<database>-journal`…).
-    public static let sqliteCompanions = ["-journal", "-wal", "-shm"]
+    package static let sqliteCompanions = ["-journal", "-wal", "-shm"]
 
     /// The lock file serializing builds of `destination`.
-    public static func lock(for destination: URL) -> URL { hidden(destination, ".lock") }
+    package static func lock(for destination: URL) -> URL { hidden(destination, ".lock") }
 
     /// The JSON report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.
-    public static func report(for bundle: URL) -> URL {
+    package static func report(for bundle: URL) -> URL {
         bundle.pathExtension == "sqlite" ? bundle.deletingPathExtension().appendingPathExtension("report.json")
             : bundle.deletingLastPathComponent().appendingPathComponent(bundle.lastPathComponent + ".report.json")
     }
 
     /// The HTML page beside a JSON report: `x.report.json` → `x.report.html` (`x.html` for any other name).
-    public static func htmlReport(for report: URL) -> URL {
+    package static func htmlReport(for report: URL) -> URL {
         report.pathExtension == "json" ? report.deletingPathExtension().appendingPathExtension("html") : report.appendingPathExtension("html")
     }
 

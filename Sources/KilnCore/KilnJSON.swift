@@ -3,10 +3,10 @@ import KilnC
 
 /// How Kiln writes JSON (reports, extraction output, fixtures, `kiln codes`): one encoder setting for every file, so
 /// bytes are stable — keys sorted, pretty-printed, slashes as they are — and strings escaped by `JSONText`'s rule.
-public enum KilnJSON {
+package enum KilnJSON {
     /// `value` as JSON with Kiln's settings.
     /// - Throws: `EncodingError` for a value JSON cannot hold.
-    public static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    package static func encode<Value: Encodable>(_ value: Value) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return JSONText.hardened(try encoder.encode(value))
@@ -14,7 +14,7 @@ public enum KilnJSON {
 
     /// The members of a flat JSON object (string keys; string or integer values) that `encode(_:filling:)` writes
     /// itself.
-    public enum FlatObject: Sendable {
+    package enum FlatObject: Sendable {
         case strings([String: String])
         case integers([String: Int])
     }
@@ -24,7 +24,7 @@ public enum KilnJSON {
     /// by their UTF-8 bytes) and with its escapes, instead of going through Foundation's encoder, which takes most
     /// of a second for a report of 50 000 inputs (`KilnJSONTests` compares both on random keys).
     /// - Throws: `EncodingError` for a value JSON cannot hold, or when `value` has no such empty member.
-    public static func encode<Value: Encodable>(_ value: Value, filling objects: [(key: String, members: FlatObject)]) throws -> Data {
+    package static func encode<Value: Encodable>(_ value: Value, filling objects: [(key: String, members: FlatObject)]) throws -> Data {
         var json = [UInt8](try encode(value))
         for (key, members) in objects {
             let empty = Array("\n  \(JSONText.string(key)) : {\n\n  }".utf8)
@@ -80,7 +80,7 @@ public enum KilnJSON {
 
     /// Why a JSON document could not be decoded, as a short phrase ("bundle is missing", "it is not valid JSON")
     /// rather than Swift's description of the error, for messages about files a user gave.
-    public static func reason(_ error: Error) -> String {
+    package static func reason(_ error: Error) -> String {
         guard let error = error as? DecodingError else { return "it cannot be read" }
         func place(_ path: [CodingKey]) -> String {
             path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])

@@ -12,12 +12,12 @@ import KilnC
 ///   so that ids of derived rows do not shift when unrelated rows come or go.
 /// - `kiln_median(x)`, an aggregate: the median of the numbers among `x` (the mean of the two middle ones for an
 ///   even count); NULL when there are none. It holds one group's numbers in memory while the group is read.
-public enum KilnSQLFunctions {
+package enum KilnSQLFunctions {
     /// The mean Earth radius (IUGG), in kilometres.
     package static let earthRadius = 6371.0088
 
     /// The functions, to open a connection with (`Database(path:mode:functions:)`).
-    public static let all: [SQLFunction] = [
+    package static let all: [SQLFunction] = [
         SQLFunction(name: "kiln_distance_km", arity: 4, body: .scalar { arguments in
             guard let latitude1 = arguments.number(0), let longitude1 = arguments.number(1),
                   let latitude2 = arguments.number(2), let longitude2 = arguments.number(3) else { return .null }

@@ -4,11 +4,11 @@ import KilnC
 /// `červnem`; `červenec`, `července`… — whole words, so June is never read out of July), Roman numerals in capitals
 /// (`VI`, `XI.`), numbers 1–12, joined into a range by a dash or words (`VI–X`, `od června do září`, `květen až
 /// říjen`); a range may wrap the year (`XI–II` is November to February). `celoročně` is the whole year.
-public enum MonthText {
+package enum MonthText {
     /// A season: the first and last month (1–12); `from` greater than `to` wraps the year.
-    public struct Season: Equatable, Sendable {
-        public var from: Int
-        public var to: Int
+    package struct Season: Equatable, Sendable {
+        package var from: Int
+        package var to: Int
     }
 
     /// The folded forms of each month's name: nominative, genitive, dative/locative, instrumental.
@@ -45,7 +45,7 @@ public enum MonthText {
 
     /// The months `text` names, in order.
     /// - Throws: `ValueProblem` naming the first word that is neither a month nor a word that goes with months.
-    public static func months(in text: String) throws -> [Int] {
+    package static func months(in text: String) throws -> [Int] {
         var months: [Int] = []
         let all = words(of: text)
         for (index, word) in all.enumerated() {
@@ -74,7 +74,7 @@ public enum MonthText {
 
     /// The one month `text` names.
     /// - Throws: `ValueProblem` when it names none, several, or something else.
-    public static func month(_ text: String) throws -> Int {
+    package static func month(_ text: String) throws -> Int {
         let found = try months(in: text)
         guard found.count == 1 else {
             throw ValueProblem(message: "\"\(excerpt(text))\" names \(found.isEmpty ? "no month" : "\(found.count) months"); expected one",
@@ -85,7 +85,7 @@ public enum MonthText {
 
     /// The season `text` names: one month (from and to alike) or two (a range).
     /// - Throws: `ValueProblem` when it names none, more than two, or something else.
-    public static func season(_ text: String) throws -> Season {
+    package static func season(_ text: String) throws -> Season {
         let found = try months(in: text)
         switch found.count {
         case 1: return Season(from: found[0], to: found[0])

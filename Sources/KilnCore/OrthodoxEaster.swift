@@ -2,10 +2,10 @@ import KilnC
 
 /// Easter Sunday of the Orthodox churches (the Julian computus, on the Gregorian calendar), which moves Greek public
 /// holidays such as Clean Monday, Good Friday, Easter Monday and Whit Monday.
-public enum OrthodoxEaster {
+package enum OrthodoxEaster {
     /// Easter Sunday of `year` on the Gregorian calendar, as year, month and day; `nil` outside 1583…4099, where the
     /// Julian–Gregorian difference used here is exact.
-    public static func date(year: Int) -> (year: Int, month: Int, day: Int)? {
+    package static func date(year: Int) -> (year: Int, month: Int, day: Int)? {
         guard (1583...4099).contains(year) else { return nil }
         // Meeus's Julian algorithm: the date of Easter on the Julian calendar.
         let a = year % 4, b = year % 7, c = year % 19
@@ -19,7 +19,7 @@ public enum OrthodoxEaster {
     }
 
     /// Easter as `YYYY-MM-DD`, the form SQLite's date functions read.
-    public static func isoDate(year: Int) -> String? {
+    package static func isoDate(year: Int) -> String? {
         guard let easter = date(year: year) else { return nil }
         func two(_ number: Int) -> String { number < 10 ? "0\(number)" : "\(number)" }
         return "\(easter.year)-\(two(easter.month))-\(two(easter.day))"

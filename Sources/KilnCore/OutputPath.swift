@@ -4,14 +4,14 @@ import KilnC
 /// The one check every command makes before it writes: a file Kiln replaces must be a regular file or not exist yet,
 /// and must not be one of the files the command reads or writes for another purpose. Renaming over a device, a
 /// symbolic link, a FIFO or a folder, or over an input, would destroy something that is not Kiln's to replace.
-public enum OutputPath {
+package enum OutputPath {
     /// A path the command must not write over, and what it is (for the message).
-    public struct Protected {
-        public let url: URL
+    package struct Protected {
+        package let url: URL
         /// What the file is, e.g. "the manifest", "the input raw/x/StopsUTF8.txt".
-        public let role: String
+        package let role: String
 
-        public init(_ url: URL, _ role: String) {
+        package init(_ url: URL, _ role: String) {
             self.url = url
             self.role = role
         }
@@ -20,7 +20,7 @@ public enum OutputPath {
     /// Checks that `url` (called `option` in messages: "the report", or the option the user gave it, "--report") may be replaced by a new regular file.
     /// - Throws: `KilnError.usage` with one sentence when the path is empty, exists and is not a regular file
     ///   (a symbolic link, a device, a FIFO, a socket or a folder), or names the same file as one of `protected`.
-    public static func checkFile(_ url: URL, named option: String, protected: [Protected] = []) throws {
+    package static func checkFile(_ url: URL, named option: String, protected: [Protected] = []) throws {
         guard !url.path.isEmpty, !url.lastPathComponent.isEmpty, url.lastPathComponent != "/" else {
             throw KilnError.usage("\(option) names no file")
         }
@@ -37,7 +37,7 @@ public enum OutputPath {
     /// (possibly through a symbolic link) or a path that does not exist yet, and none of `protected`.
     /// - Throws: `KilnError.usage` with one sentence when the path is empty, is something other than a folder, or
     ///   is one of `protected` (e.g. the pipeline folder, whose inputs the files would replace).
-    public static func checkFolder(_ url: URL, named option: String, protected: [Protected] = []) throws {
+    package static func checkFolder(_ url: URL, named option: String, protected: [Protected] = []) throws {
         guard !url.path.isEmpty else { throw KilnError.usage("\(option) names no folder") }
         if let kind = entryKind(url, followingLinks: true), kind != .folder {
             throw KilnError.usage("\(option) \(url.relativePath) is \(kind.phrase), not a folder")

@@ -4,7 +4,7 @@ import KilnC
 extension XMLStreamReader {
     /// Opens `path` (decompressed when compressed); `encoding` overrides the document's declaration when given.
     /// - Throws: `KilnError.io` when the file cannot be opened; `LibraryFailure` when libxml2 cannot start.
-    public convenience init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
+    package convenience init(path: String, encoding: String? = nil, namespaces: [String: String] = [:]) throws {
         try self.init(source: InputBytes(url: URL(fileURLWithPath: path), name: path, log: nil), path: path, encoding: encoding,
                       namespaces: namespaces)
     }
@@ -14,7 +14,7 @@ extension HTMLDocument {
     /// Parses the file at `path`; the page's `<meta>` charset is honored unless `encoding` overrides it.
     /// The bytes are read here and handed to libxml2, which never opens a path or URL itself.
     /// - Throws: `KilnError.io` when the file cannot be read; `HTMLParseError` when libxml2 makes nothing of it.
-    public convenience init(path: String, encoding: String? = nil) throws {
+    package convenience init(path: String, encoding: String? = nil) throws {
         guard let data = FileManager.default.contents(atPath: path) else { throw CannotRead.error(URL(fileURLWithPath: path)) }
         try self.init(bytes: [UInt8](data), encoding: encoding, name: path)
     }
@@ -25,7 +25,7 @@ extension JSONStream {
     /// ends on; `handle` returns false to stop. Returns the error that stopped the parse, or `nil` when the document
     /// was read to its end (or `handle` stopped it).
     /// - Throws: `KilnError.io` when the file cannot be read.
-    public static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
+    package static func parse(_ url: URL, chunkSize: Int = 65536, _ handle: (JSONEvent, Int) -> Bool) throws -> JSONParseError? {
         try parse(InputBytes(url: url, name: url.path, log: nil), chunkSize: chunkSize, handle)
     }
 }

@@ -5,16 +5,16 @@ import KilnC
 /// The files the running command reads and must never replace — the manifest, every input, the report `kiln report`
 /// reads — by identity (device and inode, so no other name for them gets through). `FileSync.move`, the one rename
 /// every file Kiln writes ends in, refuses to put a file over any of them, whatever its caller checked before.
-public final class ProtectedFiles: Sendable {
+package final class ProtectedFiles: Sendable {
     /// The process's registry.
-    public static let shared = ProtectedFiles()
+    package static let shared = ProtectedFiles()
 
     /// Each protected file's identity, with the path it was protected at and its role.
     private let roles = Mutex<[FileKey: (path: String, role: String)]>([:])
 
     /// Protects the file at `url`, described as `role` in messages ("the manifest", "the input in.txt"); a path where
     /// nothing exists is not recorded (there is nothing to destroy).
-    public func protect(_ url: URL, as role: String) {
+    package func protect(_ url: URL, as role: String) {
         guard let identity = FileKey(url) else { return }
         protect(url, identity: identity, as: role)
     }
@@ -30,7 +30,7 @@ public final class ProtectedFiles: Sendable {
 
     /// What `url` is when it is a protected file, else `nil`. A protected file since removed or replaced no longer
     /// counts (its inode may be given to a new file): the entry holds only while its path still names that file.
-    public func role(of url: URL) -> String? {
+    package func role(of url: URL) -> String? {
         guard let identity = FileKey(url) else { return nil }
         return roles.withLock { roles in
             guard let entry = roles[identity] else { return nil }

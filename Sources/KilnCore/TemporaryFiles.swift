@@ -8,21 +8,21 @@ import KilnC
 /// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
 ///
 /// Unchecked Sendable: the registry is read and written under `lock` only.
-public final class TemporaryFiles: @unchecked Sendable {
+package final class TemporaryFiles: @unchecked Sendable {
     /// The process's registry.
-    public static let shared = TemporaryFiles()
+    package static let shared = TemporaryFiles()
 
     private let lock = NSLock()
     private var paths: [String: Int] = [:]
     private var retained: [AnyObject] = []
 
     /// Adds `url` to the files to remove on interruption (several registrations of one path count).
-    public func register(_ url: URL) {
+    package func register(_ url: URL) {
         lock.withLock { paths[url.path, default: 0] += 1 }
     }
 
     /// Removes `url` from the registry once it is removed or in place.
-    public func unregister(_ url: URL) {
+    package func unregister(_ url: URL) {
         lock.withLock {
             guard let count = paths[url.path] else { return }
             paths[url.path] = count > 1 ? count - 1 : nil
@@ -33,7 +33,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     /// registry stays locked from then on, so a thread still running waits at its next registration instead of
     /// creating another temporary file; `removeAgain()` catches a registered file such a thread re-created
     /// meanwhile (SQLite re-creates a missing database it attaches).
-    public func removeAll() -> [String] {
+    package func removeAll() -> [String] {
         lock.lock()  // never unlocked: the process exits
         removedAtExit = paths.keys.sorted()
         removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
@@ -59,7 +59,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     }
 
     /// Removes again the files `removeAll()` removed, right before the process exits.
-    public func removeAgain() {
+    package func removeAgain() {
         for path in removedAtExit.reversed() { _ = TemporaryFiles.remove(path) }
     }
 
@@ -67,7 +67,7 @@ public final class TemporaryFiles: @unchecked Sendable {
     private var removedAtExit: [String] = []
 
     /// Keeps `object` alive as long as the process (e.g. the signal sources that call `removeAll`).
-    public func retain(_ object: AnyObject) {
+    package func retain(_ object: AnyObject) {
         lock.withLock { retained.append(object) }
     }
 }

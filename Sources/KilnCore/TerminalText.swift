@@ -5,11 +5,11 @@ import KilnC
 /// Actions takes as a workflow command when it starts a line). Human-readable output escapes the first two inside
 /// values (`escape`) and neutralises workflow commands at the start of any line (`sanitize`); JSON output escapes
 /// control characters by itself, and `kiln check --format github` writes workflow commands on purpose.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` as one visible line: line breaks as `\n` and `\r`, tabs as `\t`, every other control character (C0,
     /// DEL, C1), the bidirectional overrides that reorder what a terminal shows and the invisible characters
     /// (`invisible`) as `\u{XX}`.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var escaped = ""
         for scalar in text.unicodeScalars { append(scalar, to: &escaped, keepingLineBreaks: false) }
@@ -19,7 +19,7 @@ public enum TerminalText {
     /// A whole human-readable output: control characters escaped except line breaks and tabs, and, unless
     /// `workflowCommands`, every line whose first characters (after white space) are `::` or `##[` — a GitHub
     /// Actions workflow command — prefixed with a backslash so that the runner prints it instead of obeying it.
-    public static func sanitize(_ output: String, workflowCommands: Bool = false) -> String {
+    package static func sanitize(_ output: String, workflowCommands: Bool = false) -> String {
         var text = output
         if output.unicodeScalars.contains(where: { needsEscape($0) && $0 != "\n" && $0 != "\t" }) {
             text = ""
@@ -35,7 +35,7 @@ public enum TerminalText {
 
     /// True for a character a terminal obeys rather than shows, or that reorders what it shows: C0 controls, DEL,
     /// C1 controls and the bidirectional embeddings, overrides and isolates. `JSONText` escapes the same set.
-    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }

@@ -108,22 +108,22 @@ public enum TextFolding {
 }
 
 /// A problem with a value, described for a diagnostic.
-public struct ValueProblem: Error, Sendable {
+package struct ValueProblem: Error, Sendable {
     /// What is wrong and what was expected, as a sentence fragment.
-    public let message: String
+    package let message: String
     /// The diagnostic code it is reported under.
-    public var code = DiagnosticCode.value
+    package var code = DiagnosticCode.value
 
-    public init(message: String, code: DiagnosticCode = .value) {
+    package init(message: String, code: DiagnosticCode = .value) {
         self.message = message
         self.code = code
     }
 }
 
 /// Times of day written `H:MM` or `HH:MM` (a `.` is accepted for the colon).
-public enum ClockTime {
+package enum ClockTime {
     /// Minutes after midnight; `24:00` is 1440. Hours above 24, minutes above 59 and other shapes are problems.
-    public static func minutes(_ text: String) -> Result<Int, ValueProblem> {
+    package static func minutes(_ text: String) -> Result<Int, ValueProblem> {
         guard let (hours, minutes) = plainClock(text) ?? spacedClock(text) else {
             return .failure(ValueProblem(message: "\"\(text)\" is not a time; expected HH:MM"))
         }
@@ -162,7 +162,7 @@ public enum ClockTime {
 
     /// The start and end of a service period in minutes. An end not after the start that comes before
     /// `overnightBefore` (minutes) runs past midnight and gets 1440 added; any other is a `time-order` problem.
-    public static func span(from: String, until: String, overnightBefore: Int) -> Result<(from: Int, until: Int), ValueProblem> {
+    package static func span(from: String, until: String, overnightBefore: Int) -> Result<(from: Int, until: Int), ValueProblem> {
         let start: Int, end: Int
         switch (minutes(from), minutes(until)) {
         case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
@@ -179,7 +179,7 @@ public enum ClockTime {
     /// Seconds since the start of the service day of a GTFS time (`H:MM:SS` or `HH:MM:SS`, the hours going past 23
     /// for times after midnight: `25:10:00` is 90600), spaces around it allowed. Minutes or seconds above 59, more
     /// than three digits of hours and other shapes are problems.
-    public static func serviceSeconds(_ text: String) -> Result<Int, ValueProblem> {
+    package static func serviceSeconds(_ text: String) -> Result<Int, ValueProblem> {
         let parts = text.trimmingSpaces.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, (1...3).contains(parts[0].count), parts[1].count == 2, parts[2].count == 2,
               parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigitCharacter) }),
@@ -194,7 +194,7 @@ public enum ClockTime {
 
     /// Minutes since the start of the service day of a GTFS time (`serviceSeconds`); a time with seconds other than
     /// `00` is a problem, not rounded.
-    public static func serviceMinutes(_ text: String) -> Result<Int, ValueProblem> {
+    package static func serviceMinutes(_ text: String) -> Result<Int, ValueProblem> {
         serviceSeconds(text).flatMap { seconds in
             seconds % 60 == 0 ? .success(seconds / 60)
                 : .failure(ValueProblem(message: "\"\(text)\" has \(seconds % 60) seconds, which minutes cannot hold; use gtfsSeconds"))
@@ -202,7 +202,7 @@ public enum ClockTime {
     }
 
     /// `HH:MM` for minutes after midnight; a time past midnight (1440 or more) is written as the next day's time.
-    public static func text(_ minutes: Int) -> String {
+    package static func text(_ minutes: Int) -> String {
         let wrapped = minutes >= 1440 && minutes != 1440 ? minutes - 1440 : minutes
         let hours = wrapped / 60, rest = wrapped % 60
         return (hours < 10 ? "0" : "") + String(hours) + ":" + (rest < 10 ? "0" : "") + String(rest)

@@ -214,7 +214,7 @@ public struct PublishedChecksum: Sendable, Equatable, Decodable {
     /// Where the checksum file is.
     public var url: String
     /// The digest it lists.
-    public var algorithm: ChecksumAlgorithm
+    package var algorithm: ChecksumAlgorithm
 
     package enum CodingKeys: String, CodingKey, CaseIterable { case url, algorithm }
 

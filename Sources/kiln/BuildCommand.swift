@@ -1,4 +1,5 @@
 import Foundation
+import KilnC
 import KilnKit
 
 /// `kiln build`: reads, checks and writes a bundle.

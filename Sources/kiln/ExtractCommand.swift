@@ -1,4 +1,5 @@
 import Foundation
+import KilnC
 import KilnKit
 
 /// `kiln extract`: shows what one source extracts from some files, and what it missed.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KilnC
 import KilnKit
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP during a command: the temporary files the run registered

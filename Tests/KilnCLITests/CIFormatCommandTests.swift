@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 import XCTest
+import KilnC
 import KilnKit
 
 /// `--format github` and `--format junit` of `kiln build`, `kiln diff` and `kiln test`, as CI reads them.

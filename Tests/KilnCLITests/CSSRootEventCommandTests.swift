@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// An HTML extract pipeline whose text root is a simple CSS selector, rendered from the parser's events, gives the

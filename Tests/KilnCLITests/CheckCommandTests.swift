@@ -1,6 +1,7 @@
 import Foundation
 import FoundationXML
 import XCTest
+import KilnC
 import KilnKit
 
 extension CLITestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// `kiln check` on a doctored bundle whose full-text table was replaced by an endless recursive view: the check's

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// Quoted CSV (`quote`, `header: "names"`) and `_file` through the `kiln` binary: the finding and exit code for each bad

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// The manifest's own SQL (query tables, `sql` rules, export queries) cannot make a bundle depend on the clock or on

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// `kiln diff` and `kiln build --baseline` end to end.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// Issue 11, item 6: one listing removed from a real page (Karwendel, German Wikivoyage, in `raw/itravel`) must pass

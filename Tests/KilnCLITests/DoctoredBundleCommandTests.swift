@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// Every command that reads a bundle it did not build, given a doctored one: `kiln_metadata` replaced by a view that

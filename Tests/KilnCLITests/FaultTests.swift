@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// Faults during `kiln build`, through the binary: killed at random points, out of disk space, an output folder that

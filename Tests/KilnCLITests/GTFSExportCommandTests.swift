@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// `kiln export gtfs` through the binary: the feed is valid for gtfs-guru, reads back with gtfs-kit as the bundle's

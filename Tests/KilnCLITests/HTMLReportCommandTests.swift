@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// `kiln report` and `kiln build --html`, opened in a real headless browser (Debian's chromium, installed by

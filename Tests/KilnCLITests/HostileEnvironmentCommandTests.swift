@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// A hostile environment through the `kiln` binary: outputs that are not regular files or name an input, manifest

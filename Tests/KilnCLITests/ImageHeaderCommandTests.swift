@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// The `files` reader's images through the `kiln` binary: a valid 12-bit JPEG (libjpeg-turbo's own test image)

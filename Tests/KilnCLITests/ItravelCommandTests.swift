@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// The travel-guide pipeline end to end: `kiln build raw/itravel`, `kiln check` on the bundle, `kiln export geojson`

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// The `json` reader through the `kiln` binary (issue 28): context written after the records, member names with

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// Issue 28 through the `kiln` binary: what the `kml` and `ics` readers could not map was dropped without a word.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import KilnTestSupport
+import KilnC
 import KilnKit
 
 /// Issue 31, item 10 through the `kiln` binary: each input that was quadratic or unbounded builds to a clear finding

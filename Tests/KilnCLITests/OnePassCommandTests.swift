@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// The core redesign through the binary: sources that fill several tables in one pass, context fields and ordinals on

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// `kiln patch` on an unlucky machine: the disk of `--out` fills while the patch folder is written, `TMPDIR` fills

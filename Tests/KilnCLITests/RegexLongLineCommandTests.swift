@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// A column `pattern` over long scraped values, through the `kiln` binary: a 5 000-character value that matches is

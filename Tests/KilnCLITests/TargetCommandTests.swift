@@ -1,4 +1,5 @@
 import Foundation
+import KilnC
 import KilnKit
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// `kiln build raw/patras-web`: the same bundle from the bus company's XML and HTML, plus campus places.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// A saved MediaWiki page through the `webpage` reader and the `kiln` binary: script links

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 
 /// Real wiki pages through `kiln build`: bare `.wikicode` files (`wikitext` format), templates that are not magic

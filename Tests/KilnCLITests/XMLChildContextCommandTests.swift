@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 import KilnTestSupport
 

@@ -10,9 +10,9 @@ import KilnReaders
 /// the time left, the rules run, the bundle tables written. On a terminal the counts are one line redrawn in place
 /// (`terminal`); for CI dashboards each stage and each tick is one JSON object per line (`json`), with counts that
 /// only grow and a last `done` event.
-public final class BuildProgressDisplay: Sendable {
+package final class BuildProgressDisplay: Sendable {
     /// How progress is written.
-    public enum Style: Sendable {
+    package enum Style: Sendable {
         /// Lines for people, the counts redrawn in place on the last line.
         case terminal
         /// One JSON object per line.
@@ -49,7 +49,7 @@ public final class BuildProgressDisplay: Sendable {
 
     /// A display writing through `write` (stderr, in the CLI), which gets the text as it is to be written: names
     /// and messages made safe for a terminal, and the control sequences that redraw the live line.
-    public init(style: Style, interval: TimeInterval = 0.5, meter: BuildMeter = .shared, write: @escaping @Sendable (String) -> Void) {
+    package init(style: Style, interval: TimeInterval = 0.5, meter: BuildMeter = .shared, write: @escaping @Sendable (String) -> Void) {
         self.style = style
         self.interval = interval
         self.meter = meter
@@ -58,10 +58,10 @@ public final class BuildProgressDisplay: Sendable {
     }
 
     /// The callback to hand the build (`BuildOptions.progress`).
-    public var progress: BuildProgress { { [self] stage in handle(stage) } }
+    package var progress: BuildProgress { { [self] stage in handle(stage) } }
 
     /// Starts redrawing the counts every `interval` seconds, until `finish`.
-    public func start() {
+    package func start() {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
         DetachedThread.start(name: "kiln progress") { [self] in
             while stopTicking.wait(timeout: .now() + interval) == .timedOut { tick() }
@@ -70,7 +70,7 @@ public final class BuildProgressDisplay: Sendable {
     }
 
     /// Stops the ticks; clears the live line on a terminal, writes the `done` event in JSON.
-    public func finish(built: Bool, reused: Bool) {
+    package func finish(built: Bool, reused: Bool) {
         if ticking.load(ordering: .relaxed) {
             stopTicking.signal()
             tickerEnded.wait()

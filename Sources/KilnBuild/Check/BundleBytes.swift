@@ -67,7 +67,7 @@ public struct BundleBytes: Codable, Sendable, Equatable {
     ///   - tables: the tables to measure (others count as `other`).
     ///   - owners: the virtual tables of those tables (`owners(of:)`).
     /// - Throws: `SQLiteError` when SQLite cannot read the file or has no `dbstat`.
-    public static func measure(_ database: Database, schema: String = "main", tables: [String], owners: [String: Owner]) throws -> BundleBytes {
+    package static func measure(_ database: Database, schema: String = "main", tables: [String], owners: [String: Owner]) throws -> BundleBytes {
         let quoted = quoteIdentifier(schema)
         let pageSize = Int(try database.rows("PRAGMA \(quoted).page_size").first?.values.first?.number ?? 0)
         let pageCount = Int(try database.rows("PRAGMA \(quoted).page_count").first?.values.first?.number ?? 0)

@@ -16,9 +16,9 @@ public struct BundleDiff: Sendable {
     /// One changed row: its key and, for each changed column, the old and the new value.
     public struct ChangedRow: Sendable, Equatable {
         /// The key values, in the order of the table's key columns.
-        public var key: [SQLValue]
+        package var key: [SQLValue]
         /// The columns that changed, in column order, with the old and the new value.
-        public var changes: [(column: String, old: SQLValue, new: SQLValue)]
+        package var changes: [(column: String, old: SQLValue, new: SQLValue)]
 
         /// Equal keys and equal changes.
         public static func == (lhs: ChangedRow, rhs: ChangedRow) -> Bool {
@@ -49,8 +49,8 @@ public struct BundleDiff: Sendable {
         /// Derived columns the thresholds name for this table that it does not have (a typo shows).
         public var unknownDerived: [String] = []
         /// The first added and removed keys, in key order.
-        public var addedExamples: [[SQLValue]] = []
-        public var removedExamples: [[SQLValue]] = []
+        package var addedExamples: [[SQLValue]] = []
+        package var removedExamples: [[SQLValue]] = []
         /// The first changed rows, in key order.
         public var changedExamples: [ChangedRow] = []
         /// True for a table the app fills (the manifest's `userFilled`): its rows are counted, not compared.
@@ -62,7 +62,7 @@ public struct BundleDiff: Sendable {
         public var isUnchanged: Bool { added == 0 && removed == 0 && changed == 0 }
 
         /// A key as messages show it: `route_stop 1.1 0`.
-        public func describe(_ key: [SQLValue]) -> String {
+        package func describe(_ key: [SQLValue]) -> String {
             ([name] + key.map { $0.textValue ?? "NULL" }).joined(separator: " ")
         }
     }

@@ -6,7 +6,7 @@ import KilnReaders
 
 /// A bundle file on disk: opened read-only after checking that it is a whole SQLite database, so that an empty,
 /// foreign, truncated or damaged file is refused in one sentence instead of failing somewhere later.
-public enum BundleFile {
+package enum BundleFile {
     /// The 16 bytes every SQLite 3 database starts with.
     private static let header = Array("SQLite format 3\0".utf8)
 
@@ -17,7 +17,7 @@ public enum BundleFile {
     /// - Throws: `KilnError.io` when the file does not exist or cannot be read, or another process holds it
     ///   (`BundleSideFiles.refuseIfHeld`); `KilnError.validation` with one
     ///   sentence naming the file when it is empty, not an SQLite database, truncated or damaged.
-    public static func open(_ url: URL, attaching other: URL? = nil, as schema: String = "new") throws -> Database {
+    package static func open(_ url: URL, attaching other: URL? = nil, as schema: String = "new") throws -> Database {
         let database = try open(url, mode: .readOnly, limitedFor: [url] + (other.map { [$0] } ?? []))
         if let other {
             _ = try open(other, mode: .readOnly, limitedFor: [other])
@@ -55,7 +55,7 @@ public enum BundleFile {
 
     /// The bundle name recorded in a bundle's metadata.
     /// - Throws: as `open`, and `KilnError.validation` when the file is not a Kiln bundle.
-    public static func name(of url: URL) throws -> String {
+    package static func name(of url: URL) throws -> String {
         let database = try open(url)
         let read: [String: String]?
         do { read = try metadata(of: database) } catch { throw BundleReadLimit.current.stopped(error, reading: [url]) ?? error }
@@ -69,7 +69,7 @@ public enum BundleFile {
     }
 
     /// Where the pipeline of bundle `name` lives by convention: `raw/<name>`, relative to the current folder.
-    public static func conventionalPipeline(named name: String) -> String {
+    package static func conventionalPipeline(named name: String) -> String {
         "raw/" + name
     }
 

@@ -5,13 +5,13 @@ import KilnManifest
 import KilnReaders
 
 /// What reading and staging a pipeline took, without rules or a bundle.
-public struct StagingStatistics: Sendable {
+package struct StagingStatistics: Sendable {
     /// Records staged, over all sources.
-    public var records: Int
+    package var records: Int
     /// Bytes of input read.
-    public var bytes: Int
+    package var bytes: Int
     /// Findings the readers reported.
-    public var diagnostics: Int
+    package var diagnostics: Int
 }
 
 extension CompiledPipeline {
@@ -19,7 +19,7 @@ extension CompiledPipeline {
     /// without running the rules or writing a bundle: the first two stages alone, for measuring readers and
     /// shaping (`scripts/bench`) and for looking at staged rows while writing a manifest.
     /// - Throws: `KilnError.io` when inputs cannot be read, `SQLiteError` when staging fails.
-    public func stage(into url: URL) throws -> StagingStatistics {
+    package func stage(into url: URL) throws -> StagingStatistics {
         let log = DiagnosticLog(overrides: manifest.severity)
         let staging = try StagingArea(url: url, pipeline: self)
         for source in sources { _ = try staging.load(source, log: log) }

@@ -8,7 +8,7 @@ import KilnManifest
 ///
 /// Pages are rendered straight from libxml2's tree (`lines(_: HTMLNode)`, through `HTMLNode.walk`), on the text's
 /// UTF-8 bytes; a `MarkupNode` tree renders through the same rules.
-public struct MarkupText {
+package struct MarkupText {
     /// Elements that start and end a line of their own.
     package static let blockElements: Set<String> = [
         "address", "article", "aside", "blockquote", "body", "caption", "dd", "div", "dl", "dt", "fieldset",
@@ -38,20 +38,20 @@ public struct MarkupText {
     fileprivate static func role(of name: String) -> Role { roles[name] ?? .inline }
 
     /// What separates table cells on one line.
-    public var cellSeparator = "\t"
+    package var cellSeparator = "\t"
 
-    public init(cellSeparator: String = "\t") {
+    package init(cellSeparator: String = "\t") {
         self.cellSeparator = cellSeparator
     }
 
     /// One rendered line: its text and the source line it starts on.
-    public struct Line: Equatable, Sendable {
-        public var text: String
-        public var line: Int
+    package struct Line: Equatable, Sendable {
+        package var text: String
+        package var line: Int
     }
 
     /// The non-empty lines of `node`, read from libxml2's tree.
-    public func lines(_ node: HTMLNode) -> [Line] {
+    package func lines(_ node: HTMLNode) -> [Line] {
         var renderer = Renderer(cellSeparator: cellSeparator)
         node.walk(&renderer)
         renderer.endLine()
@@ -61,7 +61,7 @@ public struct MarkupText {
     /// The text of an element that holds block elements, table cells or `<br>`: its lines joined by line breaks, as a
     /// KML description's HTML is rendered; `nil` for an element with only text and inline elements (its string value
     /// stands as written).
-    public func textIfStructured(_ node: HTMLNode) -> String? {
+    package func textIfStructured(_ node: HTMLNode) -> String? {
         var probe = StructureProbe(renderer: Renderer(cellSeparator: cellSeparator))
         node.walk(&probe)
         guard probe.structured else { return nil }
@@ -98,7 +98,7 @@ public struct MarkupText {
     }
 
     /// The non-empty lines of a Swift tree.
-    public func lines(_ node: MarkupNode) -> [Line] {
+    package func lines(_ node: MarkupNode) -> [Line] {
         var renderer = Renderer(cellSeparator: cellSeparator)
         MarkupText.walk(node, &renderer)
         renderer.endLine()

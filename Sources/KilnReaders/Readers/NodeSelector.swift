@@ -4,13 +4,13 @@ import KilnManifest
 
 /// How a manifest picks nodes in an XML or HTML document: an XPath expression (a plain string or `{xpath: …}`)
 /// or a simple CSS selector (`{css: …}`), which is translated to XPath.
-public enum NodeSelector: Decodable, Sendable, Equatable {
+package enum NodeSelector: Decodable, Sendable, Equatable {
     case xpath(String)
     case css(String)
 
     package enum CodingKeys: String, CodingKey, CaseIterable { case xpath, css }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         if let text = try? decoder.singleValueContainer().decode(String.self) {
             self = .xpath(text)
             return
@@ -25,7 +25,7 @@ public enum NodeSelector: Decodable, Sendable, Equatable {
 
     /// The selector as XPath. A CSS selector is taken relative to the context node (`.//`).
     /// - Throws: `ValueProblem` for CSS beyond the supported subset.
-    public func xpathText() throws -> String {
+    package func xpathText() throws -> String {
         switch self {
         case .xpath(let text): return text
         case .css(let text): return try CSSSelector.xpath(text)
@@ -35,7 +35,7 @@ public enum NodeSelector: Decodable, Sendable, Equatable {
     /// The selector compiled. A CSS selector is compiled in its form for evaluation (`CSSSelector.xpath(_:forEvaluation:)`),
     /// which selects the same nodes faster.
     /// - Throws: `ValueProblem` for unsupported CSS, `XPathError` for XPath libxml2 refuses.
-    public func compile() throws -> XPathExpression {
+    package func compile() throws -> XPathExpression {
         switch self {
         case .xpath(let text): return try XPathExpression(text)
         case .css(let text):
@@ -47,13 +47,13 @@ public enum NodeSelector: Decodable, Sendable, Equatable {
 /// Translates the CSS subset users need to pick records in scraped pages into XPath 1.0: type selectors, `*`,
 /// `.class`, `#id`, `[attr]`, `[attr=value]` (quoted or not), the descendant (space) and child (`>`) combinators,
 /// and selector lists (`a, b`).
-public enum CSSSelector {
+package enum CSSSelector {
     /// The XPath for `selector`, relative to the context node. `forEvaluation` gives the form compiled: a class test
     /// is then preceded by `@class and`, which selects the same nodes (an element without a class attribute has
     /// none of its classes) but spares libxml2 building the padded class string of every element that has no class
     /// — most of a page's cells. Messages show the form without it.
     /// - Throws: `ValueProblem` naming the part that is not supported.
-    public static func xpath(_ selector: String, forEvaluation: Bool = false) throws -> String {
+    package static func xpath(_ selector: String, forEvaluation: Bool = false) throws -> String {
         let alternatives = try splitList(selector).map { try translate($0.trimmingSpaces, original: selector, forEvaluation: forEvaluation) }
         guard !alternatives.isEmpty else { throw ValueProblem(message: "empty CSS selector") }
         return alternatives.joined(separator: " | ")

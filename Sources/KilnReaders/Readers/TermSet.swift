@@ -6,23 +6,23 @@ import KilnManifest
 /// Reads texts naming one or several terms of a vocabulary (`Σάββατο - Κυριακή`), matched ignoring case and accents,
 /// into a set: the codes in canonical order joined by `,`, and a bit mask (bit *i* for the *i*-th term).
 /// Not `Sendable`: its separator pattern reuses match data.
-public final class TermSet {
+package final class TermSet {
     /// What separates terms by default (`VocabularySpec.defaultSeparator`).
-    public static let defaultSeparator = VocabularySpec.defaultSeparator
+    package static let defaultSeparator = VocabularySpec.defaultSeparator
 
     /// The parsed set.
-    public struct Selection: Equatable, Sendable {
-        public var codes: String
-        public var mask: Int
+    package struct Selection: Equatable, Sendable {
+        package var codes: String
+        package var mask: Int
     }
 
     /// The terms' names, for messages.
-    public let names: [String]
+    package let names: [String]
     private let separator: RegexPattern
     private let codes: [String: (code: String, order: Int)]
 
     /// - Throws: `RegexCompileError` for a bad separator.
-    public init(terms: [Term], separator: String = TermSet.defaultSeparator) throws {
+    package init(terms: [Term], separator: String = TermSet.defaultSeparator) throws {
         self.separator = try RegexPattern(separator)
         names = terms.map(\.name)
         var codes: [String: (String, Int)] = [:]
@@ -34,7 +34,7 @@ public final class TermSet {
 
     /// The set `text` names; `nil` when a part is not a known term.
     /// - Throws: `RegexMatchError` when the separator pattern fails.
-    public func parse(_ text: String) throws -> Selection? {
+    package func parse(_ text: String) throws -> Selection? {
         var found: [(code: String, order: Int)] = []
         for part in try separator.split(text) {
             let key = TextFolding.fold(part)

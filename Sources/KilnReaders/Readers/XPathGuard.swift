@@ -10,20 +10,20 @@ import KilnManifest
 ///
 /// The check is lexical (XPath 1.0 tokens: names, axes, function calls, predicates, literals); libxml2 still
 /// compiles the expression afterwards and refuses what is not XPath at all.
-public struct XPathGuard: Sendable {
+package struct XPathGuard: Sendable {
     /// What the expression is evaluated on.
-    public enum Scope: Sendable {
+    package enum Scope: Sendable {
         /// One element expanded from a stream: nothing outside it exists.
         case streamedRecord
         /// A whole parsed document (HTML pages): every axis is correct.
         case wholeDocument
     }
 
-    public let scope: Scope
+    package let scope: Scope
     /// The namespace prefixes the source declares.
-    public let prefixes: Set<String>
+    package let prefixes: Set<String>
 
-    public init(scope: Scope, prefixes: Set<String> = []) {
+    package init(scope: Scope, prefixes: Set<String> = []) {
         self.scope = scope
         self.prefixes = prefixes
     }
@@ -48,7 +48,7 @@ public struct XPathGuard: Sendable {
     ]
 
     /// Why `expression` cannot be evaluated correctly here, with the supported alternative; `nil` when it can.
-    public func problem(in expression: String) -> String? {
+    package func problem(in expression: String) -> String? {
         let tokens = XPathGuard.tokens(expression)
         var predicateDepth = 0
         for (index, token) in tokens.enumerated() {
