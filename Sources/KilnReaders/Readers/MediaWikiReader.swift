@@ -11,6 +11,7 @@ import KilnManifest
 /// add up to (`ListingSummary`), so that per-page figures need no sort of every listing in SQL.
 public struct MediaWikiReader: ConfigurableReader {
     public static let format = "mediawiki"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `mediawiki` source: `namespaces`, `encoding`, and the conventions every
     /// wikitext reader shares (`WikiConventionOptions`).
