@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnKit
 
 /// Holds the docs to the binary: each command's reference heading is its usage line (the reader formats' pages and
 /// fuzz targets are held to `ReaderRegistry` by `DeclaredListsTests`), the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
@@ -29,6 +30,18 @@ final class DocumentationTests: CLITestCase {
             }
             .filter { $0 != "help" }
         XCTAssertEqual(listed.sorted(), Self.commands.sorted(), "the commands kiln --help lists are the ones documented")
+    }
+
+    /// `kiln help export` shows each built-in export (`BuiltInExport`) with its command line, and counts them.
+    func testTheExportHelpShowsEachBuiltInExport() throws {
+        let help = try kiln("help", "export")
+        XCTAssertEqual(help.status, 0)
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for export in BuiltInExport.allCases {
+            XCTAssertTrue(text.contains("`kiln export \(export.rawValue) BUNDLE --out DIR`"), "kiln help export shows \(export.rawValue)")
+        }
+        let count = ["One", "Two", "Three", "Four", "Five", "Six"][BuiltInExport.allCases.count - 1]
+        XCTAssertTrue(text.contains("\(count) exports need no declaration"), text)
     }
 
     /// The code catalogue page is rendered from `kiln codes --format json`; `KILN_UPDATE_DOCS=1` rewrites it.
