@@ -68,6 +68,8 @@ struct BuildCommand: KilnCommand {
                                    baseline: try arguments.path("--baseline"),
                                    thresholds: try arguments.thresholds())
         options.names = OutputNames(output: "--out", report: "--report")
+        // The `KILN_*` thread variables (docs/reference/commands.md, "Environment").
+        options.threads = ThreadSettings(environment: ProcessInfo.processInfo.environment)
         self.options = options
         allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL

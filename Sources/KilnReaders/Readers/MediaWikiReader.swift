@@ -65,7 +65,7 @@ public struct MediaWikiReader: ConfigurableReader {
         var state = FileState()
         var page: MediaWikiPage?
         var revisionDepth: Int?
-        let workers = WikiPagePool.workerCount
+        let workers = input.threads.pageWorkerCount
         let pool = workers > 0 ? try WikiPagePool(like: processor, workers: workers, kept: log.tally.examplesPerCode) : nil
         defer { pool?.close() }
         while let event = reader.next() {
