@@ -65,10 +65,10 @@ struct ExportCommand: KilnCommand {
         try arguments.requireNoMore()
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        manifestPath = arguments.values["--manifest"]
-        package = arguments.values["--package"]
+        manifestPath = arguments.value("--manifest")
+        package = arguments.value("--package")
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
-        if let date = arguments.values["--date"] {
+        if let date = arguments.value("--date") {
             guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
         } else if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
