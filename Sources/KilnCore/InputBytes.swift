@@ -4,8 +4,8 @@ import KilnC
 /// The bytes of one input file as every reader sees them: the file's own bytes, or, when its first bytes are the
 /// magic number of gzip, bzip2, xz or zstd (`CompressionFormat.detect`, never the file's name), the decompressed
 /// text of all its streams. Decompression streams in bounded memory: a bounded number of 256 KiB chunks wait at
-/// once, however much the file inflates to. A compressed file is decoded on a thread of its own (unless
-/// `KILN_DECOMPRESSION_THREAD=0`), ahead of the reader, through a `BoundedQueue`.
+/// once, however much the file inflates to. A compressed file is decoded on a thread of its own (unless `threaded`
+/// is false: `ThreadSettings.decompressionThread`), ahead of the reader, through a `BoundedQueue`.
 ///
 /// A truncated or damaged archive ends the bytes where the damage is; with a log, that is reported there
 /// (`input.compression`, with the format and the compressed byte offset) and the reader keeps what came before,
@@ -23,8 +23,6 @@ package final class InputBytes: ByteStream {
     package static let inputChunk = 1 << 16
     /// Decompressed chunks that may wait between the decoding thread and the reader.
     package static let queuedChunks = 8
-    /// False to decode on the reader's thread (`KILN_DECOMPRESSION_THREAD=0`), for comparison.
-    package static let decodesOnOwnThread = ProcessInfo.processInfo.environment["KILN_DECOMPRESSION_THREAD"] != "0"
 
     private let url: URL
     private let name: String
@@ -45,8 +43,9 @@ package final class InputBytes: ByteStream {
 
     /// Opens `url`; `name` is how messages call it (the path relative to the pipeline folder).
     /// - Parameter log: where a damaged archive is reported; without one, reading it throws.
+    /// - Parameter threaded: false to decode a compressed file on the reader's thread, for comparison.
     /// - Throws: `KilnError.io` when the file cannot be opened or read.
-    package init(url: URL, name: String, log: DiagnosticLog?, threaded: Bool = InputBytes.decodesOnOwnThread) throws {
+    package init(url: URL, name: String, log: DiagnosticLog?, threaded: Bool = true) throws {
         self.url = url
         self.name = name
         self.log = log

@@ -20,6 +20,9 @@ public struct InputFile: Sendable {
     /// `capturedAt`), for a fetched file: the fields `_url` and `_captured` of its records.
     public var fetchedFrom: String?
     public var capturedAt: String?
+    /// The threads its reader may use (a compressed file's decoding thread, a dump's page workers): the build's
+    /// (`BuildOptions.threads`).
+    public var threads = ThreadSettings()
 
     /// How many leading bytes `head` holds at most.
     public static let headLength = 1 << 16

@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnManifest
+import KilnReaders
 
 /// One URL to fetch: the source that wants it, where its bytes go, and the settings its requests follow.
 public struct FetchJob: Sendable, Equatable {
@@ -121,7 +122,7 @@ public struct FetchPlan: Sendable {
         let fetch = source.fetch!
         return files.map { url, file in
             FetchJob(source: source.name, url: url, file: file, settings: fetch.settings(manifest.fetch),
-                     contentTypes: fetch.contentTypes ?? FetchSettings.mediaTypes(for: source.format), origin: FetchURL.origin(url) ?? url,
+                     contentTypes: fetch.contentTypes ?? ReaderRegistry.acceptedMediaTypes(for: source.format), origin: FetchURL.origin(url) ?? url,
                      checksum: fetch.checksum)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnManifest
+import KilnReaders
 
 extension Fetcher {
     /// Runs `plan` round by round: the listed URLs first, then each round of sources whose URLs derive from files
@@ -61,7 +62,7 @@ extension Fetcher {
                 let jobs = FetchPlan.jobs(of: spec, files, manifest: plan.manifest).map { job -> FetchJob in
                     var job = job
                     job.source = pseudo
-                    job.contentTypes = FetchSettings.mediaTypes(for: "xml")
+                    job.contentTypes = XMLRecordReader.acceptedMediaTypes
                     job.checksum = nil
                     return job
                 }

@@ -58,7 +58,7 @@ public struct SourceFetch: Sendable, Equatable {
     public var maxBytes: ByteSize?
     public var minSizeShare: Double?
     /// The media types a response may have (`text/html`, `application/xml`, …; `*` after a slash matches any subtype);
-    /// `nil`: those that fit the source's format (`FetchSettings.mediaTypes(for:)`).
+    /// `nil`: those that fit the source's format (`ReaderRegistry.acceptedMediaTypes(for:)`).
     public var contentTypes: [String]?
     /// For a large download (`url` only): the checksum file its publisher puts beside it. The download resumes with
     /// `Range` after a broken transfer and replaces the saved file only once its digest matches.
@@ -75,24 +75,23 @@ public struct SourceFetch: Sendable, Equatable {
     }
 }
 
-extension FetchSettings {
-    /// The media types a response for a source of `format` may have when the source names none. A server that says
-    /// `text/html` for an XML file is wrong, but common: markup formats accept both.
-    public static func mediaTypes(for format: String) -> [String] {
-        switch format {
-        case "xml", "kml", "mediawiki", "html", "webpage":
-            return ["text/html", "application/xhtml+xml", "text/xml", "application/xml", "application/*+xml", "application/vnd.google-earth.kml+xml", "text/plain", "application/octet-stream", "application/x-gzip", "application/gzip", "application/x-bzip2", "application/x-xz", "application/zstd"]
-        case "json":
-            return ["application/json", "application/*+json", "text/json", "text/plain", "application/octet-stream", "application/gzip", "application/x-gzip"]
-        case "ics":
-            return ["text/calendar", "text/plain", "application/octet-stream"]
-        case "delimited", "text", "routes", "timetable", "wikitext":
-            return ["text/*", "application/csv", "application/octet-stream", "application/gzip", "application/x-gzip", "application/x-bzip2", "application/x-xz", "application/zstd"]
-        default:
-            return ["*/*"]
-        }
-    }
+/// The media types a response may have, by family of format; each reader declares its family
+/// (`ConfigurableReader.acceptedMediaTypes`), and a source that names no `contentTypes` accepts its reader's.
+public enum MediaTypes {
+    /// Markup (XML, KML, HTML, a MediaWiki dump): a server that says `text/html` for an XML file is wrong, but
+    /// common, so markup formats accept both.
+    public static let markup = ["text/html", "application/xhtml+xml", "text/xml", "application/xml", "application/*+xml", "application/vnd.google-earth.kml+xml", "text/plain", "application/octet-stream", "application/x-gzip", "application/gzip", "application/x-bzip2", "application/x-xz", "application/zstd"]
+    /// JSON documents.
+    public static let json = ["application/json", "application/*+json", "text/json", "text/plain", "application/octet-stream", "application/gzip", "application/x-gzip"]
+    /// iCalendar files.
+    public static let calendar = ["text/calendar", "text/plain", "application/octet-stream"]
+    /// Line-based text (delimited, extracted, wikitext).
+    public static let text = ["text/*", "application/csv", "application/octet-stream", "application/gzip", "application/x-gzip", "application/x-bzip2", "application/x-xz", "application/zstd"]
+    /// Anything (images, SQLite files, a format Kiln does not know).
+    public static let any = ["*/*"]
+}
 
+extension FetchSettings {
     /// Whether `contentType` (a `Content-Type` header, parameters included; `nil` when the server sent none) is one of
     /// `accepted`.
     public static func accepts(_ contentType: String?, _ accepted: [String]) -> Bool {

@@ -327,13 +327,6 @@ extension RuleSpec: Decodable {
         case latitude, longitude, box, sql, message, severity
     }
 
-    /// The keys each kind takes besides `code`, `description`, `kind` and `severity`.
-    private static let keysOfKind: [RuleKind: Set<CodingKeys>] = [
-        .unique: [.table, .columns, .column], .notNull: [.table, .columns, .column], .references: [.table, .columns, .column, .references],
-        .range: [.table, .columns, .column, .range], .enum: [.table, .columns, .column, .allowed],
-        .pattern: [.table, .columns, .column, .pattern], .bounds: [.table, .latitude, .longitude, .box], .sql: [.sql, .message],
-    ]
-
     public init(from decoder: Decoder) throws {
         let c = try decoder.strictContainer(keyedBy: CodingKeys.self)
         code = try c.decode(String.self, forKey: .code)
@@ -341,7 +334,7 @@ extension RuleSpec: Decodable {
         severity = try c.decodeIfPresent(Severity.self, forKey: .severity) ?? .error
         description = try c.decodeIfPresent(String.self, forKey: .description)
         let common: Set<CodingKeys> = [.code, .description, .kind, .severity]
-        let accepted = common.union(RuleSpec.keysOfKind[kind]!)
+        let accepted = common.union(kind.keys)
         if let stray = c.allKeys.first(where: { !accepted.contains($0) }) {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [stray], debugDescription:
                 "a \(kind.rawValue) rule does not take \"\(stray.stringValue)\"; it takes: \(accepted.subtracting(common).map(\.stringValue).sorted().joined(separator: ", "))"))
@@ -384,6 +377,21 @@ extension RuleSpec: Decodable {
             case .enum: check = .allowed(table: table, columns: columns, values: try required([EnumValue].self, .allowed, "[values]").map(\.text))
             default: check = .pattern(table: table, columns: columns, pattern: try required(String.self, .pattern, "a PCRE2 pattern"))
             }
+        }
+    }
+}
+
+extension RuleKind {
+    /// The keys a rule of this kind takes besides `code`, `description`, `kind` and `severity`.
+    package var keys: Set<RuleSpec.CodingKeys> {
+        switch self {
+        case .unique, .notNull: return [.table, .columns, .column]
+        case .references: return [.table, .columns, .column, .references]
+        case .range: return [.table, .columns, .column, .range]
+        case .enum: return [.table, .columns, .column, .allowed]
+        case .pattern: return [.table, .columns, .column, .pattern]
+        case .bounds: return [.table, .latitude, .longitude, .box]
+        case .sql: return [.sql, .message]
         }
     }
 }

@@ -258,8 +258,12 @@ public struct RuleSpec: Sendable {
 }
 
 /// What a rule checks. Each kind carries exactly the fields it needs, so a rule can never be missing one when it runs.
-/// To add a kind: a case here, its `kind` and `table`, its decoding in `RuleSpec.init(from:)`, its checks in
-/// `ManifestChecker.checkRule`, and its query in `RuleEngine.evaluate`.
+/// To add a kind (every switch below is exhaustive, so the compiler names each place but the last two):
+/// - a case of `RuleKind` with its `defaultCode` and its manifest keys (`RuleKind.keys`, Manifest+Decoding.swift);
+/// - a case here with its `kind`, `table`, `columns` and `tablesRead`;
+/// - its decoding in `RuleSpec.init(from:)`, its checks in `ManifestChecker.checkRule`, its query in
+///   `RuleEngine.evaluate`;
+/// - its bullet in docs/reference/manifest.md's "Rules" (`DeclaredListsTests`), and a rule of the kind in a test.
 public enum RuleCheck: Sendable {
     /// No two rows share `columns` (a key or a unique set).
     case unique(table: String, columns: [String])
@@ -302,6 +306,17 @@ public enum RuleCheck: Sendable {
         }
     }
 
+    /// The tables the check reads, by name; `nil` when it may read any (a manifest's SQL).
+    public var tablesRead: [String]? {
+        switch self {
+        case .unique(let table, _), .notNull(let table, _), .range(let table, _, _), .allowed(let table, _, _),
+             .pattern(let table, _, _), .bounds(let table, _, _, _):
+            return [table]
+        case .references(let table, let key): return [table, key.table]
+        case .sql: return nil
+        }
+    }
+
     /// The columns the check reads (empty for SQL).
     public var columns: [String] {
         switch self {
@@ -315,9 +330,24 @@ public enum RuleCheck: Sendable {
     }
 }
 
-/// The kinds of rule.
+/// The kinds of rule, as manifests write them: the one list of them (the decoder's accepted `kind` values, its keys
+/// per kind, the default codes and docs/reference/manifest.md follow it; see `RuleCheck` for adding one).
 public enum RuleKind: String, Codable, Sendable, CaseIterable {
     case unique, references, notNull, range, `enum`, pattern, bounds, sql
+
+    /// The code a rule of this kind reports under when its table declares it (a constraint, not a manifest rule).
+    public var defaultCode: DiagnosticCode {
+        switch self {
+        case .unique: return .duplicateKey
+        case .references: return .foreignKey
+        case .notNull: return .notNull
+        case .range: return .range
+        case .enum: return .enumeration
+        case .pattern: return .pattern
+        case .bounds: return .outOfBounds
+        case .sql: return .sql
+        }
+    }
 }
 
 /// A latitude/longitude box.

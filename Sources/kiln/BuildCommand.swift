@@ -69,8 +69,10 @@ struct BuildCommand: KilnCommand {
                                    baseline: try arguments.path("--baseline"),
                                    thresholds: try arguments.thresholds())
         options.names = OutputNames(output: "--out", report: "--report")
+        // The `KILN_*` thread variables (docs/reference/commands.md, "Environment").
+        options.threads = ThreadSettings(environment: ProcessInfo.processInfo.environment)
         self.options = options
-        allowedPaths = try (arguments.repeated["--allow-path"] ?? []).map { path in
+        allowedPaths = try (arguments.values("--allow-path") ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw KilnError.usage("--allow-path \(path): there is no such file or folder")
@@ -78,10 +80,10 @@ struct BuildCommand: KilnCommand {
             return url
         }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
-        quiet = arguments.flags.contains("--quiet")
-        html = arguments.flags.contains("--html")
-        noCache = arguments.flags.contains("--no-cache")
-        progressStyle = arguments.values["--progress"]
+        quiet = arguments.flag("--quiet")
+        html = arguments.flag("--html")
+        noCache = arguments.flag("--no-cache")
+        progressStyle = arguments.value("--progress")
         if let progressStyle, !["json", "none"].contains(progressStyle) {
             throw KilnError.usage("--progress must be json or none, not \"\(progressStyle)\"")
         }

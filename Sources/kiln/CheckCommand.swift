@@ -33,7 +33,7 @@ struct CheckCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         bundle = try arguments.positional("the bundle")
         try arguments.requireNoMore()
-        manifestPath = arguments.values["--manifest"]
+        manifestPath = arguments.value("--manifest")
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
     }
 

@@ -25,7 +25,7 @@ struct CodesCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         try arguments.requireNoMore()
         format = try arguments.format(allowed: ["text", "json"])
-        manifestPath = arguments.values["--manifest"]
+        manifestPath = arguments.value("--manifest")
     }
 
     /// One line of the list: a catalogue code, or a manifest rule's code with the key path of the rule.

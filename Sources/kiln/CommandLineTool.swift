@@ -317,17 +317,22 @@ struct CommandEntry: Sendable {
     }
 }
 
-/// Arguments split into positionals, flags and `--option value` pairs; unknown options are usage errors.
+/// Arguments split into positionals, flags and `--option value` pairs; unknown options are usage errors. A command
+/// reads its options by the names it declares (`flag`, `value`, `values`): reading a name the command does not
+/// declare is a programmer's error that stops a debug build (`assert`), so a name typed otherwise than in its
+/// declaration fails every test that runs the command instead of reading as always absent.
 struct ParsedArguments {
     var positionals: [String] = []
-    var flags: Set<String> = []
-    var values: [String: String] = [:]
-    /// Every value of each option, in order, for options that may be repeated (`values` keeps the last).
-    var repeated: [String: [String]] = [:]
+    private var flags: Set<String> = []
+    private var lastValues: [String: String] = [:]
+    /// Every value of each option, in order, for options that may be repeated (`lastValues` keeps the last).
+    private var repeated: [String: [String]] = [:]
+    private let declaredNames: Set<String>
 
     /// - Throws: `KilnError.usage` for an unknown option, a missing value, an option given twice that may not be
     ///   repeated, or a required option left out.
     init(_ arguments: [String], options declared: [CommandOption]) throws {
+        declaredNames = Set(declared.map(\.name))
         let knownFlags = Set(declared.filter { $0.value == nil }.map(\.name))
         let knownOptions = Set(declared.filter { $0.value != nil }.map(\.name))
         let repeatable = Set(declared.filter(\.repeatable).map(\.name))
@@ -344,7 +349,7 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            if (flags.contains(name) || values[name] != nil), !repeatable.contains(name) {
+            if (flags.contains(name) || lastValues[name] != nil), !repeatable.contains(name) {
                 throw KilnError.usage("\(name) is given twice; give it once")
             }
             if knownFlags.contains(name), inline == nil {
@@ -358,16 +363,38 @@ struct ParsedArguments {
                     value = arguments[index]
                     index += 1
                 }
-                values[name] = value
+                lastValues[name] = value
                 repeated[name, default: []].append(value)
             } else {
                 let names = declared.map(\.name)
                 throw KilnError.usage("unknown option \(name)" + (names.isEmpty ? "" : "; options: \(names.joined(separator: ", "))"))
             }
         }
-        if let missing = declared.first(where: { $0.required && values[$0.name] == nil }) {
+        if let missing = declared.first(where: { $0.required && lastValues[$0.name] == nil }) {
             throw KilnError.usage("missing \(missing.synopsis)")
         }
+    }
+
+    /// Whether the declared flag `name` was given.
+    func flag(_ name: String) -> Bool {
+        assertDeclared(name)
+        return flags.contains(name)
+    }
+
+    /// The value of the declared option `name` (its last, for one that repeats); `nil` when absent.
+    func value(_ name: String) -> String? {
+        assertDeclared(name)
+        return lastValues[name]
+    }
+
+    /// Every value of the declared option `name`, in order; `nil` when absent.
+    func values(_ name: String) -> [String]? {
+        assertDeclared(name)
+        return repeated[name]
+    }
+
+    private func assertDeclared(_ name: String) {
+        assert(declaredNames.contains(name), "the command reads \(name), which it does not declare")
     }
 
     /// Takes the next positional argument.
@@ -386,7 +413,7 @@ struct ParsedArguments {
     /// The value of a path option as a file URL; `nil` when the option is absent.
     /// - Throws: `KilnError.usage` for an empty path.
     func path(_ option: String) throws -> URL? {
-        guard let value = values[option] else { return nil }
+        guard let value = value(option) else { return nil }
         guard !value.isEmpty else { throw KilnError.usage("\(option) needs a path, not an empty string") }
         return URL(fileURLWithPath: value)
     }
@@ -397,7 +424,7 @@ struct ParsedArguments {
         var thresholds = Thresholds()
         for measure in Thresholds.Measure.allCases {
             let option = "--max-\(measure.rawValue)"
-            if let text = values[option] { try thresholds.add(measure, from: text, named: option) }
+            if let text = value(option) { try thresholds.add(measure, from: text, named: option) }
         }
         return thresholds
     }
@@ -405,7 +432,7 @@ struct ParsedArguments {
     /// The value of `--format`, checked against the allowed ones.
     /// - Throws: `KilnError.usage` for another value.
     func format(allowed: [String]) throws -> String {
-        let format = values["--format"] ?? allowed[0]
+        let format = value("--format") ?? allowed[0]
         guard allowed.contains(format) else {
             throw KilnError.usage("--format must be one of \(allowed.joined(separator: ", ")), not \"\(format)\"")
         }

@@ -44,8 +44,8 @@ struct DiffCommand: KilnCommand {
         }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
         thresholds = try arguments.thresholds()
-        manifestPath = arguments.values["--manifest"]
-        let examples = arguments.values["--examples"] ?? String(BundleDiff.defaultExamples)
+        manifestPath = arguments.value("--manifest")
+        let examples = arguments.value("--examples") ?? String(BundleDiff.defaultExamples)
         guard let count = Int(examples), count >= 0 else { throw KilnError.usage("--examples takes a number of rows, not \"\(examples)\"") }
         self.examples = count
         sqlSeconds = try BundleReadLimitOption.parse(arguments)

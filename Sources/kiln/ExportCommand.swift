@@ -65,10 +65,10 @@ struct ExportCommand: KilnCommand {
         try arguments.requireNoMore()
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        manifestPath = arguments.values["--manifest"]
-        package = arguments.values["--package"]
+        manifestPath = arguments.value("--manifest")
+        package = arguments.value("--package")
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
-        if let date = arguments.values["--date"] {
+        if let date = arguments.value("--date") {
             guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
         } else if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
@@ -89,13 +89,14 @@ struct ExportCommand: KilnCommand {
         BundleReadLimitOption.apply(sqlSeconds, manifest: pipeline.manifest)
         let manifest = try ManifestLoader.withSharedExports(pipeline.manifest)
         let bundle = pipelineGiven ? URL(fileURLWithPath: "build").appendingPathComponent("\(pipeline.manifest.bundle).sqlite") : self.bundle
+        let packageExports = BuiltInExport.allCases.filter(\.takesPackage).map { "kiln export \($0.rawValue)" }.joined(separator: ", ")
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
-            if package != nil && builtIn != .room { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
+            if package != nil && !builtIn.takesPackage { throw KilnError.usage("--package is an option of \(packageExports), not of \(exportName)") }
             let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: "--out")) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
             return .success
         }
-        if package != nil { throw KilnError.usage("--package is an option of kiln export room, not of \(exportName)") }
+        if package != nil { throw KilnError.usage("--package is an option of \(packageExports), not of \(exportName)") }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
         let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }

@@ -40,14 +40,14 @@ struct ExtractCommand: KilnCommand {
         if files.filter({ $0 == StandardInputFile.argument }).count > 1 {
             throw KilnError.usage("standard input (-) can be read once; name the other files")
         }
-        manifestPath = try ManifestLocation.resolve(explicit: arguments.values["--manifest"], bundle: nil)
+        manifestPath = try ManifestLocation.resolve(explicit: arguments.value("--manifest"), bundle: nil)
             ?? { throw KilnError.usage("no \(ManifestLoader.defaultFileName) in the current folder; give the pipeline with --manifest") }()
         format = try arguments.format(allowed: ["table", "json"])
-        fields = arguments.values["--fields"].map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        fields = arguments.value("--fields").map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
         if let fields, fields.contains("") {
-            throw KilnError.usage("--fields needs field names separated by commas, not \"\(arguments.values["--fields"] ?? "")\"")
+            throw KilnError.usage("--fields needs field names separated by commas, not \"\(arguments.value("--fields") ?? "")\"")
         }
-        if let given = arguments.values["--width"] {
+        if let given = arguments.value("--width") {
             guard let width = Int(given), width >= 0 else { throw KilnError.usage("--width needs a number of columns (0: no limit), not \"\(given)\"") }
             guard format == "table" else { throw KilnError.usage("--width applies to the table; --format json is never cut") }
             self.width = width == 0 ? nil : width

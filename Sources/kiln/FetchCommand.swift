@@ -50,18 +50,18 @@ struct FetchCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        only = arguments.repeated["--only"] ?? []
-        dryRun = arguments.flags.contains("--dry-run")
-        quiet = arguments.flags.contains("--quiet")
-        mirrors = try (arguments.repeated["--mirror"] ?? []).map { text in
+        only = arguments.values("--only") ?? []
+        dryRun = arguments.flag("--dry-run")
+        quiet = arguments.flag("--quiet")
+        mirrors = try (arguments.values("--mirror") ?? []).map { text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, FetchURL.problem(parts[0]) == nil, FetchURL.problem(parts[1]) == nil else {
                 throw KilnError.usage("--mirror takes FROM=TO, two http or https URL prefixes (https://example.org/=http://127.0.0.1:8080/), found \"\(text)\"")
             }
             return (parts[0], parts[1])
         }
-        warc = arguments.values["--warc"]
-        fromWARC = arguments.repeated["--from-warc"] ?? []
+        warc = arguments.value("--warc")
+        fromWARC = arguments.values("--from-warc") ?? []
         if warc != nil, !fromWARC.isEmpty { throw KilnError.usage("--warc and --from-warc do not go together: an import makes no request to archive") }
         format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
     }

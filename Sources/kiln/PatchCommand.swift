@@ -47,8 +47,8 @@ struct PatchCommand: KilnCommand {
         }
         guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
         output = out
-        limit = try arguments.values["--max-size"].map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
-        manifestPath = arguments.values["--manifest"]
+        limit = try arguments.value("--max-size").map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
+        manifestPath = arguments.value("--manifest")
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 

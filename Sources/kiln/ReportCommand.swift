@@ -36,12 +36,12 @@ struct ReportCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         reportArgument = try arguments.positional("the JSON report")
         try arguments.requireNoMore()
-        output = arguments.values["--out"].map { URL(fileURLWithPath: $0) }
+        output = arguments.value("--out").map { URL(fileURLWithPath: $0) }
         if reportArgument == StandardInputFile.argument, output == nil {
             throw KilnError.usage("a report read from standard input (-) has no folder to write its page beside: give --out PAGE")
         }
-        manifestPath = arguments.values["--manifest"]
-        bundle = arguments.values["--bundle"].map { URL(fileURLWithPath: $0) }
+        manifestPath = arguments.value("--manifest")
+        bundle = arguments.value("--bundle").map { URL(fileURLWithPath: $0) }
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 

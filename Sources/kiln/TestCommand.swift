@@ -27,7 +27,7 @@ struct TestCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        update = arguments.flags.contains("--update")
+        update = arguments.flag("--update")
         format = ReportFormat(rawValue: try arguments.format(allowed: ["text", "junit", "github"]))!
         if update, format != .text { throw KilnError.usage("--update writes the expected files; it takes no --format") }
     }

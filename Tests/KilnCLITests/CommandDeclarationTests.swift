@@ -52,6 +52,21 @@ final class CommandDeclarationTests: XCTestCase {
         }
     }
 
+    /// A command reads its options by their declared names: flags, values (the last given) and every value of one
+    /// that repeats. (Reading a name the command does not declare stops a debug build: every CLI test of that command
+    /// fails, as a misspelt `--progress` in `BuildCommand` made `BuildProgressCommandTests` fail.)
+    func testOptionsAreReadByTheirDeclaredNames() throws {
+        let parsed = try ParsedArguments(["p", "--allow-path", "a", "--quiet", "--allow-path=b", "--progress", "json"], options: BuildCommand.commandOptions)
+        XCTAssertTrue(parsed.flag("--quiet"))
+        XCTAssertFalse(parsed.flag("--html"))
+        XCTAssertEqual(parsed.values("--allow-path"), ["a", "b"])
+        XCTAssertEqual(parsed.value("--allow-path"), "b")
+        XCTAssertEqual(parsed.value("--progress"), "json")
+        XCTAssertNil(parsed.value("--baseline"))
+        XCTAssertNil(parsed.values("--baseline"))
+        XCTAssertEqual(parsed.positionals, ["p"])
+    }
+
     func testAnEmptyPathIsRefusedAsAnEmptyString() throws {
         let parsed = try ParsedArguments(["--out", ""], options: ExportCommand.commandOptions)
         XCTAssertThrowsError(try parsed.path("--out")) { error in

@@ -1,8 +1,9 @@
 import Foundation
 import XCTest
+import KilnKit
 
-/// Holds the docs to the binary: each command's reference heading is its usage line, every reader format has a
-/// reference page and a fuzz target, the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
+/// Holds the docs to the binary: each command's reference heading is its usage line (the reader formats' pages and
+/// fuzz targets are held to `ReaderRegistry` by `DeclaredListsTests`), the finding-code page is the catalogue `kiln codes` prints, every relative link resolves, and
 /// the README's first pipeline builds and searches as the README shows.
 final class DocumentationTests: CLITestCase {
     private static let commands = ["fetch", "build", "check", "diff", "patch", "apply", "extract", "test", "export", "report", "codes", "completions", "init"]
@@ -31,26 +32,16 @@ final class DocumentationTests: CLITestCase {
         XCTAssertEqual(listed.sorted(), Self.commands.sorted(), "the commands kiln --help lists are the ones documented")
     }
 
-    func testEveryReaderFormatHasAReferencePageLinkedFromTheManifestReference() throws {
-        let formats = try XCTUnwrap(try repositoryText("docs/reference/manifest.md").components(separatedBy: "\n")
-            .first { $0.contains("format: \"delimited\"") }?
-            .components(separatedBy: "//").last?
-            .split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) })
-        XCTAssertGreaterThan(formats.count, 10)
-        let manifest = try repositoryText("docs/reference/manifest.md")
-        for format in formats {
-            let page = "docs/reference/readers/\(format).md"
-            let text = try repositoryText(page)
-            XCTAssertTrue(text.hasPrefix("# The `\(format)` reader\n"), page)
-            XCTAssertTrue(manifest.contains("(readers/\(format).md)"), "manifest.md links \(page)")
+    /// `kiln help export` shows each built-in export (`BuiltInExport`) with its command line, and counts them.
+    func testTheExportHelpShowsEachBuiltInExport() throws {
+        let help = try kiln("help", "export")
+        XCTAssertEqual(help.status, 0)
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for export in BuiltInExport.allCases {
+            XCTAssertTrue(text.contains("`kiln export \(export.rawValue) BUNDLE --out DIR`"), "kiln help export shows \(export.rawValue)")
         }
-        let pages = try FileManager.default.contentsOfDirectory(atPath: CLITestCase.repositoryRoot.appendingPathComponent("docs/reference/readers").path)
-        XCTAssertEqual(pages.sorted(), formats.map { "\($0).md" }.sorted(), "no page for a format the manifest does not accept")
-        // Every format is fuzzed: some target of Fuzz/targets/ reads it (`format: "NAME"`).
-        let targets = CLITestCase.repositoryRoot.appendingPathComponent("Fuzz/targets")
-        let fuzzed = try FileManager.default.contentsOfDirectory(atPath: targets.path).filter { $0.hasSuffix(".json5") }
-            .map { try String(contentsOf: targets.appendingPathComponent($0), encoding: .utf8) }.joined()
-        for format in formats { XCTAssertTrue(fuzzed.contains("format: \"\(format)\""), "no fuzz target reads the \(format) format") }
+        let count = ["One", "Two", "Three", "Four", "Five", "Six"][BuiltInExport.allCases.count - 1]
+        XCTAssertTrue(text.contains("\(count) exports need no declaration"), text)
     }
 
     /// The code catalogue page is rendered from `kiln codes --format json`; `KILN_UPDATE_DOCS=1` rewrites it.

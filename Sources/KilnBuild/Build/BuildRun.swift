@@ -176,7 +176,7 @@ final class BuildRun {
         let digests = { self.cachedInputs?.digests ?? BuildCache.Inputs(of: self.pipeline, record: nil)?.digests }
         if options.useCache { sourceCache?.prepare(digests: digests, log: log) }
         // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
-        let staging = try StagingArea(url: files.staging, pipeline: pipeline, seed: sourceCache?.stagingSeed())
+        let staging = try StagingArea(url: files.staging, pipeline: pipeline, seed: sourceCache?.stagingSeed(), threads: options.threads)
         self.staging = staging
         staging.database.refuseOtherFiles()
         for (position, source) in pipeline.sources.enumerated() {
@@ -281,9 +281,8 @@ final class BuildRun {
         // A table the bundle's thread sorted on its key without a refusal has no repeated key to search for.
         if let bundleTables { engine.keyKnownUnique = { bundleTables.keyIsUnique($0) == true } }
         // A second thread checks rules under a read lease of its own; the findings come out as a serial run's.
-        // `KILN_RULE_THREADS=1` checks them on this thread alone (for comparing), as `KILN_STAGING_THREADS=1` does.
-        let oneRuleThread = ProcessInfo.processInfo.environment["KILN_RULE_THREADS"] == "1"
-        if !StagingArea.singleThreaded, !oneRuleThread, ProcessInfo.processInfo.activeProcessorCount > 1 { engine.parallel = staging.file }
+        // `ThreadSettings.rulesOnOneThread` (and `stagingOnOneThread`) checks them on this thread alone, for comparing.
+        if options.threads.checksRulesInParallel { engine.parallel = staging.file }
         engine.facts = Dictionary(uniqueKeysWithValues: manifest.tables.compactMap { table in staging.facts(of: table).map { (table.name, $0) } })
         // Indexes are created as rules need them: a rule the staging writer's facts answer reads staging only,
         // while the bundle's thread writes the last tables.

@@ -27,6 +27,8 @@ public struct BuildOptions: Sendable {
     public var useCache = true
     /// What messages call the bundle and the report (the command line: `--out`, `--report`).
     public var names = OutputNames(output: "the bundle file")
+    /// The threads the build may use (the CLI maps its `KILN_*` variables to them); the same bytes whatever they are.
+    public var threads = ThreadSettings()
 
     /// The report beside `bundle`: `x/a.report.json` for `x/a.sqlite`; for any other name, `.report.json` is
     /// appended (`x/a.db.report.json`), so that bundles differing only in their extension keep their own reports.

@@ -40,17 +40,6 @@ package final class RuleFindingsCache {
         entryKey = SHA256Digest.hex(of: Data("kiln rule findings cache \(RuleFindingsCache.currentFormat)\n\(BuildCache.environment)".utf8))
     }
 
-    /// The tables `check` reads, by name; `nil` when it may read any (a manifest's SQL).
-    package static func tablesRead(by check: RuleCheck) -> [String]? {
-        switch check {
-        case .unique(let table, _), .notNull(let table, _), .range(let table, _, _), .allowed(let table, _, _),
-             .pattern(let table, _, _), .bounds(let table, _, _, _):
-            return [table]
-        case .references(let table, let key): return [table, key.table]
-        case .sql: return nil
-        }
-    }
-
     /// The key of each of `rules` (by position) whose tables' rows the files `digests` gives (SHA-256 by relative
     /// path) decide; a rule without one is left out.
     package func keys(of rules: [(rule: RuleSpec, keyPath: String)], digests: [String: String]) -> [Int: String] {
@@ -70,7 +59,7 @@ package final class RuleFindingsCache {
                       "examples \(examplesPerCode)"]
         var keys: [Int: String] = [:]
         for (position, (rule, keyPath)) in rules.enumerated() {
-            let names = RuleFindingsCache.tablesRead(by: rule.check).map { Array(Set($0)).sorted() } ?? manifest.tables.map(\.name)
+            let names = rule.check.tablesRead.map { Array(Set($0)).sorted() } ?? manifest.tables.map(\.name)
             var lines = common + ["rule \(keyPath) \(String(reflecting: rule))"]
             var complete = true
             for name in names {

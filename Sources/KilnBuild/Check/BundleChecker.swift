@@ -283,7 +283,7 @@ public struct BundleChecker {
                 name += " on \(table)" + (rule.check.columns.isEmpty ? "" : "." + rule.check.columns.joined(separator: ","))
             }
             name += " (\(keyPath))"
-            if let table = rule.tablesRead.first(where: { present.tables[$0] == nil }) {
+            if let table = (rule.check.tablesRead ?? []).first(where: { present.tables[$0] == nil }) {
                 results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))
                 continue
             }
@@ -310,16 +310,5 @@ public struct BundleChecker {
     /// Why a rule reading `table` is not run on a bundle.
     private func unavailable(_ table: String) -> String {
         manifest.table(table)?.ship == false ? "table \(table) is not shipped" : "table \(table) is missing in the bundle"
-    }
-}
-
-private extension RuleSpec {
-    /// The tables a built-in or declared rule reads; SQL rules are found out by running them.
-    var tablesRead: [String] {
-        switch check {
-        case .sql: return []
-        case .references(let table, let key): return [table, key.table]
-        default: return check.table.map { [$0] } ?? []
-        }
     }
 }

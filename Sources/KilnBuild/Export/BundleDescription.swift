@@ -118,6 +118,9 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
     /// Kotlin entities, a `@Database` class and Room's schema file for the Android bundle (`RoomExport`).
     case room
 
+    /// True for the exports that take a Kotlin package (`kiln export --package`): `room`.
+    public var takesPackage: Bool { self == .room }
+
     /// Writes the export of `bundle` into `folder` (created if missing); returns the files written.
     /// - Throws: `KilnError.usage` for an output that may not be written, `KilnError.validation` for a bundle of
     ///   another pipeline, `KilnError.io` when a file cannot be written.

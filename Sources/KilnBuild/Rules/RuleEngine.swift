@@ -30,28 +30,12 @@ package struct RuleEngine {
     /// the staging writer's facts, one sort for "no repeated key"): the plain checks the shortcuts are tested against.
     package var exhaustive = false
     /// The staging file, when a second thread may check rules beside this one under a read lease of its own
-    /// (`StagingDatabase.lease`); `nil` to check them all on this thread (`KILN_STAGING_THREADS=1`, a shipped bundle).
+    /// (`StagingDatabase.lease`); `nil` to check them all on this thread (`ThreadSettings.checksRulesInParallel` false, a shipped bundle).
     /// Either way the findings reach `log` in rule order, each rule's in the order it found them.
     package var parallel: StagingDatabase?
     /// The findings of rules known without checking them (the build cache's, `RuleFindingsCache`), by position in
     /// `rules`: those rules are not checked, and their findings are replayed into `log` in their turn.
     package var known: [Int: ReplayableFindings] = [:]
-
-    /// The default code of each built-in kind.
-    package static func defaultCode(_ kind: RuleKind) -> String {
-        let code: DiagnosticCode
-        switch kind {
-        case .unique: code = .duplicateKey
-        case .references: code = .foreignKey
-        case .notNull: code = .notNull
-        case .range: code = .range
-        case .enum: code = .enumeration
-        case .pattern: code = .pattern
-        case .bounds: code = .outOfBounds
-        case .sql: code = .sql
-        }
-        return code.rawValue
-    }
 
     /// Every rule: the declared constraints first, table by table, then the manifest's rules in order.
     package var rules: [(rule: RuleSpec, keyPath: String)] {
@@ -59,7 +43,7 @@ package struct RuleEngine {
         for (index, table) in pipeline.manifest.tables.enumerated() {
             let path = "tables[\(index)]"
             func rule(_ check: RuleCheck) -> RuleSpec {
-                RuleSpec(code: RuleEngine.defaultCode(check.kind), check: check, severity: .error)
+                RuleSpec(code: check.kind.defaultCode.rawValue, check: check, severity: .error)
             }
             let name = table.name
             if !table.primaryKey.isEmpty { rules.append((rule(.unique(table: name, columns: table.primaryKey)), path + ".primaryKey")) }
@@ -296,7 +280,7 @@ package struct RuleEngine {
             let what = "\(spec.name) \(keyColumns.joined(separator: ",")) \"\(key)\""
             if differing.isEmpty {
                 var duplicate = rule
-                duplicate.code = rule.code == RuleEngine.defaultCode(.unique) ? DiagnosticCode.duplicateRow.rawValue : rule.code + ".identical"
+                duplicate.code = rule.code == RuleKind.unique.defaultCode.rawValue ? DiagnosticCode.duplicateRow.rawValue : rule.code + ".identical"
                 duplicate.severity = .warning
                 report(duplicate, row, "\(what) is listed again with identical values\(first); kept once")
             } else {

@@ -22,6 +22,8 @@ package final class StagingArea {
     /// The owner's connection, for reads between write phases (`StagingDatabase.database`).
     package var database: Database { file.database }
     private let pipeline: CompiledPipeline
+    /// The threads staging may use (`BuildOptions.threads`); every input is read under them.
+    private let threads: ThreadSettings
     /// Digests already computed: several sources may read the same file.
     private var digestCache: [String: String] = [:]
     /// Each source's position in the pipeline, by name: looking it up by a scan made 4 000 sources quadratic.
@@ -31,9 +33,10 @@ package final class StagingArea {
     /// copy of its file, already holding the first source's rows; its other tables are dropped and the manifest's
     /// tables it lacks are created. A seed that cannot be copied is not used (`seeded`).
     /// - Throws: `SQLiteError` when the file cannot be created.
-    package init(url: URL, pipeline: CompiledPipeline, seed: StagingSeed? = nil) throws {
+    package init(url: URL, pipeline: CompiledPipeline, seed: StagingSeed? = nil, threads: ThreadSettings = ThreadSettings()) throws {
         file = try StagingDatabase(url: url, seed: seed?.database)
         self.pipeline = pipeline
+        self.threads = threads
         let seeded = file.seeded
         try file.write { database in
             var present = Set<String>()
@@ -117,7 +120,9 @@ package final class StagingArea {
         }
         var digests: [String: String] = [:]
         let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts, keepingFiles: keepsFileFacts)
-        if StagingArea.singleThreaded {
+        // On one thread (for comparing with the threaded load, where reader threads read and shape the files ahead,
+        // `ReadAhead`, this thread takes them in order and a writer thread inserts them): read, shape and insert here.
+        if threads.stagingOnOneThread {
             let shaper = RowShaper(targets: source.targets)
             let loaded = try file.write { database in
                 let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
@@ -209,7 +214,7 @@ package final class StagingArea {
         var items: [ReadAhead.Item] = []
         for (index, source) in pipeline.sources.enumerated() {
             for input in source.files where cachedFiles[index]?.contains(input.relativePath) != true {
-                items.append(ReadAhead.Item(source: index, input: input, digest: listed.insert(input.relativePath).inserted))
+                items.append(ReadAhead.Item(source: index, input: withThreads(input), digest: listed.insert(input.relativePath).inserted))
             }
         }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, StagingArea.maximumReaders, items.count))
@@ -223,6 +228,13 @@ package final class StagingArea {
     }
 
     private var startedReadAhead: ReadAhead?
+
+    /// `input` to be read under staging's thread settings.
+    private func withThreads(_ input: InputFile) -> InputFile {
+        var input = input
+        input.threads = threads
+        return input
+    }
 
     /// Lowers the priority of the threads reading later sources ahead, for the rest of staging: a full-text index
     /// has started, and the build's end waits for it (`ReadAhead.stepBack`).
@@ -251,11 +263,6 @@ package final class StagingArea {
         return digest
     }
 
-    /// True to read, shape and insert on one thread (`KILN_STAGING_THREADS=1`): for comparing with the threaded load,
-    /// where reader threads read (and shape) the files ahead (`ReadAhead`, computing their digests), this thread
-    /// takes them in order and a writer thread inserts them.
-    package static let singleThreaded = ProcessInfo.processInfo.environment["KILN_STAGING_THREADS"] == "1"
-
     /// Reads, shapes and inserts every file of `source` on the calling thread, the whole source inside one
     /// transaction, as the threaded load does.
     private func load(_ source: CompiledSource, files: [InputFile], log: DiagnosticLog, into sink: StagingSink) throws {
@@ -264,7 +271,7 @@ package final class StagingArea {
         do {
             for input in files {
                 fileStarted?(input)
-                let digest = try StagingArea.readFile(input, digest: digestCache[input.relativePath] == nil, reader: source.reader,
+                let digest = try StagingArea.readFile(withThreads(input), digest: digestCache[input.relativePath] == nil, reader: source.reader,
                                                       targetIndex: targetIndex, sourceName: source.spec.name, log: log) { target, record, input in
                     try sink.add(record, target: target, input: input)
                 }

@@ -17,11 +17,11 @@ package struct StagingStatistics: Sendable {
 extension CompiledPipeline {
     /// Reads every source and stages its records in a database at `url` (replaced, then left for inspection),
     /// without running the rules or writing a bundle: the first two stages alone, for measuring readers and
-    /// shaping (`scripts/bench`) and for looking at staged rows while writing a manifest.
+    /// shaping (`scripts/bench`) and for looking at staged rows while writing a manifest, under `threads`.
     /// - Throws: `KilnError.io` when inputs cannot be read, `SQLiteError` when staging fails.
-    package func stage(into url: URL) throws -> StagingStatistics {
+    package func stage(into url: URL, threads: ThreadSettings = ThreadSettings()) throws -> StagingStatistics {
         let log = DiagnosticLog(overrides: manifest.severity)
-        let staging = try StagingArea(url: url, pipeline: self)
+        let staging = try StagingArea(url: url, pipeline: self, threads: threads)
         for source in sources { _ = try staging.load(source, log: log) }
         try staging.fillQueryTables()
         var records = 0

@@ -13,6 +13,7 @@ import KilnManifest
 /// first record names the columns and each field is taken from the column of its name.
 public struct DelimitedReader: ConfigurableReader {
     public static let format = "delimited"
+    public static let acceptedMediaTypes = MediaTypes.text
 
     /// What the first record of a file is.
     package enum Header: Equatable {

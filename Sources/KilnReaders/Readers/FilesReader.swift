@@ -12,6 +12,7 @@ import KilnManifest
 /// frame header (`JPEGHeader`) and an `image.unsupported` warning names the feature.
 public struct FilesReader: ConfigurableReader {
     public static let format = "files"
+    public static let acceptedMediaTypes = MediaTypes.any
 
     /// The options a manifest gives a `files` source.
     public struct Options: Decodable {

@@ -13,6 +13,7 @@ import KilnManifest
 ///   (`RegexBlockExtractor`), with coverage of what the patterns missed and per-page expectations.
 public struct HTMLReader: ConfigurableReader {
     public static let format = "html"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// How the page becomes text in extract mode.
     public struct TextOptions: Decodable, Sendable {

@@ -12,6 +12,7 @@ import KilnManifest
 /// be read or expanded is a finding with its line.
 public struct ICalendarReader: ConfigurableReader {
     public static let format = "ics"
+    public static let acceptedMediaTypes = MediaTypes.calendar
 
     /// The dates between which recurring events are expanded: occurrences whose local start date is in
     /// `from…until` (both included).

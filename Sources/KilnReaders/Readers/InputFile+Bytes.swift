@@ -15,6 +15,6 @@ extension InputFile {
 extension InputBytes {
     /// Opens `input` as its reader sees it.
     package convenience init(_ input: InputFile, log: DiagnosticLog?) throws {
-        try self.init(url: input.url, name: input.relativePath, log: log)
+        try self.init(url: input.url, name: input.relativePath, log: log, threaded: input.threads.decompressionThread)
     }
 }

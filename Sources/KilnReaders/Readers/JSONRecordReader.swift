@@ -17,6 +17,7 @@ import KilnManifest
 /// compact JSON. Every record also carries `_ordinal` and `_position`, as in the XML reader.
 public struct JSONRecordReader: ConfigurableReader {
     public static let format = "json"
+    public static let acceptedMediaTypes = MediaTypes.json
 
     /// The field path (and context member) that stands for a member name: the record's, or the context object's.
     package static let memberName = "@key"

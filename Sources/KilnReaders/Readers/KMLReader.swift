@@ -12,6 +12,7 @@ import KilnManifest
 /// does not map (`Model`, a `LinearRing` alone), and `ExtendedData` names not declared, are findings.
 public struct KMLReader: ConfigurableReader {
     public static let format = "kml"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `kml` source.
     public struct Options: Decodable {

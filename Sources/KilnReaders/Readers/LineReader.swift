@@ -39,11 +39,12 @@ public final class LineReader {
     private var cursor: LineCursor
 
     /// Opens `url` for reading; `name` (the path by default) is how messages call it, and `log` is where a damaged
-    /// compressed file is reported (without one, reading it throws).
+    /// compressed file is reported (without one, reading it throws); `decompressionThread` false decodes a compressed
+    /// file on this thread (`ThreadSettings.decompressionThread`).
     /// - Throws: `KilnError.io` when the file cannot be opened, `EncodingError` for an unknown encoding.
     public init(url: URL, name: String? = nil, log: DiagnosticLog? = nil, encoding: String = "utf-8", chunkSize: Int = 1 << 16,
-                maximumLineLength: Int = LineReader.defaultMaximumLineLength) throws {
-        handle = try InputBytes(url: url, name: name ?? url.path, log: log)
+                maximumLineLength: Int = LineReader.defaultMaximumLineLength, decompressionThread: Bool = true) throws {
+        handle = try InputBytes(url: url, name: name ?? url.path, log: log, threaded: decompressionThread)
         self.encoding = encoding.lowercased()
         self.maximumLineLength = maximumLineLength
         cursor = LineCursor(chunkSize: chunkSize, maximumLineLength: maximumLineLength)
@@ -253,7 +254,8 @@ extension LineReader {
     /// - Throws: `KilnError.io` when reading fails; whatever `body` throws.
     package static func forEachLineUTF8Ending(of input: InputFile, encoding: String, log: DiagnosticLog,
                                       _ body: (_ number: Int, _ line: ValidUTF8, _ endedWithCR: Bool) throws -> Void) throws {
-        let reader = try LineReader(url: input.url, name: input.relativePath, log: log, encoding: encoding)
+        let reader = try LineReader(url: input.url, name: input.relativePath, log: log, encoding: encoding,
+                                    decompressionThread: input.threads.decompressionThread)
         var checks = LineChecks(input: input, encoding: reader.encoding)
         var cursor = reader.cursor
         let plainASCII = reader.decoder == nil

@@ -11,6 +11,7 @@ import KilnManifest
 /// add up to (`ListingSummary`), so that per-page figures need no sort of every listing in SQL.
 public struct MediaWikiReader: ConfigurableReader {
     public static let format = "mediawiki"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `mediawiki` source: `namespaces`, `encoding`, and the conventions every
     /// wikitext reader shares (`WikiConventionOptions`).
@@ -64,7 +65,7 @@ public struct MediaWikiReader: ConfigurableReader {
         var state = FileState()
         var page: MediaWikiPage?
         var revisionDepth: Int?
-        let workers = WikiPagePool.workerCount
+        let workers = input.threads.pageWorkerCount
         let pool = workers > 0 ? try WikiPagePool(like: processor, workers: workers, kept: log.tally.examplesPerCode) : nil
         defer { pool?.close() }
         while let event = reader.next() {

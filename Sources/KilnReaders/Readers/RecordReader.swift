@@ -145,6 +145,8 @@ extension RecordReader {
 public protocol ConfigurableReader: RecordReader {
     /// The format name used in manifests.
     static var format: String { get }
+    /// The media types a fetched file of this format may arrive as when its source names none (`MediaTypes`).
+    static var acceptedMediaTypes: [String] { get }
     /// The reader's options as the manifest writes them.
     associatedtype Options: Decodable
     /// Builds the reader, checking the options (patterns compile, required fields given).
@@ -152,7 +154,9 @@ public protocol ConfigurableReader: RecordReader {
     init(options: Options) throws
 }
 
-/// The formats Kiln can read, by manifest name.
+/// The formats Kiln can read, by manifest name: the one list of them. The manifest's `format`, `kiln fetch`'s
+/// accepted media types, the reader reference pages (docs/reference/readers/) and the fuzz targets (Fuzz/targets/)
+/// follow it (`DeclaredListsTests` holds the docs and the fuzz targets to it).
 public enum ReaderRegistry {
     /// Every built-in reader type.
     public static let readerTypes: [any ConfigurableReader.Type] = [
@@ -163,6 +167,11 @@ public enum ReaderRegistry {
 
     /// The format names, for messages.
     public static var formats: [String] { readerTypes.map { $0.format } }
+
+    /// The media types a fetched file for a source of `format` may arrive as (any, for an unknown format).
+    public static func acceptedMediaTypes(for format: String) -> [String] {
+        readerTypes.first { $0.format == format }?.acceptedMediaTypes ?? MediaTypes.any
+    }
 
     /// Builds the reader for `format` from manifest options.
     /// - Throws: `DecodingError` at `codingPath` when the format is unknown or an option is wrong.

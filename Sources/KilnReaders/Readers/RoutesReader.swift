@@ -11,6 +11,7 @@ import KilnManifest
 /// Each item becomes one record with fields `line`, `name`, `position` and `stop`.
 public struct RoutesReader: ConfigurableReader {
     public static let format = "routes"
+    public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `routes` source.
     public struct Options: Decodable {

@@ -14,6 +14,7 @@ import KilnManifest
 /// table `kiln_row_line(table_name, row_id, line)`; a query column named `_line` gives the record's line.
 public struct SQLiteReader: ConfigurableReader {
     public static let format = "sqlite"
+    public static let acceptedMediaTypes = MediaTypes.any
 
     /// The options a manifest gives an `sqlite` source.
     public struct Options: Decodable {

@@ -7,6 +7,7 @@ import KilnManifest
 /// Reads plain text files line by line through regex extraction in block mode (see `HTMLReader`'s extract mode).
 public struct TextExtractReader: ConfigurableReader {
     public static let format = "text"
+    public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `text` source.
     public struct Options: Decodable {

@@ -15,6 +15,7 @@ import KilnManifest
 /// not after `from` runs past midnight (1440 is added); any other `until` not after `from` is an error.
 public struct TimetableReader: ConfigurableReader {
     public static let format = "timetable"
+    public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `timetable` source.
     public struct Options: Decodable {

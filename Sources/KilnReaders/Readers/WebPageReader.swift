@@ -9,6 +9,7 @@ import KilnManifest
 /// that the target is in the bundle) and an `image` record per image (to check against the shipped assets).
 public struct WebPageReader: ConfigurableReader {
     public static let format = "webpage"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `webpage` source.
     public struct Options: Decodable {

@@ -11,6 +11,7 @@ import KilnManifest
 /// with the order of files.
 public struct WikitextReader: ConfigurableReader {
     public static let format = "wikitext"
+    public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `wikitext` source: `title`, `pageid`, `namespace`, `encoding`, and the
     /// conventions every wikitext reader shares.

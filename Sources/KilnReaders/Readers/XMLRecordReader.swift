@@ -14,6 +14,7 @@ import KilnManifest
 /// with the same records; a file with a DOCTYPE, or a field that needs XPath, goes through the tree reader.
 public struct XMLRecordReader: ConfigurableReader {
     public static let format = "xml"
+    public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives an `xml` source.
     public struct Options: Decodable {

@@ -11,22 +11,13 @@ import KilnManifest
 /// about `defaultMaxBytes` of their text, are in flight; beyond that the reading thread applies outcomes before it hands over
 /// another page.
 ///
-/// `WikiPagePool.workerCount` (`KILN_PAGE_THREADS`) says how many workers a file gets; none: the pages are processed
-/// on the reading thread, with the same code (`WikiPageProcessor.process`).
+/// `ThreadSettings.pageWorkerCount` (the input's `threads`) says how many workers a file gets; none: the pages are
+/// processed on the reading thread, with the same code (`WikiPageProcessor.process`).
 package final class WikiPagePool {
     /// Pages handed over and not yet applied, at most, by default.
     package static let defaultMaxPages = 64
     /// About how many bytes of page text may be in flight by default (a page larger than this goes alone).
     package static let defaultMaxBytes = 16 << 20
-
-    /// How many page workers a file is read with: `KILN_PAGE_THREADS` when set (0: none, the pages are processed on
-    /// the reading thread), else none under `KILN_STAGING_THREADS=1` (a build on one thread), else one per core.
-    package static var workerCount: Int {
-        let environment = ProcessInfo.processInfo.environment
-        if let text = environment["KILN_PAGE_THREADS"], let count = Int(text) { return max(count, 0) }
-        if environment["KILN_STAGING_THREADS"] == "1" { return 0 }
-        return ProcessInfo.processInfo.activeProcessorCount
-    }
 
     private let inputs: [BoundedQueue<WikiPageText>]
     private let outputs: [BoundedQueue<WikiPageOutcome>]
