@@ -131,9 +131,12 @@ package final class HTTPBodyFile {
     /// Creates the file at `url` (removing what was there: a temporary file of this process's own naming).
     /// - Throws: `LibraryFailure` naming the file when it cannot be created.
     package init(_ url: URL) throws {
-        FileCalls.unlink(url.path)
-        descriptor = FileCalls.open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
-        guard descriptor >= 0 else { throw LibraryFailure("cannot create \(url.path): \(SystemError.lastMessage)") }
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
+        var opened = FileCalls.open(url.path, flags, mode: 0o644)
+        // Only when the name is taken (an earlier hop's body): one call on the folder fewer for every other body.
+        if opened < 0, errno == EEXIST, FileCalls.unlink(url.path) { opened = FileCalls.open(url.path, flags, mode: 0o644) }
+        guard opened >= 0 else { throw LibraryFailure("cannot create \(url.path): \(SystemError.lastMessage)") }
+        descriptor = opened
     }
 
     deinit { close() }

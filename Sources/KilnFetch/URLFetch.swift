@@ -41,17 +41,23 @@ struct URLFetch: SnapshotUpdate {
         let saved = URLFetch.savedCopy(for: capture, in: directory, file: job.file)
         result.keptPrevious = saved.exists
         if let checksum = job.checksum { return download(checking: checksum, saved: saved, result: result) }
+        // The folders were made before the workers started (`Fetcher`).
+        let temporary = KilnFileNames.temporary(for: destination)
+        TemporaryFiles.shared.register(temporary)
+        let ending = exchange(result, saved: saved, through: temporary)
+        // A body renamed into place left no temporary file: one call on the folder fewer per URL.
+        if case .finished(let done, _) = ending, done.outcome == .fetched {} else { FileCalls.unlink(temporary.path) }
+        TemporaryFiles.shared.unregister(temporary)
+        return ending
+    }
+
+    /// The requests of the attempt, redirects followed, each body written to `temporary`.
+    private func exchange(_ result: URLResult, saved: SavedCopy, through temporary: URL) -> Ending {
+        var result = result
         let settings = job.settings
         var url = requested
         var redirects = 0
         var firstAddressPublic: Bool?
-        // The folders were made before the workers started (`Fetcher`).
-        let temporary = KilnFileNames.temporary(for: destination)
-        TemporaryFiles.shared.register(temporary)
-        defer {
-            FileCalls.unlink(temporary.path)
-            TemporaryFiles.shared.unregister(temporary)
-        }
         while true {
             var request = HTTPRequest(url: url, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(settings.maxBytes.bytes))
             // Validators for the URL the manifest lists, or the one it last redirected to, and only while the file they
