@@ -187,6 +187,8 @@ final class GTFSExportCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("init", "feed").status, 0)
         var manifest = try String(contentsOf: file("feed/kiln.json5"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertFalse(manifest.contains("servicePeriod"))
+        // In place of the exports kiln init gives a feed, one of the calendar tables as they were given.
+        if let exports = manifest.range(of: "\n  exports: [") { manifest = String(manifest[..<exports.lowerBound]) + "\n}" }
         manifest = String(manifest.dropLast()) + """
               exports: [{ name: "timetable", files: [
                 { path: "calendar.txt", format: "csv", query: "SELECT * FROM calendar ORDER BY service_id" },

@@ -75,8 +75,10 @@ final class OnePassCommandTests: CLITestCase {
         }
     }
 
-    func testAContextFieldMustBeAnAttribute() throws {
-        let manifest = nextBusManifest(context: #"context: { route: { title: "title" } },"#)
+    /// A context field is an attribute of the enclosing element or a simple path below it; anything more (a predicate,
+    /// a step up) is refused when the manifest loads.
+    func testAContextFieldMustBeAnAttributeOrASimplePath() throws {
+        let manifest = nextBusManifest(context: #"context: { route: { title: "../title[1]" } },"#)
         try pipeline("context", manifest, files: ["routeConfig.xml": routeConfig])
         let run = try kiln("build", "context")
         XCTAssertEqual(run.status, 64)
