@@ -10,8 +10,7 @@ import XCTest
 /// wrote (Tests/Fixtures/real/room-schema-warmongr), Kotlin names, the package, FTS4 options as Room spells them.
 final class RoomExportTests: XCTestCase {
     private func fixture(_ path: String = "room-schema-warmongr/1.json") throws -> [String: Any] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/real/" + path)
+        let url = KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/real/" + path)
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         return try XCTUnwrap(document["database"] as? [String: Any])
     }

@@ -71,7 +71,7 @@ final class RegexASCIIPathTests: XCTestCase {
     }
 
     func testShippedPatternsFindTheSameGroupsOnRealLines() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = KilnTestCase.repositoryRoot
         let lines = try ["raw/patras/Timetables_UTF8.txt", "raw/patras/StopsUTF8.txt", "raw/patras/Routes_UTF8.txt"].flatMap {
             try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8).split(separator: "\n").map { String($0) }
         } + ["06:00  08:00  20", "6:00\t7:00\t5", "06:00 08:00 20 ", "1.1 Γραμμή 0", "12.3 Line 4", "Weekdays", "06:00\u{0B}08:00\u{0C}20"]

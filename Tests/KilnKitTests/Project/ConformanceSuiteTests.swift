@@ -265,8 +265,7 @@ final class ConformanceSuiteTests: HostileTestCase {
 
 /// The conformance suites under Tests/Fixtures/conformance and which of their files a run reads.
 enum ConformanceSuite {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/conformance")
+    static let root = KilnTestCase.repositoryRoot.appendingPathComponent("Tests/Fixtures/conformance")
 
     /// True when `KILN_CONFORMANCE=full`: every file of every suite.
     static var isFull: Bool { ProcessInfo.processInfo.environment["KILN_CONFORMANCE"] == "full" }
