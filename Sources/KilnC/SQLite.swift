@@ -1,6 +1,7 @@
 // Over 500 lines on purpose: a connection's and a statement's calls into SQLite, which share its handle and its error
 // mapping. The guards, the sandbox and Swift functions are in SQLite+Guards, SQLite+Sandbox and SQLite+Functions.
 import Foundation
+import Synchronization
 internal import CSQLite
 
 /// A value as SQLite stores it.
@@ -99,26 +100,19 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A flag that one thread raises to stop the SQL another thread runs under `Database.stopping(when:)`.
-///
-/// Unchecked Sendable: `raised` is read and written under `lock` only.
-package final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var raised = false
+package final class StopSignal: Sendable {
+    private let raised = Atomic<Bool>(false)
 
     package init() {}
 
     /// Stops the SQL run under this signal.
     package func raise() {
-        lock.lock()
-        raised = true
-        lock.unlock()
+        raised.store(true, ordering: .releasing)
     }
 
     /// True once the signal was raised.
     package var isRaised: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return raised
+        raised.load(ordering: .acquiring)
     }
 }
 

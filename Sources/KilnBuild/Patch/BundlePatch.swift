@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import KilnC
 import KilnCore
 import KilnManifest
@@ -117,8 +118,11 @@ public enum BundlePatch {
     /// - Throws: `KilnError.validation` naming what differs; `KilnError.io` when the copy cannot be made or written
     ///   (a full `TMPDIR` is no verdict on the patch). Nothing is written then, and the copy and its journal are gone.
     private static func verify(old: URL, new: URL, layout: BundleLayout, label: String, _ apply: (Database) throws -> Void) throws {
-        scratchLock.lock()
-        defer { scratchLock.unlock() }
+        try scratchLock.withLock { _ in try verifyAlone(old: old, new: new, layout: layout, label: label, apply) }
+    }
+
+    /// `verify`, run by one thread at a time (they share the scratch copy's name).
+    private static func verifyAlone(old: URL, new: URL, layout: BundleLayout, label: String, _ apply: (Database) throws -> Void) throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory())
         // `.kiln-patch.sqlite.<pid>.tmp`: a copy a killed `kiln patch` left goes at the next one's verification.
         let scratchFiles = BuildFiles(destination: folder.appendingPathComponent("kiln-patch.sqlite"))
@@ -159,7 +163,7 @@ public enum BundlePatch {
     }
 
     /// One verification at a time in a process: its scratch copy has the process's name (`.kiln-patch.sqlite.<pid>.tmp`).
-    private static let scratchLock = NSLock()
+    private static let scratchLock = Mutex(())
 }
 
 /// How a patch file is applied.
