@@ -48,6 +48,14 @@ package struct HTTPHeader: Sendable, Hashable {
         self.name = name
         self.value = value
     }
+
+    /// The field a header line (`Name: value`, HTTP's or WARC's) holds, its name and value trimmed; `nil` for a line
+    /// without a colon.
+    package init?(line: some StringProtocol) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+        value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+    }
 }
 
 /// What a server answered: the status, the headers of the final response, and what the body cost.
@@ -383,10 +391,8 @@ private func transferHeader(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, 
         state.rawHeader = Data()
     }
     state.rawHeader.append(raw)
-    if !line.hasPrefix("HTTP/"), let colon = line.firstIndex(of: ":") {
-        let name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        state.headers.append(HTTPHeader(name: name, value: value))
+    if !line.hasPrefix("HTTP/"), let header = HTTPHeader(line: line) {
+        state.headers.append(header)
     }
     return length
 }

@@ -117,16 +117,25 @@ public struct WARCImportCounts: Sendable, Encodable, Equatable {
     public var files = 0
     /// Records read, of every type.
     public var records = 0
-    /// Response, resource and revisit records whose URL no source (nor a redirect from one) wants.
-    public var unwanted = 0
     /// Revisit records resolved to the record they refer to.
     public var revisitsResolved = 0
-    /// The indexed records (response, resource, revisit with a URL), by file and number, and those a URL used:
-    /// what `unwanted` counts, kept so that the rounds of an import (`Fetcher.runInRounds`) add up.
+    /// The indexed records (response, resource, revisit with a URL), by file and number, and those a URL used, kept
+    /// so that the rounds of an import (`Fetcher.runInRounds`) add up.
     var indexed: Set<String> = []
     var used: Set<String> = []
 
+    /// Response, resource and revisit records whose URL no source (nor a redirect from one) wants.
+    public var unwanted: Int { indexed.subtracting(used).count }
+
     private enum CodingKeys: String, CodingKey { case files, records, unwanted, revisitsResolved }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(files, forKey: .files)
+        try container.encode(records, forKey: .records)
+        try container.encode(unwanted, forKey: .unwanted)
+        try container.encode(revisitsResolved, forKey: .revisitsResolved)
+    }
 
     /// The counts of two rounds of one import: the same files read again, the records either round used.
     func merged(with other: WARCImportCounts) -> WARCImportCounts {
@@ -134,7 +143,6 @@ public struct WARCImportCounts: Sendable, Encodable, Equatable {
         merged.used.formUnion(other.used)
         merged.indexed.formUnion(other.indexed)
         merged.revisitsResolved += other.revisitsResolved
-        merged.unwanted = merged.indexed.subtracting(merged.used).count
         return merged
     }
 }

@@ -21,7 +21,7 @@ extension SnapshotUpdate {
     var destination: URL { directory.appendingPathComponent(job.file) }
 
     /// A 2xx body: kept when it is whole and fits, left aside when it is the saved file's bytes.
-    func accept(_ result: URLResult, response: HTTPResponse, body: BodyFile, temporary: URL, saved: URLFetch.SavedCopy, finalURL: String) -> URLFetch.Ending {
+    func accept(_ result: URLResult, response: HTTPResponse, body: HTTPBodyFile, temporary: URL, saved: URLFetch.SavedCopy, finalURL: String) -> URLFetch.Ending {
         let contentType = response.header("Content-Type")
         guard FetchSettings.accepts(contentType, job.contentTypes) else {
             return .finished(failing(result, reason: "the response is \(contentType ?? "untyped"), which does not fit the source (contentTypes: \(job.contentTypes.joined(separator: ", ")))"), nil)

@@ -66,9 +66,9 @@ struct URLFetch: SnapshotUpdate {
             if validated { request.headers = URLFetch.validators(for: capture, in: directory) }
             request.refuseNonPublicAddresses = firstAddressPublic == true
             request.keepsRequestHeader = archive != nil
-            let body: BodyFile
+            let body: HTTPBodyFile
             do {
-                body = try BodyFile(temporary)
+                body = try HTTPBodyFile(temporary)
             } catch {
                 return .finished(failing(result, reason: "cannot write \(temporary.path): \(error)"), nil)
             }
@@ -203,6 +203,3 @@ struct URLFetch: SnapshotUpdate {
         return result
     }
 }
-
-/// A response body on its way to disk (the C layer's `HTTPBodyFile`, which libcurl writes to without a copy).
-typealias BodyFile = HTTPBodyFile

@@ -27,7 +27,7 @@ final class WARCArchive: Sendable {
     }
 
     private struct Output {
-        var file: BodyFile?
+        var file: HTTPBodyFile?
         var records = 0
         var failure: String?
     }
@@ -44,10 +44,10 @@ final class WARCArchive: Sendable {
         temporary = KilnFileNames.temporary(for: destination)
         compressed = destination.pathExtension.lowercased() == "gz"
         TemporaryFiles.shared.register(temporary)
-        let file: BodyFile
+        let file: HTTPBodyFile
         do {
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            file = try BodyFile(temporary)
+            file = try HTTPBodyFile(temporary)
         } catch {
             TemporaryFiles.shared.unregister(temporary)
             throw KilnError.io("cannot write the WARC file \(destination.path): \(error)")
@@ -74,7 +74,7 @@ final class WARCArchive: Sendable {
     /// `revisiting` (the URL and capture time of the copy a 304 confirmed).
     /// `date`: when the response arrived, as the capture record writes it.
     func archive(target: String, date: String = CaptureRecord.timestamp(Date()), response: HTTPResponse, body: Body, revisiting: (url: String, date: String)? = nil) {
-        let (block, _) = responseBlock(response, body: body)
+        let block = responseBlock(response, body: body)
         var header = WARCFormat.Header()
         header.add("WARC-Type", revisiting == nil ? "response" : "revisit")
         header.add("WARC-Date", date)
@@ -111,7 +111,7 @@ final class WARCArchive: Sendable {
     /// - Throws: `KilnError.io` when a record could not be written or the file cannot be put in place (the temporary
     ///   file is removed).
     func finish() throws {
-        let (file, failure) = output.withLock { output -> (BodyFile?, String?) in
+        let (file, failure) = output.withLock { output -> (HTTPBodyFile?, String?) in
             defer { output.file = nil }
             return (output.file, output.failure)
         }
@@ -131,7 +131,7 @@ final class WARCArchive: Sendable {
 
     /// Drops the file written so far (a fetch that could not run): an earlier archive of that name stays.
     func discard() {
-        let file = output.withLock { output -> BodyFile? in
+        let file = output.withLock { output -> HTTPBodyFile? in
             defer { output.file = nil }
             return output.file
         }
@@ -143,22 +143,22 @@ final class WARCArchive: Sendable {
     /// The number of records written so far.
     var records: Int { output.withLock { $0.records } }
 
-    /// The response's HTTP header as archived (see the type's comment), and the body's length.
-    private func responseBlock(_ response: HTTPResponse, body: Body) -> (Data, Int64) {
-        if case .none = body { return (response.rawHeader, 0) }
+    /// The response's HTTP header as archived (see the type's comment).
+    private func responseBlock(_ response: HTTPResponse, body: Body) -> Data {
+        if case .none = body { return response.rawHeader }
         let length = WARCArchive.length(of: body)
         let lines = WARCFormat.lines(of: response.rawHeader)
         func named(_ line: String, _ name: String) -> Bool { line.lowercased().hasPrefix(name + ":") }
         let encoded = lines.contains { named($0, "content-encoding") || named($0, "transfer-encoding") }
         let lengthStated = lines.contains { named($0, "content-length") && $0.dropFirst(15).trimmingCharacters(in: .whitespaces) == "\(length)" }
-        guard encoded || !lengthStated else { return (response.rawHeader, length) }
+        guard encoded || !lengthStated else { return response.rawHeader }
         var text = ""
         for line in lines {
             let renamed = named(line, "content-encoding") || named(line, "transfer-encoding") || named(line, "content-length")
             text += (renamed ? "X-Archive-Orig-" : "") + line + "\r\n"
         }
         text += "Content-Length: \(length)\r\n\r\n"
-        return (Data(text.utf8), length)
+        return Data(text.utf8)
     }
 
     private static func length(of body: Body) -> Int64 {

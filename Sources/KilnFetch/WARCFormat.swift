@@ -85,9 +85,7 @@ enum WARCFormat {
         guard let first = lines.first else { return ("", []) }
         var fields: [HTTPHeader] = []
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields.append(HTTPHeader(name: String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                                     value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            if let field = HTTPHeader(line: line) { fields.append(field) }
         }
         return (first, fields)
     }

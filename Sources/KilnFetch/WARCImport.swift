@@ -86,7 +86,6 @@ public enum WARCImport {
         }
         counts.indexed = Set(byURI.values.joined().map(\.key))
         counts.used = used
-        counts.unwanted = counts.indexed.subtracting(used).count
         if options.dryRun {
             for choice in choices {
                 results.append(URLResult(source: choice.job.source, url: choice.job.url, file: choice.job.file, outcome: .planned,
@@ -239,8 +238,8 @@ public enum WARCImport {
                 FileCalls.unlink(temporary.path)
                 TemporaryFiles.shared.unregister(temporary)
             }
-            let body: BodyFile
-            do { body = try BodyFile(temporary) } catch {
+            let body: HTTPBodyFile
+            do { body = try HTTPBodyFile(temporary) } catch {
                 state.finish(update.failing(result, reason: "cannot write \(temporary.path): \(error)"))
                 continue
             }
@@ -273,7 +272,7 @@ public enum WARCImport {
 
     /// Writes the body of `record` (an HTTP response or a resource) to `body`, de-chunked and decoded; the reason when
     /// it cannot be.
-    private static func extract(_ record: Entry, from reader: WARCReader, into body: BodyFile) throws -> String? {
+    private static func extract(_ record: Entry, from reader: WARCReader, into body: HTTPBodyFile) throws -> String? {
         if record.type == "response", try reader.readHTTPHeader() == nil { return "the record's HTTP header has no end" }
         let chunked = record.header("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
         let encoding = record.header("Content-Encoding")?.lowercased().trimmingCharacters(in: .whitespaces) ?? "identity"
@@ -308,7 +307,7 @@ public enum WARCImport {
         return decoder.finish()
     }
 
-    private static func copy(_ source: URL, into body: BodyFile) -> String? {
+    private static func copy(_ source: URL, into body: HTTPBodyFile) -> String? {
         guard let handle = try? FileHandle(forReadingFrom: source) else { return "cannot read \(source.path) back" }
         defer { try? handle.close() }
         while let chunk = try? handle.read(upToCount: 256 * 1024), !chunk.isEmpty {
@@ -336,10 +335,10 @@ private struct ImportedCopy: SnapshotUpdate {
 
 /// A recorded body on its way to its file: decoded when it has a Content-Encoding, in bounded steps.
 private final class PayloadDecoder {
-    private let body: BodyFile
+    private let body: HTTPBodyFile
     private let decompressor: StreamDecompressor?
 
-    init(body: BodyFile, decompressor: StreamDecompressor?) {
+    init(body: HTTPBodyFile, decompressor: StreamDecompressor?) {
         self.body = body
         self.decompressor = decompressor
     }

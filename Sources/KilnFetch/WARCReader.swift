@@ -63,9 +63,8 @@ final class WARCReader {
                 header.fields[header.fields.count - 1].value += " " + text.trimmingCharacters(in: .whitespaces)
                 continue
             }
-            guard let colon = text.firstIndex(of: ":") else { throw failure("a header line of the record at byte \(offset) has no colon: \"\(text.prefix(60))\"") }
-            header.fields.append((String(text[..<colon]).trimmingCharacters(in: .whitespaces),
-                                  String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            guard let field = HTTPHeader(line: text) else { throw failure("a header line of the record at byte \(offset) has no colon: \"\(text.prefix(60))\"") }
+            header.fields.append((field.name, field.value))
         }
         guard let lengthText = header.value("Content-Length"), let length = Int64(lengthText), length >= 0 else {
             throw failure("the record at byte \(offset) has no valid Content-Length")

@@ -50,17 +50,9 @@ package struct BuildFiles {
     /// `removeStale` for many files at once (the files `kiln fetch` saves): each folder is listed once.
     @discardableResult
     package static func removeStale(of destinations: [URL]) -> [URL] {
-        var removed: [URL] = []
-        for (folder, files) in Dictionary(grouping: destinations, by: { $0.deletingLastPathComponent() }).sorted(by: { $0.key.path < $1.key.path }) {
-            let names = Set(files.map(\.lastPathComponent))
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for entry in entries.sorted() where entry.hasPrefix(".") {
-                guard let process = names.lazy.compactMap({ owner(of: entry, name: $0) }).first, !isRunning(process) else { continue }
-                let url = folder.appendingPathComponent(entry)
-                if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
-            }
+        Dictionary(grouping: destinations, by: { $0.deletingLastPathComponent() }).sorted(by: { $0.key.path < $1.key.path }).flatMap { folder, files in
+            sweep(folder, names: Set(files.map(\.lastPathComponent)))
         }
-        return removed
     }
 
     /// Removes the staging databases of any bundle in the folder (`.<name>.staging.<pid>.sqlite` and its full-text
@@ -84,13 +76,18 @@ package struct BuildFiles {
     /// them.
     @discardableResult
     package static func removeStaleTemporaries(in folder: URL) -> [URL] {
+        sweep(folder, names: nil)
+    }
+
+    /// Removes the temporary files in `folder` of the files `names` (any file: `nil`) whose process is gone.
+    private static func sweep(_ folder: URL, names: Set<String>?) -> [URL] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var removed: [URL] = []
         for entry in entries.sorted() where entry.hasPrefix(".") {
             // The file's own name is what lies between the leading dot and one of the later dots.
-            let dots = entry.indices.dropFirst(2).filter { entry[$0] == "." }
-            guard let process = dots.lazy.compactMap({ owner(of: entry, name: String(entry[entry.index(after: entry.startIndex)..<$0])) }).first,
-                  !isRunning(process) else { continue }
+            let candidates = names.map(Array.init) ?? entry.indices.dropFirst(2).filter { entry[$0] == "." }
+                .map { String(entry[entry.index(after: entry.startIndex)..<$0]) }
+            guard let process = candidates.lazy.compactMap({ owner(of: entry, name: $0) }).first, !isRunning(process) else { continue }
             let url = folder.appendingPathComponent(entry)
             if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
         }
