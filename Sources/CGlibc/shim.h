@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 /* Limits the malloc arenas to `count` (glibc's default is eight per core: one per thread that allocates). */
@@ -44,6 +45,22 @@ static inline int kiln_sync_file_system(int fd) { return (int)syscall(SYS_syncfs
    across file systems). The system call, because glibc declares its wrapper only under _GNU_SOURCE. */
 static inline int kiln_rename_exchange(const char *first, const char *second) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */);
+}
+
+/* Opens a new file with no name in the folder `folder` for writing (open(2) with O_TMPFILE, mode `mode`): it gets a
+   name only when `kiln_link_descriptor` gives it one, and vanishes when closed without one. -1 with errno where the
+   file system or kernel cannot (EOPNOTSUPP, EISDIR, EINVAL). __O_TMPFILE, because glibc names O_TMPFILE only under
+   _GNU_SOURCE. */
+static inline int kiln_open_unnamed(const char *folder, unsigned int mode) {
+    return open(folder, __O_TMPFILE | O_WRONLY | O_CLOEXEC, (mode_t)mode);
+}
+
+/* Gives the open file `fd` the name `path` (linkat(2) through /proc/self/fd, which needs no privilege where
+   AT_EMPTY_PATH does): 0 on success, -1 with errno (EEXIST when the name is taken). */
+static inline int kiln_link_descriptor(int fd, const char *path) {
+    char name[32];
+    snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, name, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
 /* The width in columns of the terminal open on `descriptor`; 0 when it is not a terminal or its size is not set. */

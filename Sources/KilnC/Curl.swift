@@ -130,21 +130,52 @@ package struct HTTPTransferError: Error, CustomStringConvertible, Sendable {
 package final class HTTPBodyFile {
     private let descriptor: Int32
     private let hasher = SHA256Digest()
+    /// True when the body is a file without a name (`FileCalls.openUnnamed`): it gets one only from `link(as:)`, and
+    /// a body that is not kept leaves nothing behind to remove.
+    package let isUnnamed: Bool
     /// The bytes written so far.
     package private(set) var bytes: Int64 = 0
     /// Why a write failed, once one did.
     package private(set) var failure: String?
     private var closed = false
 
+    private init(descriptor: Int32, isUnnamed: Bool) {
+        self.descriptor = descriptor
+        self.isUnnamed = isUnnamed
+    }
+
     /// Creates the file at `url` (removing what was there: a temporary file of this process's own naming).
     /// - Throws: `LibraryFailure` naming the file when it cannot be created.
-    package init(_ url: URL) throws {
+    package convenience init(_ url: URL) throws {
         let flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC
         var opened = FileCalls.open(url.path, flags, mode: 0o644)
         // Only when the name is taken (an earlier hop's body): one call on the folder fewer for every other body.
         if opened < 0, errno == EEXIST, FileCalls.unlink(url.path) { opened = FileCalls.open(url.path, flags, mode: 0o644) }
         guard opened >= 0 else { throw LibraryFailure("cannot create \(url.path): \(SystemError.lastMessage)") }
-        descriptor = opened
+        self.init(descriptor: opened, isUnnamed: false)
+    }
+
+    /// A file without a name in `folder`, or the file at `named` where the file system cannot make one: no entry in
+    /// the folder until the body is kept (`link(as:)`), and none to remove when it is not.
+    /// - Throws: `LibraryFailure` naming the file when neither can be created.
+    package convenience init(unnamedIn folder: URL, orAt named: URL) throws {
+        let opened = FileCalls.openUnnamed(in: folder.path)
+        if opened >= 0 {
+            self.init(descriptor: opened, isUnnamed: true)
+        } else {
+            try self.init(named)
+        }
+    }
+
+    /// True when the unnamed body got the name `path`; false with `errno` set (`EEXIST` when the name is taken), or
+    /// for a named body.
+    package func link(as path: String) -> Bool {
+        isUnnamed && !closed && FileCalls.link(descriptor: descriptor, as: path)
+    }
+
+    /// Starts writing the body to disk without waiting (`DescriptorSync.startWriteback`), while it is open.
+    package func startWriteback() {
+        if !closed { _ = DescriptorSync.startWriteback(descriptor) }
     }
 
     deinit { close() }
@@ -167,7 +198,7 @@ package final class HTTPBodyFile {
         return true
     }
 
-    /// Closes the file (again: nothing).
+    /// Closes the file (again: nothing); an unnamed body not linked is gone.
     package func close() {
         guard !closed else { return }
         closed = true

@@ -279,6 +279,18 @@ package enum FileCalls {
         Glibc.link(existing, new) == 0
     }
 
+    /// A descriptor of a new file without a name in `folder`, open for writing (`O_TMPFILE`), or -1 with `errno` set
+    /// where the file system cannot make one (then a named temporary file does the job).
+    package static func openUnnamed(in folder: String, mode: UInt32 = 0o644) -> Int32 {
+        kiln_open_unnamed(folder, mode)
+    }
+
+    /// True when the file open on `descriptor` (one `openUnnamed` made) got the name `path`; false with `errno` set,
+    /// `EEXIST` when the name is taken (a link never replaces).
+    package static func link(descriptor: Int32, as path: String) -> Bool {
+        kiln_link_descriptor(descriptor, path) == 0
+    }
+
     /// True when `source` was renamed to `destination` (replacing it in one step).
     package static func rename(_ source: String, to destination: String) -> Bool {
         Glibc.rename(source, destination) == 0

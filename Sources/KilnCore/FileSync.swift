@@ -56,6 +56,31 @@ package enum FileSync {
         if syncingFolder { try? fsync(destination.deletingLastPathComponent()) }
     }
 
+    /// Puts `body` at `destination` without syncing (a fetch syncs the file system once at its end) and starts its
+    /// writeback. An unnamed body is linked there when the name is free: one call on the folder, and nothing replaced.
+    /// Otherwise — a named body at `temporary`, or a name already taken — the body is renamed into place from
+    /// `temporary` under `move`'s guard.
+    /// - Throws: `KilnError.io` when `destination` is not Kiln's to replace or the link or rename fails.
+    package static func place(_ body: HTTPBodyFile, at destination: URL, through temporary: URL) throws {
+        if body.isUnnamed {
+            try checkReplaceable(destination)
+            if body.link(as: destination.path) {
+                body.startWriteback()
+                return
+            }
+            guard errno == EEXIST else { throw KilnError.io("cannot save \(destination.path): \(SystemError.lastMessage)") }
+            FileCalls.unlink(temporary.path)
+            guard body.link(as: temporary.path) else { throw KilnError.io("cannot write \(temporary.path): \(SystemError.lastMessage)") }
+        }
+        do {
+            try move(temporary, to: destination, syncingFolder: false)
+        } catch {
+            if body.isUnnamed { FileCalls.unlink(temporary.path) }
+            throw error
+        }
+        body.startWriteback()
+    }
+
     /// Puts the folder `filled` (a sibling of `destination`, its files synced) where the folder `destination` is: a
     /// rename when there is none, a swap in one step (`FileCalls.exchange`) when there is, after which `filled` holds
     /// the old files. The guard of `move` applies to each of `members` in `destination`, the files this replaces.

@@ -36,10 +36,9 @@ extension SnapshotUpdate {
             return .finished(failing(result, reason: "the new body has \(body.bytes) bytes, less than \(share)% of the saved copy's \(saved.bytes) (minSizeShare): a page that lost most of itself is not taken"), nil)
         }
         do {
-            // Renamed whole into place; the fetch syncs the file system once at its end (`Fetcher`), and the disk starts
+            // Put whole into place; the fetch syncs the file system once at its end (`Fetcher`), and the disk starts
             // on this file now, while the next bodies arrive, so that the sync has less left to wait for.
-            try FileSync.move(temporary, to: destination, syncingFolder: false)
-            FileSync.startWriteback(destination)
+            try FileSync.place(body, at: destination, through: temporary)
         } catch {
             return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
         }

@@ -68,14 +68,15 @@ struct URLFetch: SnapshotUpdate {
             request.keepsRequestHeader = archive != nil
             let body: HTTPBodyFile
             do {
-                body = try HTTPBodyFile(temporary)
+                // Unnamed unless an archive reads the body back by its name: kept, it takes one call on the folder.
+                body = archive == nil ? try HTTPBodyFile(unnamedIn: temporary.deletingLastPathComponent(), orAt: temporary) : try HTTPBodyFile(temporary)
             } catch {
                 return .finished(failing(result, reason: "cannot write \(temporary.path): \(error)"), nil)
             }
             let response: HTTPResponse
             do {
+                // Left open: an unnamed body is linked into place by its descriptor (`FileSync.place`).
                 response = try client.get(request, into: body)
-                body.close()
             } catch let error as HTTPTransferError {
                 body.close()
                 result.requests += 1

@@ -250,7 +250,6 @@ public enum WARCImport {
                 // Another URL chose the same record: its bytes are in the first one's file.
                 problem = copy(update.directory.appendingPathComponent(choices[0].job.file), into: body)
             }
-            body.close()
             if let problem {
                 state.finish(update.failing(result, reason: problem))
                 continue

@@ -26,6 +26,10 @@ final class OutputGuardTests: KilnTestCase {
         // open(2) creating a file: the build lock, and kiln fetch's body and partial download, each put in place by
         // FileSync.move.
         ("O_CREAT", ["KilnCore/BuildLock.swift", "KilnC/Curl.swift", "KilnFetch/URLFetch+Checksum.swift"]),
+        // A body written to a file without a name gets one only through FileSync.place, which guards the name first.
+        ("linkat(", []),
+        ("FileCalls.link(descriptor", ["KilnC/Curl.swift"]),
+        (".link(as:", ["KilnCore/FileSync.swift"]),
         // A patch is made and applied on a scratch copy of the bundle, renamed into place by FileSync.replace; the
         // staging file (a scratch file, never put in place) may start as a copy of a build-cache entry; the bundle's
         // temporary file may start as a copy of a kept one (renamed into place by FileSync.move at the commit), and a
