@@ -70,6 +70,6 @@ package enum KilnFileNames {
     }
 
     private static func hidden(_ destination: URL, _ suffix: String) -> URL {
-        destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent)\(suffix)")
+        destination.deletingLastPathComponent().appendingFile(".\(destination.lastPathComponent)\(suffix)")
     }
 }

@@ -147,3 +147,11 @@ public struct OutputNames: Sendable, Equatable {
     /// What the bundle is called where another output would overwrite it: "the bundle (--out)" when the caller named it.
     package var bundleRole: String { output.hasPrefix("-") ? "the bundle (\(output))" : "the bundle" }
 }
+
+extension URL {
+    /// The URL of the file `name` (a relative path) in this folder, made without asking the file system whether it
+    /// is a folder — which `appendingPathComponent` does, one `stat` per call: a fetch makes several per URL.
+    package func appendingFile(_ name: String) -> URL {
+        appending(path: name, directoryHint: .notDirectory)
+    }
+}

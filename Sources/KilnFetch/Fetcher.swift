@@ -131,8 +131,8 @@ public enum Fetcher {
     /// process no longer running); a dump's `.<name>.partial` stays, to be resumed.
     /// - Throws: `KilnError.io` naming the folder that cannot be made.
     static func prepareFolders(for plan: FetchPlan) throws {
-        defer { BuildFiles.removeStale(of: plan.jobs.map { plan.directory.appendingPathComponent($0.file) }) }
-        for folder in Set(plan.jobs.map { plan.directory.appendingPathComponent($0.file).deletingLastPathComponent().path }).sorted() {
+        defer { BuildFiles.removeStale(of: plan.jobs.map { plan.directory.appendingFile($0.file) }) }
+        for folder in Set(plan.jobs.map { plan.directory.appendingFile($0.file).deletingLastPathComponent().path }).sorted() {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {

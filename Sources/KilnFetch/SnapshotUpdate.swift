@@ -18,7 +18,7 @@ protocol SnapshotUpdate {
 }
 
 extension SnapshotUpdate {
-    var destination: URL { directory.appendingPathComponent(job.file) }
+    var destination: URL { directory.appendingFile(job.file) }
 
     /// A 2xx body: kept when it is whole and fits, left aside when it is the saved file's bytes.
     func accept(_ result: URLResult, response: HTTPResponse, body: HTTPBodyFile, temporary: URL, saved: URLFetch.SavedCopy, finalURL: String) -> URLFetch.Ending {

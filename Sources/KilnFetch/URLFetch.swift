@@ -189,7 +189,7 @@ struct URLFetch: SnapshotUpdate {
     }
 
     static func savedCopy(for capture: CaptureRecord.Capture?, in directory: URL, file: String) -> SavedCopy {
-        let url = directory.appendingPathComponent(file)
+        let url = directory.appendingFile(file)
         guard OutputPath.entryKind(url, followingLinks: false) == .regular, let status = FileStatus(path: url.path, followingLinks: false) else { return SavedCopy() }
         var copy = SavedCopy(exists: true, bytes: status.size)
         copy.sha256 = (try? FileDigest.sha256(of: url)) ?? ""
@@ -200,7 +200,7 @@ struct URLFetch: SnapshotUpdate {
     /// A URL robots.txt disallows: nothing is requested, and an earlier copy stays.
     static func disallowed(_ job: FetchJob, capture: CaptureRecord.Capture?, in directory: URL) -> URLResult {
         var result = URLResult(source: job.source, url: job.url, file: job.file, outcome: .disallowed)
-        result.keptPrevious = FileStatus(path: directory.appendingPathComponent(job.file).path, followingLinks: false) != nil
+        result.keptPrevious = FileStatus(path: directory.appendingFile(job.file).path, followingLinks: false) != nil
         return result
     }
 }

@@ -80,7 +80,7 @@ public enum WARCImport {
                     continue
                 }
                 var result = URLResult(source: job.source, url: job.url, file: job.file, outcome: .failed, reason: reason.message)
-                result.keptPrevious = FileStatus(path: plan.directory.appendingPathComponent(job.file).path, followingLinks: false) != nil
+                result.keptPrevious = FileStatus(path: plan.directory.appendingFile(job.file).path, followingLinks: false) != nil
                 results.append(result)
             }
         }
