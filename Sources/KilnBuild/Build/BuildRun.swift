@@ -357,8 +357,8 @@ final class BuildRun {
                 comparison = try Builder.compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
                                                  userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
             }
-        } catch KilnError.validation(let message) {
-            log.report(.bundle, message)
+        } catch KilnError.validation(let failure) {
+            log.report(Diagnostic(code: .bundle, failure))
         }
     }
 

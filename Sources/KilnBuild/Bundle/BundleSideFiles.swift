@@ -85,17 +85,15 @@ package enum BundleSideFiles {
         if held { throw lockedError(bundle) }
     }
 
-    /// The words that say a bundle is held by another process, in `lockedError`.
-    package static let lockedPhrase = "is locked by another process"
-
     /// The error for a bundle another process holds.
     package static func lockedError(_ url: URL) -> KilnError {
-        .io("\(url.relativePath) \(lockedPhrase) (an app or a database browser has it open); close it and try again")
+        .io(IOFailure("\(url.relativePath) is locked by another process (an app or a database browser has it open); close it and try again",
+                      path: url.relativePath, operation: .lock, heldElsewhere: true))
     }
 
     /// True for `lockedError`'s errors.
     package static func isLocked(_ error: KilnError) -> Bool {
-        if case .io(let message) = error { return message.contains(lockedPhrase) }
+        if case .io(let failure) = error { return failure.heldElsewhere }
         return false
     }
 }

@@ -29,8 +29,8 @@ public struct BundleChecker {
         let path: String
         do {
             path = try ManifestLocation.require(explicit: manifestPath, bundle: url)
-        } catch KilnError.validation(let sentence) {
-            return unusable(url, sentence, manifest: nil)
+        } catch KilnError.validation(let failure) {
+            return unusable(url, failure.message, manifest: nil)
         }
         return try BundleChecker(pipeline: try ManifestLoader.load(path, resolvingInputs: false)).check(url)
     }
@@ -42,8 +42,8 @@ public struct BundleChecker {
         let database: Database
         do {
             database = try BundleFile.open(url)
-        } catch KilnError.validation(let sentence) {
-            return BundleChecker.unusable(url, sentence, manifest: manifestPath)
+        } catch KilnError.validation(let failure) {
+            return BundleChecker.unusable(url, failure.message, manifest: manifestPath)
         }
         var results = [CheckResult(category: .file, name: "SQLite file of bundle \(manifest.bundle)")]
         // A bundle is data Kiln did not necessarily write (a doctored file can hold a table replaced by an endless
