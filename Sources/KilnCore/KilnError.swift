@@ -63,6 +63,28 @@ public struct IOFailure: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { message }
+
+    /// The failure of the system call just made, `operation` on `path`: `what`, a colon and the system's sentence for
+    /// `errno` (read before anything else can change it).
+    package static func lastSystemError(_ what: String, path: String, operation: IOOperation) -> IOFailure {
+        let code = Foundation.errno
+        return IOFailure("\(what): \(SystemError.message(code))", path: path, operation: operation, errno: code)
+    }
+
+    /// The failure `what` of `operation` on `path` after Foundation's `error`: its sentence after a colon, and the
+    /// system's error number inside it when there is one.
+    package static func foundation(_ what: String, path: String, operation: IOOperation, _ error: Error) -> IOFailure {
+        IOFailure("\(what): \(error.localizedDescription)", path: path, operation: operation, errno: systemCode(error))
+    }
+
+    /// The POSIX error number inside a Foundation error, if there is one.
+    package static func systemCode(_ error: Error?) -> Int32? {
+        guard let error else { return nil }
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain { return Int32(underlying.code) }
+        return nil
+    }
 }
 
 /// Inputs or a bundle that failed validation: the sentence, and where known the file, line and column, and the value

@@ -297,7 +297,7 @@ public struct BundleChecker {
                 }
                 results.append(result(.rules, name, url, log.diagnostics, notStored: log.tally.notStored))
             } catch let error as SQLiteError {
-                if error.message.hasPrefix("no such table: "), case let table = String(error.message.dropFirst(15)), manifest.table(table) != nil {
+                if let table = error.missingTable, manifest.table(table) != nil {
                     results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))
                 } else {
                     results.append(result(.rules, name, url, [finding(.checkRule, "rule \(rule.code) (\(keyPath)) cannot run on the bundle: SQLite says \(error.message)")]))

@@ -140,7 +140,9 @@ public enum BundlePatch {
         }
         // No room or memory for the copy is an I/O error: it says nothing of the patch.
         func noRoom(_ error: SQLiteError) -> KilnError {
-            KilnError.io(TemporaryFolder.storageFailure(error, writing: "a copy of \(old.relativePath) in \(folder.path) to check \(label)", in: folder) + "; nothing was written")
+            var failure = TemporaryFolder.storageFailure(error, writing: "a copy of \(old.relativePath) in \(folder.path) to check \(label)", in: folder)
+            failure.message += "; nothing was written"
+            return KilnError.io(failure)
         }
         let database = try BundleFile.openCopy(scratch, of: [old, new])
         defer { try? database.close() }
