@@ -77,12 +77,15 @@ public struct IOFailure: Error, CustomStringConvertible, Sendable {
         IOFailure("\(what): \(error.localizedDescription)", path: path, operation: operation, errno: systemCode(error))
     }
 
-    /// The POSIX error number inside a Foundation error, if there is one.
+    /// The POSIX error number of `error` or of the error under it (Foundation's file errors hold the system's as a
+    /// `POSIXError`), if there is one.
     package static func systemCode(_ error: Error?) -> Int32? {
         guard let error else { return nil }
         let ns = error as NSError
         if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain { return Int32(underlying.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? Error, case let inner = underlying as NSError, inner.domain == NSPOSIXErrorDomain {
+            return Int32(inner.code)
+        }
         return nil
     }
 }

@@ -100,7 +100,7 @@ public struct Exporter {
         let database = try BundleFile.open(bundle)
         let bundleName = try BundleFile.name(of: bundle)
         guard bundleName == manifest.bundle else {
-            throw KilnError.validation("\(bundle.relativePath) is a bundle of pipeline \"\(bundleName)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+            throw BundleFile.foreign(bundle, name: bundleName, manifest: manifest)
         }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
