@@ -71,6 +71,12 @@ public struct IOFailure: Error, CustomStringConvertible, Sendable {
         return IOFailure("\(what): \(SystemError.message(code))", path: path, operation: operation, errno: code)
     }
 
+    /// The failure `what` of `operation` on `path` (`nil`: standard output) after a write's `failure`: its sentence
+    /// after a colon, and its `errno`.
+    package static func written(_ what: String, path: String?, _ failure: DescriptorWrite.Failure) -> IOFailure {
+        IOFailure("\(what): \(failure.message)", path: path, operation: .write, errno: failure.code)
+    }
+
     /// The failure `what` of `operation` on `path` after Foundation's `error`: its sentence after a colon, and the
     /// system's error number inside it when there is one.
     package static func foundation(_ what: String, path: String, operation: IOOperation, _ error: Error) -> IOFailure {
