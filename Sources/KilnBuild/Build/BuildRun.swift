@@ -121,7 +121,7 @@ final class BuildRun {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot create the output folder \(folder.path)", path: folder.path, operation: .create, error))
         }
         let options = options, output = output
         lock = try files.lock(timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }

@@ -162,7 +162,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot create \(folder.path)", path: folder.path, operation: .create, error))
             }
         }
         return try files.map { name, text in

@@ -105,7 +105,7 @@ public struct Exporter {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot create \(folder.path)", path: folder.path, operation: .create, error))
         }
         let export = manifest.exports[index]
         var parameters = try export.parameters.mapValues { value -> SQLValue in
@@ -274,7 +274,7 @@ package final class TextFileSink {
             try handle.close()
         } catch {
             abandon()
-            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot write \(url.path)", path: url.path, operation: .write, error))
         }
     }
 

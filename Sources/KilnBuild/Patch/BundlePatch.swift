@@ -136,7 +136,9 @@ public enum BundlePatch {
         }
         try? FileManager.default.removeItem(at: scratch)
         do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
-            throw KilnError.io("cannot copy \(old.relativePath) into \(folder.path) to check the patches: \(error.localizedDescription); nothing was written")
+            var failure = IOFailure.foundation("cannot copy \(old.relativePath) into \(folder.path) to check the patches", path: old.path, operation: .copy, error)
+            failure.message += "; nothing was written"
+            throw KilnError.io(failure)
         }
         // No room or memory for the copy is an I/O error: it says nothing of the patch.
         func noRoom(_ error: SQLiteError) -> KilnError {

@@ -85,7 +85,7 @@ public enum PatchApplier {
         // The patched copy replaces the bundle only once its content digest is the manifest's.
         return try FileSync.write(bundle) { temporary in
             do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
-                throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot copy \(bundle.path) to patch it", path: bundle.path, operation: .copy, error))
             }
             let database = try BundleFile.openCopy(temporary, of: [bundle])
             do {
