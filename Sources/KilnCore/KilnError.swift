@@ -30,7 +30,8 @@ public enum KilnError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// What Kiln was doing to a file when the system refused it.
+/// What Kiln was doing to a file when the system refused it: opening, reading, writing, creating (a folder, a lock
+/// file), renaming into place, removing, syncing to disk, locking, copying.
 public enum IOOperation: String, Sendable {
     case open, read, write, create, rename, remove, sync, lock, copy
 }
@@ -40,7 +41,8 @@ public enum IOOperation: String, Sendable {
 public struct IOFailure: Error, CustomStringConvertible, Sendable {
     /// The sentence, e.g. `cannot read raw/a.csv: permission denied`.
     public var message: String
-    /// The file or folder the operation was on, as the sentence names it; `nil` when there is no one file.
+    /// The file or folder the operation was on, as Kiln gave it to the system (the sentence may show it relative to
+    /// the current folder); `nil` when there is no one file.
     public var path: String?
     /// What was being done; `nil` when the sentence is all that is known.
     public var operation: IOOperation?

@@ -89,7 +89,7 @@ package enum BundleSideFiles {
     /// The error for a bundle another process holds.
     package static func lockedError(_ url: URL) -> KilnError {
         .io(IOFailure("\(url.relativePath) is locked by another process (an app or a database browser has it open); close it and try again",
-                      path: url.relativePath, operation: .lock, heldElsewhere: true))
+                      path: url.path, operation: .lock, heldElsewhere: true))
     }
 
     /// True for `lockedError`'s errors.

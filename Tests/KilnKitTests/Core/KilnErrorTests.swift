@@ -81,6 +81,9 @@ final class KilnErrorTests: KilnTestCase {
         XCTAssertEqual(failure?.errno, EWOULDBLOCK)
         // A bundle another process holds is told by the flag, not by the words of its sentence.
         let bundle = temporaryDirectory.appendingPathComponent("app.sqlite")
+        guard case .io(let locked) = BundleSideFiles.lockedError(bundle) else { return XCTFail("not an I/O error") }
+        XCTAssertEqual(locked.path, bundle.path)
+        XCTAssertEqual(locked.operation, .lock)
         XCTAssertTrue(BundleSideFiles.isLocked(BundleSideFiles.lockedError(bundle)))
         XCTAssertFalse(BundleSideFiles.isLocked(.io(BundleSideFiles.lockedError(bundle).description)))
     }
