@@ -85,10 +85,11 @@ public struct IOFailure: Error, CustomStringConvertible, Sendable {
         IOFailure("\(what): \(error.localizedDescription)", path: path, operation: operation, errno: systemCode(error))
     }
 
-    /// The POSIX error number of `error` or of the error under it (Foundation's file errors hold the system's as a
-    /// `POSIXError`), if there is one.
+    /// The POSIX error number of `error` (an `IOFailure`'s own) or of the error under it (Foundation's file errors
+    /// hold the system's as a `POSIXError`), if there is one.
     package static func systemCode(_ error: Error?) -> Int32? {
         guard let error else { return nil }
+        if case KilnError.io(let failure) = error { return failure.errno }
         let ns = error as NSError
         if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? Error, case let inner = underlying as NSError, inner.domain == NSPOSIXErrorDomain {
