@@ -68,9 +68,9 @@ package enum FileSync {
                 body.startWriteback()
                 return
             }
-            guard errno == EEXIST else { throw KilnError.io("cannot save \(destination.path): \(SystemError.lastMessage)") }
+            guard errno == EEXIST else { throw KilnError.io(.lastSystemError("cannot save \(destination.path)", path: destination.path, operation: .write)) }
             FileCalls.unlink(temporary.path)
-            guard body.link(as: temporary.path) else { throw KilnError.io("cannot write \(temporary.path): \(SystemError.lastMessage)") }
+            guard body.link(as: temporary.path) else { throw KilnError.io(.lastSystemError("cannot write \(temporary.path)", path: temporary.path, operation: .write)) }
         }
         do {
             try move(temporary, to: destination, syncingFolder: false)
