@@ -60,7 +60,8 @@ static inline int kiln_jpeg_is_unsupported(int code) {
 /* Decodes the whole JPEG in `data` (so that a truncated or corrupt file shows), refusing images of more than
    `max_pixels` pixels before any is decoded. Returns 0 when the image is sound (width and height set), 1 when
    libjpeg failed or warned (the first message in `message`), 2 when the image is too large (width and height set),
-   3 when libjpeg cannot decode a feature the file uses (its message in `message`). */
+   3 when libjpeg cannot decode a feature the file uses (its message in `message`), 4 when the bytes do not start as
+   a JPEG does (`JERR_NO_SOI`, its message in `message`). */
 static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long size, unsigned long long max_pixels,
                                     unsigned *width, unsigned *height, char *message, size_t message_size) {
     struct jpeg_decompress_struct info;
@@ -78,9 +79,10 @@ static inline int kiln_jpeg_inspect(const unsigned char *data, unsigned long siz
     progress.progress_monitor = kiln_jpeg_progress;
     if (setjmp(error.jump)) {
         int unsupported = error.warnings == 0 && kiln_jpeg_is_unsupported(error.base.msg_code);
+        int foreign = error.warnings == 0 && error.base.msg_code == JERR_NO_SOI;
         jpeg_destroy_decompress(&info);
         snprintf(message, message_size, "%s", error.message);
-        return unsupported ? 3 : 1;
+        return foreign ? 4 : unsupported ? 3 : 1;
     }
     jpeg_create_decompress(&info);
     info.progress = &progress;

@@ -92,6 +92,15 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// True when the connection's authorizer refused the statement (`Database.changingRowsOnly`, `prepareQuery`).
     package var isRefused: Bool { code & 0xff == SQLITE_AUTH }
 
+    /// The table a statement names that the database does not have, or `nil` for any other failure. SQLite gives this
+    /// failure no result code of its own (it is `SQLITE_ERROR`), so its sentence `no such table: NAME` is read here,
+    /// the one place that knows SQLite's wording.
+    package var missingTable: String? {
+        let prefix = "no such table: "
+        guard code & 0xff == SQLITE_ERROR, message.hasPrefix(prefix) else { return nil }
+        return String(message.dropFirst(prefix.count))
+    }
+
     /// True when the file is not a database at all or is damaged.
     package var isNotADatabase: Bool {
         let primary = code & 0xff

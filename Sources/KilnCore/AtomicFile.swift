@@ -32,7 +32,7 @@ package enum AtomicFile {
             } catch {
                 discard()
                 if let error = error as? KilnError { throw error }
-                throw KilnError.io("cannot write \(destination.path): \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot write \(destination.path)", path: destination.path, operation: .write, error))
             }
         }
 

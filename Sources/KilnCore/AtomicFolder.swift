@@ -50,9 +50,11 @@ package enum AtomicFolder {
             TemporaryFiles.shared.unregister(sibling)
         }
         for (name, data) in files {
-            do { try AtomicFile.write(data, to: sibling.appendingPathComponent(name)) } catch let error as KilnError {
-                // The message names the file it replaces, not its sibling's copy.
-                throw KilnError.io(error.description.replacingOccurrences(of: sibling.path, with: target.path))
+            do { try AtomicFile.write(data, to: sibling.appendingPathComponent(name)) } catch KilnError.io(var failure) {
+                // The error names the file it replaces, not its sibling's copy.
+                failure.message = failure.message.replacingOccurrences(of: sibling.path, with: target.path)
+                failure.path = failure.path?.replacingOccurrences(of: sibling.path, with: target.path)
+                throw KilnError.io(failure)
             }
         }
         if let mode = (try? FileManager.default.attributesOfItem(atPath: target.path))?[.posixPermissions] {
@@ -65,7 +67,7 @@ package enum AtomicFolder {
     /// Writes every file to its temporary beside the old one, then renames them into place and removes `dropping`.
     private static func inPlace(_ files: [(name: String, data: Data)], dropping: [String], into folder: URL) throws {
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot create \(folder.path)", path: folder.path, operation: .create, error))
         }
         let prepared = try files.map { try AtomicFile.Prepared($0.data, for: folder.appendingPathComponent($0.name)) }
         for file in prepared { try file.install() }

@@ -21,7 +21,7 @@ package final class BuildLock {
         var waited = false
         while true {
             let candidate = FileCalls.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o644)
-            guard candidate >= 0 else { throw KilnError.io("cannot create the lock file \(url.path): \(BuildLock.lastError())") }
+            guard candidate >= 0 else { throw KilnError.io(.lastSystemError("cannot create the lock file \(url.path)", path: url.path, operation: .create)) }
             if flock(candidate, LOCK_EX | LOCK_NB) == 0 {
                 if BuildLock.isStillAtPath(candidate, url.path) {
                     descriptor = candidate
@@ -38,10 +38,11 @@ package final class BuildLock {
             }
             close(candidate)
             guard failure == EWOULDBLOCK || failure == EINTR else {
-                throw KilnError.io("cannot lock \(url.path): \(SystemError.message(failure))")
+                throw KilnError.io(IOFailure("cannot lock \(url.path): \(SystemError.message(failure))", path: url.path, operation: .lock, errno: failure))
             }
             guard Date() < deadline else {
-                throw KilnError.io("another build is writing the same bundle (\(url.path) is locked); waited \(Int(timeout)) s")
+                throw KilnError.io(IOFailure("another build is writing the same bundle (\(url.path) is locked); waited \(Int(timeout)) s",
+                                             path: url.path, operation: .lock, errno: failure, heldElsewhere: true))
             }
             if !waited {
                 waited = true
@@ -66,6 +67,4 @@ package final class BuildLock {
         guard let held = FileKey(descriptor: descriptor) else { return false }
         return held == FileKey(URL(fileURLWithPath: path))
     }
-
-    private static func lastError() -> String { SystemError.lastMessage }
 }

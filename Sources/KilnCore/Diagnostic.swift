@@ -58,6 +58,11 @@ public struct Diagnostic: Codable, Hashable, Sendable {
         self.init(code: code.rawValue, severity: code.severity, message: message, provenance: provenance)
     }
 
+    /// The finding of `code` for a validation `failure`: its sentence, and its file, line and column as provenance.
+    public init(code: DiagnosticCode, _ failure: ValidationFailure) {
+        self.init(code: code, message: failure.message, provenance: failure.provenance)
+    }
+
     /// The longest message a finding keeps, in characters: a rule message carrying a 5 MB value made 5 MB lines in
     /// every report format.
     public static let maximumMessageLength = 2000

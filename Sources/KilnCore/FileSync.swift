@@ -48,9 +48,9 @@ package enum FileSync {
             }
         }
         guard FileCalls.rename(temporary.path, to: destination.path) else {
-            let message = SystemError.lastMessage
+            let failure = IOFailure.lastSystemError("cannot move the new file to \(destination.path)", path: destination.path, operation: .rename)
             if let aside { LaterRemovals.shared.remove(aside) }
-            throw KilnError.io("cannot move the new file to \(destination.path): \(message)")
+            throw KilnError.io(failure)
         }
         if let aside { LaterRemovals.shared.remove(aside) }
         if syncingFolder { try? fsync(destination.deletingLastPathComponent()) }
@@ -68,9 +68,9 @@ package enum FileSync {
                 body.startWriteback()
                 return
             }
-            guard errno == EEXIST else { throw KilnError.io("cannot save \(destination.path): \(SystemError.lastMessage)") }
+            guard errno == EEXIST else { throw KilnError.io(.lastSystemError("cannot save \(destination.path)", path: destination.path, operation: .write)) }
             FileCalls.unlink(temporary.path)
-            guard body.link(as: temporary.path) else { throw KilnError.io("cannot write \(temporary.path): \(SystemError.lastMessage)") }
+            guard body.link(as: temporary.path) else { throw KilnError.io(.lastSystemError("cannot write \(temporary.path)", path: temporary.path, operation: .write)) }
         }
         do {
             try move(temporary, to: destination, syncingFolder: false)
@@ -97,7 +97,7 @@ package enum FileSync {
             swapped = FileCalls.exchange(filled.path, destination.path)
             if !swapped, [EINVAL, ENOSYS, EXDEV, EPERM, ENOTSUP].contains(errno) { return false }
         }
-        guard swapped else { throw KilnError.io("cannot put the new \(destination.path) in place: \(SystemError.lastMessage)") }
+        guard swapped else { throw KilnError.io(.lastSystemError("cannot put the new \(destination.path) in place", path: destination.path, operation: .rename)) }
         try? fsync(destination.deletingLastPathComponent())
         return true
     }
@@ -110,10 +110,10 @@ package enum FileSync {
     /// - Throws: `KilnError.io` with one sentence naming the path and what it is.
     package static func checkReplaceable(_ destination: URL) throws {
         if let kind = OutputPath.entryKind(destination), kind != .regular {
-            throw KilnError.io("\(destination.path) is \(kind.phrase); Kiln replaces only regular files")
+            throw KilnError.io(IOFailure("\(destination.path) is \(kind.phrase); Kiln replaces only regular files", path: destination.path, operation: .write))
         }
         if let role = ProtectedFiles.shared.role(of: destination) {
-            throw KilnError.io("\(destination.path) is \(role); it would be overwritten")
+            throw KilnError.io(IOFailure("\(destination.path) is \(role); it would be overwritten", path: destination.path, operation: .write))
         }
     }
 
@@ -131,18 +131,20 @@ package enum FileSync {
     /// - Throws: `KilnError.io` when it cannot be opened or synced.
     package static func syncFileSystem(containing url: URL) throws {
         let descriptor = FileCalls.open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(SystemError.lastMessage)") }
+        guard descriptor >= 0 else { throw KilnError.io(.lastSystemError("cannot open \(url.path) to sync it", path: url.path, operation: .open)) }
         defer { close(descriptor) }
-        guard DescriptorSync.syncFileSystem(descriptor) else { throw KilnError.io("cannot sync the file system of \(url.path): \(SystemError.lastMessage)") }
+        guard DescriptorSync.syncFileSystem(descriptor) else {
+            throw KilnError.io(.lastSystemError("cannot sync the file system of \(url.path)", path: url.path, operation: .sync))
+        }
     }
 
     /// Calls `fsync` on the file or folder at `url`.
     /// - Throws: `KilnError.io` when it cannot be opened or synced.
     package static func fsync(_ url: URL) throws {
         let descriptor = FileCalls.open(url.path, O_RDONLY)
-        guard descriptor >= 0 else { throw KilnError.io("cannot open \(url.path) to sync it: \(SystemError.lastMessage)") }
+        guard descriptor >= 0 else { throw KilnError.io(.lastSystemError("cannot open \(url.path) to sync it", path: url.path, operation: .open)) }
         defer { close(descriptor) }
-        guard DescriptorSync.sync(descriptor) else { throw KilnError.io("cannot sync \(url.path): \(SystemError.lastMessage)") }
+        guard DescriptorSync.sync(descriptor) else { throw KilnError.io(.lastSystemError("cannot sync \(url.path)", path: url.path, operation: .sync)) }
     }
 }
 

@@ -153,11 +153,11 @@ package final class InputBytes: ByteStream {
         switch chunk {
         case nil: return nil
         case .bytes(let bytes)?: return bytes
-        case .unreadable(let message)?: throw KilnError.io("cannot read \(name): \(message)")
+        case .unreadable(let message)?: throw KilnError.io(IOFailure("cannot read \(name): \(message)", path: url.path, operation: .read))
         case .damaged(let problem)?:
             isDamaged = true
             let message = problem.message
-            guard let log else { throw KilnError.io("\(name): \(message)") }
+            guard let log else { throw KilnError.io(IOFailure("\(name): \(message)", path: url.path, operation: .read)) }
             log.report(.inputCompression, message, at: Provenance(file: name, line: nil))
             return nil
         }
@@ -173,7 +173,7 @@ package final class InputBytes: ByteStream {
             if let format, bytes.count > limit {
                 let message = "the \(format.rawValue)-compressed file inflates past \(limit) bytes, more than a reader that needs "
                     + "the whole file takes; it is not read (decompress it, or split it)"
-                guard let log else { throw KilnError.io("\(name): \(message)") }
+                guard let log else { throw KilnError.io(IOFailure("\(name): \(message)", path: url.path, operation: .read)) }
                 log.report(.inputCompression, message, at: Provenance(file: name, line: nil))
                 return nil
             }

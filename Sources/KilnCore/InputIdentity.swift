@@ -38,7 +38,8 @@ package final class InputIdentity: Sendable {
         guard FileKey(descriptor: handle.fileDescriptor) == expected else {
             try? handle.close()
             let now = OutputPath.entryKind(url).map { $0 == .symbolicLink ? "a symbolic link to \(url.resolvingSymlinksInPath().path)" : $0.phrase } ?? "gone"
-            throw KilnError.io("input \(name) changed after it was checked: it is now \(now), not the file the build started with; nothing of it is read")
+            throw KilnError.io(IOFailure("input \(name) changed after it was checked: it is now \(now), not the file the build started with; nothing of it is read",
+                                         path: url.path, operation: .open))
         }
         return handle
     }

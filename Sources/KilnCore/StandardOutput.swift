@@ -11,7 +11,7 @@ package enum StandardOutput {
         do {
             try DescriptorWrite.write(data, to: 1)
         } catch {
-            throw KilnError.io("cannot write to standard output: \(error.message)")
+            throw KilnError.io(.written("cannot write to standard output", path: nil, error))
         }
     }
 

@@ -26,18 +26,21 @@ package enum TemporaryFolder {
         return (free, device)
     }
 
-    /// SQLite's `error` while writing `what` (a database in `folder`), as one sentence: when SQLite says the disk is
-    /// full and its temporary folder lies on another file system with less room than `folder`, the sentence names
-    /// that folder (and how to choose another) instead of leaving the bundle's disk to blame.
+    /// SQLite's `error` while writing `what` (a database in `folder`), as a write failure whose path is the folder
+    /// with no room: when SQLite says the disk is full and its temporary folder lies on another file system with less
+    /// room than `folder`, the failure is that folder's, and its sentence says how to choose another, instead of
+    /// leaving the bundle's disk to blame.
     package static func storageFailure(_ error: SQLiteError, writing what: String, in folder: URL,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+                               environment: [String: String] = ProcessInfo.processInfo.environment) -> IOFailure {
         let text = "cannot write \(what): \(error.message)"
         guard error.isDiskFull, let temporary = sqlite(environment: environment),
               let folderSpace = space(at: folder.path),
               let temporarySpace = space(at: temporary.path),
-              temporarySpace.device != folderSpace.device, temporarySpace.free < folderSpace.free else { return text }
+              temporarySpace.device != folderSpace.device, temporarySpace.free < folderSpace.free else {
+            return IOFailure(text, path: folder.path, operation: .write, sqlite: error)
+        }
         let variable = temporary.source == "the system's" ? "the system's temporary folder" : temporary.source
-        return text + ": the disk with no room is SQLite's temporary folder \(temporary.path) (\(variable), \(temporarySpace.free) bytes free), "
-            + "not the bundle's (\(folderSpace.free) bytes free); set TMPDIR to a folder with room"
+        return IOFailure(text + ": the disk with no room is SQLite's temporary folder \(temporary.path) (\(variable), \(temporarySpace.free) bytes free), "
+                         + "not the bundle's (\(folderSpace.free) bytes free); set TMPDIR to a folder with room", path: temporary.path, operation: .write, sqlite: error)
     }
 }

@@ -136,7 +136,7 @@ public enum Fetcher {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw KilnError.io("cannot create the folder \(folder): \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot create the folder \(folder)", path: folder, operation: .create, error))
             }
         }
     }

@@ -152,7 +152,9 @@ enum URLDerivation {
     /// The links of one page (or sitemap): each with its line, the text found, and the absolute URL it makes (`nil`
     /// when it makes none).
     private static func links(in file: InputFile, selector: XPathExpression, fields: [XPathExpression], page: String?) throws -> [(Int, (text: String, url: String?))] {
-        guard let bytes = FileManager.default.contents(atPath: file.url.path) else { throw KilnError.io("cannot read \(file.relativePath)") }
+        guard let bytes = FileManager.default.contents(atPath: file.url.path) else {
+            throw KilnError.io(IOFailure("cannot read \(file.relativePath)", path: file.url.path, operation: .read))
+        }
         // A file libxml2 makes nothing of (an empty one) is said, not passed over.
         guard let document = try? HTMLDocument(bytes: Array(bytes), encoding: nil, name: file.relativePath) else {
             return [(1, ("the file (empty, or no markup libxml2 can parse)", nil))]

@@ -50,7 +50,8 @@ final class WARCArchive: Sendable {
             file = try HTTPBodyFile(temporary)
         } catch {
             TemporaryFiles.shared.unregister(temporary)
-            throw KilnError.io("cannot write the WARC file \(destination.path): \(error)")
+            throw KilnError.io(IOFailure("cannot write the WARC file \(destination.path): \(error)", path: destination.path, operation: .write,
+                                         errno: IOFailure.systemCode(error)))
         }
         output = Mutex(Output(file: file))
         var fields = "software: kiln\r\nformat: WARC File Format 1.1\r\n"
@@ -125,7 +126,8 @@ final class WARCArchive: Sendable {
             try FileSync.fsync(temporary)
             try FileSync.move(temporary, to: destination)
         } catch {
-            throw KilnError.io("cannot put the WARC file in place at \(destination.path): \(error)")
+            throw KilnError.io(IOFailure("cannot put the WARC file in place at \(destination.path): \(error)", path: destination.path, operation: .rename,
+                                         errno: IOFailure.systemCode(error)))
         }
     }
 

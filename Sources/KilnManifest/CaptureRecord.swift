@@ -67,17 +67,18 @@ public struct CaptureRecord: Codable, Sendable, Equatable {
     public static func read(_ url: URL) throws -> CaptureRecord {
         guard OutputPath.entryKind(url, followingLinks: true) != nil else { return CaptureRecord() }
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw KilnError.io("cannot read the capture record \(url.path)")
+            throw KilnError.io(IOFailure("cannot read the capture record \(url.path)", path: url.path, operation: .read))
         }
         do {
             let record = try JSONDecoder().decode(CaptureRecord.self, from: data)
             guard record.version == 1 else {
-                throw KilnError.io("the capture record \(url.path) is of version \(record.version); this kiln reads version 1")
+                throw KilnError.io(IOFailure("the capture record \(url.path) is of version \(record.version); this kiln reads version 1", path: url.path, operation: .read))
             }
             return record
         } catch let error as DecodingError {
             let place = error.context.map { keyPathString($0.codingPath) } ?? ""
-            throw KilnError.io("the capture record \(url.path) is damaged\(place.isEmpty ? "" : " at \(place)"): \(error.context?.debugDescription ?? "not JSON"); fetch again to rewrite it")
+            throw KilnError.io(IOFailure("the capture record \(url.path) is damaged\(place.isEmpty ? "" : " at \(place)"): \(error.context?.debugDescription ?? "not JSON"); fetch again to rewrite it",
+                                         path: url.path, operation: .read))
         }
     }
 

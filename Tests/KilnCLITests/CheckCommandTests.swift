@@ -156,4 +156,25 @@ final class CheckCommandTests: CLITestCase {
         XCTAssertTrue(help.stdout.contains("  check     Checks a shipped bundle"), help.stdout)
         XCTAssertTrue(help.stdout.contains("  diff      Compares two versions of a bundle"), help.stdout)
     }
+
+    /// The errors carry their file and the system's error as data; what the commands print of them stays the sentence.
+    func testTypedErrorsPrintTheirSentenceAndPlaceTheirFinding() throws {
+        try buildPatras()
+        let missing = try kiln("check", "missing.sqlite", "--manifest", "raw/patras")
+        XCTAssertEqual(missing.status, 74)
+        XCTAssertEqual(missing.stderr, "Error: cannot read missing.sqlite: there is no such file\n")
+        XCTAssertEqual(missing.stdout, "")
+        try FileManager.default.createDirectory(at: file("folder.sqlite"), withIntermediateDirectories: true)
+        let folder = try kiln("check", "folder.sqlite", "--manifest", "raw/patras")
+        XCTAssertEqual(folder.status, 74)
+        XCTAssertEqual(folder.stderr, "Error: folder.sqlite is a folder, not a bundle file\n")
+        try "name;code\n".write(to: file("text.sqlite"), atomically: true, encoding: .utf8)
+        let github = try kiln("check", "text.sqlite", "--manifest", "raw/patras", "--format", "github")
+        XCTAssertEqual(github.status, 1)
+        XCTAssertTrue(github.stdout.contains("::error file=text.sqlite,title=check.file::text.sqlite is not an SQLite database (it does not start with the SQLite header)\n"), github.stdout)
+        let export = try kiln("export", "legacy-text", "text.sqlite", "--out", "out", "--manifest", "raw/patras")
+        XCTAssertEqual(export.status, 1)
+        XCTAssertEqual(export.stderr, "Error: text.sqlite is not an SQLite database (it does not start with the SQLite header)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("out").path))
+    }
 }

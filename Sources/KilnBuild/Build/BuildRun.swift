@@ -121,7 +121,7 @@ final class BuildRun {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot create the output folder \(folder.path)", path: folder.path, operation: .create, error))
         }
         let options = options, output = output
         lock = try files.lock(timeout: options.lockTimeout) { options.progress?(.waitingForLock(output)) }
@@ -357,8 +357,8 @@ final class BuildRun {
                 comparison = try Builder.compare(prepared, with: baseline, thresholds: manifest.thresholds.overridden(by: options.thresholds),
                                                  userFilled: Set(manifest.tables.filter(\.userFilled).map(\.name)), log: log)
             }
-        } catch KilnError.validation(let message) {
-            log.report(.bundle, message)
+        } catch KilnError.validation(let failure) {
+            log.report(Diagnostic(code: .bundle, failure))
         }
     }
 

@@ -36,14 +36,15 @@ package enum BundleSideFiles {
             } catch let error as SQLiteError where error.isLocked {
                 throw lockedError(destination)
             } catch let error as SQLiteError where !error.isNotADatabase {
-                throw KilnError.io("cannot settle the SQLite files beside \(destination.path) before replacing it: \(error.message)")
+                throw KilnError.io(IOFailure("cannot settle the SQLite files beside \(destination.path) before replacing it: \(error.message)",
+                                             path: destination.path, operation: .write, sqlite: error))
             } catch is SQLiteError {
                 // The old file is not a database (or is damaged): its side files belong to nothing and are removed.
             }
         }
         for file in present(beside: destination) {
             guard FileCalls.unlink(file.path) || errno == ENOENT else {
-                throw KilnError.io("cannot remove \(file.path), which SQLite would apply to the new bundle: \(SystemError.lastMessage)")
+                throw KilnError.io(.lastSystemError("cannot remove \(file.path), which SQLite would apply to the new bundle", path: file.path, operation: .remove))
             }
         }
     }
@@ -60,7 +61,7 @@ package enum BundleSideFiles {
             try database.close()
         } catch let error as SQLiteError {
             if error.isLocked { throw lockedError(destination) }
-            throw KilnError.io("the new bundle \(destination.path) cannot be read back: \(error.message)")
+            throw KilnError.io(IOFailure("the new bundle \(destination.path) cannot be read back: \(error.message)", path: destination.path, operation: .read, sqlite: error))
         }
     }
 
@@ -85,17 +86,15 @@ package enum BundleSideFiles {
         if held { throw lockedError(bundle) }
     }
 
-    /// The words that say a bundle is held by another process, in `lockedError`.
-    package static let lockedPhrase = "is locked by another process"
-
     /// The error for a bundle another process holds.
     package static func lockedError(_ url: URL) -> KilnError {
-        .io("\(url.relativePath) \(lockedPhrase) (an app or a database browser has it open); close it and try again")
+        .io(IOFailure("\(url.relativePath) is locked by another process (an app or a database browser has it open); close it and try again",
+                      path: url.path, operation: .lock, heldElsewhere: true))
     }
 
     /// True for `lockedError`'s errors.
     package static func isLocked(_ error: KilnError) -> Bool {
-        if case .io(let message) = error { return message.contains(lockedPhrase) }
+        if case .io(let failure) = error { return failure.heldElsewhere }
         return false
     }
 }

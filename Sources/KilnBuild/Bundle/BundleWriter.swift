@@ -34,7 +34,7 @@ package struct BundleWriter {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw KilnError.io("cannot create the output folder \(folder.path): \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot create the output folder \(folder.path)", path: folder.path, operation: .create, error))
             }
             try? FileManager.default.removeItem(at: temporary)
             TemporaryFiles.shared.register(temporary)
@@ -184,7 +184,7 @@ package struct BundleWriter {
             try? FileManager.default.removeItem(at: file)
             try FileManager.default.copyItem(at: kept, to: file)
         } catch {
-            throw KilnError.io("cannot copy the kept tables \(kept.path) into the bundle \(file.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot copy the kept tables \(kept.path) into the bundle \(file.path)", path: file.path, operation: .copy, error))
         }
     }
 

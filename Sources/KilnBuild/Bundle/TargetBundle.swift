@@ -250,7 +250,7 @@ package struct PendingTargetBundle: Sendable {
         let pending = PendingTargetBundle(target: target, temporary: temporary, destination: destination)
         do {
             do { try FileManager.default.copyItem(at: source, to: scratch) } catch {
-                throw KilnError.io("cannot copy the bundle \(source.path) to write the \(target.platform) bundle: \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot copy the bundle \(source.path) to write the \(target.platform) bundle", path: source.path, operation: .copy, error))
             }
             let database = try Database(path: scratch.path, mode: .readWrite, functions: KilnSQLFunctions.all)
             defer { try? database.close() }

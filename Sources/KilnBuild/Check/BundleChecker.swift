@@ -29,8 +29,8 @@ public struct BundleChecker {
         let path: String
         do {
             path = try ManifestLocation.require(explicit: manifestPath, bundle: url)
-        } catch KilnError.validation(let sentence) {
-            return unusable(url, sentence, manifest: nil)
+        } catch KilnError.validation(let failure) {
+            return unusable(url, failure, manifest: nil)
         }
         return try BundleChecker(pipeline: try ManifestLoader.load(path, resolvingInputs: false)).check(url)
     }
@@ -42,8 +42,8 @@ public struct BundleChecker {
         let database: Database
         do {
             database = try BundleFile.open(url)
-        } catch KilnError.validation(let sentence) {
-            return BundleChecker.unusable(url, sentence, manifest: manifestPath)
+        } catch KilnError.validation(let failure) {
+            return BundleChecker.unusable(url, failure, manifest: manifestPath)
         }
         var results = [CheckResult(category: .file, name: "SQLite file of bundle \(manifest.bundle)")]
         // A bundle is data Kiln did not necessarily write (a doctored file can hold a table replaced by an endless
@@ -79,14 +79,17 @@ public struct BundleChecker {
                                        findings: [problem(url, "\(url.relativePath) is damaged: SQLite cannot read it (\(error.message))")]))
         }
         if let foreign {
-            return BundleChecker.unusable(url, "\(url.relativePath) is a bundle of \"\(foreign)\", not of \"\(manifest.bundle)\" which \(manifestPath) builds", manifest: manifestPath)
+            return BundleChecker.unusable(url, ValidationFailure("\(url.relativePath) is a bundle of \"\(foreign)\", not of \"\(manifest.bundle)\" which \(manifestPath) builds",
+                                                                 file: url.relativePath, expected: manifest.bundle, found: foreign), manifest: manifestPath)
         }
         return CheckReport(bundle: url.relativePath, manifest: manifestPath, results: results)
     }
 
-    /// The report of a file that cannot be checked at all: one sentence, one error.
-    private static func unusable(_ url: URL, _ sentence: String, manifest: String?) -> CheckReport {
-        let finding = Diagnostic(code: .checkFile, message: sentence, provenance: Provenance(file: url.relativePath))
+    /// The report of a file that cannot be checked at all: one error, made from `failure` (at `url` when it names no
+    /// file).
+    private static func unusable(_ url: URL, _ failure: ValidationFailure, manifest: String?) -> CheckReport {
+        var finding = Diagnostic(code: .checkFile, failure)
+        if finding.provenance == nil { finding.provenance = Provenance(file: url.relativePath) }
         return CheckReport(bundle: url.relativePath, manifest: manifest,
                            results: [CheckResult(category: .file, name: "SQLite file", findings: [finding])])
     }
@@ -297,7 +300,7 @@ public struct BundleChecker {
                 }
                 results.append(result(.rules, name, url, log.diagnostics, notStored: log.tally.notStored))
             } catch let error as SQLiteError {
-                if error.message.hasPrefix("no such table: "), case let table = String(error.message.dropFirst(15)), manifest.table(table) != nil {
+                if let table = error.missingTable, manifest.table(table) != nil {
                     results.append(CheckResult(category: .rules, name: name, notRun: unavailable(table)))
                 } else {
                     results.append(result(.rules, name, url, [finding(.checkRule, "rule \(rule.code) (\(keyPath)) cannot run on the bundle: SQLite says \(error.message)")]))

@@ -68,6 +68,13 @@ package enum BundleFile {
         return name
     }
 
+    /// The error for the bundle at `url`, which records the bundle name `name`, given to `manifest`, which builds
+    /// another.
+    package static func foreign(_ url: URL, name: String, manifest: Manifest) -> KilnError {
+        .validation(ValidationFailure("\(url.relativePath) is a bundle of pipeline \"\(name)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))",
+                                      file: url.relativePath, expected: manifest.bundle, found: name))
+    }
+
     /// Where the pipeline of bundle `name` lives by convention: `raw/<name>`, relative to the current folder.
     package static func conventionalPipeline(named name: String) -> String {
         "raw/" + name
@@ -110,9 +117,10 @@ package enum BundleFile {
             throw CannotRead.error(url, error)
         }
         let name = url.relativePath
-        if size == 0 { throw KilnError.validation("\(name) is empty (0 bytes), not an SQLite database") }
+        if size == 0 { throw KilnError.validation(ValidationFailure("\(name) is empty (0 bytes), not an SQLite database", file: name, found: "0 bytes")) }
         guard bytes.count == 100, Array(bytes[0..<16]) == header else {
-            throw KilnError.validation("\(name) is not an SQLite database (it does not start with the SQLite header)")
+            throw KilnError.validation(ValidationFailure("\(name) is not an SQLite database (it does not start with the SQLite header)", file: name,
+                                                         expected: "the SQLite header"))
         }
         func number(_ offset: Int, _ count: Int) -> UInt64 {
             bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
@@ -122,7 +130,8 @@ package enum BundleFile {
         // The page count in the header is valid only when the "version valid for" number matches the change counter.
         guard pageSize >= 512, number(92, 4) == number(24, 4), pageCount > 0 else { return }
         if size < pageSize * pageCount {
-            throw KilnError.validation("\(name) is truncated: it holds \(size) bytes, but its header declares \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes)")
+            throw KilnError.validation(ValidationFailure("\(name) is truncated: it holds \(size) bytes, but its header declares \(pageCount) pages of \(pageSize) bytes (\(pageSize * pageCount) bytes)",
+                                                         file: name, expected: "\(pageSize * pageCount) bytes", found: "\(size) bytes"))
         }
     }
 }

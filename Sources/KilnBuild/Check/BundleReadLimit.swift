@@ -49,12 +49,9 @@ public struct BundleReadLimit: Sendable {
         return seconds * max(1, bytes / BundleReadLimit.bytesPerStep)
     }
 
-    /// The words of `stopped`'s sentence that say what the limit is.
-    private static let rule = "a bundle Kiln did not build is read for at most"
-
     /// True when `error` is `stopped`'s: for a caller that passes over other failures of an optional read.
     public static func isStop(_ error: Error) -> Bool {
-        if case KilnError.validation(let sentence) = error { return sentence.contains(rule) }
+        if case KilnError.validation(let failure) = error { return failure.code == .sqlTimeLimit }
         return false
     }
 
@@ -63,8 +60,9 @@ public struct BundleReadLimit: Sendable {
         guard let error = failure as? SQLiteError, error.isInterrupted else { return nil }
         let names = files.map(\.relativePath).joined(separator: " and ")
         let reading = error.sql.map { " (SQLite was running: \(excerpt($0.split(whereSeparator: \.isWhitespace).joined(separator: " "), limit: 120)))" } ?? ""
-        return KilnError.validation("reading \(names) was stopped after \(sqlNumber((budget(for: files) * 10).rounded() / 10)) s\(reading): "
-            + BundleReadLimit.rule + " \(sqlNumber(seconds)) s per 100 MB of it (\(origin)), so that a view, trigger or generated column "
-            + "that never ends cannot hang the command; nothing was written. If the bundle is sound but large, or the machine slow, \(remedy)")
+        return .validation(ValidationFailure("reading \(names) was stopped after \(sqlNumber((budget(for: files) * 10).rounded() / 10)) s\(reading): "
+            + "a bundle Kiln did not build is read for at most \(sqlNumber(seconds)) s per 100 MB of it (\(origin)), so that a view, trigger or generated column "
+            + "that never ends cannot hang the command; nothing was written. If the bundle is sound but large, or the machine slow, \(remedy)",
+            code: .sqlTimeLimit))
     }
 }

@@ -64,7 +64,7 @@ public struct BundleDescription: Sendable {
         let database = try BundleFile.open(url)
         let name = try BundleFile.name(of: url)
         guard name == manifest.bundle else {
-            throw KilnError.validation("\(url.relativePath) is a bundle of pipeline \"\(name)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+            throw BundleFile.foreign(url, name: name, manifest: manifest)
         }
         do {
             let snapshot = try SchemaSnapshot(database, excluding: [BundleWriter.metadataTable])
@@ -137,7 +137,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             read = try RoomExport.androidBundle(for: bundle, manifest: manifest, note: note)
             let schema = try RoomSchema(bundle: read)
             guard schema.bundle == manifest.bundle else {
-                throw KilnError.validation("\(read.relativePath) is a bundle of pipeline \"\(schema.bundle)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+                throw BundleFile.foreign(read, name: schema.bundle, manifest: manifest)
             }
             for table in schema.skipped { note("not an entity: \(table)") }
             let digest = try BundleDescription.contentDigest(of: try BundleFile.open(read), manifest: manifest)
@@ -162,7 +162,7 @@ public enum BuiltInExport: String, CaseIterable, Sendable {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot create \(folder.path)", path: folder.path, operation: .create, error))
             }
         }
         return try files.map { name, text in

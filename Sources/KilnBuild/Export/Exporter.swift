@@ -100,12 +100,12 @@ public struct Exporter {
         let database = try BundleFile.open(bundle)
         let bundleName = try BundleFile.name(of: bundle)
         guard bundleName == manifest.bundle else {
-            throw KilnError.validation("\(bundle.relativePath) is a bundle of pipeline \"\(bundleName)\", not of \"\(manifest.bundle)\" (\(displayPath(manifest.file)))")
+            throw BundleFile.foreign(bundle, name: bundleName, manifest: manifest)
         }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw KilnError.io("cannot create \(folder.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot create \(folder.path)", path: folder.path, operation: .create, error))
         }
         let export = manifest.exports[index]
         var parameters = try export.parameters.mapValues { value -> SQLValue in
@@ -274,7 +274,7 @@ package final class TextFileSink {
             try handle.close()
         } catch {
             abandon()
-            throw KilnError.io("cannot write \(url.path): \(error.localizedDescription)")
+            throw KilnError.io(.foundation("cannot write \(url.path)", path: url.path, operation: .write, error))
         }
     }
 

@@ -263,7 +263,7 @@ private final class Spool {
 
     private func flush() throws {
         do { try DescriptorWrite.write(buffer, to: handle.fileDescriptor) } catch {
-            throw KilnError.io("cannot write the temporary file \(url.path) (set TMPDIR to a folder with room): \(error.message)")
+            throw KilnError.io(.written("cannot write the temporary file \(url.path) (set TMPDIR to a folder with room)", path: url.path, error))
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -290,7 +290,7 @@ private final class BufferedOutput {
             return
         }
         do { try DescriptorWrite.write(buffer, to: handle.fileDescriptor) } catch {
-            throw KilnError.io("cannot write the extraction's output: \(error.message)")
+            throw KilnError.io(.written("cannot write the extraction's output", path: nil, error))
         }
     }
 }

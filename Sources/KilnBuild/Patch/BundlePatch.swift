@@ -136,11 +136,15 @@ public enum BundlePatch {
         }
         try? FileManager.default.removeItem(at: scratch)
         do { try FileManager.default.copyItem(at: old, to: scratch) } catch {
-            throw KilnError.io("cannot copy \(old.relativePath) into \(folder.path) to check the patches: \(error.localizedDescription); nothing was written")
+            var failure = IOFailure.foundation("cannot copy \(old.relativePath) into \(folder.path) to check the patches", path: old.path, operation: .copy, error)
+            failure.message += "; nothing was written"
+            throw KilnError.io(failure)
         }
         // No room or memory for the copy is an I/O error: it says nothing of the patch.
         func noRoom(_ error: SQLiteError) -> KilnError {
-            KilnError.io(TemporaryFolder.storageFailure(error, writing: "a copy of \(old.relativePath) in \(folder.path) to check \(label)", in: folder) + "; nothing was written")
+            var failure = TemporaryFolder.storageFailure(error, writing: "a copy of \(old.relativePath) in \(folder.path) to check \(label)", in: folder)
+            failure.message += "; nothing was written"
+            return KilnError.io(failure)
         }
         let database = try BundleFile.openCopy(scratch, of: [old, new])
         defer { try? database.close() }

@@ -63,29 +63,33 @@ public enum PatchApplier {
         try OutputPath.checkFile(bundle, named: names.output, protected: [.init(patch, "the patch"), .init(manifestURL, "the update manifest")])
         let described = UpdateManifest.PatchFile.describe(entry.file, kind, bytes)
         guard described.sha256 == entry.sha256 else {
-            throw KilnError.validation("\(shown) is not the patch \(manifestURL.relativePath) describes: its SHA-256 is \(described.sha256) (\(bytes.count) bytes), the manifest says \(entry.sha256) (\(entry.bytes) bytes); it is truncated or edited, download it again")
+            throw KilnError.validation(ValidationFailure("\(shown) is not the patch \(manifestURL.relativePath) describes: its SHA-256 is \(described.sha256) (\(bytes.count) bytes), the manifest says \(entry.sha256) (\(entry.bytes) bytes); it is truncated or edited, download it again",
+                                                         file: shown, expected: entry.sha256, found: described.sha256))
         }
         let name = try BundleFile.name(of: bundle)
         guard name == manifest.bundle else {
-            throw KilnError.validation("\(shown) is a patch for bundle \"\(manifest.bundle)\", but \(bundle.relativePath) is a bundle of \"\(name)\"")
+            throw KilnError.validation(ValidationFailure("\(shown) is a patch for bundle \"\(manifest.bundle)\", but \(bundle.relativePath) is a bundle of \"\(name)\"",
+                                                         file: bundle.relativePath, expected: manifest.bundle, found: name))
         }
         let reader = try BundleFile.open(bundle)
         let layout = try BundleLayout(reader, userFilled: Set(manifest.userFilled))
         guard layout.userVersion == manifest.schemaVersion else {
-            throw KilnError.validation("\(shown) is a patch for schema version \(manifest.schemaVersion), but \(bundle.relativePath) has schema version \(layout.userVersion)")
+            throw KilnError.validation(ValidationFailure("\(shown) is a patch for schema version \(manifest.schemaVersion), but \(bundle.relativePath) has schema version \(layout.userVersion)",
+                                                         file: bundle.relativePath, expected: "\(manifest.schemaVersion)", found: "\(layout.userVersion)"))
         }
         let covered = layout.tables.filter { table in manifest.tables.contains { $0.name == table.name } }
         let digest = try ContentDigest.of(covered, in: reader)
         try reader.close()
         guard digest == manifest.from.digest, covered.count == manifest.tables.count else {
             let already = digest == manifest.to.digest ? ": the patch is already applied" : ""
-            throw KilnError.validation("\(bundle.relativePath) is not the version \(shown) starts from (its content digest is \(digest), the patch starts from \(manifest.from.digest))\(already); nothing was changed")
+            throw KilnError.validation(ValidationFailure("\(bundle.relativePath) is not the version \(shown) starts from (its content digest is \(digest), the patch starts from \(manifest.from.digest))\(already); nothing was changed",
+                                                         file: bundle.relativePath, expected: manifest.from.digest, found: digest))
         }
 
         // The patched copy replaces the bundle only once its content digest is the manifest's.
         return try FileSync.write(bundle) { temporary in
             do { try FileManager.default.copyItem(at: bundle, to: temporary) } catch {
-                throw KilnError.io("cannot copy \(bundle.path) to patch it: \(error.localizedDescription)")
+                throw KilnError.io(.foundation("cannot copy \(bundle.path) to patch it", path: bundle.path, operation: .copy, error))
             }
             let database = try BundleFile.openCopy(temporary, of: [bundle])
             do {
@@ -106,7 +110,8 @@ public enum PatchApplier {
             let patched = try ContentDigest.of(patchedLayout.tables, in: database)
             try database.close()
             guard patched == manifest.to.digest else {
-                throw KilnError.validation("\(bundle.relativePath) patched with \(shown) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed")
+                throw KilnError.validation(ValidationFailure("\(bundle.relativePath) patched with \(shown) has the content digest \(patched), not the manifest's \(manifest.to.digest); nothing was changed",
+                                                             file: bundle.relativePath, expected: manifest.to.digest, found: patched))
             }
             try BundleSideFiles.settle(beside: bundle)
             return Outcome(kind: kind.rawValue, from: digest, to: patched)

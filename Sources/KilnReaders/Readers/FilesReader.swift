@@ -72,7 +72,13 @@ public struct FilesReader: ConfigurableReader {
             inspection = PNGImage.inspect(bytes, maxPixels: options.maxPixels)
         } else {
             let jpeg = JPEGImage.inspect(bytes, maxPixels: options.maxPixels)
-            if case .damaged(let message) = jpeg, message.hasPrefix("Not a JPEG file") || bytes.isEmpty {
+            let notJPEG: String?
+            switch jpeg {
+            case .notThisFormat(let message): notJPEG = message
+            case .damaged(let message) where bytes.isEmpty: notJPEG = message
+            default: notJPEG = nil
+            }
+            if let message = notJPEG {
                 switch claimed {
                 case _ where bytes.isEmpty && claimed?.hasPrefix("image/") == true: inspection = .damaged(message: "the file is empty")
                 case "image/jpeg": inspection = .damaged(message: message)
@@ -107,7 +113,7 @@ public struct FilesReader: ConfigurableReader {
                            + "component\(header.components == 1 ? "" : "s")), which libjpeg-turbo cannot decode here (\"\(message)\"): "
                            + "its size, \(header.width)×\(header.height), is taken from its header; its image data is not checked",
                        at: input.at(nil))
-        case .damaged(let message)?:
+        case .damaged(let message)?, .notThisFormat(let message)?:
             log.report(.imageCorrupt, "\(fileName) is not a sound \(mediaType == "image/png" ? "PNG" : "JPEG") image: \(message)",
                        at: input.at(nil))
         case .tooLarge(let width, let height)?:

@@ -78,8 +78,8 @@ final class ExtractionStreamTests: KilnTestCase {
         for format in [ExtractionStream.Format.table, .json] {
             XCTAssertThrowsError(try ExtractionStream.write(source, files: files.map { folder.appendingPathComponent($0) }, displayNames: files,
                                                             format: format, to: handle)) { error in
-                guard case KilnError.io(let message) = error else { return XCTFail("\(error)") }
-                XCTAssertTrue(message.hasPrefix("timetables is a"), message)
+                guard case KilnError.io(let failure) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(failure.message.hasPrefix("timetables is a"), failure.message)
             }
         }
         try handle.close()

@@ -32,8 +32,8 @@ final class FileDigestTests: KilnTestCase {
 
     func testAFileThatCannotBeReadIsAnIOError() throws {
         XCTAssertThrowsError(try FileDigest.sha256(of: temporaryDirectory.appendingPathComponent("missing.xml"))) { error in
-            guard case KilnError.io(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("missing.xml"), message)
+            guard case KilnError.io(let failure) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(failure.message.contains("missing.xml"), failure.message)
         }
     }
 }

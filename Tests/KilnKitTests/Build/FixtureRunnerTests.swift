@@ -155,8 +155,8 @@ final class FixtureRunnerTests: KilnTestCase {
         try write(page, to: "tiny/pages/a.txt")
         try write("{\"records\": []}", to: "tiny/fixtures/a.json")
         XCTAssertThrowsError(try FixtureRunner(pipeline: try pipeline()).run()) { error in
-            guard case KilnError.io(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(message, "fixtures/a.json is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): fields is missing")
+            guard case KilnError.io(let failure) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(failure.message, "fixtures/a.json is not a fixture file (expected the JSON object {fields, records, unmatched} that kiln test --update writes): fields is missing")
         }
     }
 

@@ -204,8 +204,8 @@ final class HTMLReportTests: KilnTestCase {
         XCTAssertEqual(report.tables.first { $0.name == "stop" }?.description, "Bus stops. Codes are unique; names are not (several stops are called Κορίνθου).")
         XCTAssertEqual(report.boundsRules?.map(\.code), ["coordinates"])
         XCTAssertThrowsError(try ReportDocument.read(try write("[]", to: "list.json"))) { error in
-            guard case KilnError.validation(let message) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("is not a Kiln build report"), message)
+            guard case KilnError.validation(let failure) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(failure.message.contains("is not a Kiln build report"), failure.message)
         }
     }
 }

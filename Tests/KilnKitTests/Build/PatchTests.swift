@@ -136,4 +136,20 @@ final class PatchSummaryTests: KilnTestCase {
             XCTAssertTrue("\(error)".contains("standard input is none of the patches"), "\(error)")
         }
     }
+
+    /// A patch applied a second time is refused with the digest it starts from as the expected value and the bundle's
+    /// (the one it gives) as the one found.
+    func testARefusedPatchCarriesTheExpectedAndTheFoundDigest() throws {
+        let (old, _, update, _) = try patchedPair()
+        let folder = temporaryDirectory.appendingPathComponent("update")
+        let patch = folder.appendingPathComponent("patch.changeset")
+        XCTAssertEqual(try PatchApplier.apply(bundle: old, patch: patch).to, update.to.digest)
+        XCTAssertThrowsError(try PatchApplier.apply(bundle: old, patch: patch)) { error in
+            guard case KilnError.validation(let failure) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(failure.file, old.relativePath)
+            XCTAssertEqual(failure.expected, update.from.digest)
+            XCTAssertEqual(failure.found, update.to.digest)
+            XCTAssertTrue(failure.message.hasSuffix(": the patch is already applied; nothing was changed"), failure.message)
+        }
+    }
 }

@@ -13,8 +13,8 @@ final class CannotReadTests: KilnTestCase {
         let posix = NSError(domain: NSCocoaErrorDomain, code: 256, userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(EIO))])
         XCTAssertEqual(CannotRead.reason(file, posix), SystemError.message(EIO).prefix(1).lowercased() + SystemError.message(EIO).dropFirst())
         XCTAssertFalse(CannotRead.message(missing, CocoaError(.fileReadNoSuchFile)).contains("could not be completed"))
-        if case .io(let message) = CannotRead.error(missing, named: "raw/p/missing.sqlite") {
-            XCTAssertEqual(message, "cannot read raw/p/missing.sqlite: there is no such file")
+        if case .io(let failure) = CannotRead.error(missing, named: "raw/p/missing.sqlite") {
+            XCTAssertEqual(failure.message, "cannot read raw/p/missing.sqlite: there is no such file")
         } else {
             XCTFail("an I/O error")
         }

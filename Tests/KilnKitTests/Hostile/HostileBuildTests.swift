@@ -24,8 +24,8 @@ final class HostileBuildTests: KilnTestCase {
         try FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         let held = try BuildLock(BuildFiles(destination: output).lock, timeout: 0)
         XCTAssertThrowsError(try Builder.build(try pipeline(), options: BuildOptions(output: output, lockTimeout: 0.2))) { error in
-            guard case KilnError.io(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertEqual(message, "another build is writing the same bundle (\(output.deletingLastPathComponent().path)/.app.sqlite.lock is locked); waited 0 s")
+            guard case KilnError.io(let failure) = error else { return XCTFail("got \(error)") }
+            XCTAssertEqual(failure.message, "another build is writing the same bundle (\(output.deletingLastPathComponent().path)/.app.sqlite.lock is locked); waited 0 s")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
         held.release()

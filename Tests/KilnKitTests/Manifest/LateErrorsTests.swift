@@ -47,8 +47,8 @@ final class LateErrorsTests: KilnTestCase {
         let full = SQLiteError(code: 13, message: "database or disk is full", sql: nil)
         let io = SQLiteError(code: 10, message: "disk I/O error", sql: nil)
         let here = temporaryDirectory!
-        XCTAssertEqual(TemporaryFolder.storageFailure(io, writing: "b.sqlite", in: here, environment: ["TMPDIR": "/dev/shm"]), "cannot write b.sqlite: disk I/O error")
-        XCTAssertEqual(TemporaryFolder.storageFailure(full, writing: "b.sqlite", in: here, environment: ["TMPDIR": folder]), "cannot write b.sqlite: database or disk is full")
+        XCTAssertEqual(TemporaryFolder.storageFailure(io, writing: "b.sqlite", in: here, environment: ["TMPDIR": "/dev/shm"]).message, "cannot write b.sqlite: disk I/O error")
+        XCTAssertEqual(TemporaryFolder.storageFailure(full, writing: "b.sqlite", in: here, environment: ["TMPDIR": folder]).message, "cannot write b.sqlite: database or disk is full")
     }
 
     func testTemplatesNestUpToMediaWikisLimitAndDeeperIsSaidToBeTooDeep() {

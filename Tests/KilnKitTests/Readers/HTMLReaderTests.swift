@@ -294,8 +294,8 @@ final class HTMLReaderTests: KilnTestCase {
     func testMissingPageIsAnIOError() throws {
         let missing = temporaryDirectory.appendingPathComponent("missing.html")
         XCTAssertThrowsError(try extractReader().read(InputFile(url: missing, relativePath: "missing.html"), log: DiagnosticLog()) { _ in }) { error in
-            guard case KilnError.io(let message) = error else { return XCTFail("got \(error)") }
-            XCTAssertTrue(message.contains("missing.html"), message)
+            guard case KilnError.io(let failure) = error else { return XCTFail("got \(error)") }
+            XCTAssertTrue(failure.message.contains("missing.html"), failure.message)
         }
     }
 }

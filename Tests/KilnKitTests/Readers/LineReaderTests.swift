@@ -134,8 +134,8 @@ final class LineReaderTests: KilnTestCase {
     func testMissingFileThrowsIOError() throws {
         let url = temporaryDirectory.appendingPathComponent("absent.txt")
         XCTAssertThrowsError(try LineReader(url: url)) { error in
-            guard case KilnError.io(let message) = error else { return XCTFail("expected KilnError.io, got \(error)") }
-            XCTAssertTrue(message.contains("absent.txt"), message)
+            guard case KilnError.io(let failure) = error else { return XCTFail("expected KilnError.io, got \(error)") }
+            XCTAssertTrue(failure.message.contains("absent.txt"), failure.message)
             XCTAssertTrue({ if case .io? = error as? KilnError { return true }; return false }(), "\(error)")
         }
     }
