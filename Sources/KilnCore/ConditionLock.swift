@@ -16,14 +16,15 @@ package final class ConditionLock<State>: @unchecked Sendable {
         case waitUntil(Date)
     }
 
-    private let condition = NSCondition()
-    private var state: State
+    @usableFromInline let condition = NSCondition()
+    @usableFromInline var state: State
 
     package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` with the lock held; waits for nothing but the lock.
+    @inlinable
     package func withLock<Value>(_ body: (inout State) throws -> Value) rethrows -> Value {
         condition.lock()
         defer { condition.unlock() }
@@ -32,6 +33,7 @@ package final class ConditionLock<State>: @unchecked Sendable {
 
     /// Runs `attempt` with the lock held until it returns `.ready`: after `.wait` (`.waitUntil`), the thread waits
     /// for a `broadcast` (or the deadline), then `attempt` looks again. `attempt` may change the state each time.
+    @inlinable
     package func waitFor<Value>(_ attempt: (inout State) throws -> Step<Value>) rethrows -> Value {
         condition.lock()
         defer { condition.unlock() }
@@ -45,16 +47,19 @@ package final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Waits until `ready` holds, then runs `body` with the lock still held.
+    @inlinable
     package func wait<Value>(until ready: (State) -> Bool, then body: (inout State) throws -> Value) rethrows -> Value {
         try waitFor { state in ready(state) ? .ready(try body(&state)) : .wait }
     }
 
     /// Waits until `ready` holds.
+    @inlinable
     package func wait(until ready: (State) -> Bool) {
         wait(until: ready) { _ in }
     }
 
     /// Waits until `ready` holds or `deadline` passes; true when `ready` holds.
+    @inlinable
     package func wait(until ready: (State) -> Bool, deadline: Date) -> Bool {
         waitFor { state in
             if ready(state) { return .ready(true) }
@@ -64,11 +69,13 @@ package final class ConditionLock<State>: @unchecked Sendable {
 
     /// Wakes every thread waiting in `wait`, each to look at the state again; call it after a change they may wait
     /// for, with or without the lock held.
+    @inlinable
     package func broadcast() {
         condition.broadcast()
     }
 
     /// Changes the state with the lock held, then wakes every waiting thread (`broadcast`).
+    @inlinable
     package func change<Value>(_ body: (inout State) throws -> Value) rethrows -> Value {
         condition.lock()
         defer {
@@ -81,6 +88,7 @@ package final class ConditionLock<State>: @unchecked Sendable {
 
 extension ConditionLock {
     /// Waits until the state is set (not `nil`); returns it. For a value one thread sets once and others wait for.
+    @inlinable
     package func waitForValue<Wrapped>() -> Wrapped where State == Wrapped? {
         waitFor { state in state.map { .ready($0) } ?? .wait }
     }
