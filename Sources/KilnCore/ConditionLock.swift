@@ -6,7 +6,7 @@ import Foundation
 /// wait releases the lock between two calls of such a closure, never inside one: what a closure reads of the state
 /// it reads with the lock held.
 ///
-/// Unchecked Sendable: the state is read and written only inside `withLock`/`wait`, with `condition` locked.
+/// Unchecked Sendable: the state is read and written only inside `withLock`, `change` and the waits, with `condition` locked.
 package final class ConditionLock<State>: @unchecked Sendable {
     /// What a waiting closure found (`waitFor(_:)`): the value waited for, or that the thread must wait for a change
     /// (until `deadline`, if given) before the closure looks again.
