@@ -78,7 +78,9 @@ package final class Collator {
 /// holds; a failure other than a buffer too small (which is retried with the size ICU asks for) means its data is
 /// missing from the machine, and stops the program.
 package enum ICUText {
+    /// Nonisolated unsafe: ICU documents the normalizer `unorm2_getNFCInstance` returns as immutable and thread-safe.
     nonisolated(unsafe) private static let nfcForm = normalizer(kiln_unorm2_nfc, form: "NFC")
+    /// Nonisolated unsafe: ICU documents the normalizer `unorm2_getNFDInstance` returns as immutable and thread-safe.
     nonisolated(unsafe) private static let nfdForm = normalizer(kiln_unorm2_nfd, form: "NFD")
     private static let bufferOverflow: Int32 = 15 // U_BUFFER_OVERFLOW_ERROR
 

@@ -7,35 +7,31 @@ import KilnC
 /// below, `DetachedThread` and `SerialThread` (docs/CONCURRENCY.md). The outcome is kept behind a lock, so `wait()`
 /// may be called again, from any thread, and gives the same value or error at once.
 package final class BackgroundThread<Value: Sendable>: Sendable {
-    private let outcome = Mutex<Result<Value, any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
+    /// The outcome, once the work is done.
+    private let outcome = ConditionLock<Result<Value, any Error>?>(nil)
 
     /// Starts `work` on a new thread named `name` (as debuggers and `top -H` show it).
     package init(name: String, _ work: @escaping @Sendable () throws -> Value) {
         DetachedThread.start(name: name) { [self] in
             let result = Result { try work() }
-            outcome.withLock { $0 = result }
-            done.signal()
+            outcome.change { $0 = result }
         }
     }
 
     /// Work already done: `wait()` returns `value` at once, and no thread is started.
     package init(finished value: Value) {
-        outcome.withLock { $0 = .success(value) }
-        done.signal()
+        outcome.change { $0 = .success(value) }
     }
 
     /// Waits until the work is done; returns what it returned.
     /// - Throws: what the work threw.
     package func wait() throws -> Value {
-        done.wait()
-        done.signal()
-        return try outcome.withLock { $0! }.get()
+        try outcome.waitForValue().get()
     }
 }
 
 /// The sibling of `BackgroundThread` for a thread whose owner waits for it through what the thread hands back (a
-/// `BoundedQueue` it finishes, a semaphore or condition of the owner's) rather than for one value: the decoder of
+/// `BoundedQueue` it finishes, a `ConditionLock` of the owner's) rather than for one value: the decoder of
 /// `InputBytes`, `ReadAhead`'s readers, `BundleTables`, `ExtractedItems` and `BuildProgressDisplay`'s ticker
 /// (docs/CONCURRENCY.md names what each owner waits on). Every thread Kiln starts is started here.
 package enum DetachedThread {

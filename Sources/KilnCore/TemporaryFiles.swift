@@ -6,40 +6,50 @@ import KilnC
 /// goes once the files registered in it are gone). When the run is interrupted by a signal,
 /// the command line removes them all (`removeAll`) before it exits, so that an interrupted build leaves what a
 /// finished one leaves. Registration is cheap and thread-safe; the library registers whether or not anyone listens.
-///
-/// Unchecked Sendable: the registry is read and written under `lock` only.
-package final class TemporaryFiles: @unchecked Sendable {
+/// Once `removeAll` has begun, the registry is closed for good: a thread that registers or unregisters then waits
+/// (for a change that never comes; the process exits) instead of creating another temporary file.
+package final class TemporaryFiles: Sendable {
     /// The process's registry.
     package static let shared = TemporaryFiles()
 
-    private let lock = NSLock()
-    private var paths: [String: Int] = [:]
-    private var retained: [AnyObject] = []
+    private struct State {
+        var paths: [String: Int] = [:]
+        var retained: [AnyObject] = []
+        /// True once `removeAll` has begun.
+        var closed = false
+        /// The files `removeAll()` removed.
+        var removedAtExit: [String] = []
+    }
+
+    private let state = ConditionLock(State())
 
     /// Adds `url` to the files to remove on interruption (several registrations of one path count).
     package func register(_ url: URL) {
-        lock.withLock { paths[url.path, default: 0] += 1 }
+        state.wait(until: { !$0.closed }) { $0.paths[url.path, default: 0] += 1 }
     }
 
     /// Removes `url` from the registry once it is removed or in place.
     package func unregister(_ url: URL) {
-        lock.withLock {
-            guard let count = paths[url.path] else { return }
-            paths[url.path] = count > 1 ? count - 1 : nil
+        state.wait(until: { !$0.closed }) { state in
+            guard let count = state.paths[url.path] else { return }
+            state.paths[url.path] = count > 1 ? count - 1 : nil
         }
     }
 
     /// Removes every registered file that exists and returns their paths, sorted, for a process about to exit: the
-    /// registry stays locked from then on, so a thread still running waits at its next registration instead of
+    /// registry is closed from then on, so a thread still running waits at its next registration instead of
     /// creating another temporary file; `removeAgain()` catches a registered file such a thread re-created
     /// meanwhile (SQLite re-creates a missing database it attaches).
     package func removeAll() -> [String] {
-        lock.lock()  // never unlocked: the process exits
-        removedAtExit = paths.keys.sorted()
-        removedAtExit += removedAtExit.flatMap(TemporaryFiles.libraryTemporaries)
-        removedAtExit.sort()
+        var removed = state.withLock { state in
+            state.closed = true
+            return state.paths.keys.sorted()
+        }
+        removed += removed.flatMap(TemporaryFiles.libraryTemporaries)
+        removed.sort()
+        state.withLock { $0.removedAtExit = removed }
         // A folder being filled (`AtomicFolder`) goes after the files in it, which sort after it.
-        return removedAtExit.reversed().filter(TemporaryFiles.remove).reversed()
+        return removed.reversed().filter(TemporaryFiles.remove).reversed()
     }
 
     /// Removes the file, or the empty folder, at `path`; true when it was there.
@@ -60,14 +70,11 @@ package final class TemporaryFiles: @unchecked Sendable {
 
     /// Removes again the files `removeAll()` removed, right before the process exits.
     package func removeAgain() {
-        for path in removedAtExit.reversed() { _ = TemporaryFiles.remove(path) }
+        for path in state.withLock({ $0.removedAtExit }).reversed() { _ = TemporaryFiles.remove(path) }
     }
-
-    /// The files `removeAll()` removed (read and written only by the thread that holds the lock for good).
-    private var removedAtExit: [String] = []
 
     /// Keeps `object` alive as long as the process (e.g. the signal sources that call `removeAll`).
     package func retain(_ object: AnyObject) {
-        lock.withLock { retained.append(object) }
+        state.wait(until: { !$0.closed }) { $0.retained.append(object) }
     }
 }

@@ -6,8 +6,7 @@ import KilnManifest
 /// to the host: requests waiting on it wait here), the least time between two requests' starts (the manifest's
 /// `delay`, or robots.txt's `Crawl-delay` when longer) and the requests in flight at once (`concurrency`).
 /// Workers take their next task from it and say when a request ended.
-/// Unchecked Sendable: every stored property is read and written with `condition` locked.
-final class HostQueue: @unchecked Sendable {
+final class HostQueue: Sendable {
     /// A request to make.
     enum Task {
         /// Fetch the robots.txt of an origin.
@@ -39,110 +38,125 @@ final class HostQueue: @unchecked Sendable {
         var isEmpty: Bool { head == waiting.count }
     }
 
-    private let condition = NSCondition()
+    /// What changes while workers fetch.
+    private struct State {
+        var hosts: [String: Host] = [:]
+        var remaining: Int
+        var running = 0
+        var stopped = false
+    }
+
+    /// What `next` found under the lock: a request, nothing left, or a URL robots.txt refuses (handed to `refused`
+    /// with the lock released).
+    private enum Next {
+        case task(Task)
+        case end
+        case refused(FetchJob)
+    }
+
+    private let state: ConditionLock<State>
     private let jobs: [FetchJob]
-    private var hosts: [String: Host] = [:]
     /// The hosts in the order their first URL was listed.
     private let origins: [String]
-    private var remaining: Int
-    private var running = 0
-    private var stopped = false
     private let settings: FetchSettings
 
     /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise.
     init(jobs: [FetchJob], settings: FetchSettings) {
         self.jobs = jobs
         self.settings = settings
-        remaining = jobs.count
+        var state = State(remaining: jobs.count)
         var origins: [String] = []
         for (index, job) in jobs.enumerated() {
-            if hosts[job.origin] == nil {
-                hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
+            if state.hosts[job.origin] == nil {
+                state.hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
                 origins.append(job.origin)
             }
-            hosts[job.origin]!.waiting.append(Waiting(job: index, attempt: 1, notBefore: .distantPast))
+            state.hosts[job.origin]!.waiting.append(Waiting(job: index, attempt: 1, notBefore: .distantPast))
         }
         self.origins = origins
+        self.state = ConditionLock(state)
     }
 
     /// The next request, waiting until one may start; `nil` once nothing is left (or `stop` was called). A URL
     /// robots.txt disallows is handed to `refused` instead, on the calling thread.
     func next(refused: (FetchJob) -> Void) -> Task? {
-        condition.lock()
-        defer { condition.unlock() }
-        while !stopped {
-            // Nothing left: every other waiting worker is woken to see it too.
-            if remaining == 0 && running == 0 {
-                condition.broadcast()
-                return nil
+        while true {
+            switch state.waitFor({ nextStep(&$0) }) {
+            case .task(let task): return task
+            case .end: return nil
+            case .refused(let job): refused(job)
             }
-            let now = Date()
-            var wake = Date.distantFuture
-            for origin in origins {
-                guard var host = hosts[origin], !host.isEmpty, host.inFlight < settings.concurrency else { continue }
-                guard now >= host.nextStart else { wake = min(wake, host.nextStart); continue }
-                let rules: RobotsRules
-                switch host.robots {
-                case .fetching:
-                    continue
-                case .unknown:
-                    host.robots = .fetching
-                    host.inFlight += 1
-                    host.nextStart = now.addingTimeInterval(settings.delay)
-                    hosts[origin] = host
-                    running += 1
-                    return .robots(origin)
-                case .known(let known):
-                    rules = known
-                }
-                // The first URL whose retry time has come; disallowed ones are taken out on the way.
-                var index = host.head
-                while index < host.waiting.count {
-                    let entry = host.waiting[index]
-                    let job = jobs[entry.job]
-                    if !rules.allows(job.url) {
-                        host.waiting.remove(at: index)
-                        remaining -= 1
-                        hosts[origin] = host
-                        condition.unlock()
-                        refused(job)
-                        condition.lock()
-                        host = hosts[origin]!
-                        continue
-                    }
-                    if entry.notBefore > now {
-                        wake = min(wake, entry.notBefore)
-                        index += 1
-                        continue
-                    }
-                    if index == host.head { host.head += 1 } else { host.waiting.remove(at: index) }
-                    if host.head > 1024 && host.head * 2 > host.waiting.count {
-                        host.waiting.removeFirst(host.head)
-                        host.head = 0
-                    }
-                    host.inFlight += 1
-                    host.nextStart = now.addingTimeInterval(max(settings.delay, rules.crawlDelay ?? 0))
-                    hosts[origin] = host
-                    remaining -= 1
-                    running += 1
-                    return .job(job, attempt: entry.attempt)
-                }
-                hosts[origin] = host
-            }
-            if remaining == 0 && running == 0 {
-                condition.broadcast()
-                return nil
-            }
-            if wake == .distantFuture { condition.wait() } else { _ = condition.wait(until: wake) }
         }
-        return nil
+    }
+
+    /// `next` with the lock held: the next request when one may start now, else when the queue must be looked at
+    /// again (a change, or the earliest start of a host or a retry).
+    private func nextStep(_ state: inout State) -> ConditionLock<State>.Step<Next> {
+        guard !state.stopped else { return .ready(.end) }
+        // Nothing left: every other waiting worker is woken to see it too.
+        if state.remaining == 0 && state.running == 0 {
+            self.state.broadcast()
+            return .ready(.end)
+        }
+        let now = Date()
+        var wake = Date.distantFuture
+        for origin in origins {
+            guard var host = state.hosts[origin], !host.isEmpty, host.inFlight < settings.concurrency else { continue }
+            guard now >= host.nextStart else { wake = min(wake, host.nextStart); continue }
+            let rules: RobotsRules
+            switch host.robots {
+            case .fetching:
+                continue
+            case .unknown:
+                host.robots = .fetching
+                host.inFlight += 1
+                host.nextStart = now.addingTimeInterval(settings.delay)
+                state.hosts[origin] = host
+                state.running += 1
+                return .ready(.task(.robots(origin)))
+            case .known(let known):
+                rules = known
+            }
+            // The first URL whose retry time has come; a disallowed one is taken out and handed to `refused`.
+            var index = host.head
+            while index < host.waiting.count {
+                let entry = host.waiting[index]
+                let job = jobs[entry.job]
+                if !rules.allows(job.url) {
+                    host.waiting.remove(at: index)
+                    state.remaining -= 1
+                    state.hosts[origin] = host
+                    return .ready(.refused(job))
+                }
+                if entry.notBefore > now {
+                    wake = min(wake, entry.notBefore)
+                    index += 1
+                    continue
+                }
+                if index == host.head { host.head += 1 } else { host.waiting.remove(at: index) }
+                if host.head > 1024 && host.head * 2 > host.waiting.count {
+                    host.waiting.removeFirst(host.head)
+                    host.head = 0
+                }
+                host.inFlight += 1
+                host.nextStart = now.addingTimeInterval(max(settings.delay, rules.crawlDelay ?? 0))
+                state.hosts[origin] = host
+                state.remaining -= 1
+                state.running += 1
+                return .ready(.task(.job(job, attempt: entry.attempt)))
+            }
+            state.hosts[origin] = host
+        }
+        if state.remaining == 0 && state.running == 0 {
+            self.state.broadcast()
+            return .ready(.end)
+        }
+        return wake == .distantFuture ? .wait : .waitUntil(wake)
     }
 
     /// The robots.txt of `origin` was read as `rules`: the URLs waiting on it may go.
     func learned(_ rules: RobotsRules, for origin: String) {
-        condition.lock()
-        hosts[origin]?.robots = .known(rules)
-        condition.unlock()
+        state.withLock { $0.hosts[origin]?.robots = .known(rules) }
     }
 
     /// Whether `url`, a redirect's target, may be fetched: its host's robots.txt as known here; `nil` when this
@@ -150,30 +164,27 @@ final class HostQueue: @unchecked Sendable {
     func allows(_ url: String) -> Bool? {
         guard settings.robots == .obey else { return true }
         guard let origin = FetchURL.origin(url) else { return false }
-        condition.lock()
-        defer { condition.unlock() }
-        if case .known(let rules)? = hosts[origin]?.robots { return rules.allows(url) }
-        return nil
+        return state.withLock { state in
+            if case .known(let rules)? = state.hosts[origin]?.robots { return rules.allows(url) }
+            return nil
+        }
     }
 
     /// A request to `origin` ended; `retry` puts its URL back, to start no earlier than `notBefore`.
     func ended(_ origin: String, retry: (job: FetchJob, attempt: Int, notBefore: Date)? = nil) {
-        condition.lock()
-        hosts[origin]?.inFlight -= 1
-        running -= 1
-        if let retry, let index = jobs.firstIndex(of: retry.job) {
-            hosts[origin]?.waiting.append(Waiting(job: index, attempt: retry.attempt, notBefore: retry.notBefore))
-            remaining += 1
+        let index = retry.flatMap { jobs.firstIndex(of: $0.job) }
+        state.change { state in
+            state.hosts[origin]?.inFlight -= 1
+            state.running -= 1
+            if let retry, let index {
+                state.hosts[origin]?.waiting.append(Waiting(job: index, attempt: retry.attempt, notBefore: retry.notBefore))
+                state.remaining += 1
+            }
         }
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// Nothing more is started (an interruption): `next` returns `nil` to every worker.
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        state.change { $0.stopped = true }
     }
 }

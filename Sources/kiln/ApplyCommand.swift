@@ -19,10 +19,12 @@ struct ApplyCommand: KilnCommand {
         Exit codes: 0 applied, 1 refused (nothing changed), 64 usage error, 74 I/O error.
 
         """
-    static let commandOptions: [CommandOption] = [
-        CommandOption("--update", value: "FILE", help: "The update manifest (default: update.json beside PATCH)."),
-        BundleReadLimitOption.option,
-    ]
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let update = CommandOption("--update", value: "FILE", help: "The update manifest (default: update.json beside PATCH).")
+    }
+
+    static let commandOptions: [CommandOption] = [Options.update, BundleReadLimitOption.option]
 
     let bundle: URL
     let patchArgument: String
@@ -34,7 +36,7 @@ struct ApplyCommand: KilnCommand {
         let bundleArgument = try arguments.positional("the bundle")
         patchArgument = try arguments.positional("the patch")
         try arguments.requireNoMore()
-        update = try arguments.path("--update")
+        update = try arguments.path(Options.update)
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
         if bundleArgument == StandardInputFile.argument {
             throw KilnError.usage("BUNDLE cannot be standard input (-): kiln apply replaces the file itself with its patched copy; name the bundle's file (the patch may be -)")

@@ -37,18 +37,24 @@ struct BuildCommand: KilnCommand {
         (also: the disk is full or the output folder cannot be written; the previous bundle is then left as it was).
 
         """
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let out = CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite in the current folder, not in the pipeline's: pipelines kept in raw/<name>/ build into the one build/ folder where the command runs, and a pipeline folder holds only inputs).")
+        static let report = CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name).")
+        static let html = CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does.")
+        static let format = CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict.")
+        static let quiet = CommandOption("--quiet", value: nil, help: "Prints nothing but errors.")
+        static let progress = CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event twice a second, a last done event), whatever stderr is, and no summary there; none: no progress. Default: progress on a terminal only, without --quiet or --format json.")
+        static let noCache = CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again).")
+        static let baseline = CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one.")
+        static let maxRemoved = CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one.")
+        static let maxChanged = CommandOption("--max-changed", value: "L", help: "The same for changed rows.")
+        static let allowPath = CommandOption("--allow-path", value: "PATH", repeatable: true, help: "Lets sources read the folder (or file) PATH although it lies outside the pipeline folder, by absolute path or through a symbolic link. Without it, absolute paths, \"..\" and links leading out of the pipeline folder are refused.")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "FILE", help: "The bundle to write (default: build/<bundle>.sqlite in the current folder, not in the pipeline's: pipelines kept in raw/<name>/ build into the one build/ folder where the command runs, and a pipeline folder holds only inputs)."),
-        CommandOption("--report", value: "FILE", help: "The JSON report (default: beside the bundle, <name>.report.json for <name>.sqlite, <file>.report.json for any other bundle file name)."),
-        CommandOption("--html", value: nil, help: "Also writes the report as an HTML page beside it (<bundle>.report.html), as kiln report does."),
-        CommandOption("--format", value: "text|json|junit|github", help: "text (default): summary on stderr; json: the report on stdout; junit: JUnit XML on stdout (a test case per source, per rule, and one for the rest; an error finding fails its case); github: GitHub Actions annotations on stdout (::error file=<input from the current folder>,line=N,title=<code>::message, ::warning, ::notice), then the verdict."),
-        CommandOption("--quiet", value: nil, help: "Prints nothing but errors."),
-        CommandOption("--progress", value: "json|none", help: "json: a JSON-lines progress stream on stderr (one object per stage, a progress event twice a second, a last done event), whatever stderr is, and no summary there; none: no progress. Default: progress on a terminal only, without --quiet or --format json."),
-        CommandOption("--no-cache", value: nil, help: "Builds in full even when nothing changed since the last build (the build cache, .kiln-cache beside the bundle, is recorded again)."),
-        CommandOption("--baseline", value: "FILE", help: "Before replacing anything, compare the new bundle with FILE (e.g. the bundle being replaced, or the last release) under the thresholds; over one, exit 1 and nothing is replaced. Default: the manifest's baseline, if it names one."),
-        CommandOption("--max-removed", value: "L", help: "The most rows a table may lose since the baseline, as in kiln diff: 10%, 25 (rows), TABLE=5%, comma-separated; replaces the manifest's limits one by one."),
-        CommandOption("--max-changed", value: "L", help: "The same for changed rows."),
-        CommandOption("--allow-path", value: "PATH", repeatable: true, help: "Lets sources read the folder (or file) PATH although it lies outside the pipeline folder, by absolute path or through a symbolic link. Without it, absolute paths, \"..\" and links leading out of the pipeline folder are refused."),
+        Options.out, Options.report, Options.html, Options.format, Options.quiet, Options.progress, Options.noCache,
+        Options.baseline, Options.maxRemoved, Options.maxChanged, Options.allowPath,
     ]
 
     let pipelinePath: String
@@ -65,27 +71,27 @@ struct BuildCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        var options = BuildOptions(output: try arguments.path("--out"), report: try arguments.path("--report"),
-                                   baseline: try arguments.path("--baseline"),
-                                   thresholds: try arguments.thresholds())
-        options.names = OutputNames(output: "--out", report: "--report")
+        var options = BuildOptions(output: try arguments.path(Options.out), report: try arguments.path(Options.report),
+                                   baseline: try arguments.path(Options.baseline),
+                                   thresholds: try arguments.thresholds(removed: Options.maxRemoved, changed: Options.maxChanged))
+        options.names = OutputNames(output: Options.out.name, report: Options.report.name)
         // The `KILN_*` thread variables (docs/reference/commands.md, "Environment").
         options.threads = ThreadSettings(environment: ProcessInfo.processInfo.environment)
         self.options = options
-        allowedPaths = try (arguments.values("--allow-path") ?? []).map { path in
+        allowedPaths = try (arguments.values(Options.allowPath) ?? []).map { path in
             let url = URL(fileURLWithPath: path).standardizedFileURL
             guard FileManager.default.fileExists(atPath: url.path) else {
-                throw KilnError.usage("--allow-path \(path): there is no such file or folder")
+                throw KilnError.usage("\(Options.allowPath.name) \(path): there is no such file or folder")
             }
             return url
         }
-        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
-        quiet = arguments.flag("--quiet")
-        html = arguments.flag("--html")
-        noCache = arguments.flag("--no-cache")
-        progressStyle = arguments.value("--progress")
+        format = ReportFormat(rawValue: try arguments.format(Options.format))!
+        quiet = arguments.flag(Options.quiet)
+        html = arguments.flag(Options.html)
+        noCache = arguments.flag(Options.noCache)
+        progressStyle = arguments.value(Options.progress)
         if let progressStyle, !["json", "none"].contains(progressStyle) {
-            throw KilnError.usage("--progress must be json or none, not \"\(progressStyle)\"")
+            throw KilnError.usage("\(Options.progress.name) must be json or none, not \"\(progressStyle)\"")
         }
     }
 

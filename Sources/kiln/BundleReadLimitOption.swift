@@ -9,7 +9,7 @@ enum BundleReadLimitOption {
     /// The seconds `--sql-seconds` gives, when it is given.
     /// - Throws: `KilnError.usage` for a value that is not a number of seconds above 0.
     static func parse(_ arguments: ParsedArguments) throws -> Double? {
-        guard let text = arguments.value(option.name) else { return nil }
+        guard let text = arguments.value(option) else { return nil }
         guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
             throw KilnError.usage("\(option.name) takes a number of seconds above 0, not \"\(text)\"")
         }

@@ -18,10 +18,13 @@ struct CheckCommand: KilnCommand {
         74 I/O error.
 
         """
-    static let commandOptions: [CommandOption] = [
-        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
-        CommandOption("--format", value: "text|json|junit|github", help: "text (default): a line per category, then every finding; json: the whole report; junit: JUnit XML for CI servers (a suite per category, a test case per check); github: GitHub Actions annotations (::error file=…::…)."),
-    ]
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let manifest = CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed.")
+        static let format = CommandOption("--format", value: "text|json|junit|github", help: "text (default): a line per category, then every finding; json: the whole report; junit: JUnit XML for CI servers (a suite per category, a test case per check); github: GitHub Actions annotations (::error file=…::…).")
+    }
+
+    static let commandOptions: [CommandOption] = [Options.manifest, Options.format]
 
     /// The bundle as the command line names it (`-`: standard input).
     let bundle: String
@@ -33,8 +36,8 @@ struct CheckCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         bundle = try arguments.positional("the bundle")
         try arguments.requireNoMore()
-        manifestPath = arguments.value("--manifest")
-        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
+        manifestPath = arguments.value(Options.manifest)
+        format = ReportFormat(rawValue: try arguments.format(Options.format))!
     }
 
     /// Checks the bundle and prints the report: 0 when no error, 1 otherwise.

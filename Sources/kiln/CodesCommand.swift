@@ -14,18 +14,21 @@ struct CodesCommand: KilnCommand {
         Exit codes: 0 listed, 64 usage error.
 
         """
-    static let commandOptions: [CommandOption] = [
-        CommandOption("--format", value: "text|json", help: "text (default): a line per code; json: an array of {code, severity, meaning} ({code, severity, meaning, rule} for a manifest's rules)."),
-        CommandOption("--manifest", value: "M", help: "A pipeline folder or manifest: its own rules' codes are listed after the catalogue, with their severity (after the manifest's overrides) and description."),
-    ]
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let format = CommandOption("--format", value: "text|json", help: "text (default): a line per code; json: an array of {code, severity, meaning} ({code, severity, meaning, rule} for a manifest's rules).")
+        static let manifest = CommandOption("--manifest", value: "M", help: "A pipeline folder or manifest: its own rules' codes are listed after the catalogue, with their severity (after the manifest's overrides) and description.")
+    }
+
+    static let commandOptions: [CommandOption] = [Options.format, Options.manifest]
 
     let format: String
     let manifestPath: String?
 
     init(_ arguments: inout ParsedArguments) throws {
         try arguments.requireNoMore()
-        format = try arguments.format(allowed: ["text", "json"])
-        manifestPath = arguments.value("--manifest")
+        format = try arguments.format(Options.format)
+        manifestPath = arguments.value(Options.manifest)
     }
 
     /// One line of the list: a catalogue code, or a manifest rule's code with the key path of the rule.

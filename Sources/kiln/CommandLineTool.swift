@@ -13,11 +13,13 @@ struct CommandLineTool {
         CommandEntry(InitCommand.self),
     ]
 
-    /// The options of `kiln` itself, as the overview's OPTIONS section lists them (`-h` is `--help`'s short form).
-    static let globalOptions: [CommandOption] = [
-        CommandOption("--help", value: nil, help: "Shows help (also -h, and after any command: kiln build --help)."),
-        CommandOption("--version", value: nil, help: "Shows the version."),
-    ]
+    /// `kiln --help` (`-h` is its short form; after a command, that command's help).
+    static let helpOption = CommandOption("--help", value: nil, help: "Shows help (also -h, and after any command: kiln build --help).")
+    /// `kiln --version`.
+    static let versionOption = CommandOption("--version", value: nil, help: "Shows the version.")
+
+    /// The options of `kiln` itself, as the overview's OPTIONS section lists them.
+    static let globalOptions: [CommandOption] = [helpOption, versionOption]
 
     /// What `kiln help` does, as the overview and the completion scripts describe it.
     static let helpAbstract = "Shows help for a command (help --man: the manual page)."
@@ -35,10 +37,11 @@ struct CommandLineTool {
         """
     }
 
+    /// `kiln help --man`.
+    static let manOption = CommandOption("--man", value: nil, help: "Prints the manual page of kiln (roff: every command, its options and exit codes) instead; man -l reads it.")
+
     /// The options of `kiln help [COMMAND]`.
-    static let helpOptions: [CommandOption] = [
-        CommandOption("--man", value: nil, help: "Prints the manual page of kiln (roff: every command, its options and exit codes) instead; man -l reads it."),
-    ]
+    static let helpOptions: [CommandOption] = [manOption]
 
     static var overview: String {
         var text = """
@@ -87,21 +90,21 @@ struct CommandLineTool {
             return .usage
         }
         switch first {
-        case "-h", "--help":
+        case "-h", CommandLineTool.helpOption.name:
             try printOut(CommandLineTool.overview)
             return .success
-        case "--version", "-V", "version":
+        case CommandLineTool.versionOption.name, "-V", "version":
             if let extra = arguments.dropFirst().first {
                 return usageError("\(first) takes no argument, found \"\(extra)\"", usage: "kiln \(first)")
             }
             try printOut(KilnVersion.current + "\n")
             return .success
         case "help":
-            if let option = arguments.dropFirst().first, option == "--help" || option == "-h" {
+            if let option = arguments.dropFirst().first, option == CommandLineTool.helpOption.name || option == "-h" {
                 try printOut(CommandLineTool.helpHelp)
                 return .success
             }
-            if arguments.dropFirst().first == "--man" {
+            if arguments.dropFirst().first == CommandLineTool.manOption.name {
                 if let extra = arguments.dropFirst(2).first {
                     return usageError("help --man takes no argument, found \"\(extra)\"", usage: "kiln help --man")
                 }
@@ -126,7 +129,7 @@ struct CommandLineTool {
                                   usage: "kiln <command> [options]")
             }
             let rest = Array(arguments.dropFirst())
-            if rest.contains("-h") || rest.contains("--help") {
+            if rest.contains("-h") || rest.contains(CommandLineTool.helpOption.name) {
                 try printOut(command.help)
                 return .success
             }
@@ -318,9 +321,9 @@ struct CommandEntry: Sendable {
 }
 
 /// Arguments split into positionals, flags and `--option value` pairs; unknown options are usage errors. A command
-/// reads its options by the names it declares (`flag`, `value`, `values`): reading a name the command does not
-/// declare is a programmer's error that stops a debug build (`assert`), so a name typed otherwise than in its
-/// declaration fails every test that runs the command instead of reading as always absent.
+/// reads its options through their declarations (`flag(Options.quiet)`, `value`, `values`), so each option's name is
+/// written once and a misspelt one does not compile; reading an option the command does not list in its
+/// `commandOptions` is a programmer's error that stops a debug build (`assert`).
 struct ParsedArguments {
     var positionals: [String] = []
     private var flags: Set<String> = []
@@ -375,26 +378,27 @@ struct ParsedArguments {
         }
     }
 
-    /// Whether the declared flag `name` was given.
-    func flag(_ name: String) -> Bool {
-        assertDeclared(name)
-        return flags.contains(name)
+    /// Whether the flag `option` was given.
+    func flag(_ option: CommandOption) -> Bool {
+        assertDeclared(option, flag: true)
+        return flags.contains(option.name)
     }
 
-    /// The value of the declared option `name` (its last, for one that repeats); `nil` when absent.
-    func value(_ name: String) -> String? {
-        assertDeclared(name)
-        return lastValues[name]
+    /// The value of `option` (its last, for one that repeats); `nil` when absent.
+    func value(_ option: CommandOption) -> String? {
+        assertDeclared(option, flag: false)
+        return lastValues[option.name]
     }
 
-    /// Every value of the declared option `name`, in order; `nil` when absent.
-    func values(_ name: String) -> [String]? {
-        assertDeclared(name)
-        return repeated[name]
+    /// Every value of `option`, in order; `nil` when absent.
+    func values(_ option: CommandOption) -> [String]? {
+        assertDeclared(option, flag: false)
+        return repeated[option.name]
     }
 
-    private func assertDeclared(_ name: String) {
-        assert(declaredNames.contains(name), "the command reads \(name), which it does not declare")
+    private func assertDeclared(_ option: CommandOption, flag: Bool) {
+        assert(declaredNames.contains(option.name), "the command reads \(option.name), which it does not declare")
+        assert((option.value == nil) == flag, "\(option.name) is read as a \(flag ? "flag" : "value"), which it is not")
     }
 
     /// Takes the next positional argument.
@@ -412,29 +416,30 @@ struct ParsedArguments {
 
     /// The value of a path option as a file URL; `nil` when the option is absent.
     /// - Throws: `KilnError.usage` for an empty path.
-    func path(_ option: String) throws -> URL? {
+    func path(_ option: CommandOption) throws -> URL? {
         guard let value = value(option) else { return nil }
-        guard !value.isEmpty else { throw KilnError.usage("\(option) needs a path, not an empty string") }
+        guard !value.isEmpty else { throw KilnError.usage("\(option.name) needs a path, not an empty string") }
         return URL(fileURLWithPath: value)
     }
 
-    /// The limits `--max-removed` and `--max-changed` set.
+    /// The limits the options `removed` and `changed` (`--max-removed`, `--max-changed`) set.
     /// - Throws: `KilnError.usage` for a value that is not a list of limits.
-    func thresholds() throws -> Thresholds {
+    func thresholds(removed: CommandOption, changed: CommandOption) throws -> Thresholds {
         var thresholds = Thresholds()
-        for measure in Thresholds.Measure.allCases {
-            let option = "--max-\(measure.rawValue)"
-            if let text = value(option) { try thresholds.add(measure, from: text, named: option) }
+        for (measure, option) in [(Thresholds.Measure.removed, removed), (.changed, changed)] {
+            if let text = value(option) { try thresholds.add(measure, from: text, named: option.name) }
         }
         return thresholds
     }
 
-    /// The value of `--format`, checked against the allowed ones.
+    /// The value of `option` (`--format`), checked against the choices its declaration lists (`text|json`); the
+    /// first when it is absent.
     /// - Throws: `KilnError.usage` for another value.
-    func format(allowed: [String]) throws -> String {
-        let format = value("--format") ?? allowed[0]
+    func format(_ option: CommandOption) throws -> String {
+        guard case .choices(let allowed) = option.completion else { preconditionFailure("\(option.name) declares no choices") }
+        let format = value(option) ?? allowed[0]
         guard allowed.contains(format) else {
-            throw KilnError.usage("--format must be one of \(allowed.joined(separator: ", ")), not \"\(format)\"")
+            throw KilnError.usage("\(option.name) must be one of \(allowed.joined(separator: ", ")), not \"\(format)\"")
         }
         return format
     }

@@ -15,12 +15,17 @@ struct DiffCommand: KilnCommand {
         file that is not a bundle, 64 usage or manifest error, 74 I/O error.
 
         """
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let format = CommandOption("--format", value: "text|json|junit|github", help: "text (default), json, junit (JUnit XML: a test case per table, failed over a threshold, and one for the schema) or github (GitHub Actions annotations at NEW, then the verdict).")
+        static let maxRemoved = CommandOption("--max-removed", value: "LIMITS", help: "Fail when more rows than this were removed from a table: 10% (of OLD's rows), 25 (rows), or per table, TABLE=5%; several separated by commas: --max-removed 10%,timetable=5%.")
+        static let maxChanged = CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows.")
+        static let manifest = CommandOption("--manifest", value: "M", help: "Read thresholds, severity overrides and the tables the app fills (userFilled: counted, not compared) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default.")
+        static let examples = CommandOption("--examples", value: "N", help: "Examples per table and kind (default 3).")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--format", value: "text|json|junit|github", help: "text (default), json, junit (JUnit XML: a test case per table, failed over a threshold, and one for the schema) or github (GitHub Actions annotations at NEW, then the verdict)."),
-        CommandOption("--max-removed", value: "LIMITS", help: "Fail when more rows than this were removed from a table: 10% (of OLD's rows), 25 (rows), or per table, TABLE=5%; several separated by commas: --max-removed 10%,timetable=5%."),
-        CommandOption("--max-changed", value: "LIMITS", help: "The same for changed rows."),
-        CommandOption("--manifest", value: "M", help: "Read thresholds, severity overrides and the tables the app fills (userFilled: counted, not compared) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata; none when neither exists). Options replace the manifest's limits one by one; a table's own limit wins over a default."),
-        CommandOption("--examples", value: "N", help: "Examples per table and kind (default 3)."),
+        Options.format, Options.maxRemoved, Options.maxChanged, Options.manifest, Options.examples,
         BundleReadLimitOption.option,
     ]
 
@@ -42,11 +47,11 @@ struct DiffCommand: KilnCommand {
         if oldArgument == StandardInputFile.argument && newArgument == StandardInputFile.argument {
             throw KilnError.usage("standard input (-) can be read once; name the other bundle")
         }
-        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
-        thresholds = try arguments.thresholds()
-        manifestPath = arguments.value("--manifest")
-        let examples = arguments.value("--examples") ?? String(BundleDiff.defaultExamples)
-        guard let count = Int(examples), count >= 0 else { throw KilnError.usage("--examples takes a number of rows, not \"\(examples)\"") }
+        format = ReportFormat(rawValue: try arguments.format(Options.format))!
+        thresholds = try arguments.thresholds(removed: Options.maxRemoved, changed: Options.maxChanged)
+        manifestPath = arguments.value(Options.manifest)
+        let examples = arguments.value(Options.examples) ?? String(BundleDiff.defaultExamples)
+        guard let count = Int(examples), count >= 0 else { throw KilnError.usage("\(Options.examples.name) takes a number of rows, not \"\(examples)\"") }
         self.examples = count
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }

@@ -41,12 +41,16 @@ struct ExportCommand: KilnCommand {
         """
     /// The built-in exports' names for NAME (a manifest's own are known only with the manifest), then file names.
     static let argumentCompletion = CommandOption.Completion.wordThenFiles(BuiltInExport.allCases.map(\.rawValue))
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let out = CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing).")
+        static let manifest = CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed.")
+        static let package = CommandOption("--package", value: "PACKAGE", help: "The Kotlin package of `room` (default: the bundle's name, e.g. patras).")
+        static let date = CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending and expired-calendar warnings count from (without either, they count from today; the files never depend on the clock).")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "DIR", required: true, help: "The folder to write into (created if missing)."),
-        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest. Default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 where <bundle> is the name in the bundle's kiln_metadata. Raw inputs are not needed."),
-        CommandOption("--package", value: "PACKAGE", help: "The Kotlin package of `room` (default: the bundle's name, e.g. patras)."),
-        CommandOption("--date", value: "YYYY-MM-DD", help: "The export date (default: the day of SOURCE_DATE_EPOCH, if set): where a service period of N months without a start date starts, and what the service-ending and expired-calendar warnings count from (without either, they count from today; the files never depend on the clock)."),
-        BundleReadLimitOption.option,
+        Options.out, Options.manifest, Options.package, Options.date, BundleReadLimitOption.option,
     ]
 
     let exportName: String
@@ -63,13 +67,13 @@ struct ExportCommand: KilnCommand {
         exportName = try arguments.positional("the export name")
         bundle = URL(fileURLWithPath: try arguments.positional("the bundle"))
         try arguments.requireNoMore()
-        guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
+        guard let out = try arguments.path(Options.out) else { throw KilnError.usage("missing \(Options.out.synopsis)") }
         output = out
-        manifestPath = arguments.value("--manifest")
-        package = arguments.value("--package")
+        manifestPath = arguments.value(Options.manifest)
+        package = arguments.value(Options.package)
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
-        if let date = arguments.value("--date") {
-            guard let day = CalendarDay.day(date) else { throw KilnError.usage("--date takes a day as YYYY-MM-DD, not \"\(date)\"") }
+        if let date = arguments.value(Options.date) {
+            guard let day = CalendarDay.day(date) else { throw KilnError.usage("\(Options.date.name) takes a day as YYYY-MM-DD, not \"\(date)\"") }
             exportDate = day
         } else if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
             guard let day = CalendarDay.day(epoch: epoch) else { throw KilnError.usage("SOURCE_DATE_EPOCH is seconds since 1970, not \"\(epoch)\"") }
@@ -91,14 +95,14 @@ struct ExportCommand: KilnCommand {
         let bundle = pipelineGiven ? URL(fileURLWithPath: "build").appendingPathComponent("\(pipeline.manifest.bundle).sqlite") : self.bundle
         let packageExports = BuiltInExport.allCases.filter(\.takesPackage).map { "kiln export \($0.rawValue)" }.joined(separator: ", ")
         if !manifest.exports.contains(where: { $0.name == exportName }), let builtIn = BuiltInExport(rawValue: exportName) {
-            if package != nil && !builtIn.takesPackage { throw KilnError.usage("--package is an option of \(packageExports), not of \(exportName)") }
-            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: "--out")) { printToStandardError($0 + "\n") }
+            if package != nil && !builtIn.takesPackage { throw KilnError.usage("\(Options.package.name) is an option of \(packageExports), not of \(exportName)") }
+            let written = try builtIn.write(bundle: bundle, manifest: pipeline.manifest, to: output, package: package, names: OutputNames(output: Options.out.name)) { printToStandardError($0 + "\n") }
             for file in written { printToStandardError("wrote \(file.relativePath)\n") }
             return .success
         }
-        if package != nil { throw KilnError.usage("--package is an option of \(packageExports), not of \(exportName)") }
+        if package != nil { throw KilnError.usage("\(Options.package.name) is an option of \(packageExports), not of \(exportName)") }
         let exporter = Exporter(manifest: manifest, exportDate: exportDate)
-        let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: "--out"))
+        let written = try exporter.export(exportName, from: bundle, to: output, names: OutputNames(output: Options.out.name))
         for file in written { printToStandardError("wrote \(file.relativePath)\n") }
         for finding in try exporter.serviceFindings(exportName) + exporter.calendarFindings(written, export: exportName) {
             printToStandardError(finding.displayLine + "\n")

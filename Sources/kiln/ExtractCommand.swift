@@ -17,12 +17,15 @@ struct ExtractCommand: KilnCommand {
         Exit codes: 0 extracted (findings are shown, not failures), 64 usage or manifest error, 74 I/O error.
 
         """
-    static let commandOptions: [CommandOption] = [
-        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest (default: kiln.json5 in the current folder)."),
-        CommandOption("--format", value: "table|json", help: "table (default) or json."),
-        CommandOption("--fields", value: "A,B", help: "Only these fields, in this order, comma-separated (in the table and the JSON); an unknown name is refused with the list of the source's fields."),
-        CommandOption("--width", value: "N", help: "The table's widest line: the widest field columns are narrowed to fit and cells cut end in … (said once, after the records). Default: the terminal's width (COLUMNS, else the terminal's own) when stdout is a terminal, else no limit; 0: no limit. The JSON is never cut."),
-    ]
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let manifest = CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest (default: kiln.json5 in the current folder).")
+        static let format = CommandOption("--format", value: "table|json", help: "table (default) or json.")
+        static let fields = CommandOption("--fields", value: "A,B", help: "Only these fields, in this order, comma-separated (in the table and the JSON); an unknown name is refused with the list of the source's fields.")
+        static let width = CommandOption("--width", value: "N", help: "The table's widest line: the widest field columns are narrowed to fit and cells cut end in … (said once, after the records). Default: the terminal's width (COLUMNS, else the terminal's own) when stdout is a terminal, else no limit; 0: no limit. The JSON is never cut.")
+    }
+
+    static let commandOptions: [CommandOption] = [Options.manifest, Options.format, Options.fields, Options.width]
 
     let sourceName: String
     let files: [String]
@@ -40,16 +43,16 @@ struct ExtractCommand: KilnCommand {
         if files.filter({ $0 == StandardInputFile.argument }).count > 1 {
             throw KilnError.usage("standard input (-) can be read once; name the other files")
         }
-        manifestPath = try ManifestLocation.resolve(explicit: arguments.value("--manifest"), bundle: nil)
+        manifestPath = try ManifestLocation.resolve(explicit: arguments.value(Options.manifest), bundle: nil)
             ?? { throw KilnError.usage("no \(ManifestLoader.defaultFileName) in the current folder; give the pipeline with --manifest") }()
-        format = try arguments.format(allowed: ["table", "json"])
-        fields = arguments.value("--fields").map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
+        format = try arguments.format(Options.format)
+        fields = arguments.value(Options.fields).map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
         if let fields, fields.contains("") {
-            throw KilnError.usage("--fields needs field names separated by commas, not \"\(arguments.value("--fields") ?? "")\"")
+            throw KilnError.usage("\(Options.fields.name) needs field names separated by commas, not \"\(arguments.value(Options.fields) ?? "")\"")
         }
-        if let given = arguments.value("--width") {
-            guard let width = Int(given), width >= 0 else { throw KilnError.usage("--width needs a number of columns (0: no limit), not \"\(given)\"") }
-            guard format == "table" else { throw KilnError.usage("--width applies to the table; --format json is never cut") }
+        if let given = arguments.value(Options.width) {
+            guard let width = Int(given), width >= 0 else { throw KilnError.usage("\(Options.width.name) needs a number of columns (0: no limit), not \"\(given)\"") }
+            guard format == "table" else { throw KilnError.usage("\(Options.width.name) applies to the table; \(Options.format.name) json is never cut") }
             self.width = width == 0 ? nil : width
         } else {
             width = format == "table" ? ExtractCommand.terminalWidth() : nil
@@ -67,7 +70,7 @@ struct ExtractCommand: KilnCommand {
         let pipeline = try ManifestLoader.load(manifestPath)
         let (source, kind) = try pipeline.source(named: sourceName)
         try ExtractionStream.write(source, kind: kind, files: try files.map { try StandardInputFile.url($0) }, displayNames: files,
-                                   fields: fields, fieldsName: "--fields", width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
+                                   fields: fields, fieldsName: Options.fields.name, width: width, format: format == "json" ? .json : .table, to: FileHandle.standardOutput) {
             TerminalText.sanitize($0)
         }
         return .success

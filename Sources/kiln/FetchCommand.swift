@@ -28,14 +28,19 @@ struct FetchCommand: KilnCommand {
         are kept), 64 usage or manifest error, 74 I/O error.
 
         """
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let only = CommandOption("--only", value: "SOURCE", repeatable: true, help: "Fetch only this source's URLs; the capture record keeps the other sources' entries.")
+        static let dryRun = CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none; derived URLs are listed as the saved files give them, or said to be unknown before their source is fetched.")
+        static let format = CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL.")
+        static let quiet = CommandOption("--quiet", value: nil, help: "No progress line on a terminal.")
+        static let mirror = CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs. With --from-warc: the records of URLs that start with TO fill the URLs that start with FROM.")
+        static let warc = CommandOption("--warc", value: "FILE", help: "Also archive every request and response (robots.txt and redirects included; a 304 as a revisit record) in a WARC 1.1 file; FILE.gz: one gzip member per record.")
+        static let fromWarc = CommandOption("--from-warc", value: "FILE", repeatable: true, help: "Make no request: fill the sources' files from the WARC files of another crawl (wget's WARC output, a browser-based crawler, Heritrix), each URL from its newest record, through recorded redirects and revisits.")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--only", value: "SOURCE", repeatable: true, help: "Fetch only this source's URLs; the capture record keeps the other sources' entries."),
-        CommandOption("--dry-run", value: nil, help: "List the requests that would be made (with their validators), and make none; derived URLs are listed as the saved files give them, or said to be unknown before their source is fetched."),
-        CommandOption("--format", value: "text|json|junit|github", help: "text (default): the totals, then each failed URL; json: every URL's result; junit: a test case per URL; github: an annotation per failed URL."),
-        CommandOption("--quiet", value: nil, help: "No progress line on a terminal."),
-        CommandOption("--mirror", value: "FROM=TO", repeatable: true, help: "Request URLs that start with FROM with TO in its place (a staging copy or a local mirror of the site); the capture record keeps the manifest's URLs. With --from-warc: the records of URLs that start with TO fill the URLs that start with FROM."),
-        CommandOption("--warc", value: "FILE", help: "Also archive every request and response (robots.txt and redirects included; a 304 as a revisit record) in a WARC 1.1 file; FILE.gz: one gzip member per record."),
-        CommandOption("--from-warc", value: "FILE", repeatable: true, help: "Make no request: fill the sources' files from the WARC files of another crawl (wget's WARC output, a browser-based crawler, Heritrix), each URL from its newest record, through recorded redirects and revisits."),
+        Options.only, Options.dryRun, Options.format, Options.quiet, Options.mirror, Options.warc, Options.fromWarc,
     ]
 
     let pipelinePath: String
@@ -50,20 +55,20 @@ struct FetchCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        only = arguments.values("--only") ?? []
-        dryRun = arguments.flag("--dry-run")
-        quiet = arguments.flag("--quiet")
-        mirrors = try (arguments.values("--mirror") ?? []).map { text in
+        only = arguments.values(Options.only) ?? []
+        dryRun = arguments.flag(Options.dryRun)
+        quiet = arguments.flag(Options.quiet)
+        mirrors = try (arguments.values(Options.mirror) ?? []).map { text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, FetchURL.problem(parts[0]) == nil, FetchURL.problem(parts[1]) == nil else {
-                throw KilnError.usage("--mirror takes FROM=TO, two http or https URL prefixes (https://example.org/=http://127.0.0.1:8080/), found \"\(text)\"")
+                throw KilnError.usage("\(Options.mirror.name) takes FROM=TO, two http or https URL prefixes (https://example.org/=http://127.0.0.1:8080/), found \"\(text)\"")
             }
             return (parts[0], parts[1])
         }
-        warc = arguments.value("--warc")
-        fromWARC = arguments.values("--from-warc") ?? []
-        if warc != nil, !fromWARC.isEmpty { throw KilnError.usage("--warc and --from-warc do not go together: an import makes no request to archive") }
-        format = ReportFormat(rawValue: try arguments.format(allowed: ReportFormat.allCases.map(\.rawValue)))!
+        warc = arguments.value(Options.warc)
+        fromWARC = arguments.values(Options.fromWarc) ?? []
+        if warc != nil, !fromWARC.isEmpty { throw KilnError.usage("\(Options.warc.name) and \(Options.fromWarc.name) do not go together: an import makes no request to archive") }
+        format = ReportFormat(rawValue: try arguments.format(Options.format))!
     }
 
     func run() throws -> ExitStatus {

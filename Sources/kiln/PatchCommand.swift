@@ -22,11 +22,15 @@ struct PatchCommand: KilnCommand {
         64 usage or manifest error, 74 I/O error.
 
         """
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let out = CommandOption("--out", value: "DIR", required: true, help: "The folder to write patch.sql, patch.changeset and update.json into (created if missing).")
+        static let maxSize = CommandOption("--max-size", value: "SIZE", help: "The largest patch: bytes (250000) or a share of NEW's size (default: the manifest's patch.maxSize, else 50%).")
+        static let manifest = CommandOption("--manifest", value: "M", help: "Read the tables the app fills (userFilled) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 when it exists; none otherwise).")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "DIR", required: true, help: "The folder to write patch.sql, patch.changeset and update.json into (created if missing)."),
-        CommandOption("--max-size", value: "SIZE", help: "The largest patch: bytes (250000) or a share of NEW's size (default: the manifest's patch.maxSize, else 50%)."),
-        CommandOption("--manifest", value: "M", help: "Read the tables the app fills (userFilled) from this pipeline folder or manifest (default: kiln.json5 in the current folder, else raw/<bundle>/kiln.json5 when it exists; none otherwise)."),
-        BundleReadLimitOption.option,
+        Options.out, Options.maxSize, Options.manifest, BundleReadLimitOption.option,
     ]
 
     let oldArgument: String
@@ -45,10 +49,10 @@ struct PatchCommand: KilnCommand {
         if oldArgument == StandardInputFile.argument && newArgument == StandardInputFile.argument {
             throw KilnError.usage("standard input (-) can be read once; name the other bundle")
         }
-        guard let out = try arguments.path("--out") else { throw KilnError.usage("missing --out DIR") }
+        guard let out = try arguments.path(Options.out) else { throw KilnError.usage("missing \(Options.out.synopsis)") }
         output = out
-        limit = try arguments.value("--max-size").map { try PatchSizeLimit(parsing: $0, named: "--max-size") }
-        manifestPath = arguments.value("--manifest")
+        limit = try arguments.value(Options.maxSize).map { try PatchSizeLimit(parsing: $0, named: Options.maxSize.name) }
+        manifestPath = arguments.value(Options.manifest)
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
@@ -64,7 +68,7 @@ struct PatchCommand: KilnCommand {
             limit = limit ?? pipeline.patch.maxSize
         }
         let (manifest, noChangeset, shadowBytes) = try BundlePatch.make(old: old, new: new, out: output, userFilled: userFilled, limit: limit ?? .default,
-                                            names: OutputNames(output: "--out"))
+                                            names: OutputNames(output: Options.out.name))
         var text = "patch \(manifest.bundle) \(manifest.from.digest.prefix(12)) → \(manifest.to.digest.prefix(12)) (schema version \(manifest.schemaVersion))\n"
         for table in manifest.tables + manifest.indexes where table.deleted + table.updated + table.inserted > 0 {
             text += "  \(table.name): \(table.deleted) deleted, \(table.updated) updated, \(table.inserted) inserted\n"

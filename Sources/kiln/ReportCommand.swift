@@ -19,11 +19,15 @@ struct ReportCommand: KilnCommand {
         Exit codes: 0 written, 1 not a Kiln build report or an unreadable bundle, 64 usage error, 74 I/O error.
 
         """
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let out = CommandOption("--out", value: "FILE", help: "The page to write (default: the report's path with .html for .json).")
+        static let manifest = CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest the findings' files are relative to (default: kiln.json5 in the current folder, else raw/<bundle>/ when it exists; otherwise files are not linked).")
+        static let bundle = CommandOption("--bundle", value: "FILE", help: "The bundle to draw the maps from (default: the report's output, when it exists).")
+    }
+
     static let commandOptions: [CommandOption] = [
-        CommandOption("--out", value: "FILE", help: "The page to write (default: the report's path with .html for .json)."),
-        CommandOption("--manifest", value: "M", help: "The pipeline folder or manifest the findings' files are relative to (default: kiln.json5 in the current folder, else raw/<bundle>/ when it exists; otherwise files are not linked)."),
-        CommandOption("--bundle", value: "FILE", help: "The bundle to draw the maps from (default: the report's output, when it exists)."),
-        BundleReadLimitOption.option,
+        Options.out, Options.manifest, Options.bundle, BundleReadLimitOption.option,
     ]
 
     /// The JSON report as the command line names it (`-`: standard input, which needs `--out`).
@@ -36,12 +40,12 @@ struct ReportCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         reportArgument = try arguments.positional("the JSON report")
         try arguments.requireNoMore()
-        output = arguments.value("--out").map { URL(fileURLWithPath: $0) }
+        output = arguments.value(Options.out).map { URL(fileURLWithPath: $0) }
         if reportArgument == StandardInputFile.argument, output == nil {
             throw KilnError.usage("a report read from standard input (-) has no folder to write its page beside: give --out PAGE")
         }
-        manifestPath = arguments.value("--manifest")
-        bundle = arguments.value("--bundle").map { URL(fileURLWithPath: $0) }
+        manifestPath = arguments.value(Options.manifest)
+        bundle = arguments.value(Options.bundle).map { URL(fileURLWithPath: $0) }
         sqlSeconds = try BundleReadLimitOption.parse(arguments)
     }
 
@@ -55,7 +59,7 @@ struct ReportCommand: KilnCommand {
         let page = output ?? ReportCommand.pageBeside(report)
         var protected = [OutputPath.Protected(report, "the report it is made from")]
         if let bundle { protected.append(OutputPath.Protected(bundle, "the bundle (--bundle)")) }
-        try OutputPath.checkFile(page, named: "--out", protected: protected)
+        try OutputPath.checkFile(page, named: Options.out.name, protected: protected)
         for file in protected { ProtectedFiles.shared.protect(file.url, as: file.role) }
         try HTMLReport(report: document, pipelineFolder: pipelineFolder(document), bundle: bundle ?? defaultBundle(document, report: report)).write(to: page)
         printToStandardError("wrote \(page.relativePath)\n")

@@ -26,7 +26,7 @@ struct ShellCompletion {
     }
 
     /// `--help`, which every command takes besides its own options.
-    static let helpOption = CommandOption("--help", value: nil, help: "Shows the command's help.")
+    static let helpOption = CommandOption(CommandLineTool.helpOption.name, value: nil, help: "Shows the command's help.")
 
     /// The first sentence of an option's help, for the shells that show one beside each option.
     static func summary(_ help: String) -> String {

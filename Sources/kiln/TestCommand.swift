@@ -15,10 +15,13 @@ struct TestCommand: KilnCommand {
         error, 74 I/O error.
 
         """
-    static let commandOptions: [CommandOption] = [
-        CommandOption("--update", value: nil, help: "Writes the expected files from what is extracted now (review the change with git diff)."),
-        CommandOption("--format", value: "text|junit|github", help: "text (default): ok or the diff per fixture; junit: JUnit XML, a test case per fixture; github: GitHub Actions annotations, an ::error at the expected file of each fixture that differs, then the verdict."),
-    ]
+    /// The command's options, each declared once: `commandOptions` lists them, `init` reads them.
+    enum Options {
+        static let update = CommandOption("--update", value: nil, help: "Writes the expected files from what is extracted now (review the change with git diff).")
+        static let format = CommandOption("--format", value: "text|junit|github", help: "text (default): ok or the diff per fixture; junit: JUnit XML, a test case per fixture; github: GitHub Actions annotations, an ::error at the expected file of each fixture that differs, then the verdict.")
+    }
+
+    static let commandOptions: [CommandOption] = [Options.update, Options.format]
 
     let pipelinePath: String
     let update: Bool
@@ -27,9 +30,9 @@ struct TestCommand: KilnCommand {
     init(_ arguments: inout ParsedArguments) throws {
         pipelinePath = try arguments.positional("the pipeline folder or manifest")
         try arguments.requireNoMore()
-        update = arguments.flag("--update")
-        format = ReportFormat(rawValue: try arguments.format(allowed: ["text", "junit", "github"]))!
-        if update, format != .text { throw KilnError.usage("--update writes the expected files; it takes no --format") }
+        update = arguments.flag(Options.update)
+        format = ReportFormat(rawValue: try arguments.format(Options.format))!
+        if update, format != .text { throw KilnError.usage("\(Options.update.name) writes the expected files; it takes no \(Options.format.name)") }
     }
 
     func run() throws -> ExitStatus {

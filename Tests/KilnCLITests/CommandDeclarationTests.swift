@@ -52,26 +52,44 @@ final class CommandDeclarationTests: XCTestCase {
         }
     }
 
-    /// A command reads its options by their declared names: flags, values (the last given) and every value of one
-    /// that repeats. (Reading a name the command does not declare stops a debug build: every CLI test of that command
-    /// fails, as a misspelt `--progress` in `BuildCommand` made `BuildProgressCommandTests` fail.)
-    func testOptionsAreReadByTheirDeclaredNames() throws {
+    /// A command reads its options through their declarations (`BuildCommand.Options.quiet`), whose names are written
+    /// once: flags, values (the last given) and every value of one that repeats. (A misspelt option does not compile;
+    /// reading an option the command does not list stops a debug build.)
+    func testOptionsAreReadThroughTheirDeclarations() throws {
+        typealias Options = BuildCommand.Options
         let parsed = try ParsedArguments(["p", "--allow-path", "a", "--quiet", "--allow-path=b", "--progress", "json"], options: BuildCommand.commandOptions)
-        XCTAssertTrue(parsed.flag("--quiet"))
-        XCTAssertFalse(parsed.flag("--html"))
-        XCTAssertEqual(parsed.values("--allow-path"), ["a", "b"])
-        XCTAssertEqual(parsed.value("--allow-path"), "b")
-        XCTAssertEqual(parsed.value("--progress"), "json")
-        XCTAssertNil(parsed.value("--baseline"))
-        XCTAssertNil(parsed.values("--baseline"))
+        XCTAssertTrue(parsed.flag(Options.quiet))
+        XCTAssertFalse(parsed.flag(Options.html))
+        XCTAssertEqual(parsed.values(Options.allowPath), ["a", "b"])
+        XCTAssertEqual(parsed.value(Options.allowPath), "b")
+        XCTAssertEqual(parsed.value(Options.progress), "json")
+        XCTAssertNil(parsed.value(Options.baseline))
+        XCTAssertNil(parsed.values(Options.baseline))
+        XCTAssertEqual(try parsed.format(Options.format), "text", "the first choice when absent")
         XCTAssertEqual(parsed.positionals, ["p"])
+    }
+
+    /// `--format` is checked against the choices its declaration lists, and the thresholds are read from the two
+    /// options named.
+    func testFormatAndThresholdsAreReadFromTheirDeclarations() throws {
+        typealias Options = DiffCommand.Options
+        let parsed = try ParsedArguments(["--format", "junit", "--max-removed", "10%"], options: DiffCommand.commandOptions)
+        XCTAssertEqual(try parsed.format(Options.format), "junit")
+        var expected = Thresholds()
+        try expected.add(.removed, from: "10%", named: "--max-removed")
+        XCTAssertEqual(try parsed.thresholds(removed: Options.maxRemoved, changed: Options.maxChanged), expected)
+        XCTAssertNotEqual(expected, Thresholds())
+        let wrong = try ParsedArguments(["--format", "junit"], options: CodesCommand.commandOptions)
+        XCTAssertThrowsError(try wrong.format(CodesCommand.Options.format)) { error in
+            XCTAssertEqual("\(error)", "\(KilnError.usage("--format must be one of text, json, not \"junit\""))")
+        }
     }
 
     func testAnEmptyPathIsRefusedAsAnEmptyString() throws {
         let parsed = try ParsedArguments(["--out", ""], options: ExportCommand.commandOptions)
-        XCTAssertThrowsError(try parsed.path("--out")) { error in
+        XCTAssertThrowsError(try parsed.path(ExportCommand.Options.out)) { error in
             XCTAssertEqual("\(error)", "\(KilnError.usage("--out needs a path, not an empty string"))")
         }
-        XCTAssertEqual(try ParsedArguments(["--out", "legacy"], options: ExportCommand.commandOptions).path("--out")?.lastPathComponent, "legacy")
+        XCTAssertEqual(try ParsedArguments(["--out", "legacy"], options: ExportCommand.commandOptions).path(ExportCommand.Options.out)?.lastPathComponent, "legacy")
     }
 }

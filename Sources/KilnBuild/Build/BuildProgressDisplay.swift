@@ -43,8 +43,8 @@ package final class BuildProgressDisplay: Sendable {
     private let started = Date()
     private let write: @Sendable (String) -> Void
     private let state = Mutex(State())
-    private let stopTicking = DispatchSemaphore(value: 0)
-    private let tickerEnded = DispatchSemaphore(value: 0)
+    /// Where the ticker is: asked to stop (`finish`), and ended.
+    private let ticker = ConditionLock((stop: false, ended: false))
     private let ticking = Atomic<Bool>(false)
 
     /// A display writing through `write` (stderr, in the CLI), which gets the text as it is to be written: names
@@ -64,16 +64,16 @@ package final class BuildProgressDisplay: Sendable {
     package func start() {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
         DetachedThread.start(name: "kiln progress") { [self] in
-            while stopTicking.wait(timeout: .now() + interval) == .timedOut { tick() }
-            tickerEnded.signal()
+            while !ticker.wait(until: { $0.stop }, deadline: Date().addingTimeInterval(interval)) { tick() }
+            ticker.change { $0.ended = true }
         }
     }
 
     /// Stops the ticks; clears the live line on a terminal, writes the `done` event in JSON.
     package func finish(built: Bool, reused: Bool) {
         if ticking.load(ordering: .relaxed) {
-            stopTicking.signal()
-            tickerEnded.wait()
+            ticker.change { $0.stop = true }
+            ticker.wait(until: { $0.ended })
         }
         state.withLock { state in
             guard !state.finished else { return }

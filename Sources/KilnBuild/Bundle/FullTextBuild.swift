@@ -24,7 +24,8 @@ package final class FullTextBuild: Sendable {
         package let table: TableSpec
         package let fullText: FullTextSpec
         package let scratch: URL
-        package let done = DispatchSemaphore(value: 0)
+        /// True once the index is built, adopted or failed (`state` says which).
+        package let done = ConditionLock(false)
         /// The FTS4 tables a target's bundle has instead of this FTS5 one (`TargetSQL.fullText4`), one per distinct
         /// declaration, indexed from the same rows once this index is done.
         package let targetIndexes: [TargetIndex]
@@ -35,9 +36,8 @@ package final class FullTextBuild: Sendable {
     private final class TargetIndex: Sendable {
         let declaration: String
         let scratch: URL
-        let done = DispatchSemaphore(value: 0)
-        /// Set before `done` is signalled, once the index is complete.
-        let built = Mutex(false)
+        /// Once the thread is done with it: whether the index is complete.
+        let built = ConditionLock<Bool?>(nil)
 
         init(declaration: String, scratch: URL) {
             self.declaration = declaration
@@ -121,12 +121,11 @@ package final class FullTextBuild: Sendable {
                 fail(index, KilnError.validation("the full-text index \(index.fullText.name) could not be built: \(error)"))
                 return
             }
-            index.done.signal()
+            index.done.change { $0 = true }
             for targetIndex in index.targetIndexes {
                 // A target's index that cannot be built is left to the target's bundle, which rebuilds it in place.
                 let built = (try? FullTextBuild.buildTargetIndex(targetIndex, of: index, stop: stop)) != nil
-                targetIndex.built.withLock { $0 = built }
-                targetIndex.done.signal()
+                targetIndex.built.change { $0 = built }
             }
         }
     }
@@ -157,9 +156,7 @@ package final class FullTextBuild: Sendable {
         for index in indexes where hasStarted(index.table.name) {
             guard let declaration = TargetSQL.fullText4(index.fullText, of: index.table, target: target),
                   let targetIndex = index.targetIndexes.first(where: { $0.declaration == declaration }) else { continue }
-            targetIndex.done.wait()
-            targetIndex.done.signal()
-            if targetIndex.built.withLock({ $0 }) { found[index.fullText.name] = targetIndex.scratch }
+            if targetIndex.built.waitForValue() { found[index.fullText.name] = targetIndex.scratch }
         }
         return found
     }
@@ -175,24 +172,23 @@ package final class FullTextBuild: Sendable {
             return true
         }
         guard first else { return }
-        index.done.signal()
+        index.done.change { $0 = true }
         // The targets' bundles rebuild their FTS4 tables of an adopted index.
-        for targetIndex in index.targetIndexes { targetIndex.done.signal() }
+        for targetIndex in index.targetIndexes { targetIndex.built.change { $0 = false } }
     }
 
     /// The scratch database holding the index of the full-text table `name`, once this build built it without a
     /// failure; `nil` for an index not built here (adopted, failed, never started). Valid until `discard()`.
     package func builtIndex(_ name: String) -> URL? {
         guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else { return nil }
-        index.done.wait()
-        index.done.signal()
+        index.done.wait(until: { $0 })
         return state.withLock { $0.failures[name] == nil && $0.adopted[name] == nil } ? index.scratch : nil
     }
 
     private func fail(_ index: Index, _ error: any Error & Sendable) {
         state.withLock { $0.failures[index.fullText.name] = error }
-        index.done.signal()
-        for targetIndex in index.targetIndexes { targetIndex.done.signal() }
+        index.done.change { $0 = true }
+        for targetIndex in index.targetIndexes { targetIndex.built.change { $0 = false } }
     }
 
     /// Copies the indexed columns of the rows the bundle's table will hold, in its order (`StagedRowOrder.rows`), from
@@ -249,8 +245,7 @@ package final class FullTextBuild: Sendable {
         guard let index = indexes.first(where: { $0.fullText.name == name }), hasStarted(index.table.name) else {
             throw KilnError.validation("the full-text index \(name) was never built")
         }
-        index.done.wait()
-        index.done.signal()
+        index.done.wait(until: { $0 })
         let (failure, adopted) = state.withLock { ($0.failures[name], $0.adopted[name]) }
         if let failure { throw failure }
         try database.execute("ATTACH DATABASE \(quoteLiteral((adopted ?? index.scratch).path)) AS kiln_fulltext")

@@ -136,16 +136,15 @@ extension ExtractionStream {
 /// The items of one kind of record in `files`, read on a thread of their own, in order, and handed over in batches
 /// through a bounded queue (memory stays flat). The thread alone uses the reader and the log until it has finished;
 /// a file that cannot be read ends the items with its error, at its place.
-///
-/// Unchecked Sendable: the reading thread alone uses the reader and the log; items cross through `queue`.
-private final class ExtractedItems: @unchecked Sendable {
+private final class ExtractedItems: Sendable {
     private enum Message: Sendable {
         case items([Extraction.Item])
         case failed(Handoff<Error>)
     }
 
     private let queue = BoundedQueue<Message>(capacity: 8)
-    private let done = DispatchSemaphore(value: 0)
+    /// True once the reading thread has ended.
+    private let ended = ConditionLock(false)
     private static let batchSize = 512
 
     package init(reading files: [URL], displayNames: [String]?, kind: String, with reader: RecordReader, log: DiagnosticLog) {
@@ -155,7 +154,7 @@ private final class ExtractedItems: @unchecked Sendable {
             let reader = handedOver.value.reader, log = handedOver.value.log
             defer {
                 queue.finish()
-                done.signal()
+                ended.change { $0 = true }
             }
             var batch: [Extraction.Item] = []
             do {
@@ -183,8 +182,7 @@ private final class ExtractedItems: @unchecked Sendable {
         case .items(let items): return items
         case .failed(let box): throw box.value
         case nil:
-            done.wait()
-            done.signal()
+            ended.wait(until: { $0 })
             return nil
         }
     }
@@ -192,8 +190,7 @@ private final class ExtractedItems: @unchecked Sendable {
     /// Stops the reading thread (it stops at its next batch) and waits for it.
     package func cancel() {
         queue.cancel()
-        done.wait()
-        done.signal()
+        ended.wait(until: { $0 })
     }
 }
 

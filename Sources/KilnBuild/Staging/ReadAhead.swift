@@ -16,9 +16,7 @@ import KilnReaders
 ///
 /// Memory stays bounded: the file the consumer is on streams through (at most `currentBatches` wait), and the files
 /// read ahead may hold about `aheadBytes` of records between them (`estimatedSize(of:)`) before their workers wait.
-///
-/// Unchecked Sendable: the shared slots are read and written under `condition`; each worker's tools are its own.
-package final class ReadAhead: @unchecked Sendable {
+package final class ReadAhead: Sendable {
     /// One file of one source, in the order staging takes them.
     package struct Item {
         package let source: Int
@@ -46,7 +44,7 @@ package final class ReadAhead: @unchecked Sendable {
         case failed(Error)
     }
 
-    /// One file's output, waiting to be taken. Guarded by `condition`.
+    /// One file's output, waiting to be taken. Guarded by `state`.
     private final class Slot {
         package var batches: [Batch] = []
         package var taken = 0
@@ -57,19 +55,23 @@ package final class ReadAhead: @unchecked Sendable {
     package let items: [Item]
     /// The indices in `items` of each source's files, by source.
     private let itemsBySource: [Int: [Int]]
-    private let condition = NSCondition()
-    private var slots: [Slot]
-    private var nextToRead = 0
-    private var current = 0
-    private var aheadBytes = 0
-    private var cancelled = false
-    /// True once the workers should step back for a full-text index (`stepBack()`).
-    private var steppingBack = false
-    private var running = 0
-    /// The file whose next event the consumer waits for, while it waits; workers wake it only for that file.
-    private var consumerWaitingFor: Int?
-    /// How many workers wait for room to publish; the consumer wakes them only when some do.
-    private var workersWaiting = 0
+    /// What the workers and the consumer share.
+    private struct State {
+        var slots: [Slot]
+        var nextToRead = 0
+        var current = 0
+        var aheadBytes = 0
+        var cancelled = false
+        /// True once the workers should step back for a full-text index (`stepBack()`).
+        var steppingBack = false
+        var running: Int
+        /// The file whose next event the consumer waits for, while it waits; workers wake it only for that file.
+        var consumerWaitingFor: Int?
+        /// How many workers wait for room to publish; the consumer wakes them only when some do.
+        var workersWaiting = 0
+    }
+
+    private let state: ConditionLock<State>
     private let limit: Int
     private let examplesPerCode: Int
 
@@ -97,10 +99,9 @@ package final class ReadAhead: @unchecked Sendable {
          aheadBytes: Int = ReadAhead.defaultAheadBytes) {
         self.items = items
         itemsBySource = Dictionary(grouping: items.indices, by: { items[$0].source })
-        slots = items.map { _ in Slot() }
+        state = ConditionLock(State(slots: items.map { _ in Slot() }, running: tools.count))
         limit = aheadBytes
         self.examplesPerCode = examplesPerCode
-        running = tools.count
         let targetIndexes = sources.map(StagingArea.targetIndex(of:))
         let names = sources.map(\.spec.name)
         for (number, workerTools) in tools.enumerated() {
@@ -117,63 +118,58 @@ package final class ReadAhead: @unchecked Sendable {
     /// The next event of file `index`, waiting for it. The consumer takes the files in order (`index` never goes
     /// back) and takes each file's events until `.finished` or `.failed`.
     package func next(_ index: Int) -> Event {
-        condition.lock()
-        defer { condition.unlock() }
-        if current != index {
-            current = index
-            // The file becomes the current one: its buffered records no longer count against the limit.
-            aheadBytes -= slots[index].bytes
-            slots[index].bytes = 0
-            wakeWaitingWorkers()
-        }
-        let slot = slots[index]
-        while slot.taken == slot.batches.count && slot.end == nil {
-            consumerWaitingFor = index
-            condition.wait()
-            consumerWaitingFor = nil
-        }
-        if slot.taken < slot.batches.count {
-            let batch = slot.batches[slot.taken]
-            slot.batches[slot.taken] = .records([])
-            slot.taken += 1
-            if slot.taken == slot.batches.count {
-                slot.batches.removeAll(keepingCapacity: true)
-                slot.taken = 0
+        state.waitFor { state in
+            if state.current != index {
+                state.current = index
+                // The file becomes the current one: its buffered records no longer count against the limit.
+                state.aheadBytes -= state.slots[index].bytes
+                state.slots[index].bytes = 0
+                wakeWaitingWorkers(state)
             }
-            wakeWaitingWorkers()
-            return .batch(batch)
+            let slot = state.slots[index]
+            if slot.taken == slot.batches.count && slot.end == nil {
+                state.consumerWaitingFor = index
+                return .wait
+            }
+            state.consumerWaitingFor = nil
+            if slot.taken < slot.batches.count {
+                let batch = slot.batches[slot.taken]
+                slot.batches[slot.taken] = .records([])
+                slot.taken += 1
+                if slot.taken == slot.batches.count {
+                    slot.batches.removeAll(keepingCapacity: true)
+                    slot.taken = 0
+                }
+                wakeWaitingWorkers(state)
+                return .ready(.batch(batch))
+            }
+            let end = slot.end!
+            state.slots[index] = Slot()  // let the file's records and log go
+            return .ready(end)
         }
-        let end = slot.end!
-        slots[index] = Slot()  // let the file's records and log go
-        return end
     }
 
-    /// Wakes the workers waiting for room to publish, if any (with `condition` locked): every wake-up of a thread
-    /// that has nothing to do is a context switch, and there are several per file.
-    private func wakeWaitingWorkers() {
-        if workersWaiting > 0 { condition.broadcast() }
+    /// Wakes the workers waiting for room to publish, if any (with `state` locked): every wake-up of a thread that
+    /// has nothing to do is a context switch, and there are several per file.
+    private func wakeWaitingWorkers(_ state: State) {
+        if state.workersWaiting > 0 { self.state.broadcast() }
     }
 
-    /// Wakes the consumer if it waits for file `index` (with `condition` locked).
-    private func wakeConsumer(for index: Int) {
-        if consumerWaitingFor == index { condition.broadcast() }
+    /// Wakes the consumer if it waits for file `index` (with `state` locked).
+    private func wakeConsumer(for index: Int, _ state: State) {
+        if state.consumerWaitingFor == index { self.state.broadcast() }
     }
 
     /// Lowers the workers' priority from their next file on, for the rest of the read-ahead: a full-text index is
     /// being built, and the end of the build waits for it, not for the files read ahead (`ThreadPriority.stepBack`).
     package func stepBack() {
-        condition.lock()
-        steppingBack = true
-        condition.unlock()
+        state.withLock { $0.steppingBack = true }
     }
 
     /// Stops the workers (they finish the record in hand and read no further file) and waits for them to end.
     package func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        while running > 0 { condition.wait() }
-        condition.unlock()
+        state.change { $0.cancelled = true }
+        state.wait(until: { $0.running == 0 })
     }
 
     /// A worker: claims the next unread file, reads it, repeats.
@@ -197,24 +193,21 @@ package final class ReadAhead: @unchecked Sendable {
             } catch {
                 end = .failed(error)
             }
-            condition.lock()
-            slots[index].end = end
-            wakeConsumer(for: index)
-            condition.unlock()
+            state.withLock { state in
+                state.slots[index].end = end
+                wakeConsumer(for: index, state)
+            }
         }
-        condition.lock()
-        running -= 1
-        condition.broadcast()
-        condition.unlock()
+        state.change { $0.running -= 1 }
     }
 
     /// The next unread file, whether it is the file the consumer is on, and whether workers should step back.
     private func claim() -> (index: Int, current: Bool, stepBack: Bool)? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !cancelled, nextToRead < items.count else { return nil }
-        nextToRead += 1
-        return (nextToRead - 1, nextToRead - 1 == current, steppingBack)
+        state.withLock { state in
+            guard !state.cancelled, state.nextToRead < items.count else { return nil }
+            state.nextToRead += 1
+            return (state.nextToRead - 1, state.nextToRead - 1 == state.current, state.steppingBack)
+        }
     }
 
     /// Reads one file into its slot in batches, shaping its records (`shaping`) or leaving that to the consumer;
@@ -266,24 +259,30 @@ package final class ReadAhead: @unchecked Sendable {
     /// taken (the consumer is taking them); a file ahead of the consumer waits while the files ahead hold more than
     /// the limit.
     private func publish(_ batch: Batch, bytes: Int, at index: Int) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        func mustWait() -> Bool {
-            if index == current { return slots[index].batches.count - slots[index].taken >= ReadAhead.currentBatches }
-            return aheadBytes + bytes > limit && aheadBytes > 0
+        // A worker counts itself in `workersWaiting` while it waits, so that the consumer wakes it.
+        var waiting = false
+        try state.waitFor { state -> ConditionLock<State>.Step<Void> in
+            if waiting {
+                state.workersWaiting -= 1
+                waiting = false
+            }
+            let mustWait = index == state.current
+                ? state.slots[index].batches.count - state.slots[index].taken >= ReadAhead.currentBatches
+                : state.aheadBytes + bytes > limit && state.aheadBytes > 0
+            if mustWait && !state.cancelled {
+                state.workersWaiting += 1
+                waiting = true
+                return .wait
+            }
+            guard !state.cancelled else { throw ReadAheadCancelled() }
+            state.slots[index].batches.append(batch)
+            if index != state.current {
+                state.slots[index].bytes += bytes
+                state.aheadBytes += bytes
+            }
+            wakeConsumer(for: index, state)
+            return .ready(())
         }
-        while mustWait() && !cancelled {
-            workersWaiting += 1
-            condition.wait()
-            workersWaiting -= 1
-        }
-        guard !cancelled else { throw ReadAheadCancelled() }
-        slots[index].batches.append(batch)
-        if index != current {
-            slots[index].bytes += bytes
-            aheadBytes += bytes
-        }
-        wakeConsumer(for: index)
     }
 }
 

@@ -21,23 +21,27 @@ import KilnReaders
 /// a lease, nor for a lease while it holds one (it would wait for itself); the threads that take leases (the
 /// bundle's, the full-text indexes') take one at a time and wait for nothing while they hold it.
 ///
-/// Unchecked Sendable: phase and leases under `condition`; the connection is the owner's thread's, or the borrower's while lent.
+/// Unchecked Sendable: phase and leases under `state`; the connection is the owner's thread's, or the borrower's while lent.
 package final class StagingDatabase: @unchecked Sendable {
     /// The staging file.
     package let url: URL
     /// The one connection that writes the file; in `query_only` mode outside write phases.
     private let connection: Database
-    private let condition = NSCondition()
-    /// True while a write phase lasts.
-    private var writing = false
-    /// True while a write phase lends the connection to another thread.
-    private var lent = false
+    /// The phase and the leases.
+    private struct State {
+        /// True while a write phase lasts.
+        var writing = false
+        /// True while a write phase lends the connection to another thread.
+        var lent = false
+        /// Read leases handed out and not yet returned.
+        var leases = 0
+        /// Threads waiting for a lease: a write phase lets them go first.
+        var waitingForLeases = 0
+    }
+
+    private let state = ConditionLock(State())
     /// True when the file started as a copy of a seed database.
     package let seeded: Bool
-    /// Read leases handed out and not yet returned.
-    private var leases = 0
-    /// Threads waiting for a lease: a write phase lets them go first.
-    private var waitingForLeases = 0
 
     /// Creates the staging file at `url` (replacing any file there) with the owner's connection: empty, or a copy of
     /// the database `seed` when it is given and can be copied (`seeded` says whether it was).
@@ -55,25 +59,19 @@ package final class StagingDatabase: @unchecked Sendable {
     /// and for closing once the build is done with staging. Asking for it while a write phase lends it to another
     /// thread is a programming error.
     package var database: Database {
-        condition.lock()
-        let lentOut = lent
-        condition.unlock()
+        let lentOut = state.withLock { $0.lent }
         precondition(!lentOut, "the staging connection is lent to the staging writer for a write phase")
         return connection
     }
 
     /// True while a write phase lasts (for tests and preconditions).
     package var isWriting: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return writing
+        state.withLock { $0.writing }
     }
 
     /// Read leases handed out and not yet returned (for tests).
     package var outstandingLeases: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return leases
+        state.withLock { $0.leases }
     }
 
     /// Runs `body` in a write phase on the calling (owner's) thread, with the owner's connection writable: waits
@@ -92,29 +90,19 @@ package final class StagingDatabase: @unchecked Sendable {
     }
 
     private func inWritePhase<T>(lending: Bool, _ body: () throws -> T) throws -> T {
-        condition.lock()
-        precondition(!writing, "a write phase of the staging database was asked for inside another")
-        while leases > 0 || waitingForLeases > 0 { condition.wait() }
-        writing = true
-        condition.unlock()
+        precondition(!state.withLock { $0.writing }, "a write phase of the staging database was asked for inside another")
+        state.wait(until: { $0.leases == 0 && $0.waitingForLeases == 0 }) { $0.writing = true }
         defer {
-            condition.lock()
-            writing = false
-            lent = false
-            condition.broadcast()
-            condition.unlock()
+            state.change { state in
+                state.writing = false
+                state.lent = false
+            }
         }
         try connection.execute("PRAGMA query_only = 0")
         defer { try? connection.execute("PRAGMA query_only = 1") }
-        if lending {
-            condition.lock()
-            lent = true
-            condition.unlock()
-        }
+        if lending { state.withLock { $0.lent = true } }
         let value = try body()
-        condition.lock()
-        lent = false
-        condition.unlock()
+        state.withLock { $0.lent = false }
         return value
     }
 
@@ -122,23 +110,21 @@ package final class StagingDatabase: @unchecked Sendable {
     /// write phase lasts. Return it (`StagingLease.release`) as soon as the reading is done: the next write phase
     /// waits for it.
     package func lease() -> StagingLease {
-        condition.lock()
-        waitingForLeases += 1
-        while writing { condition.wait() }
-        waitingForLeases -= 1
-        leases += 1
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { $0.waitingForLeases += 1 }
+        state.wait(until: { !$0.writing }) { state in
+            state.waitingForLeases -= 1
+            state.leases += 1
+            self.state.broadcast()
+        }
         return StagingLease(owner: self)
     }
 
     /// Takes back a lease (`StagingLease.release`).
     fileprivate func returnLease() {
-        condition.lock()
-        precondition(leases > 0, "a staging lease was returned twice")
-        leases -= 1
-        condition.broadcast()
-        condition.unlock()
+        state.change { state in
+            precondition(state.leases > 0, "a staging lease was returned twice")
+            state.leases -= 1
+        }
     }
 }
 

@@ -8,7 +8,8 @@ import XCTest
 @testable import KilnBuild
 
 /// Every thread Kiln starts is started in `Core/BackgroundThread.swift` (`BackgroundThread`, `DetachedThread`,
-/// `SerialThread`), and every `@unchecked Sendable` says what guards it and is listed in docs/CONCURRENCY.md.
+/// `SerialThread`), every wait is a `ConditionLock`'s, and every `@unchecked Sendable` and `nonisolated(unsafe)`
+/// says what guards it and is listed in docs/CONCURRENCY.md.
 final class BackgroundThreadTests: KilnTestCase {
     /// Pieces given to a `SerialThread` run one at a time, in the order given, even when a later one is quicker; `drain`
     /// waits for all of them.
@@ -60,28 +61,57 @@ final class BackgroundThreadTests: KilnTestCase {
         XCTAssertEqual(found, [])
     }
 
+    /// A thread that waits for a change waits in a `ConditionLock` (`Core/ConditionLock.swift`), the one file that
+    /// holds a condition variable; other shared state is a `Mutex` or an `Atomic`. No other kind of lock or semaphore
+    /// appears in Sources.
+    func testConditionLockIsTheOnlyWaitingLock() throws {
+        let sources = KilnTestCase.repositoryRoot.appendingPathComponent("Sources")
+        let pattern = try NSRegularExpression(pattern: #"\bNS(Recursive)?(Condition)?Lock\b|\bNSCondition\b|\bDispatch(Semaphore|Group|WorkItem)\b|\bOperationQueue\b|\bpthread_(mutex|cond|rwlock|spin)\w*|\bos_unfair_lock\w*|\bsem_(init|open|wait|post)\b"#)
+        var found: [String] = []
+        for (relative, text) in try swiftFiles(under: sources) {
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                let name = String(text[Range(match.range, in: text)!])
+                if relative == "KilnCore/ConditionLock.swift" && name == "NSCondition" { continue }
+                found.append("\(relative): \(name)")
+            }
+        }
+        XCTAssertEqual(found, [])
+    }
+
     /// Each `@unchecked Sendable` declaration says its invariant on the line above it (`/// Unchecked Sendable: …`),
-    /// and docs/CONCURRENCY.md lists every such type.
+    /// each `nonisolated(unsafe)` its own (`/// Nonisolated unsafe: …`), and docs/CONCURRENCY.md lists every such
+    /// type and property, with their counts.
     func testEachUncheckedSendableSaysWhatGuardsItAndIsListed() throws {
         let root = KilnTestCase.repositoryRoot
         let concurrency = try String(contentsOf: root.appendingPathComponent("docs/CONCURRENCY.md"), encoding: .utf8)
         let list = try XCTUnwrap(concurrency.components(separatedBy: "## Where `@unchecked Sendable` remains").last)
         let declaration = try NSRegularExpression(pattern: #"(?:class|struct|enum)\s+(\w+)[^{\n]*@unchecked Sendable"#)
-        var types: [String] = []
+        let unsafeProperty = try NSRegularExpression(pattern: #"nonisolated\(unsafe\)[^=\n]*\b(?:let|var)\s+(\w+)"#)
+        var types: [String] = [], properties: [String] = []
         for (relative, text) in try swiftFiles(under: root.appendingPathComponent("Sources")) {
             let lines = text.components(separatedBy: "\n")
             for (number, line) in lines.enumerated() {
-                guard let match = declaration.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { continue }
-                let name = String(line[Range(match.range(at: 1), in: line)!])
-                types.append(name)
-                XCTAssertTrue(number > 0 && lines[number - 1].hasPrefix("/// Unchecked Sendable: "),
-                              "\(relative):\(number + 1): \(name) says what guards it on the line above")
-                XCTAssertTrue(list.contains("`\(name)"), "docs/CONCURRENCY.md lists \(name)")
+                let range = NSRange(line.startIndex..., in: line)
+                if let match = declaration.firstMatch(in: line, range: range) {
+                    let name = String(line[Range(match.range(at: 1), in: line)!])
+                    types.append(name)
+                    XCTAssertTrue(number > 0 && lines[number - 1].hasPrefix("/// Unchecked Sendable: "),
+                                  "\(relative):\(number + 1): \(name) says what guards it on the line above")
+                    XCTAssertTrue(list.contains("`\(name)"), "docs/CONCURRENCY.md lists \(name)")
+                } else if line.contains("nonisolated(unsafe)") {
+                    let name = unsafeProperty.firstMatch(in: line, range: range).map { String(line[Range($0.range(at: 1), in: line)!]) }
+                    properties.append(name ?? line)
+                    XCTAssertTrue(number > 0 && lines[number - 1].trimmingCharacters(in: .whitespaces).hasPrefix("/// Nonisolated unsafe: "),
+                                  "\(relative):\(number + 1): \(name ?? line) says why it is safe on the line above")
+                    XCTAssertTrue(list.contains("`\(name ?? line)`"), "docs/CONCURRENCY.md lists \(name ?? line)")
+                }
             }
         }
-        let count = try NSRegularExpression(pattern: #"`@unchecked Sendable` is\s+declared (\d+) times"#)
-        let stated = count.firstMatch(in: list, range: NSRange(list.startIndex..., in: list)).map { String(list[Range($0.range(at: 1), in: list)!]) }
-        XCTAssertEqual(stated, "\(types.count)", "docs/CONCURRENCY.md counts the declarations")
+        let count = try NSRegularExpression(pattern: #"`@unchecked Sendable` is\s+declared (\d+) times, and\s+`nonisolated\(unsafe\)` (\d+) times"#)
+        let stated = count.firstMatch(in: list, range: NSRange(list.startIndex..., in: list)).map { match in
+            (1...2).map { String(list[Range(match.range(at: $0), in: list)!]) }
+        }
+        XCTAssertEqual(stated, ["\(types.count)", "\(properties.count)"], "docs/CONCURRENCY.md counts the declarations")
         XCTAssertGreaterThan(types.count, 5)
     }
 
