@@ -123,9 +123,8 @@ package final class StagingArea {
         // On one thread (for comparing with the threaded load, where reader threads read and shape the files ahead,
         // `ReadAhead`, this thread takes them in order and a writer thread inserts them): read, shape and insert here.
         if threads.stagingOnOneThread {
-            let shaper = RowShaper(targets: source.targets)
             let loaded = try file.write { database in
-                let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
+                let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, source.shaper, log, recorder)
                 try load(source, files: files, log: log, into: sink)
                 return sink.recorder
             }
@@ -138,7 +137,7 @@ package final class StagingArea {
         try file.lendForWriting { connection in
             let writer = StagingWriter(lending: connection, insertSQL: insertSQL, recorder: recorder)
             do {
-                try load(source, from: readAhead, items: start..<end, shaper: RowShaper(targets: source.targets), log: log, into: writer)
+                try load(source, from: readAhead, items: start..<end, shaper: source.shaper, log: log, into: writer)
                 if let finished = try writer.finish() { recorded(finished) }
             } catch {
                 readAhead.cancel()
@@ -207,7 +206,7 @@ package final class StagingArea {
 
     /// The read-ahead over every file of every source, started at the first load.
     /// - Parameter examplesPerCode: the build log's cap on stored findings per code, for each file's own log.
-    /// - Throws: as the manifest loader, if a worker's reader cannot be made (it was made once already).
+    /// - Throws: as `SourcePlan.instantiate`, never for a loaded pipeline.
     private func readAhead(examplesPerCode: Int) throws -> ReadAhead {
         if let started = startedReadAhead { return started }
         var listed = Set<String>()
@@ -218,9 +217,7 @@ package final class StagingArea {
             }
         }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, StagingArea.maximumReaders, items.count))
-        let tools = try (0..<workers).map { _ in
-            try pipeline.sources.map { ReadAhead.Tools(reader: try $0.makeReader(), shaper: RowShaper(targets: try $0.makeTargets())) }
-        }
+        let tools = try (0..<workers).map { _ in try pipeline.sources.map { try $0.plan.instantiate() } }
         let started = ReadAhead(items: items, sources: pipeline.sources, tools: tools,
                                 examplesPerCode: examplesPerCode)
         startedReadAhead = started
