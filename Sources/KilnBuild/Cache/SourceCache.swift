@@ -405,6 +405,7 @@ package struct CachedRows {
     }
     /// The entry's database.
     package let database: URL
+    /// The source's files in order, as runs.
     package let runs: [Run]
     /// The SHA-256 of each file whose rows are copied.
     package let digests: [String: String]

@@ -14,6 +14,7 @@ public struct CompiledSource {
     package let shaper: RowShaper
     public let files: [InputFile]
 
+    /// The source as the manifest declares it.
     public var spec: SourceSpec { plan.spec }
     /// One per mapped kind, in kind-name order.
     package var targets: [CompiledTarget] { plan.targets }
@@ -37,7 +38,9 @@ public struct CompiledSource {
 /// and bounded by the manifest's limits, and its checked mappings. `Sendable`, so staging's reader threads share it
 /// and each makes its own reader and shaper from it (`instantiate()`) without going back to the manifest.
 package struct SourcePlan: Sendable {
+    /// The source as the manifest declares it.
     package let spec: SourceSpec
+    /// Its reader's decoded options, restricted to the kinds mapped and bounded by the manifest's limits.
     package let reader: ReaderPlan
     /// One per mapped kind, in kind-name order.
     package let targets: [CompiledTarget]

@@ -70,9 +70,14 @@ package enum Normalizer {
         }
 
         case plain(Plain)
+        /// A pattern whose first group (or whole match) is kept.
         case capture(String)
+        /// The vocabulary a text names terms of; codes, or their bit mask.
         case terms(VocabularySpec, mask: Bool)
+        /// The position of the field holding the period's start, and the time (in minutes) an end before which
+        /// runs past midnight.
         case minutesAfter(fieldIndex: Int, overnightBefore: Int)
+        /// An ICU locale id.
         case collationKey(String)
 
         /// Resolves a manifest step for records with `fieldNames`.

@@ -27,6 +27,7 @@ package struct StagedSource {
     package struct Finding {
         /// The file whose records were coming in (`nil` before the first).
         package var file: String?
+        /// The finding as reported.
         package var diagnostic: Diagnostic
         /// The key of a finding made once per source.
         package var once: String?
@@ -38,6 +39,7 @@ package struct StagedSource {
 package final class StagedFindings {
     /// The file whose records (or replayed findings) are coming in.
     package var file: String?
+    /// The findings so far, in the order the log took them in.
     package private(set) var findings: [StagedSource.Finding] = []
 
     /// Notes a finding of `file`.
