@@ -4,7 +4,7 @@ import KilnManifest
 /// of record to emit and the limits per file. `Sendable`, so the threads that read a source share it; a reader
 /// keeps compiled patterns and match buffers, so each thread makes its own from it (`instantiate()`), without
 /// decoding the manifest's options again.
-public struct ReaderPlan: Sendable {
+package struct ReaderPlan: Sendable {
     private let options: any ReaderOptions
     /// The kinds of record the readers emit (`RecordReader.restricted(to:)`); `nil` for every kind.
     private var kinds: Set<String>?
@@ -32,7 +32,7 @@ public struct ReaderPlan: Sendable {
     /// A new reader of this plan, sharing nothing with any other: it compiles its own patterns from the decoded options.
     /// - Throws: `KilnError`, `RegexCompileError`, `EncodingError`, `XPathError` or `ValueProblem` when an option is
     ///   refused (a pattern that does not compile…); never for options a reader of this plan was once made from.
-    public func instantiate() throws -> RecordReader {
+    package func instantiate() throws -> RecordReader {
         applied(to: try options.makeReader())
     }
 
