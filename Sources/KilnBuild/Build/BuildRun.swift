@@ -173,14 +173,18 @@ final class BuildRun {
     /// Reads and shapes every source into the staging database, handing each table to the bundle's thread once its
     /// sources are staged, then fills the query tables and starts writing the sources' cache entries.
     func stage() throws {
-        let digests = { self.cachedInputs?.digests ?? BuildCache.Inputs(of: self.pipeline, record: nil)?.digests }
-        if options.useCache { sourceCache?.prepare(digests: digests, log: log) }
+        if options.useCache {
+            sourceCache?.prepare(digests: { [cachedInputs, pipeline] in cachedInputs?.digests ?? BuildCache.Inputs(of: pipeline, record: nil)?.digests },
+                                 log: log)
+        }
         // A first source whose files are all unchanged is in staging from the start: staging is a copy of its entry.
-        let staging = try StagingArea(url: files.staging, pipeline: pipeline, seed: sourceCache?.stagingSeed(), threads: options.threads)
+        // Staging asks the cache where each source's rows come from.
+        let staging = try StagingArea(url: files.staging, pipeline: pipeline, seed: sourceCache?.stagingSeed(), cache: sourceCache,
+                                      threads: options.threads)
         self.staging = staging
         staging.database.refuseOtherFiles()
         for (position, source) in pipeline.sources.enumerated() {
-            try stageSource(source, at: position, in: staging, digests: digests)
+            try stageSource(source, at: position, in: staging)
         }
         // Fetched files are checked against their captures now that every input's digest is known, and a fetched page
         // that gave rows in the last build and none now is said (its report, about to be replaced, says what it gave).
@@ -212,22 +216,18 @@ final class BuildRun {
 
     /// Stages one source (from its files, or from the cache's entry for those unchanged), tells the progress, and
     /// hands over the tables it was the last to fill.
-    private func stageSource(_ source: CompiledSource, at position: Int, in staging: StagingArea,
-                             digests: () -> [String: String]?) throws {
-        sourceCache?.prepareToStage(position, in: staging, digests: digests, log: log)
+    private func stageSource(_ source: CompiledSource, at position: Int, in staging: StagingArea) throws {
         let started = Date()
-        let cached = sourceCache?.plans[position]?.digests
+        let cached = staging.cachedRows(of: position)?.digests
         let records = try options.progress.map { progress in
             let toRead = source.files.filter { cached?[$0.relativePath] == nil }
             if let cached { progress(.cached(source: source.spec.name, files: cached.count, of: source.files.count)) }
             progress(.reading(source: source.spec.name, files: toRead.count, bytes: toRead.reduce(0) { $0 + ($1.sizeOnDisk ?? 0) }))
-            return sourceCache?.seededSource == position ? 0 : try Builder.rowCount(of: source, in: staging.database)
+            return position == 0 && staging.seededEntry != nil ? 0 : try Builder.rowCount(of: source, in: staging.database)
         }
-        if let sourceCache {
-            inputs.merge(try sourceCache.stage(source, at: position, in: staging, stagingURL: files.staging, log: log)) { first, _ in first }
-        } else {
-            inputs.merge(try staging.load(source, log: log)) { first, _ in first }
-        }
+        let staged = try staging.stage(source, log: log)
+        inputs.merge(staged.digests) { first, _ in first }
+        sourceCache?.keep(staged, at: position)
         if let progress = options.progress, let before = records {
             let added = try Builder.rowCount(of: source, in: staging.database) - before
             progress(.read(source: source.spec.name, records: added, seconds: Date().timeIntervalSince(started)))
@@ -268,7 +268,7 @@ final class BuildRun {
             bundle(staging).prefix(name, prefix)
         }
         // A table only the seeded first source fills is read from its entry, which holds the same rows.
-        let copy = lastSource[table.name] == 0 ? sourceCache?.seededEntry : nil
+        let copy = lastSource[table.name] == 0 ? staging.seededEntry : nil
         bundle(staging).staged(table.name, inOrder: ordered, copy: copy)
     }
 

@@ -13,7 +13,8 @@ import KilnReaders
 /// copy of its entry (`stagingSeed`). Once staging is done (whether or not the build then succeeds), every source
 /// not wholly reused gets a new entry (its database written to a temporary file, synced, renamed through the output
 /// guard, then its record), so that a build killed at any point leaves either the old entry, no entry, or one whose
-/// digest does not match (read again, reported).
+/// digest does not match (read again, reported). Staging asks it one question for each source (`StagingCache`:
+/// `rows(ofSource:)`, answered with a `CachedRows`), acts on the answer, and hands back what it staged (`keep`).
 ///
 /// The entry's database holds the source's tables as staging does, `_files` (each file's position, path and SHA-256),
 /// `_ranges` (the rowids of each file's rows in each table), `_facts` (what the staging writer learned of each file's
@@ -21,7 +22,7 @@ import KilnReaders
 /// and `_findings` (the findings the read reported, in order, each with its file's position and the key of a finding
 /// made once per source).
 /// Not `Sendable`: the build's thread uses it, then hands it over to the thread that writes the entries (`storing`).
-package final class SourceCache {
+package final class SourceCache: StagingCache {
     /// The format of the entries this Kiln writes (`CacheEntryRecord.format`); an entry of another is read again.
     package static let currentFormat = 3
     /// The entries: `<bundle folder>/.kiln-cache/<bundle file>/sources`.
@@ -29,56 +30,12 @@ package final class SourceCache {
     private let pipeline: CompiledPipeline
     private let examplesPerCode: Int
     /// What the cache supplies of each source, by position; a source without a plan is read in full.
-    package private(set) var plans: [Int: Plan] = [:]
+    private var plans: [Int: CachedRows] = [:]
     /// What this build staged of each source, by position, for `store`.
-    private var staged: [Int: Staged] = [:]
+    private var staged: [Int: StagedSource] = [:]
     /// True when an entry was found damaged: the build says so (a `build.cache` info), so its report is not one a later
     /// build keeps whole.
     package private(set) var foundDamaged = false
-
-    /// How one source is staged: its files in order, runs of files whose rows are copied from the entry and runs read.
-    package struct Plan {
-        package enum Step {
-            /// Read the next `count` files to read.
-            case read(count: Int)
-            /// Copy the rows and findings of the entry's files at these positions.
-            case copy(ClosedRange<Int>)
-        }
-        package let database: URL
-        package let steps: [Step]
-        /// The SHA-256 of each file whose rows are copied.
-        package let digests: [String: String]
-        /// True when every file is copied, in the entry's order: the entry stays as it is.
-        package let whole: Bool
-        /// The facts of the rows of each copied file (by entry position), by table name (the tables it has rows of).
-        package let facts: [Int: [String: StagedTableFacts]]
-        /// The path of each copied file, by entry position.
-        package let paths: [Int: String]
-    }
-
-    /// What one source added to staging: each of its tables' last rowid before and after, and the findings it
-    /// reported, each with the file it was reading.
-    private struct Staged {
-        package var before: [String: Int64]
-        package var after: [String: Int64]
-        package var findings: [Finding]
-        /// The facts of each file's rows (by path), by table name (the tables it has rows of).
-        package var files: [String: [String: StagedTableFacts]]
-    }
-
-    /// A finding as the build's log took it in while a source was staged.
-    private struct Finding {
-        package var file: String?
-        package var diagnostic: Diagnostic
-        package var once: String?
-    }
-
-    /// The file whose records are coming in, and the findings reported meanwhile.
-    private final class FindingsTap {
-        package var file: String?
-        package var findings: [Finding] = []
-    }
-
 
     package init(cache: BuildCache, pipeline: CompiledPipeline, examplesPerCode: Int) {
         entries = CacheEntryFolder("sources", of: cache, format: SourceCache.currentFormat)
@@ -143,34 +100,37 @@ package final class SourceCache {
 
     /// The inputs' SHA-256, once a plan has asked for them.
     private var knownDigests: [String: String]?
-    /// False while the sources after a first one that seeds staging are not planned yet (`prepareToStage`).
-    private var laterSourcesPlanned = true
+    /// The sources after a first one that seeds staging, while they are not planned yet (`rows(ofSource:)`): how to
+    /// ask for the inputs' SHA-256 and the log their damaged entries are reported to.
+    private var laterSources: (digests: () -> [String: String]?, log: DiagnosticLog)?
 
     /// Plans the first source from its entry, before staging is made (`stagingSeed`), and the others too unless the
-    /// first one seeds staging: those are then planned once it is staged (`prepareToStage`), before anything is read,
-    /// so that the bundle's first tables start sooner. `digests` gives the inputs' SHA-256 (asked once, and only
-    /// when an entry's key matches); an entry found damaged is a `build.cache` info.
-    package func prepare(digests: () -> [String: String]?, log: DiagnosticLog) {
+    /// first one seeds staging: those are then planned when staging first asks for one of them (`rows(ofSource:)`,
+    /// once the first one is staged, before anything is read), so that the bundle's first tables start sooner.
+    /// `digests` gives the inputs' SHA-256 (asked once, and only when an entry's key matches); an entry found
+    /// damaged is a `build.cache` info.
+    package func prepare(digests: @escaping () -> [String: String]?, log: DiagnosticLog) {
         plan(pipeline.sources.indices.prefix(1), digests: digests, log: log)
         if stagingSeed() == nil {
             plan(pipeline.sources.indices.dropFirst(), digests: digests, log: log)
         } else {
-            laterSourcesPlanned = false
+            laterSources = (digests, log)
         }
     }
 
-    /// Called before the source at `position` is staged into `staging`: tells staging which files it need not read
-    /// (planning now the sources after a seeded first one: nothing was read before them), and notes whether staging
-    /// holds the first source's rows already (`StagingArea.seeded`).
-    package func prepareToStage(_ position: Int, in staging: StagingArea, digests: () -> [String: String]?, log: DiagnosticLog) {
-        if position == 0 {
-            seededSource = staging.seeded && plans[0]?.whole == true ? 0 : nil
-            for (planned, plan) in plans.sorted(by: { $0.key < $1.key }) { staging.takeFromCache(plan.digests, source: planned) }
-        } else if !laterSourcesPlanned {
-            laterSourcesPlanned = true
+    /// The rows of the source at `position` this cache supplies: the plan of its entry, if it has one (planning now
+    /// the sources after a seeded first one, at the first question about one of them).
+    package func rows(ofSource position: Int) -> CachedRows? {
+        if position > 0, let (digests, log) = laterSources {
+            laterSources = nil
             plan(pipeline.sources.indices.dropFirst(), digests: digests, log: log)
-            for (planned, plan) in plans.sorted(by: { $0.key < $1.key }) where planned > 0 { staging.takeFromCache(plan.digests, source: planned) }
         }
+        return plans[position]
+    }
+
+    /// Keeps what staging put in for the source at `position`, for its new entry (`store`).
+    package func keep(_ source: StagedSource, at position: Int) {
+        staged[position] = source
     }
 
     /// Plans the sources at `positions` from their entries.
@@ -208,13 +168,6 @@ package final class SourceCache {
         return StagingSeed(database: plan.database, dropping: SourceCache.bookkeepingTables)
     }
 
-    /// The source whose rows staging started with (`stagingSeed`), if any.
-    package private(set) var seededSource: Int?
-
-    /// The entry staging started as a copy of, if it did: a bundle table only the first source fills may be read
-    /// from there (`BundleTables.staged(_:inOrder:copy:)`).
-    package var seededEntry: URL? { seededSource.flatMap { plans[$0]?.database } }
-
     private func reportDamaged(_ source: CompiledSource, _ file: URL, _ why: String, _ log: DiagnosticLog) {
         foundDamaged = true
         log.report(.buildCache, "the build cache entry \(displayPath(file)) of source \"\(source.spec.name)\" is damaged or was edited (\(why)): "
@@ -223,7 +176,7 @@ package final class SourceCache {
 
     /// The plan of `source` from the entry `database`: runs of files whose SHA-256 (`digests`) is the one the entry
     /// holds and whose entry positions follow each other are copied; the others are read. `nil` when nothing is copied.
-    private func plan(_ source: CompiledSource, database url: URL, digests: [String: String]) throws -> Plan? {
+    private func plan(_ source: CompiledSource, database url: URL, digests: [String: String]) throws -> CachedRows? {
         let database = try Database(path: url.path, mode: .readOnly, functions: KilnSQLFunctions.all)
         defer { try? database.close() }
         var cached: [String: (position: Int, sha256: String)] = [:]
@@ -234,27 +187,27 @@ package final class SourceCache {
             cached[path] = (Int(position), sha256)
             count += 1
         }
-        var steps: [Plan.Step] = []
+        var runs: [CachedRows.Run] = []
         var copied: [String: String] = [:]
         for file in source.files {
             if let entry = cached[file.relativePath], let digest = digests[file.relativePath], digest == entry.sha256 {
                 copied[file.relativePath] = digest
-                if case .copy(let run) = steps.last, run.upperBound + 1 == entry.position {
-                    steps[steps.count - 1] = .copy(run.lowerBound...entry.position)
+                if case .copy(let run) = runs.last, run.upperBound + 1 == entry.position {
+                    runs[runs.count - 1] = .copy(run.lowerBound...entry.position)
                 } else {
-                    steps.append(.copy(entry.position...entry.position))
+                    runs.append(.copy(entry.position...entry.position))
                 }
-            } else if case .read(let reading) = steps.last {
-                steps[steps.count - 1] = .read(count: reading + 1)
+            } else if case .read(let reading) = runs.last {
+                runs[runs.count - 1] = .read(count: reading + 1)
             } else {
-                steps.append(.read(count: 1))
+                runs.append(.read(count: 1))
             }
         }
         guard !copied.isEmpty else { return nil }
         var whole = false
-        if steps.count == 1, case .copy(let run) = steps[0], run == 0...(count - 1), copied.count == source.files.count { whole = true }
+        if runs.count == 1, case .copy(let run) = runs[0], run == 0...(count - 1), copied.count == source.files.count { whole = true }
         let paths = Dictionary(uniqueKeysWithValues: copied.keys.compactMap { path in cached[path].map { ($0.position, path) } })
-        return Plan(database: url, steps: steps, digests: copied, whole: whole,
+        return CachedRows(database: url, runs: runs, digests: copied, whole: whole,
                     facts: try SourceCache.facts(in: database, positions: Set(paths.keys), tables: SourceCache.tables(of: source, in: pipeline.manifest)),
                     paths: paths)
     }
@@ -279,122 +232,6 @@ package final class SourceCache {
             facts[Int(position), default: [:]][name] = known
         }
         return facts
-    }
-
-    /// Stages `source` (at `position`) into `staging` (the file `stagingURL`) as its plan says, noting its findings
-    /// and rows for `store`. Returns the SHA-256 of each of its files.
-    /// - Throws: as `StagingArea.load`; `SQLiteError` when the entry's rows cannot be copied.
-    package func stage(_ source: CompiledSource, at position: Int, in staging: StagingArea, stagingURL: URL, log: DiagnosticLog) throws -> [String: String] {
-        let tables = SourceCache.tables(of: source, in: pipeline.manifest)
-        let seeded = seededSource == position
-        // A seeded source's rows were in staging from the start: they begin after rowid 0.
-        let before = seeded ? Dictionary(uniqueKeysWithValues: tables.map { ($0.name, Int64(0)) }) : try SourceCache.lastRowids(tables, in: staging.database)
-        let tap = FindingsTap()
-        log.observer = { tap.findings.append(Finding(file: tap.file, diagnostic: $0, once: $1)) }
-        staging.fileStarted = { tap.file = $0.relativePath }
-        defer {
-            log.observer = nil
-            staging.fileStarted = nil
-        }
-        var digests: [String: String] = [:]
-        var files: [String: [String: StagedTableFacts]] = [:]
-        staging.keepsFileFacts = true
-        func takeFileFacts() {
-            for (path, facts) in staging.takeFileFacts() { files[path] = facts }
-        }
-        if let plan = plans[position] {
-            var copier: Database?
-            defer { try? copier?.close() }
-            for step in plan.steps {
-                switch step {
-                case .read(let count):
-                    digests.merge(try staging.load(source, log: log, next: count)) { first, _ in first }
-                    takeFileFacts()
-                case .copy(let run):
-                    if seeded {
-                        // The rows are there already; the findings come from the entry itself.
-                        let entry = try Database(path: plan.database.path, mode: .readOnly, functions: KilnSQLFunctions.all)
-                        defer { try? entry.close() }
-                        try replayFindings(run, of: "main", with: entry, log: log, tap: tap)
-                    } else {
-                        // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
-                        try staging.file.write { _ in
-                            let connection = try copier ?? SourceCache.attach(plan.database, toStaging: stagingURL)
-                            copier = connection
-                            try copy(run, tables: tables, with: connection)
-                            try replayFindings(run, of: "kiln_cache", with: connection, log: log, tap: tap)
-                        }
-                    }
-                    // The facts of the run's rows, file after file, continue the tables' facts.
-                    var copied: [String: StagedTableFacts] = [:]
-                    for entryPosition in run {
-                        for (name, facts) in plan.facts[entryPosition] ?? [:] {
-                            copied[name] = copied[name].map { $0.appending(facts) } ?? facts
-                        }
-                        if let path = plan.paths[entryPosition] { files[path] = plan.facts[entryPosition] ?? [:] }
-                    }
-                    staging.rowsCopied(copied, into: tables)
-                }
-            }
-            digests.merge(plan.digests) { first, _ in first }
-        } else {
-            digests = try staging.load(source, log: log)
-            takeFileFacts()
-        }
-        staged[position] = Staged(before: before, after: try SourceCache.lastRowids(tables, in: staging.database), findings: tap.findings, files: files)
-        return digests
-    }
-
-    /// A connection of its own to the staging file at `stagingURL` with the entry `database` attached as `kiln_cache`;
-    /// used only inside a write phase of the staging file's owner (`StagingDatabase.write`), when no lease is out.
-    private static func attach(_ database: URL, toStaging stagingURL: URL) throws -> Database {
-        let connection = try Database(path: stagingURL.path, mode: .readWrite, functions: KilnSQLFunctions.all)
-        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-        _ = try connection.rows("ATTACH DATABASE ? AS kiln_cache", [.text(database.path)])
-        return connection
-    }
-
-    /// Copies the rows of the entry's files at positions `run` into staging, in order.
-    private func copy(_ run: ClosedRange<Int>, tables: [TableSpec], with connection: Database) throws {
-        let bounds = SourceCache.bounds(run)
-        try connection.execute("BEGIN")
-        do {
-            let ranges = try connection.rows("SELECT tbl, min(first), max(last) FROM kiln_cache._ranges WHERE position BETWEEN ? AND ? GROUP BY tbl", bounds)
-            for range in ranges {
-                guard case .text(let name) = range.values[0], let table = tables.first(where: { $0.name == name }) else { continue }
-                let columns = SourceCache.columnList(table)
-                let insert = try connection.prepare("INSERT INTO main.\(quoteIdentifier(name)) (\(columns)) SELECT \(columns) "
-                                                    + "FROM kiln_cache.\(quoteIdentifier(name)) WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
-                try insert.run([range.values[1], range.values[2]])
-            }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    /// The entry positions of `run`, as the bounds of a `BETWEEN`.
-    private static func bounds(_ run: ClosedRange<Int>) -> [SQLValue] {
-        [.integer(Int64(run.lowerBound)), .integer(Int64(run.upperBound))]
-    }
-
-    /// Replays into the build's log the findings of the entry's files at positions `run`, as their read reported
-    /// them, from the entry's tables in `schema` of `connection`.
-    private func replayFindings(_ run: ClosedRange<Int>, of schema: String, with connection: Database, log: DiagnosticLog, tap: FindingsTap) throws {
-        try connection.forEachRow("""
-            SELECT f.path, g.code, g.severity, g.message, g.file, g.line, g.col, g.once
-            FROM \(schema)._findings g JOIN \(schema)._files f ON f.position = g.position
-            WHERE g.position BETWEEN ? AND ? ORDER BY g.seq
-            """, SourceCache.bounds(run)) { row in
-            let values = row.values
-            tap.file = values[0].storedText
-            var finding = Diagnostic(code: values[1].storedText ?? "", severity: Severity(rawValue: values[2].storedText ?? "") ?? .info, message: values[3].storedText ?? "")
-            if let file = values[4].storedText {
-                finding.provenance = Provenance(file: file, line: values[5].storedInteger.map(Int.init), column: values[6].storedInteger.map(Int.init))
-            }
-            if let once = values[7].storedText { log.report(finding, once: once) } else { log.report(finding) }
-        }
     }
 
     /// Writes the facts of each file's rows in each table (`files`, by path) into the entry `database`'s `_facts`, each
@@ -442,17 +279,8 @@ package final class SourceCache {
     }
 
     /// The declared columns of `table` and its provenance columns, quoted, for an `INSERT … SELECT`.
-    private static func columnList(_ table: TableSpec) -> String {
+    fileprivate static func columnList(_ table: TableSpec) -> String {
         (table.columns.map { quoteIdentifier($0.name) } + ["_file", "_line"]).joined(separator: ", ")
-    }
-
-    /// The largest rowid of each of `tables` in `database` (0 when empty).
-    private static func lastRowids(_ tables: [TableSpec], in database: Database) throws -> [String: Int64] {
-        var last: [String: Int64] = [:]
-        for table in tables {
-            last[table.name] = try database.rows("SELECT coalesce(max(rowid), 0) FROM \(quoteIdentifier(table.name))").first?.values.first?.storedInteger ?? 0
-        }
-        return last
     }
 
     /// The sources of this build whose rows were copied from the cache, with how many of their files were.
@@ -491,14 +319,14 @@ package final class SourceCache {
     }
 
     /// Writes the entry database of `source` to `destination` through a temporary file, synced and renamed.
-    private func write(_ source: CompiledSource, _ staged: Staged, staging: StagingDatabase, inputs: [String: String], to destination: URL) throws {
+    private func write(_ source: CompiledSource, _ staged: StagedSource, staging: StagingDatabase, inputs: [String: String], to destination: URL) throws {
         try FileSync.write(destination) { temporary in
             try write(source, staged, staging: staging, inputs: inputs, into: temporary)
         }
     }
 
     /// Writes the entry database of `source` as the new file `temporary`.
-    private func write(_ source: CompiledSource, _ staged: Staged, staging: StagingDatabase, inputs: [String: String], into temporary: URL) throws {
+    private func write(_ source: CompiledSource, _ staged: StagedSource, staging: StagingDatabase, inputs: [String: String], into temporary: URL) throws {
         let tables = SourceCache.tables(of: source, in: pipeline.manifest)
         let database = try Database(path: temporary.path, functions: KilnSQLFunctions.all, readOnlyAttachments: true)
         do {
@@ -561,6 +389,123 @@ package final class SourceCache {
         } catch {
             try? database.close()
             throw error
+        }
+    }
+}
+
+/// Where one source's rows come from, as the build cache answers staging (`StagingCache.rows(ofSource:)`): its files
+/// in order, as runs of files to read and runs of its entry's files whose rows and findings are copied from there.
+package struct CachedRows {
+    /// A run of the source's files.
+    package enum Run {
+        /// Read the next `count` files to read.
+        case read(count: Int)
+        /// Copy the rows and findings of the entry's files at these positions.
+        case copy(ClosedRange<Int>)
+    }
+    /// The entry's database.
+    package let database: URL
+    /// The source's files in order, as runs.
+    package let runs: [Run]
+    /// The SHA-256 of each file whose rows are copied.
+    package let digests: [String: String]
+    /// True when every file is copied, in the entry's order: the entry stays as it is, and staging may start as a copy
+    /// of it (`SourceCache.stagingSeed`).
+    package let whole: Bool
+    /// The facts of the rows of each copied file (by entry position), by table name (the tables it has rows of).
+    package let facts: [Int: [String: StagedTableFacts]]
+    /// The path of each copied file, by entry position.
+    package let paths: [Int: String]
+
+    /// Copies the rows of the entry's files at positions `run` into `staging`'s tables `tables` (the source's), in
+    /// order, in a write phase of its owner, and replays their findings into `log` (noted in `findings` with their
+    /// files); only the findings when staging started as a copy of this entry (`rowsThere`). `copier` keeps the
+    /// connection that copies, for the next run (the caller closes it).
+    /// - Throws: `SQLiteError` when the entry cannot be read or its rows copied.
+    package func copy(_ run: ClosedRange<Int>, into staging: StagingDatabase, tables: [TableSpec], rowsThere: Bool,
+                      copier: inout Database?, log: DiagnosticLog, findings: StagedFindings) throws {
+        if rowsThere {
+            // The rows are there already; the findings come from the entry itself.
+            let entry = try Database(path: database.path, mode: .readOnly, functions: KilnSQLFunctions.all)
+            defer { try? entry.close() }
+            try replayFindings(run, of: "main", with: entry, log: log, findings: findings)
+            return
+        }
+        // A write phase of the staging file's owner: no lease is out, so this connection writes alone.
+        var connection = copier
+        defer { copier = connection }
+        try staging.write { _ in
+            let attached = try connection ?? attach(toStaging: staging.url)
+            connection = attached
+            try copyRows(run, tables: tables, with: attached)
+            try replayFindings(run, of: "kiln_cache", with: attached, log: log, findings: findings)
+        }
+    }
+
+    /// The facts of the rows of the entry's files at positions `run`: by table, file after file (they continue the
+    /// tables' facts), and by the path of each file.
+    package func facts(of run: ClosedRange<Int>) -> (tables: [String: StagedTableFacts], files: [String: [String: StagedTableFacts]]) {
+        var tables: [String: StagedTableFacts] = [:]
+        var files: [String: [String: StagedTableFacts]] = [:]
+        for position in run {
+            for (name, facts) in facts[position] ?? [:] {
+                tables[name] = tables[name].map { $0.appending(facts) } ?? facts
+            }
+            if let path = paths[position] { files[path] = facts[position] ?? [:] }
+        }
+        return (tables, files)
+    }
+
+    /// A connection of its own to the staging file at `stagingURL` with the entry attached as `kiln_cache`; used only
+    /// inside a write phase of the staging file's owner (`StagingDatabase.write`), when no lease is out.
+    private func attach(toStaging stagingURL: URL) throws -> Database {
+        let connection = try Database(path: stagingURL.path, mode: .readWrite, functions: KilnSQLFunctions.all)
+        try connection.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        _ = try connection.rows("ATTACH DATABASE ? AS kiln_cache", [.text(database.path)])
+        return connection
+    }
+
+    /// Copies the rows of the entry's files at positions `run` into staging, in order.
+    private func copyRows(_ run: ClosedRange<Int>, tables: [TableSpec], with connection: Database) throws {
+        let bounds = CachedRows.bounds(run)
+        try connection.execute("BEGIN")
+        do {
+            let ranges = try connection.rows("SELECT tbl, min(first), max(last) FROM kiln_cache._ranges WHERE position BETWEEN ? AND ? GROUP BY tbl", bounds)
+            for range in ranges {
+                guard case .text(let name) = range.values[0], let table = tables.first(where: { $0.name == name }) else { continue }
+                let columns = SourceCache.columnList(table)
+                let insert = try connection.prepare("INSERT INTO main.\(quoteIdentifier(name)) (\(columns)) SELECT \(columns) "
+                                                    + "FROM kiln_cache.\(quoteIdentifier(name)) WHERE rowid BETWEEN ? AND ? ORDER BY rowid")
+                try insert.run([range.values[1], range.values[2]])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The entry positions of `run`, as the bounds of a `BETWEEN`.
+    private static func bounds(_ run: ClosedRange<Int>) -> [SQLValue] {
+        [.integer(Int64(run.lowerBound)), .integer(Int64(run.upperBound))]
+    }
+
+    /// Replays into the build's log the findings of the entry's files at positions `run`, as their read reported
+    /// them, from the entry's tables in `schema` of `connection`.
+    private func replayFindings(_ run: ClosedRange<Int>, of schema: String, with connection: Database, log: DiagnosticLog,
+                                findings: StagedFindings) throws {
+        try connection.forEachRow("""
+            SELECT f.path, g.code, g.severity, g.message, g.file, g.line, g.col, g.once
+            FROM \(schema)._findings g JOIN \(schema)._files f ON f.position = g.position
+            WHERE g.position BETWEEN ? AND ? ORDER BY g.seq
+            """, CachedRows.bounds(run)) { row in
+            let values = row.values
+            findings.file = values[0].storedText
+            var finding = Diagnostic(code: values[1].storedText ?? "", severity: Severity(rawValue: values[2].storedText ?? "") ?? .info, message: values[3].storedText ?? "")
+            if let file = values[4].storedText {
+                finding.provenance = Provenance(file: file, line: values[5].storedInteger.map(Int.init), column: values[6].storedInteger.map(Int.init))
+            }
+            if let once = values[7].storedText { log.report(finding, once: once) } else { log.report(finding) }
         }
     }
 }

@@ -4,34 +4,20 @@ import KilnCore
 import KilnManifest
 import KilnReaders
 
-/// A source ready to run: its reader (emitting only the kinds mapped), the files its path matched, and for each
-/// kind of record the table it goes into and how each column gets its value.
+/// A source ready to run: its plan, the files its path matched, and the reader and row shaper of the calling thread.
 public struct CompiledSource {
-    public let spec: SourceSpec
+    /// What every thread reading this source shares: its reader's options and its mappings, checked once.
+    package let plan: SourcePlan
+    /// The calling thread's reader, emitting only the kinds mapped.
     public let reader: RecordReader
+    /// The calling thread's shaper of the source's records into rows.
+    package let shaper: RowShaper
     public let files: [InputFile]
+
+    /// The source as the manifest declares it.
+    public var spec: SourceSpec { plan.spec }
     /// One per mapped kind, in kind-name order.
-    package let targets: [CompiledTarget]
-    /// The manifest and the source's key path in it, to compile copies for other threads (`makeReader()`).
-    package let manifest: Manifest
-    package let path: String
-
-    /// A new reader for this source, like `reader` (same options, same restriction to the mapped kinds) but sharing
-    /// nothing with it: readers keep compiled patterns and match buffers, so each thread reads with its own.
-    /// - Throws: as `ManifestLoader.load` when the options are refused (they were accepted once already).
-    package func makeReader() throws -> RecordReader {
-        try ReaderRegistry.makeReader(format: spec.format, options: spec.options, codingPath: [])
-            .restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
-    }
-
-    /// New targets for this source, like `targets` but sharing nothing with them: normalizers keep compiled patterns,
-    /// so each thread shapes records with its own.
-    /// - Throws: `KilnError.manifest` when the mappings are refused (they were accepted once already).
-    package func makeTargets() throws -> [CompiledTarget] {
-        try ManifestLoader.compileTargets(spec, path: path, reader: reader, manifest: manifest) { key, message in
-            KilnError.manifest(ManifestIssue(file: manifest.file.path, line: nil, keyPath: key, message: message))
-        }
-    }
+    package var targets: [CompiledTarget] { plan.targets }
 
     /// The kind `kiln extract` and fixtures show: `name`, or the source's only mapped kind.
     /// - Throws: `KilnError.usage` naming the kinds when `name` is not one of them or is needed and missing.
@@ -48,9 +34,28 @@ public struct CompiledSource {
     }
 }
 
+/// A source compiled once (`ManifestLoader`): its spec, its reader's checked options restricted to the kinds it maps
+/// and bounded by the manifest's limits, and its checked mappings. `Sendable`, so staging's reader threads share it
+/// and each makes its own reader and shaper from it (`instantiate()`) without going back to the manifest.
+package struct SourcePlan: Sendable {
+    /// The source as the manifest declares it.
+    package let spec: SourceSpec
+    /// Its reader's decoded options, restricted to the kinds mapped and bounded by the manifest's limits.
+    package let reader: ReaderPlan
+    /// One per mapped kind, in kind-name order.
+    package let targets: [CompiledTarget]
+
+    /// A reader and a row shaper for one thread, sharing nothing with any other thread's: readers and normalizers
+    /// keep compiled patterns and match buffers.
+    /// - Throws: as `ReaderPlan.instantiate` and `RowShaper.init`, never for a plan the loader made.
+    package func instantiate() throws -> ReadAhead.Tools {
+        ReadAhead.Tools(reader: try reader.instantiate(), shaper: try RowShaper(targets: targets))
+    }
+}
+
 /// One kind of a source's records, ready to stage: its table and column mappings. A class: every record staged
 /// refers to it, and a reference is cheaper to pass around than the table's whole description.
-package final class CompiledTarget {
+package final class CompiledTarget: Sendable {
     package let kind: String
     package let table: TableSpec
     package let mappings: [CompiledMapping]
@@ -63,14 +68,15 @@ package final class CompiledTarget {
 }
 
 /// How one column of a source's table is filled from a record (a class for the same reason as `CompiledTarget`).
-package final class CompiledMapping {
+package final class CompiledMapping: Sendable {
     package let column: ColumnSpec
     package let fieldIndex: Int?
     package let constant: String?
     /// The property of the record's input file the value is, for the fields every record carries (`_file`, `_url`,
     /// `_captured`); `nil` for a field of the record or a constant.
     package let fileProperty: FileProperty?
-    package let normalizers: [Normalizer]
+    /// The normalizing steps, checked; each thread compiles its own normalizers from them (`RowShaper`).
+    package let steps: [Normalizer.Step]
 
     /// The fields every reader's records carry besides their own: where their input file is and where it came from.
     package enum FileProperty: String, CaseIterable, Sendable {
@@ -94,12 +100,12 @@ package final class CompiledMapping {
     /// The name of the field `_file`.
     package static let fileField = FileProperty.file.rawValue
 
-    package init(column: ColumnSpec, fieldIndex: Int?, constant: String?, fileProperty: FileProperty? = nil, normalizers: [Normalizer]) {
+    package init(column: ColumnSpec, fieldIndex: Int?, constant: String?, fileProperty: FileProperty? = nil, steps: [Normalizer.Step]) {
         self.column = column
         self.fieldIndex = fieldIndex
         self.constant = constant
         self.fileProperty = fileProperty
-        self.normalizers = normalizers
+        self.steps = steps
     }
 }
 
@@ -248,9 +254,10 @@ public enum ManifestLoader {
                                 captures: [String: CaptureRecord.Capture], issue: (String, String) -> KilnError) throws -> CompiledSource {
         let path = "sources[\(index)]"
         let optionsPath: [CodingKey] = [AnyKey(stringValue: "sources"), AnyKey(intValue: index), AnyKey(stringValue: "options")]
-        let reader: RecordReader
+        let readerPlan: ReaderPlan, reader: RecordReader
         do {
-            reader = try ReaderRegistry.makeReader(format: source.format, options: source.options, codingPath: optionsPath)
+            readerPlan = try ReaderRegistry.plan(format: source.format, options: source.options, codingPath: optionsPath)
+            reader = try readerPlan.instantiate()
         } catch let error as RegexCompileError {
             throw issue(path + ".options", error.description)
         } catch let error as KilnError {
@@ -263,7 +270,9 @@ public enum ManifestLoader {
             throw issue(path + ".options", problem.message)
         }
         let targets = try compileTargets(source, path: path, reader: reader, manifest: manifest, issue: issue)
-        let restricted = reader.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits)
+        let plan = SourcePlan(spec: source, reader: readerPlan.restricted(to: Set(targets.map(\.kind))).limited(by: manifest.limits),
+                              targets: targets)
+        let shaper = try RowShaper(targets: targets)
         let resolver = InputResolver(directory: manifest.directory, allowedPaths: allowedPaths)
         // A fetching source's files come from kiln fetch: a build before the first fetch says so.
         let hint = source.fetch == nil ? "" : " (this source is fetched: run kiln fetch on the pipeline first)"
@@ -275,11 +284,11 @@ public enum ManifestLoader {
                 files[index].capturedAt = capture.capturedAt
             }
         }
-        return CompiledSource(spec: source, reader: restricted, files: files, targets: targets, manifest: manifest, path: path)
+        return CompiledSource(plan: plan, reader: plan.reader.applied(to: reader), shaper: shaper, files: files)
     }
 
     /// Compiles where each kind of `source`'s records goes: its table and how each column is filled.
-    package static func compileTargets(_ source: SourceSpec, path: String, reader: RecordReader, manifest: Manifest,
+    private static func compileTargets(_ source: SourceSpec, path: String, reader: RecordReader, manifest: Manifest,
                                issue: (String, String) -> KilnError) throws -> [CompiledTarget] {
         var targets: [CompiledTarget] = []
         for target in source.targets {
@@ -323,10 +332,12 @@ public enum ManifestLoader {
                 }
                 fieldIndex = found
             }
-            var normalizers: [Normalizer] = []
+            var steps: [Normalizer.Step] = []
             for (step, spec) in mapping.normalize.enumerated() {
                 do {
-                    normalizers.append(try Normalizer(spec, fieldNames: kind.fieldNames, vocabularies: manifest.vocabularies))
+                    steps.append(try Normalizer.Step(spec, fieldNames: kind.fieldNames, vocabularies: manifest.vocabularies))
+                    // Compiled once here so that a bad pattern is refused at its line; each thread compiles its own.
+                    _ = try Normalizer(steps[step])
                 } catch let problem as ValueProblem {
                     throw issue("\(mappingPath).normalize[\(step)]", problem.message)
                 } catch let error as RegexCompileError {
@@ -334,7 +345,7 @@ public enum ManifestLoader {
                 }
             }
             mappings.append(CompiledMapping(column: column, fieldIndex: fieldIndex, constant: mapping.value, fileProperty: fileProperty,
-                                            normalizers: normalizers))
+                                            steps: steps))
         }
         return mappings
     }

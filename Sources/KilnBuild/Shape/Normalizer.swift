@@ -14,53 +14,98 @@ package enum Normalizer {
     case collationKey(Collator)
 
     /// The step names a manifest may use.
-    package static let names = ["trim", "collapseSpaces", "nfc", "fold", "lower", "upper", "decimal", "minutes",
-                        "gtfsSeconds", "gtfsMinutes", "naturalSortKey", "emptyToNull", "month", "monthFrom", "monthTo"]
+    package static let names = Step.Plain.allCases.map(\.rawValue)
 
     /// Compiles a manifest step for records with `fieldNames`.
     /// - Throws: `ValueProblem` for an unknown name, field or vocabulary, `RegexCompileError` for a bad pattern.
     package init(_ spec: NormalizerSpec, fieldNames: [String], vocabularies: [String: VocabularySpec]) throws {
-        switch spec {
+        try self.init(Step(spec, fieldNames: fieldNames, vocabularies: vocabularies))
+    }
+
+    /// Compiles a checked step: its own pattern, term set or collator, for one thread.
+    /// - Throws: `RegexCompileError` for a bad pattern, `ValueProblem` for a locale ICU has no collation for; never
+    ///   for a step a normalizer was once compiled from.
+    package init(_ step: Step) throws {
+        switch step {
         case .capture(let pattern):
             self = .capture(try RegexPattern(pattern))
-        case .terms(let name, let output):
-            guard let vocabulary = vocabularies[name] else {
-                throw ValueProblem(message: "no vocabulary named \"\(name)\"; vocabularies: \(vocabularies.keys.sorted().joined(separator: ", "))")
-            }
-            self = .terms(try TermSet(terms: vocabulary.terms, separator: vocabulary.separator), mask: output == "mask")
-        case .minutesAfter(let field, let overnightBefore):
-            guard let index = fieldNames.firstIndex(of: field) else {
-                throw ValueProblem(message: "the reader has no field \"\(field)\"; fields: \(fieldNames.joined(separator: ", "))")
-            }
-            guard case .success(let limit) = ClockTime.minutes(overnightBefore) else {
-                throw ValueProblem(message: "overnightBefore must be a time like 04:00, not \"\(overnightBefore)\"")
-            }
-            self = .minutesAfter(fieldIndex: index, overnightBefore: limit)
+        case .terms(let vocabulary, let mask):
+            self = .terms(try TermSet(terms: vocabulary.terms, separator: vocabulary.separator), mask: mask)
+        case .minutesAfter(let fieldIndex, let overnightBefore):
+            self = .minutesAfter(fieldIndex: fieldIndex, overnightBefore: overnightBefore)
         case .collationKey(let locale):
             do {
                 self = .collationKey(try Collator(locale: locale))
             } catch let error as ICUError {
                 throw ValueProblem(message: error.message)
             }
-        case .named(let name):
-            switch name {
-            case "trim": self = .trim
-            case "collapseSpaces": self = .collapseSpaces
-            case "nfc": self = .nfc
-            case "fold": self = .fold
-            case "lower": self = .lower
-            case "upper": self = .upper
-            case "decimal": self = .decimal
-            case "minutes": self = .minutes
-            case "gtfsSeconds": self = .gtfsSeconds
-            case "gtfsMinutes": self = .gtfsMinutes
-            case "naturalSortKey": self = .naturalSortKey
-            case "emptyToNull": self = .emptyToNull
-            case "month": self = .month
-            case "monthFrom": self = .monthFrom
-            case "monthTo": self = .monthTo
-            default:
-                throw ValueProblem(message: "unknown normalizer \"\(name)\"; expected one of: \(Normalizer.names.joined(separator: ", ")) or {capture: PATTERN} or {collationKey: LOCALE}")
+        case .plain(let plain):
+            switch plain {
+            case .trim: self = .trim
+            case .collapseSpaces: self = .collapseSpaces
+            case .nfc: self = .nfc
+            case .fold: self = .fold
+            case .lower: self = .lower
+            case .upper: self = .upper
+            case .decimal: self = .decimal
+            case .minutes: self = .minutes
+            case .gtfsSeconds: self = .gtfsSeconds
+            case .gtfsMinutes: self = .gtfsMinutes
+            case .naturalSortKey: self = .naturalSortKey
+            case .emptyToNull: self = .emptyToNull
+            case .month: self = .month
+            case .monthFrom: self = .monthFrom
+            case .monthTo: self = .monthTo
+            }
+        }
+    }
+
+    /// A manifest's normalizing step with its names resolved (the vocabulary, the field's position, the time): what
+    /// every thread shaping a source's records shares, each compiling its own `Normalizer` from it.
+    package enum Step: Sendable {
+        /// A step without settings, by its manifest name.
+        package enum Plain: String, CaseIterable, Sendable {
+            case trim, collapseSpaces, nfc, fold, lower, upper, decimal, minutes, gtfsSeconds, gtfsMinutes, naturalSortKey, emptyToNull
+            case month, monthFrom, monthTo
+        }
+
+        case plain(Plain)
+        /// A pattern whose first group (or whole match) is kept.
+        case capture(String)
+        /// The vocabulary a text names terms of; codes, or their bit mask.
+        case terms(VocabularySpec, mask: Bool)
+        /// The position of the field holding the period's start, and the time (in minutes) an end before which
+        /// runs past midnight.
+        case minutesAfter(fieldIndex: Int, overnightBefore: Int)
+        /// An ICU locale id.
+        case collationKey(String)
+
+        /// Resolves a manifest step for records with `fieldNames`.
+        /// - Throws: `ValueProblem` for an unknown name, field, vocabulary or time.
+        package init(_ spec: NormalizerSpec, fieldNames: [String], vocabularies: [String: VocabularySpec]) throws {
+            switch spec {
+            case .capture(let pattern):
+                self = .capture(pattern)
+            case .terms(let name, let output):
+                guard let vocabulary = vocabularies[name] else {
+                    throw ValueProblem(message: "no vocabulary named \"\(name)\"; vocabularies: \(vocabularies.keys.sorted().joined(separator: ", "))")
+                }
+                self = .terms(vocabulary, mask: output == "mask")
+            case .minutesAfter(let field, let overnightBefore):
+                guard let index = fieldNames.firstIndex(of: field) else {
+                    throw ValueProblem(message: "the reader has no field \"\(field)\"; fields: \(fieldNames.joined(separator: ", "))")
+                }
+                guard case .success(let limit) = ClockTime.minutes(overnightBefore) else {
+                    throw ValueProblem(message: "overnightBefore must be a time like 04:00, not \"\(overnightBefore)\"")
+                }
+                self = .minutesAfter(fieldIndex: index, overnightBefore: limit)
+            case .collationKey(let locale):
+                self = .collationKey(locale)
+            case .named(let name):
+                guard let plain = Plain(rawValue: name) else {
+                    throw ValueProblem(message: "unknown normalizer \"\(name)\"; expected one of: \(Normalizer.names.joined(separator: ", ")) or {capture: PATTERN} or {collationKey: LOCALE}")
+                }
+                self = .plain(plain)
             }
         }
     }

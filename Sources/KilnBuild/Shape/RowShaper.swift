@@ -15,17 +15,21 @@ package final class RowShaper {
     private struct MappingPlan {
         package let mapping: CompiledMapping
         package let type: ColumnType
+        /// This shaper's own normalizers of the mapping's steps.
+        package let normalizers: [Normalizer]
         /// True when the mapping's normalizers are exactly the default `trim`, which never fails.
         package let trimOnly: Bool
     }
 
-    package init(targets: [CompiledTarget]) {
+    /// A shaper for `targets`, with normalizers of its own compiled from their checked steps.
+    /// - Throws: as `Normalizer.init(_:)`, never for the targets of a loaded pipeline.
+    package init(targets: [CompiledTarget]) throws {
         self.targets = targets
-        plans = targets.map { target in
-            target.mappings.map { mapping in
+        plans = try targets.map { target in
+            try target.mappings.map { mapping in
                 let trimOnly: Bool
-                if mapping.normalizers.count == 1, case .trim = mapping.normalizers[0] { trimOnly = true } else { trimOnly = false }
-                return MappingPlan(mapping: mapping, type: mapping.column.type, trimOnly: trimOnly)
+                if mapping.steps.count == 1, case .plain(.trim) = mapping.steps[0] { trimOnly = true } else { trimOnly = false }
+                return MappingPlan(mapping: mapping, type: mapping.column.type, normalizers: try mapping.steps.map(Normalizer.init), trimOnly: trimOnly)
             }
         }
     }
@@ -63,7 +67,7 @@ package final class RowShaper {
         let mapping = plan.mapping
         var text: String? = raw
         do {
-            for normalizer in mapping.normalizers { text = try normalizer.apply(text, record: record) }
+            for normalizer in plan.normalizers { text = try normalizer.apply(text, record: record) }
         } catch {
             let problem = error as? ValueProblem ?? ValueProblem(message: "\(error)")
             log.report(problem.code, "\(targets[target].table.name).\(mapping.column.name): \(problem.message)",

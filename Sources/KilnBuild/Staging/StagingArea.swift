@@ -22,6 +22,8 @@ package final class StagingArea {
     /// The owner's connection, for reads between write phases (`StagingDatabase.database`).
     package var database: Database { file.database }
     private let pipeline: CompiledPipeline
+    /// The build cache staging asks where each source's rows come from (`StagingCache`); `nil` to read every file.
+    private let cache: StagingCache?
     /// The threads staging may use (`BuildOptions.threads`); every input is read under them.
     private let threads: ThreadSettings
     /// Digests already computed: several sources may read the same file.
@@ -31,11 +33,14 @@ package final class StagingArea {
 
     /// Creates the staging tables in a new database at `url`. With a `seed` (`StagingSeed`), the database starts as a
     /// copy of its file, already holding the first source's rows; its other tables are dropped and the manifest's
-    /// tables it lacks are created. A seed that cannot be copied is not used (`seeded`).
+    /// tables it lacks are created. A seed that cannot be copied is not used (`seeded`). With a `cache`, each source's
+    /// rows come from where it answers (`stage`).
     /// - Throws: `SQLiteError` when the file cannot be created.
-    package init(url: URL, pipeline: CompiledPipeline, seed: StagingSeed? = nil, threads: ThreadSettings = ThreadSettings()) throws {
+    package init(url: URL, pipeline: CompiledPipeline, seed: StagingSeed? = nil, cache: StagingCache? = nil,
+                 threads: ThreadSettings = ThreadSettings()) throws {
         file = try StagingDatabase(url: url, seed: seed?.database)
         self.pipeline = pipeline
+        self.cache = cache
         self.threads = threads
         let seeded = file.seeded
         try file.write { database in
@@ -53,6 +58,13 @@ package final class StagingArea {
     /// True when staging started as a copy of its seed, holding the first source's rows.
     package var seeded: Bool { file.seeded }
 
+    /// The build cache entry staging started as a copy of (`StagingSeed`), holding the first source's rows; `nil` when
+    /// it did not. A bundle table only the first source fills may be read from there (`BundleTables.staged(_:inOrder:copy:)`).
+    package var seededEntry: URL? {
+        guard seeded, let rows = cachedRows(of: 0), rows.whole else { return nil }
+        return rows.database
+    }
+
     /// What the staging writers learned of the rows of each table sources filled (`StagedTableFacts`).
     private var recordedFacts: [String: StagedTableFacts] = [:]
 
@@ -63,46 +75,96 @@ package final class StagingArea {
         return recordedFacts[table.name] ?? StagedTableFacts(table: table)
     }
 
-    /// The files of each source (by position) whose rows the build cache copies in instead (`SourceCache`): they are
-    /// neither read nor read ahead.
-    private var cachedFiles: [Int: Set<String>] = [:]
+    /// The build cache's answer for each source (by position) once asked (`cachedRows(of:)`).
+    private var answers: [Int: CachedRows?] = [:]
     /// How many of each source's files to read have been loaded, by position (`load(_:log:next:)`).
     private var filesLoaded: [Int: Int] = [:]
-    /// Told of each file as its records start coming in, on the calling thread (the build cache files its findings).
-    package var fileStarted: ((InputFile) -> Void)?
+    /// The findings of the source being staged, with their files, while a build cache keeps them (`stage`).
+    private var stagedFindings: StagedFindings?
+    /// The facts of each file loaded since `stage` last took them, in order, while a build cache keeps them.
+    private var loadedFileFacts: [(path: String, tables: [String: StagedTableFacts])] = []
 
-    /// Makes the files `digests` names (with their SHA-256) of the source at `position` come from the build cache:
-    /// they are skipped by `load`. Called before the first load.
-    package func takeFromCache(_ digests: [String: String], source position: Int) {
-        cachedFiles[position, default: []].formUnion(digests.keys)
-        digestCache.merge(digests) { first, _ in first }
+    /// What the build cache supplies of the source at `position` (`StagingCache.rows(ofSource:)`), asked once: those
+    /// files are neither read nor read ahead, and their SHA-256 are known from then on.
+    package func cachedRows(of position: Int) -> CachedRows? {
+        if let answer = answers[position] { return answer }
+        let answer = cache?.rows(ofSource: position)
+        answers[position] = answer
+        if let answer { digestCache.merge(answer.digests) { first, _ in first } }
+        return answer
+    }
+
+    /// Stages `source`: asks the build cache where its rows come from, then, in file order, reads the files it does
+    /// not supply (`load`) and copies in the rows and findings of those it does (`CachedRows.copy`). Returns each
+    /// file's SHA-256 and, with a cache, what the source's next entry is written from.
+    /// - Throws: as `load`; `SQLiteError` when an entry's rows cannot be copied.
+    package func stage(_ source: CompiledSource, log: DiagnosticLog) throws -> StagedSource {
+        guard cache != nil else { return StagedSource(digests: try load(source, log: log)) }
+        let position = sourceIndex(source)
+        let tables = SourceCache.tables(of: source, in: pipeline.manifest)
+        let rowsThere = position == 0 && seededEntry != nil
+        var staged = StagedSource()
+        // A seeded source's rows were in staging from the start: they begin after rowid 0.
+        staged.before = rowsThere ? Dictionary(uniqueKeysWithValues: tables.map { ($0.name, Int64(0)) }) : try lastRowids(tables)
+        let findings = StagedFindings()
+        stagedFindings = findings
+        log.observer = { findings.add($0, once: $1) }
+        defer {
+            log.observer = nil
+            stagedFindings = nil
+        }
+        func takeFileFacts() {
+            for (path, facts) in loadedFileFacts { staged.files[path] = facts }
+            loadedFileFacts = []
+        }
+        if let rows = cachedRows(of: position) {
+            var copier: Database?
+            defer { try? copier?.close() }
+            for run in rows.runs {
+                switch run {
+                case .read(let count):
+                    staged.digests.merge(try load(source, log: log, next: count)) { first, _ in first }
+                    takeFileFacts()
+                case .copy(let entryRun):
+                    try rows.copy(entryRun, into: file, tables: tables, rowsThere: rowsThere, copier: &copier, log: log, findings: findings)
+                    let copied = rows.facts(of: entryRun)
+                    rowsCopied(copied.tables, into: tables)
+                    staged.files.merge(copied.files) { $1 }
+                }
+            }
+            staged.digests.merge(rows.digests) { first, _ in first }
+        } else {
+            staged.digests = try load(source, log: log)
+            takeFileFacts()
+        }
+        staged.after = try lastRowids(tables)
+        staged.findings = findings.findings
+        return staged
+    }
+
+    /// The largest rowid of each of `tables` (0 when empty).
+    private func lastRowids(_ tables: [TableSpec]) throws -> [String: Int64] {
+        var last: [String: Int64] = [:]
+        for table in tables {
+            let row = try database.rows("SELECT coalesce(max(rowid), 0) FROM \(quoteIdentifier(table.name))").first
+            if case .integer(let rowid) = row?.values.first { last[table.name] = rowid } else { last[table.name] = 0 }
+        }
+        return last
     }
 
     /// Notes that rows were copied in without the staging writer seeing them, with the facts of those rows by table
     /// (`tables` names the tables): they continue each table's facts as if the writer had inserted them.
-    package func rowsCopied(_ facts: [String: StagedTableFacts], into tables: [TableSpec]) {
+    private func rowsCopied(_ facts: [String: StagedTableFacts], into tables: [TableSpec]) {
         for table in tables {
             guard let copied = facts[table.name] else { continue }
             recordedFacts[table.name] = (recordedFacts[table.name] ?? StagedTableFacts(table: table)).appending(copied)
         }
     }
 
-    /// True to keep the facts of each file loaded (`StagedRowRecorder.fileFacts`) for `takeFileFacts`: the build
-    /// cache stores them.
-    package var keepsFileFacts = false
-    /// The facts of each file loaded since `takeFileFacts` last returned them, in order.
-    private var loadedFileFacts: [(path: String, tables: [String: StagedTableFacts])] = []
-
-    /// The facts of each file loaded since the last call, in load order, by table name (the tables it has rows of).
-    package func takeFileFacts() -> [(path: String, tables: [String: StagedTableFacts])] {
-        defer { loadedFileFacts = [] }
-        return loadedFileFacts
-    }
-
     /// The files of `source` `load` reads, in order: those the build cache does not supply.
     private func filesToRead(_ source: CompiledSource) -> [InputFile] {
-        guard let cached = cachedFiles[sourceIndex(source)] else { return source.files }
-        return source.files.filter { !cached.contains($0.relativePath) }
+        guard let cached = cachedRows(of: sourceIndex(source))?.digests else { return source.files }
+        return source.files.filter { cached[$0.relativePath] == nil }
     }
 
     /// Streams the next `count` files of `source` to read (all the rest when `nil`) once, each record into the table
@@ -119,13 +181,12 @@ package final class StagingArea {
             return "INSERT INTO \(quoteIdentifier(target.table.name)) (\(columnNames.joined(separator: ", "))) VALUES (\(placeholders))"
         }
         var digests: [String: String] = [:]
-        let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts, keepingFiles: keepsFileFacts)
+        let recorder = StagedRowRecorder(targets: source.targets, continuing: recordedFacts, keepingFiles: cache != nil)
         // On one thread (for comparing with the threaded load, where reader threads read and shape the files ahead,
         // `ReadAhead`, this thread takes them in order and a writer thread inserts them): read, shape and insert here.
         if threads.stagingOnOneThread {
-            let shaper = RowShaper(targets: source.targets)
             let loaded = try file.write { database in
-                let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, shaper, log, recorder)
+                let sink = StagingSink(database, try insertSQL.map { try database.prepare($0) }, source.shaper, log, recorder)
                 try load(source, files: files, log: log, into: sink)
                 return sink.recorder
             }
@@ -138,7 +199,7 @@ package final class StagingArea {
         try file.lendForWriting { connection in
             let writer = StagingWriter(lending: connection, insertSQL: insertSQL, recorder: recorder)
             do {
-                try load(source, from: readAhead, items: start..<end, shaper: RowShaper(targets: source.targets), log: log, into: writer)
+                try load(source, from: readAhead, items: start..<end, shaper: source.shaper, log: log, into: writer)
                 if let finished = try writer.finish() { recorded(finished) }
             } catch {
                 readAhead.cancel()
@@ -182,7 +243,7 @@ package final class StagingArea {
         }
         for index in readAhead.items(of: position)[items] {
             let file = readAhead.items[index]
-            fileStarted?(file.input)
+            stagedFindings?.file = file.input.relativePath
             reading: while true {
                 switch readAhead.next(index) {
                 case .batch(.shaped(let rows)):
@@ -207,20 +268,18 @@ package final class StagingArea {
 
     /// The read-ahead over every file of every source, started at the first load.
     /// - Parameter examplesPerCode: the build log's cap on stored findings per code, for each file's own log.
-    /// - Throws: as the manifest loader, if a worker's reader cannot be made (it was made once already).
+    /// - Throws: as `SourcePlan.instantiate`, never for a loaded pipeline.
     private func readAhead(examplesPerCode: Int) throws -> ReadAhead {
         if let started = startedReadAhead { return started }
         var listed = Set<String>()
         var items: [ReadAhead.Item] = []
         for (index, source) in pipeline.sources.enumerated() {
-            for input in source.files where cachedFiles[index]?.contains(input.relativePath) != true {
+            for input in source.files where cachedRows(of: index)?.digests[input.relativePath] == nil {
                 items.append(ReadAhead.Item(source: index, input: withThreads(input), digest: listed.insert(input.relativePath).inserted))
             }
         }
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, StagingArea.maximumReaders, items.count))
-        let tools = try (0..<workers).map { _ in
-            try pipeline.sources.map { ReadAhead.Tools(reader: try $0.makeReader(), shaper: RowShaper(targets: try $0.makeTargets())) }
-        }
+        let tools = try (0..<workers).map { _ in try pipeline.sources.map { try $0.plan.instantiate() } }
         let started = ReadAhead(items: items, sources: pipeline.sources, tools: tools,
                                 examplesPerCode: examplesPerCode)
         startedReadAhead = started
@@ -270,7 +329,7 @@ package final class StagingArea {
         try sink.begin()
         do {
             for input in files {
-                fileStarted?(input)
+                stagedFindings?.file = input.relativePath
                 let digest = try StagingArea.readFile(withThreads(input), digest: digestCache[input.relativePath] == nil, reader: source.reader,
                                                       targetIndex: targetIndex, sourceName: source.spec.name, log: log) { target, record, input in
                     try sink.add(record, target: target, input: input)

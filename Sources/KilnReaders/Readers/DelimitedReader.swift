@@ -26,7 +26,7 @@ public struct DelimitedReader: ConfigurableReader {
     }
 
     /// The options a manifest gives a `delimited` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var separator: String = ";"
         package var fields: [String]
         package var tail: String?

@@ -15,7 +15,7 @@ public struct FilesReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.any
 
     /// The options a manifest gives a `files` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         /// Images with more pixels than this are not decoded (`image.too-large`, an error): a small file can declare
         /// an enormous image.
         package var maxPixels = 50_000_000

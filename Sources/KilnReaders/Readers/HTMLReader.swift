@@ -56,7 +56,7 @@ public struct HTMLReader: ConfigurableReader {
     }
 
     /// The options a manifest gives an `html` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var records: NodeSelector?
         package var fields: [String: NodeSelector] = [:]
         /// Several kinds of record per page, by kind name (instead of `records` and `fields`).

@@ -40,7 +40,7 @@ public struct ICalendarReader: ConfigurableReader {
     }
 
     /// The options a manifest gives an `ics` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var window: Window?
         /// The category of events without `CATEGORIES` (e.g. one source per calendar file, each with its category).
         package var category: String?

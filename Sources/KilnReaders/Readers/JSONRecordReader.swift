@@ -29,7 +29,7 @@ public struct JSONRecordReader: ConfigurableReader {
     public static let defaultPendingLimit = WaitingRecords.defaultLimit
 
     /// The options a manifest gives a `json` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var records: String
         package var fields: [String: String]
         package var context: [String: [String: String]] = [:]

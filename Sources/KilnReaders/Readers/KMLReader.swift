@@ -15,7 +15,7 @@ public struct KMLReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `kml` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var folderSeparator: String = " / "
         /// `ExtendedData` names to read as fields (`Data/value` and `SchemaData/SimpleData`), each a field of its own.
         package var extendedData: [String] = []

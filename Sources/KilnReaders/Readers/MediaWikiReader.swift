@@ -15,7 +15,7 @@ public struct MediaWikiReader: ConfigurableReader {
 
     /// The options a manifest gives a `mediawiki` source: `namespaces`, `encoding`, and the conventions every
     /// wikitext reader shares (`WikiConventionOptions`).
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var namespaces: [Int] = [0]
         package var encoding: String?
         package var conventions: WikiConventionOptions

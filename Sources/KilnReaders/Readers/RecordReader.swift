@@ -147,8 +147,8 @@ public protocol ConfigurableReader: RecordReader {
     static var format: String { get }
     /// The media types a fetched file of this format may arrive as when its source names none (`MediaTypes`).
     static var acceptedMediaTypes: [String] { get }
-    /// The reader's options as the manifest writes them.
-    associatedtype Options: Decodable
+    /// The reader's options as the manifest writes them; once decoded, a `ReaderPlan` shares them between threads.
+    associatedtype Options: Decodable & Sendable
     /// Builds the reader, checking the options (patterns compile, required fields given).
     /// - Throws: `KilnError` or `DecodingError` describing the bad option.
     init(options: Options) throws
@@ -174,19 +174,25 @@ public enum ReaderRegistry {
     }
 
     /// Builds the reader for `format` from manifest options.
-    /// - Throws: `DecodingError` at `codingPath` when the format is unknown or an option is wrong.
+    /// - Throws: `DecodingError` at `codingPath` when the format is unknown or an option is wrong; as `ReaderPlan.instantiate`.
     package static func makeReader(format: String, options: JSONValue, codingPath: [CodingKey]) throws -> RecordReader {
+        try plan(format: format, options: options, codingPath: codingPath).instantiate()
+    }
+
+    /// The plan of a reader for `format`: its manifest options decoded into the format's own type, once.
+    /// - Throws: `DecodingError` at `codingPath` when the format is unknown or an option is wrong.
+    package static func plan(format: String, options: JSONValue, codingPath: [CodingKey]) throws -> ReaderPlan {
         guard let type = readerTypes.first(where: { $0.format == format }) else {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: codingPath.dropLast() + [AnyKey(stringValue: "format")],
                 debugDescription: "unknown format \"\(format)\"; expected one of: \(formats.joined(separator: ", "))"))
         }
-        return try make(type, options: options, codingPath: codingPath)
+        return ReaderPlan(options: try decode(type, options: options, codingPath: codingPath))
     }
 
-    private static func make<Reader: ConfigurableReader>(_ type: Reader.Type, options: JSONValue,
-                                                         codingPath: [CodingKey]) throws -> RecordReader {
-        try Reader(options: options.decode(Reader.Options.self, codingPath: codingPath))
+    private static func decode<Reader: ConfigurableReader>(_ type: Reader.Type, options: JSONValue,
+                                                           codingPath: [CodingKey]) throws -> any ReaderOptions {
+        DecodedOptions<Reader>(options: try options.decode(Reader.Options.self, codingPath: codingPath))
     }
 }
 

@@ -14,7 +14,7 @@ public struct RoutesReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `routes` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var itemSeparator: String = "!"
         package var encoding: String = "utf-8"
 

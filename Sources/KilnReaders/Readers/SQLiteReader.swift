@@ -17,7 +17,7 @@ public struct SQLiteReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.any
 
     /// The options a manifest gives an `sqlite` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var query: String
         package var fields: [String]
         package var seconds: Double = 10

@@ -10,7 +10,7 @@ public struct TextExtractReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `text` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var extract: ExtractOptions
         package var expect: ExpectOptions?
         package var encoding: String = "utf-8"

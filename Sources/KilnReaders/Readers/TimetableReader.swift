@@ -18,7 +18,7 @@ public struct TimetableReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.text
 
     /// The options a manifest gives a `timetable` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var days: [Term]
         package var daySeparator: String = TermSet.defaultSeparator
         package var columnHeading: String

@@ -12,7 +12,7 @@ public struct WebPageReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives a `webpage` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         /// The page's content element (default: the body); navigation and footers of the site template stay out.
         package var content: NodeSelector = .xpath("//body")
         /// The title (default: the content's first `h1`, else the document's `<title>`).

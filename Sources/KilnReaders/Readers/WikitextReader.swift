@@ -15,7 +15,7 @@ public struct WikitextReader: ConfigurableReader {
 
     /// The options a manifest gives a `wikitext` source: `title`, `pageid`, `namespace`, `encoding`, and the
     /// conventions every wikitext reader shares.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         package var title: String?
         package var pageID: Int64?
         package var namespace = 0

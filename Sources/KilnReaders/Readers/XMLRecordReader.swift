@@ -17,7 +17,7 @@ public struct XMLRecordReader: ConfigurableReader {
     public static let acceptedMediaTypes = MediaTypes.markup
 
     /// The options a manifest gives an `xml` source.
-    public struct Options: Decodable {
+    public struct Options: Decodable, Sendable {
         /// The record element or path of elements: `name` (any namespace), `prefix:name`, `a/b`, `/a/b`.
         package var record: String
         package var namespaces: [String: String] = [:]

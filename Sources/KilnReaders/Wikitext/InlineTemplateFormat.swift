@@ -9,7 +9,7 @@ import KilnManifest
 /// Format syntax: `{name}` is an argument (`1` the first positional one); `{name?}` prints nothing but requires the
 /// argument; `[…]` is a group, kept only when every argument written directly in it is non-empty (a group that
 /// names no argument directly is kept when one of its inner groups is); `\[`, `\]`, `\{`, `\}` are literal.
-package struct InlineTemplateFormat: Equatable {
+package struct InlineTemplateFormat: Equatable, Sendable {
     /// One piece of a format.
     package enum Piece: Equatable {
         case literal(String)

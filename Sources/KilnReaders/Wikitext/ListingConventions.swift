@@ -7,7 +7,7 @@ import KilnManifest
 /// inside values are rendered. The defaults are English Wikivoyage's (plus `{{vCard}}`); a manifest adds its wiki's
 /// names (`{{Voir}}`, `nom=`, `{{Prix}}`…). Template and parameter names compare as MediaWiki compares them
 /// (`WikiName.key`), type and heading names ignoring case and accents (`TextFolding.fold`).
-package struct ListingConventions {
+package struct ListingConventions: Sendable {
     /// The fields a listing has, in record order (after the page, section and id fields).
     package static let fields = ["name", "alt", "address", "directions", "phone", "tollfree", "email", "fax", "url", "hours",
                          "price", "checkin", "checkout", "image", "wikidata", "lat", "long", "description", "lastedit"]
@@ -76,7 +76,7 @@ package struct ListingConventions {
 
 /// What page templates mean: which name the page's parent (`{{IsPartOf|Manhattan}}`), and which give the page's
 /// own coordinates and in which parameters (`{{geo|40.78|-73.97}}`: 1 and 2).
-package struct PageConventions {
+package struct PageConventions: Sendable {
     /// Parent templates by key; the first positional argument is the parent's title.
     package var parentTemplates: Set<String> = ["ispartof", "isin"]
     /// Coordinate templates by key, with the parameters holding latitude and longitude (`"1"` is positional).

@@ -5,7 +5,7 @@ import KilnManifest
 /// The options every wikitext reader (`mediawiki`, `wikitext`) shares: what the wiki's listing templates, parameters,
 /// types, section headings and inline templates mean, and which page templates name a parent or coordinates.
 /// A reader decodes its own options beside these from the same object.
-package struct WikiConventionOptions {
+package struct WikiConventionOptions: Sendable {
     package var listings = ListingConventions()
     package var pages = PageConventions()
 

@@ -35,7 +35,7 @@ final class ReadAheadTests: KilnTestCase {
     /// Every file's rows, findings and digest as the consumer takes them, shaping the records a worker left as read
     /// (the file the consumer was on) as `StagingArea` does.
     private func drain(_ readAhead: ReadAhead, _ source: CompiledSource) -> [(rows: [[SQLValue]], findings: [Diagnostic], digest: String?, error: Error?, shapedHere: Int)] {
-        let shaper = RowShaper(targets: source.targets)
+        let shaper = source.shaper
         return readAhead.items.indices.map { index in
             var rows: [[SQLValue]] = []
             let consumerLog = DiagnosticLog()
@@ -61,14 +61,14 @@ final class ReadAheadTests: KilnTestCase {
     private func start(_ pipeline: CompiledPipeline, workers: Int, aheadBytes: Int) throws -> ReadAhead {
         let source = pipeline.sources[0]
         let items = source.files.map { ReadAhead.Item(source: 0, input: $0, digest: true) }
-        let tools = try (0..<workers).map { _ in [ReadAhead.Tools(reader: try source.makeReader(), shaper: RowShaper(targets: try source.makeTargets()))] }
+        let tools = try (0..<workers).map { _ in [try source.plan.instantiate()] }
         return ReadAhead(items: items, sources: pipeline.sources, tools: tools, examplesPerCode: 1_000, aheadBytes: aheadBytes)
     }
 
     /// The same files read and shaped on this thread, one after the other: what the workers must reproduce.
     private func expected(_ pipeline: CompiledPipeline) throws -> [(rows: [[SQLValue]], findings: [Diagnostic], digest: String)] {
         let source = pipeline.sources[0]
-        let shaper = RowShaper(targets: source.targets)
+        let shaper = source.shaper
         return try source.files.map { input in
             let log = DiagnosticLog()
             var rows: [[SQLValue]] = []

@@ -121,10 +121,9 @@ final class SourceCacheTests: KilnTestCase {
             let cache = SourceCache(cache: BuildCache(output: output), pipeline: pipeline, examplesPerCode: DiagnosticTally.defaultExamplesPerCode)
             let digests = { BuildCache.Inputs(of: pipeline, record: nil)?.digests }
             cache.prepare(digests: digests, log: log)
-            staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: cache.stagingSeed())
+            staging = try StagingArea(url: stagingURL, pipeline: pipeline, seed: cache.stagingSeed(), cache: cache)
             for (position, source) in pipeline.sources.enumerated() {
-                cache.prepareToStage(position, in: staging, digests: digests, log: log)
-                _ = try cache.stage(source, at: position, in: staging, stagingURL: stagingURL, log: log)
+                cache.keep(try staging.stage(source, log: log), at: position)
             }
             reused = Dictionary(uniqueKeysWithValues: cache.reused.map { ($0.source, $0.files) })
         } else {

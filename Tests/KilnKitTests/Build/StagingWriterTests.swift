@@ -44,7 +44,7 @@ final class StagingWriterTests: KilnTestCase {
     /// The shaped row of one stop record, as a reader thread hands it to the writer.
     private func row(_ source: CompiledSource, _ name: String, latitude: String, line: Int, input: InputFile, log: DiagnosticLog = DiagnosticLog()) -> ShapedRow {
         let record = Record(source.reader.kinds[0], values: [name, String(line), "21.7", latitude], line: line)
-        return ShapedRow(target: 0, values: RowShaper(targets: source.targets).row(record, target: 0, input: input, log: log))
+        return ShapedRow(target: 0, values: source.shaper.row(record, target: 0, input: input, log: log))
     }
 
     private let insertSQL = "INSERT INTO stop (code, latitude, longitude, name, _file, _line) VALUES (?, ?, ?, ?, ?, ?)"
