@@ -19,6 +19,7 @@ extension Fetcher {
         var options = options
         let archive = options.dryRun || filling != nil ? nil : try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) }
         options.archive = archive
+        options.robots = RobotsMemo()
         do {
             var report = try rounds(plan, options: options, filling: filling)
             if let archive {

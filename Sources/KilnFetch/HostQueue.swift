@@ -49,15 +49,16 @@ final class HostQueue: @unchecked Sendable {
     private var stopped = false
     private let settings: FetchSettings
 
-    /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise.
-    init(jobs: [FetchJob], settings: FetchSettings) {
+    /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise; the origins in `known` have their
+    /// robots.txt read already (an earlier round's).
+    init(jobs: [FetchJob], settings: FetchSettings, known: [String: RobotsRules] = [:]) {
         self.jobs = jobs
         self.settings = settings
         remaining = jobs.count
         var origins: [String] = []
         for (index, job) in jobs.enumerated() {
             if hosts[job.origin] == nil {
-                hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
+                hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : known[job.origin].map { .known($0) } ?? .unknown)
                 origins.append(job.origin)
             }
             hosts[job.origin]!.waiting.append(Waiting(job: index, attempt: 1, notBefore: .distantPast))

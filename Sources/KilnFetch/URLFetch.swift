@@ -27,6 +27,8 @@ struct URLFetch: SnapshotUpdate {
     let directory: URL
     let capture: CaptureRecord.Capture?
     let queue: HostQueue
+    /// The robots.txt rules read in this fetch, for a redirect to an origin the queue does not know.
+    let robots: RobotsMemo
     let client: HTTPClient
     /// Where each exchange is archived (`kiln fetch --warc`), if anywhere.
     var archive: WARCArchive? = nil
@@ -119,7 +121,7 @@ struct URLFetch: SnapshotUpdate {
                 if let problem = FetchURL.problem(next) {
                     return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
                 }
-                if !(queue.allows(next) ?? RobotsFetch.read((FetchURL.origin(next) ?? next) + "/robots.txt", settings: settings, client: client).rules.allows(next)) {
+                if !(queue.allows(next) ?? redirectRules(for: next).allows(next)) {
                     return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
                 }
                 url = next
@@ -142,6 +144,15 @@ struct URLFetch: SnapshotUpdate {
                 return .finished(failing(result, reason: "HTTP \(response.status)"), nil)
             }
         }
+    }
+
+    /// The robots.txt rules of the origin of `url`, a redirect's target the queue does not know: read once per fetch.
+    private func redirectRules(for url: String) -> RobotsRules {
+        let origin = FetchURL.origin(url) ?? url
+        if let known = robots.rules(for: origin) { return known }
+        let rules = RobotsFetch.read(origin + "/robots.txt", settings: job.settings, client: client).rules
+        robots.learned(rules, for: origin)
+        return rules
     }
 
     func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {

@@ -123,6 +123,32 @@ final class DerivedFetchCommandTests: CLITestCase {
         }
     }
 
+    func testEachOriginsRobotsTxtIsReadOnceAcrossTheRoundsOfAFetch() throws {
+        // Rounds: lines.txt; the sitemap; its locations on this site and the pages of "more", derived from lines.txt,
+        // on a second site.
+        let other = try TestSite(root: file("other"), folder: file("other-state"))
+        defer { other.stop() }
+        try other.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
+        for code in ["a", "b"] { try other.serve("more/\(code).txt", "More \(code);02\(code);21.7;38.2\n") }
+        try site.serve("lines.txt", "a;Line A\nb;Line B\n")
+        try site.serve("sitemap.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>\(site.url("/pages/c.txt"))</loc></url>
+            <url><loc>\(site.url("/pages/d.txt"))</loc></url><url><loc>\(site.url("/private/e.txt"))</loc></url></urlset>
+            """)
+        try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/sitemap.xml"))\" } }", others: [linesSource, """
+            { name: "more", format: "delimited", path: "site/more/*.txt", fetch: { template: "\(other.url("/more/{code}.txt"))", from: "lines" },
+              options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } }
+            """])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("fetched 6, unchanged 0, failed 0, refused by robots.txt 1"), run.stdout)
+        XCTAssertEqual(try site.requests().filter { $0.path == "/robots.txt" }.count, 1)
+        XCTAssertEqual(try other.requests().filter { $0.path == "/robots.txt" }.count, 1)
+        // The rules read in the first round still hold in the last.
+        XCTAssertFalse(try site.requests().contains { $0.path.hasPrefix("/private") })
+    }
+
     func testARecordThatMakesNoURLIsReportedWithItsFileAndLine() throws {
         try site.serve("lines.txt", "a;Line A\n;Nameless\n")
         let folder = try pipeline(pagesFetch: "{ template: \"\(site.url("/pages/{code}.txt"))\", from: \"lines\" }", others: [linesSource])
