@@ -31,6 +31,10 @@ public struct FetchOptions: Sendable {
     public var warc: URL?
     /// The archive of a fetch in rounds (`runInRounds`), which every round writes to; a single run opens its own.
     var archive: WARCArchive?
+    /// What decides that a connection's address is non-public (a redirect from a public host may not go there): the
+    /// standard rules, unless a test declares a loopback port public to see such a redirect refused end to end. Not a
+    /// command-line option.
+    package var isNonPublic: AddressClassifier = HTTPClient.standardClassifier
     /// The robots.txt rules read so far in this `kiln fetch`, which every round reuses (`runInRounds`); a single run
     /// keeps its own.
     var robots: RobotsMemo?
@@ -88,14 +92,16 @@ public enum Fetcher {
                 while let task = queue.next(refused: { job in state.finish(URLFetch.disallowed(job, capture: state.capture(of: job), in: directory)) }) {
                     switch task {
                     case .robots(let origin):
-                        let (rules, status) = RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client, archive: archive)
+                        // Without `refusing`, nothing is thrown.
+                        let (rules, status) = try RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client, archive: archive)
                         state.noteRobots(origin + "/robots.txt", status: status)
                         robots.learned(rules, for: origin)
                         queue.learned(rules, for: origin)
                         queue.ended(origin)
                     case .job(let job, let attempt):
                         let fetch = URLFetch(job: job, requested: options.requested(job.url), mirrored: { options.requested($0) }, attempt: attempt, directory: directory,
-                                             capture: state.capture(of: job), queue: queue, robots: robots, client: client, archive: archive)
+                                             capture: state.capture(of: job), queue: queue, robots: robots, client: client, archive: archive,
+                                             isNonPublic: options.isNonPublic)
                         switch fetch.run() {
                         case .finished(let result, let capture):
                             state.finish(result, capture: capture)

@@ -32,6 +32,8 @@ struct URLFetch: SnapshotUpdate {
     let client: HTTPClient
     /// Where each exchange is archived (`kiln fetch --warc`), if anywhere.
     var archive: WARCArchive? = nil
+    /// What decides that an address is non-public (`FetchOptions.isNonPublic`).
+    var isNonPublic: AddressClassifier = HTTPClient.standardClassifier
 
     /// When the response being handled arrived (set by `run` for each response; now, before one has).
     var arrival: Date? = nil
@@ -67,6 +69,7 @@ struct URLFetch: SnapshotUpdate {
             let validated = saved.matches && (redirects == 0 || url == capture?.finalURL)
             if validated { request.headers = URLFetch.validators(for: capture, in: directory) }
             request.refuseNonPublicAddresses = firstAddressPublic == true
+            request.isNonPublic = isNonPublic
             request.keepsRequestHeader = archive != nil
             let body: HTTPBodyFile
             do {
@@ -108,7 +111,7 @@ struct URLFetch: SnapshotUpdate {
                 let confirmed = response.status == 304 && validated ? capture.map { (url: $0.finalURL ?? requested, date: $0.capturedAt) } : nil
                 archive.archive(target: url, date: this.arrivedAt, response: response, body: bodyKept ? .file(temporary) : .none, revisiting: confirmed)
             }
-            if firstAddressPublic == nil { firstAddressPublic = !HTTPClient.isNonPublic(response.address) }
+            if firstAddressPublic == nil { firstAddressPublic = !isNonPublic(response.address, response.port) }
             switch response.status {
             case 301, 302, 303, 307, 308:
                 guard let next = response.redirectURL else {
@@ -121,7 +124,15 @@ struct URLFetch: SnapshotUpdate {
                 if let problem = FetchURL.problem(next) {
                     return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
                 }
-                if !(queue.allows(next) ?? redirectRules(for: next).allows(next)) {
+                var allowed = queue.allows(next)
+                if allowed == nil {
+                    do {
+                        allowed = try redirectRules(for: next, refusing: firstAddressPublic == true).allows(next)
+                    } catch {
+                        return .finished(failing(result, reason: "a redirect from a public host led to a non-public address: \(error.message)"), nil)
+                    }
+                }
+                if allowed == false {
                     return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
                 }
                 url = next
@@ -147,10 +158,11 @@ struct URLFetch: SnapshotUpdate {
     }
 
     /// The robots.txt rules of the origin of `url`, a redirect's target the queue does not know: read once per fetch.
-    private func redirectRules(for url: String) -> RobotsRules {
+    /// - Throws: the refusal of a non-public address, when `refusing` (the redirect came from a public host).
+    private func redirectRules(for url: String, refusing: Bool) throws(HTTPTransferError) -> RobotsRules {
         let origin = FetchURL.origin(url) ?? url
         if let known = robots.rules(for: origin) { return known }
-        let rules = RobotsFetch.read(origin + "/robots.txt", settings: job.settings, client: client).rules
+        let rules = try RobotsFetch.read(origin + "/robots.txt", settings: job.settings, client: client, refusing: refusing ? isNonPublic : nil).rules
         robots.learned(rules, for: origin)
         return rules
     }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 import KilnTestSupport
 
@@ -241,6 +242,38 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertTrue(run.stdout.contains("more than 4 redirects"), run.stdout)
         XCTAssertTrue(run.stdout.contains("kiln fetch speaks http and https only"), run.stdout)
         XCTAssertEqual(try site.requests().filter { $0.path.hasPrefix("/loop") }.count, 4)
+    }
+
+    func testARedirectFromAPublicHostToANonPublicAddressIsRefusedBeforeAnyRequestReachesIt() throws {
+        // Every server here is on loopback: the fetch is told that this site's port is public, so that a redirect
+        // from it to a second loopback server goes from a public host to a non-public address.
+        let inner = try TestSite(root: file("inner"), folder: file("inner-state"))
+        defer { inner.stop() }
+        try inner.serve("robots.txt", "User-agent: *\nAllow: /\n")
+        try inner.serve("secret.txt", "Secret;0999;0;0\n")
+        let port = try XCTUnwrap(URLComponents(string: site.origin)?.port)
+        var options = FetchOptions()
+        options.isNonPublic = { address, to in to != port && HTTPClient.isNonPublic(address) }
+        // Robots obeyed, the target's robots.txt is the first request refused; ignored, the redirect itself is.
+        for robots in ["", ", robots: \"ignore\", reason: \"the tests' own site\""] {
+            try site.route([:])
+            let folder = try pipeline(fetch: "delay: 0" + robots)
+            XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+            let saved = try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt"))
+            try site.serve("pages/p1.txt", "Αλλαγή;0101;21.7;38.2\n")
+            try site.route(["/pages/p1.txt": ["redirect": inner.url("/secret.txt")]])
+            let plan = try FetchPlan(manifest: try ManifestLoader.load(folder.path, resolvingInputs: false).manifest)
+            let report = try Fetcher.runInRounds(plan, options: options)
+            let result = try XCTUnwrap(report.results.first { $0.file == "site/pages/p1.txt" })
+            XCTAssertEqual(result.outcome, .failed, robots)
+            XCTAssertTrue(result.reason?.contains("a redirect from a public host led to a non-public address: the connection would go to the non-public address 127.0.0.1") == true, result.reason ?? "")
+            XCTAssertTrue(result.keptPrevious, robots)
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt")), saved)
+            XCTAssertEqual(try inner.requests().map(\.path), [], robots)
+            // The other URLs of the fetch went on as usual.
+            XCTAssertEqual(report.results.filter { $0.outcome == .unchanged }.count, 3, robots)
+            try site.serve("pages/p1.txt", "Κορίνθου 1;0101;21.71;38.21\n")
+        }
     }
 
     func testCompressedBodiesAreDecodedOnceAndABombStops() throws {
