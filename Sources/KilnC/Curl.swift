@@ -213,10 +213,11 @@ package final class HTTPClient {
 
     /// Sends `request` and hands each chunk of a 2xx body to `receive` with the status (decoded when
     /// `request.decode`); the body of any other status is read and dropped. `receive` returns false to stop the
-    /// transfer.
+    /// transfer. `head` is told the status and headers of a 2xx response once, before its first chunk.
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
-    package func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
-        try perform(request, receive: receive, into: nil)
+    package func get(_ request: HTTPRequest, head: ((_ status: Int, _ headers: [HTTPHeader]) -> Void)? = nil,
+                     receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
+        try perform(request, head: head, receive: receive, into: nil)
     }
 
     /// Sends `request` and writes a 2xx body (decoded when `request.decode`) to `file` straight from libcurl's buffers;
@@ -224,15 +225,17 @@ package final class HTTPClient {
     /// `file.failure` says why).
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
     package func get(_ request: HTTPRequest, into file: HTTPBodyFile) throws -> HTTPResponse {
-        try perform(request, receive: { _, _ in true }, into: file)
+        try perform(request, head: nil, receive: { _, _ in true }, into: file)
     }
 
-    private func perform(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool, into file: HTTPBodyFile?) throws -> HTTPResponse {
+    private func perform(_ request: HTTPRequest, head: ((Int, [HTTPHeader]) -> Void)?, receive: (_ status: Int, _ chunk: Data) -> Bool,
+                         into file: HTTPBodyFile?) throws -> HTTPResponse {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         return try withoutActuallyEscaping(receive) { receive in
             let state = TransferState(request: request, receive: receive)
             state.file = file
+            state.head = head
             let context = Unmanaged.passUnretained(state).toOpaque()
             var headerList: UnsafeMutablePointer<curl_slist>?
             defer { curl_slist_free_all(headerList) }
@@ -347,6 +350,8 @@ private final class TransferState {
     var handle: UnsafeMutableRawPointer?
     /// Where a 2xx body goes instead of `receive`, when the caller gave a file.
     var file: HTTPBodyFile?
+    /// Told the status and headers before the first chunk of a 2xx body (`nil` once told).
+    var head: ((Int, [HTTPHeader]) -> Void)?
     var headers: [HTTPHeader] = []
     var statusLine = ""
     var rawHeader = Data()
@@ -377,6 +382,10 @@ private func transferBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     }
     let status = state.status
     guard (200..<300).contains(status), length > 0, let bytes else { return length }
+    if let head = state.head {
+        state.head = nil
+        head(status, state.headers)
+    }
     if let file = state.file {
         guard file.append(UnsafeRawBufferPointer(start: bytes, count: length)) else {
             state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: file.failure ?? "the body could not be stored")

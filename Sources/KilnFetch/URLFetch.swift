@@ -182,12 +182,17 @@ struct URLFetch: SnapshotUpdate {
     static func retryAfter(_ value: String?) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        return httpDate(value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// An HTTP date (RFC 9110, 5.6.7: IMF-fixdate, or the obsolete RFC 850 and asctime forms).
+    static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSinceNow) }
+            if let date = formatter.date(from: value.trimmingCharacters(in: .whitespaces)) { return date }
         }
         return nil
     }

@@ -415,14 +415,20 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "pipe", "--out", "other/ft.sqlite").status, 0)
     }
 
-    func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
-        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+    /// The digest of the site's file `path` by `tool` (sha1sum, sha256sum).
+    private func digest(_ path: String, _ tool: String = "sha1sum") throws -> String {
+        try program("/usr/bin/\(tool)", [site.root.appendingPathComponent(path).path]).stdout.split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    /// Serves `lines` as the dump `/dumps/stops-dump.txt` with its SHA-1 in `/dumps/sha1sums.txt`.
+    private func serveDump(_ lines: String) throws {
         try site.serve("dumps/stops-dump.txt", lines)
-        let digest = { (path: String) throws -> String in
-            try self.program("/usr/bin/sha1sum", [self.site.root.appendingPathComponent(path).path]).stdout.split(separator: " ").first.map(String.init) ?? ""
-        }
         try site.serve("dumps/sha1sums.txt", "\(String(repeating: "0", count: 40))  other-dump.txt\n\(try digest("dumps/stops-dump.txt"))  stops-dump.txt\n")
-        let folder = try writePipeline("dump", manifest: """
+    }
+
+    /// A pipeline `dump` fetching the dump against its checksum file, saved as `data/stops-dump.txt`.
+    private func dumpPipeline() throws -> URL {
+        try writePipeline("dump", manifest: """
             { bundle: "dump", schemaVersion: 1, fetch: { delay: 0, retries: 0 },
               tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }], primaryKey: ["code"] }],
               sources: [{ name: "dump", format: "delimited", path: "data/stops-dump.txt",
@@ -430,6 +436,12 @@ final class FetchCommandTests: CLITestCase {
                                    checksum: { url: "\(site.url("/dumps/sha1sums.txt"))", algorithm: "sha1" } },
                           options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } }] }
             """)
+    }
+
+    func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try serveDump(lines)
+        let folder = try dumpPipeline()
         let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
         // A transfer cut at 40 %: nothing replaces the (absent) file, and what arrived is kept to resume.
         try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
@@ -463,6 +475,34 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
         XCTAssertEqual(try kiln("build", "dump", "--out", "out/dump.sqlite").status, 0)
+    }
+
+    func testADumpThatChangedOnTheServerSinceABrokenTransferIsTakenWholeAgain() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try serveDump(lines)
+        // The site's ETag: the first 16 hexadecimal digits of the body's SHA-256, quoted.
+        let etag = "\"\(try digest("dumps/stops-dump.txt", "sha256sum").prefix(16))\""
+        let folder = try dumpPipeline()
+        let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
+        try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
+        let broken = try kiln("fetch", "dump")
+        XCTAssertEqual(broken.status, 1, broken.stdout)
+        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
+        XCTAssertGreaterThan(kept, 0)
+        // A new dump (of the same size) and its checksum are published before the resume.
+        let changed = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", 20_000 - $0));21.8;38.3\n" }.joined()
+        try serveDump(changed)
+        try site.route([:])
+        try site.clearLog()
+        let resumed = try kiln("fetch", "dump")
+        XCTAssertEqual(resumed.status, 0, resumed.stdout)
+        let request = try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+        XCTAssertEqual(request.headers["Range"], "bytes=\(kept)-")
+        XCTAssertEqual(request.headers["If-Range"], etag)
+        // The server sent the new file whole: it is what is saved, nothing of the old part mixed in.
+        XCTAssertEqual(try Data(contentsOf: saved), Data(changed.utf8))
+        XCTAssertEqual(try record(folder).first?["status"] as? Int, 200)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("data").path), ["stops-dump.txt"])
     }
 
     func testAFetchKilledMidwayLeavesTheFilesAndTheRecordAsTheyWere() throws {
