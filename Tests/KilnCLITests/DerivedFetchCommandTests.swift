@@ -256,6 +256,39 @@ final class DerivedFetchCommandTests: CLITestCase {
         }
     }
 
+    func testACompressedSitemapIsReadDecompressedAndADamagedOneIsAFindingNamingItsURL() throws {
+        // sitemap.xml.gz made by Python's gzip module, served as a file (no Content-Encoding).
+        try site.serve("plain/sitemap.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>\(site.url("/pages/a.txt"))</loc></url>
+            <url><loc>\(site.url("/pages/b.txt"))</loc></url></urlset>
+            """)
+        let plain = site.root.appendingPathComponent("plain/sitemap.xml").path, compressed = site.root.appendingPathComponent("sitemap.xml.gz").path
+        let gzip = { (damaged: Bool) throws in
+            // Damaged: the CRC-32 of the trailer changed, the size unchanged.
+            let script = "import gzip, sys\ndata = bytearray(gzip.compress(open(sys.argv[1], 'rb').read()))\nif sys.argv[3] == '1': data[-8] ^= 0xFF\nopen(sys.argv[2], 'wb').write(data)\n"
+            XCTAssertEqual(try self.program("/usr/bin/env", ["python3", "-c", script, plain, compressed, damaged ? "1" : "0"]).status, 0)
+        }
+        try gzip(false)
+        try site.route(["/sitemap.xml.gz": ["headers": ["Content-Type": "application/x-gzip"]]])
+        let folder = try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/sitemap.xml.gz"))\" } }", others: [])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertEqual(try pageRequests().sorted(), ["/pages/a.txt", "/pages/b.txt"])
+        let saved = folder.appendingPathComponent("site/pages/.sitemaps/sitemap.xml.gz")
+        XCTAssertEqual(try Data(contentsOf: saved), try Data(contentsOf: URL(fileURLWithPath: compressed)))
+
+        // A damaged one: a finding that names its URL, and no location of it fetched; the earlier pages stay.
+        try gzip(true)
+        try site.clearLog()
+        let damaged = try kiln("fetch", "pipe")
+        XCTAssertEqual(damaged.status, 1, damaged.stdout)
+        XCTAssertTrue(damaged.stdout.contains("error: the sitemap \(site.url("/sitemap.xml.gz")) of source \"pages\" cannot be read: "), damaged.stdout)
+        XCTAssertTrue(damaged.stdout.contains("; no location it lists is fetched [fetch.derivation]"), damaged.stdout)
+        XCTAssertEqual(try pageRequests(), [])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("site/pages/a.txt").path))
+    }
+
     func testHostileLinksNeverLeaveHTTPOrThePagesFolder() throws {
         try site.serve("index/index.html", """
             <html><body><a href="file:///etc/passwd">p</a><a href="javascript:alert(1)">j</a>
