@@ -178,20 +178,12 @@ final class DerivedURLsTests: KilnTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         /// `sitemap` compressed by Python's `module` (gzip, bz2, lzma), its byte `damage` from the end flipped when given.
         func compressed(_ module: String, damage: Int? = nil) throws -> Data {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", "import \(module), sys\ndata = bytearray(\(module).compress(sys.stdin.buffer.read()))\n"
-                                 + (damage.map { "data[-\($0)] ^= 0xFF\n" } ?? "") + "sys.stdout.buffer.write(data)"]
-            let input = Pipe(), output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data(sitemap.utf8))
-            try input.fileHandleForWriting.close()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 0)
-            return data
+            let plain = folder.appendingPathComponent("plain.xml"), packed = folder.appendingPathComponent("packed")
+            try Data(sitemap.utf8).write(to: plain)
+            let program = "import \(module), sys\ndata = bytearray(\(module).compress(open(sys.argv[1], 'rb').read()))\n"
+                + (damage.map { "data[-\($0)] ^= 0xFF\n" } ?? "") + "open(sys.argv[2], 'wb').write(data)\n"
+            _ = try PythonOracle.lines(ofProgram: program, [plain.path, packed.path])
+            return try Data(contentsOf: packed)
         }
         let selection = try JSONDecoder().decode(SitemapSelection.self, from: Data(#"{"url": "https://e.org/sitemap.xml.gz"}"#.utf8))
         func entries(_ data: Data, maxBytes: Int = 1_000_000) throws -> (sitemaps: [String], locations: [String], problems: [Diagnostic]) {
