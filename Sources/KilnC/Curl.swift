@@ -1,6 +1,11 @@
 internal import CCurl
 import Foundation
 
+/// Whether a connection to `address` (an IPv4 or IPv6 address as text) on `port` goes to a non-public place, one a
+/// public host may not redirect to: `HTTPClient.isNonPublic` of the address unless a test says otherwise (a loopback
+/// port it declares public).
+package typealias AddressClassifier = @Sendable (_ address: String, _ port: Int) -> Bool
+
 /// One HTTP GET as `kiln fetch` asks for it: the URL, the headers, and the limits the transfer must stay within.
 /// Redirects are not followed here: a 3xx comes back with its `Location` resolved (`HTTPResponse.redirectURL`), and
 /// the caller decides whether to follow it.
@@ -25,6 +30,8 @@ package struct HTTPRequest: Sendable {
     package var decode = true
     /// True to refuse a connection to a loopback, private, link-local or otherwise non-public address.
     package var refuseNonPublicAddresses = false
+    /// What decides that an address is non-public, for `refuseNonPublicAddresses`.
+    package var isNonPublic: AddressClassifier = HTTPClient.standardClassifier
     /// True to keep the request's header as libcurl sent it (`HTTPResponse.requestHeader`), for an archive of the
     /// exchange.
     package var keepsRequestHeader = false
@@ -68,8 +75,9 @@ package struct HTTPResponse: Sendable {
     package var headers: [HTTPHeader]
     /// For a redirect, its `Location` resolved against the request's URL.
     package var redirectURL: String?
-    /// The address the connection went to.
+    /// The address the connection went to, and its port.
     package var address: String
+    package var port: Int
     /// Body bytes as they arrived (before any Content-Encoding was decoded).
     package var transferredBytes: Int64
     /// Body bytes handed to the receiver (decoded).
@@ -80,13 +88,14 @@ package struct HTTPResponse: Sendable {
     package var requestHeader: Data
 
     /// A response as another tool recorded it (a WARC file's record), for the same checks a fetched one gets.
-    package init(status: Int, statusLine: String, headers: [HTTPHeader], redirectURL: String? = nil, address: String = "",
+    package init(status: Int, statusLine: String, headers: [HTTPHeader], redirectURL: String? = nil, address: String = "", port: Int = 0,
                 transferredBytes: Int64, decodedBytes: Int64, rawHeader: Data = Data(), requestHeader: Data = Data()) {
         self.status = status
         self.statusLine = statusLine
         self.headers = headers
         self.redirectURL = redirectURL
         self.address = address
+        self.port = port
         self.transferredBytes = transferredBytes
         self.decodedBytes = decodedBytes
         self.rawHeader = rawHeader
@@ -235,10 +244,11 @@ package final class HTTPClient {
 
     /// Sends `request` and hands each chunk of a 2xx body to `receive` with the status (decoded when
     /// `request.decode`); the body of any other status is read and dropped. `receive` returns false to stop the
-    /// transfer.
+    /// transfer. `head` is told the status and headers of a 2xx response once, before its first chunk.
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
-    package func get(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
-        try perform(request, receive: receive, into: nil)
+    package func get(_ request: HTTPRequest, head: ((_ status: Int, _ headers: [HTTPHeader]) -> Void)? = nil,
+                     receive: (_ status: Int, _ chunk: Data) -> Bool) throws -> HTTPResponse {
+        try perform(request, head: head, receive: receive, into: nil)
     }
 
     /// Sends `request` and writes a 2xx body (decoded when `request.decode`) to `file` straight from libcurl's buffers;
@@ -246,15 +256,17 @@ package final class HTTPClient {
     /// `file.failure` says why).
     /// - Throws: `HTTPTransferError` when the transfer stops before the response is complete.
     package func get(_ request: HTTPRequest, into file: HTTPBodyFile) throws -> HTTPResponse {
-        try perform(request, receive: { _, _ in true }, into: file)
+        try perform(request, head: nil, receive: { _, _ in true }, into: file)
     }
 
-    private func perform(_ request: HTTPRequest, receive: (_ status: Int, _ chunk: Data) -> Bool, into file: HTTPBodyFile?) throws -> HTTPResponse {
+    private func perform(_ request: HTTPRequest, head: ((Int, [HTTPHeader]) -> Void)?, receive: (_ status: Int, _ chunk: Data) -> Bool,
+                         into file: HTTPBodyFile?) throws -> HTTPResponse {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         return try withoutActuallyEscaping(receive) { receive in
             let state = TransferState(request: request, receive: receive)
             state.file = file
+            state.head = head
             let context = Unmanaged.passUnretained(state).toOpaque()
             var headerList: UnsafeMutablePointer<curl_slist>?
             defer { curl_slist_free_all(headerList) }
@@ -304,8 +316,10 @@ package final class HTTPClient {
             _ = kiln_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
             var transferred: curl_off_t = 0
             _ = kiln_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &transferred)
+            var port = 0
+            _ = kiln_curl_get_long(handle, CURLINFO_PRIMARY_PORT, &port)
             return HTTPResponse(status: status, statusLine: state.statusLine, headers: state.headers,
-                                redirectURL: info(CURLINFO_REDIRECT_URL), address: info(CURLINFO_PRIMARY_IP) ?? "",
+                                redirectURL: info(CURLINFO_REDIRECT_URL), address: info(CURLINFO_PRIMARY_IP) ?? "", port: port,
                                 transferredBytes: Int64(transferred), decodedBytes: state.decoded,
                                 rawHeader: state.rawHeader, requestHeader: state.requestHeader)
         }
@@ -329,6 +343,9 @@ package final class HTTPClient {
         default: return HTTPTransferError(kind: .other, message: message)
         }
     }
+
+    /// The classifier every fetch uses: `isNonPublic` of the address, whatever the port.
+    package static let standardClassifier: AddressClassifier = { address, _ in isNonPublic(address) }
 
     /// Whether `address` (an IPv4 or IPv6 address as text) is one a public host may not redirect to: any address the
     /// IANA special-purpose registries (RFC 6890 and its updates) do not mark globally reachable — loopback, private,
@@ -364,6 +381,8 @@ private final class TransferState {
     var handle: UnsafeMutableRawPointer?
     /// Where a 2xx body goes instead of `receive`, when the caller gave a file.
     var file: HTTPBodyFile?
+    /// Told the status and headers before the first chunk of a 2xx body (`nil` once told).
+    var head: ((Int, [HTTPHeader]) -> Void)?
     var headers: [HTTPHeader] = []
     var statusLine = ""
     var rawHeader = Data()
@@ -394,6 +413,10 @@ private func transferBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ 
     }
     let status = state.status
     guard (200..<300).contains(status), length > 0, let bytes else { return length }
+    if let head = state.head {
+        state.head = nil
+        head(status, state.headers)
+    }
     if let file = state.file {
         guard file.append(UnsafeRawBufferPointer(start: bytes, count: length)) else {
             state.stop = state.stop ?? HTTPTransferError(kind: .refusedByReceiver, message: file.failure ?? "the body could not be stored")
@@ -454,7 +477,7 @@ private func transferPrerequest(_ context: UnsafeMutableRawPointer?, _ address: 
     guard let context, let address else { return CURL_PREREQFUNC_OK }
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
     let text = String(cString: address)
-    if state.request.refuseNonPublicAddresses, HTTPClient.isNonPublic(text) {
+    if state.request.refuseNonPublicAddresses, state.request.isNonPublic(text, Int(port)) {
         state.stop = HTTPTransferError(kind: .nonPublicAddress, message: "the connection would go to the non-public address \(text)")
         return CURL_PREREQFUNC_ABORT
     }

@@ -19,6 +19,7 @@ extension Fetcher {
         var options = options
         let archive = options.dryRun || filling != nil ? nil : try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) }
         options.archive = archive
+        options.robots = RobotsMemo()
         do {
             var report = try rounds(plan, options: options, filling: filling)
             if let archive {
@@ -73,7 +74,8 @@ extension Fetcher {
                 read += files.count
                 for (url, file) in files {
                     let page = byFile[file].map { $0.finalURL ?? $0.url } ?? url
-                    let found = try URLDerivation.sitemapEntries(file, in: plan.directory, page: page, sitemap: sitemap, source: spec.name)
+                    let found = try URLDerivation.sitemapEntries(file, in: plan.directory, page: page, sitemap: sitemap, source: spec.name,
+                                                                 maxBytes: jobs.first?.settings.maxBytes.bytes ?? plan.settings.maxBytes.bytes)
                     outcome.problems += found.problems
                     for location in found.locations where locations.insert(location).inserted { outcome.urls.append(location) }
                     for child in found.sitemaps where seen.count < SitemapSelection.maxSitemaps && seen.insert(child).inserted {

@@ -31,6 +31,13 @@ public struct FetchOptions: Sendable {
     public var warc: URL?
     /// The archive of a fetch in rounds (`runInRounds`), which every round writes to; a single run opens its own.
     var archive: WARCArchive?
+    /// What decides that a connection's address is non-public (a redirect from a public host may not go there): the
+    /// standard rules, unless a test declares a loopback port public to see such a redirect refused end to end. Not a
+    /// command-line option.
+    package var isNonPublic: AddressClassifier = HTTPClient.standardClassifier
+    /// The robots.txt rules read so far in this `kiln fetch`, which every round reuses (`runInRounds`); a single run
+    /// keeps its own.
+    var robots: RobotsMemo?
 
     public init(dryRun: Bool = false, progress: (@Sendable (FetchProgress) -> Void)? = nil) {
         self.dryRun = dryRun
@@ -72,7 +79,8 @@ public enum Fetcher {
         try prepareFolders(for: plan)
         let ownArchive = options.archive == nil ? try options.warc.map { try WARCArchive(destination: $0, settings: plan.settings) } : nil
         let archive = options.archive ?? ownArchive
-        let queue = HostQueue(jobs: plan.jobs, settings: plan.settings)
+        let robots = options.robots ?? RobotsMemo()
+        let queue = HostQueue(jobs: plan.jobs, settings: plan.settings, known: robots.known)
         let state = FetchState(total: plan.jobs.count, captures: captures, progress: options.progress)
         let origins = Set(plan.jobs.map(\.origin)).count
         let workerCount = max(1, min(plan.jobs.count, origins * plan.settings.concurrency, 16))
@@ -84,13 +92,16 @@ public enum Fetcher {
                 while let task = queue.next(refused: { job in state.finish(URLFetch.disallowed(job, capture: state.capture(of: job), in: directory)) }) {
                     switch task {
                     case .robots(let origin):
-                        let (rules, status) = RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client, archive: archive)
+                        // Without `refusing`, nothing is thrown.
+                        let (rules, status) = try RobotsFetch.read(options.requested(origin + "/robots.txt"), settings: settings, client: client, archive: archive)
                         state.noteRobots(origin + "/robots.txt", status: status)
+                        robots.learned(rules, for: origin)
                         queue.learned(rules, for: origin)
                         queue.ended(origin)
                     case .job(let job, let attempt):
                         let fetch = URLFetch(job: job, requested: options.requested(job.url), mirrored: { options.requested($0) }, attempt: attempt, directory: directory,
-                                             capture: state.capture(of: job), queue: queue, client: client, archive: archive)
+                                             capture: state.capture(of: job), queue: queue, robots: robots, client: client, archive: archive,
+                                             isNonPublic: options.isNonPublic)
                         switch fetch.run() {
                         case .finished(let result, let capture):
                             state.finish(result, capture: capture)
@@ -144,6 +155,21 @@ public enum Fetcher {
     private static func sorted(_ results: [URLResult]) -> [URLResult] {
         results.sorted { ($0.source, $0.url) < ($1.source, $1.url) }
     }
+}
+
+/// The robots.txt rules of each origin as read in one `kiln fetch`: read once, then reused by every round after and
+/// by every redirect to that origin.
+final class RobotsMemo: Sendable {
+    private let rules = Mutex<[String: RobotsRules]>([:])
+
+    /// The rules known, by origin.
+    var known: [String: RobotsRules] { rules.withLock { $0 } }
+
+    /// The rules of `origin`, when read already.
+    func rules(for origin: String) -> RobotsRules? { rules.withLock { $0[origin] } }
+
+    /// The robots.txt of `origin` was read as `found`.
+    func learned(_ found: RobotsRules, for origin: String) { rules.withLock { $0[origin] = found } }
 }
 
 /// What the workers of one fetch (or an import's one thread) share: the results so far and the captures, behind one

@@ -60,15 +60,16 @@ final class HostQueue: Sendable {
     private let origins: [String]
     private let settings: FetchSettings
 
-    /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise.
-    init(jobs: [FetchJob], settings: FetchSettings) {
+    /// A queue of `jobs`, robots.txt obeyed unless `settings.robots` says otherwise; the origins in `known` have their
+    /// robots.txt read already (an earlier round's).
+    init(jobs: [FetchJob], settings: FetchSettings, known: [String: RobotsRules] = [:]) {
         self.jobs = jobs
         self.settings = settings
         var state = State(remaining: jobs.count)
         var origins: [String] = []
         for (index, job) in jobs.enumerated() {
             if state.hosts[job.origin] == nil {
-                state.hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : .unknown)
+                state.hosts[job.origin] = Host(robots: settings.robots == .ignore ? .known(.allowAll) : known[job.origin].map { .known($0) } ?? .unknown)
                 origins.append(job.origin)
             }
             state.hosts[job.origin]!.waiting.append(Waiting(job: index, attempt: 1, notBefore: .distantPast))

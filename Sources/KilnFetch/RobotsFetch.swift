@@ -9,7 +9,11 @@ enum RobotsFetch {
     /// The rules for `settings.userAgent` in the robots.txt at `robotsURL` (`https://example.org/robots.txt`), and the
     /// status that decided them (0 when the server could not be reached).
     /// Each exchange is archived in `archive` when there is one (`kiln fetch --warc`).
-    static func read(_ robotsURL: String, settings: FetchSettings, client: HTTPClient, archive: WARCArchive? = nil) -> (rules: RobotsRules, status: Int) {
+    /// - Parameter nonPublic: when given, a connection to an address it calls non-public is refused (robots.txt of a
+    ///   redirect's target, after a public host).
+    /// - Throws: the refusal (`HTTPTransferError.Kind.nonPublicAddress`) only, and only with `nonPublic`.
+    static func read(_ robotsURL: String, settings: FetchSettings, client: HTTPClient, archive: WARCArchive? = nil,
+                     refusing nonPublic: AddressClassifier? = nil) throws(HTTPTransferError) -> (rules: RobotsRules, status: Int) {
         var url = robotsURL
         let agent = RobotsRules.productToken(of: settings.userAgent)
         for _ in 0...5 {
@@ -17,6 +21,10 @@ enum RobotsFetch {
             var request = HTTPRequest(url: url, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(RobotsRules.maximumBytes) * 4)
             request.maxDecodedBytes = Int64(RobotsRules.maximumBytes) * 4
             request.keepsRequestHeader = archive != nil
+            if let nonPublic {
+                request.refuseNonPublicAddresses = true
+                request.isNonPublic = nonPublic
+            }
             let response: HTTPResponse
             do {
                 response = try client.get(request) { _, chunk in
@@ -26,6 +34,8 @@ enum RobotsFetch {
             } catch let error as HTTPTransferError where error.kind == .refusedByReceiver {
                 // The first 512 KiB are read; the rest is not needed.
                 return (RobotsRules(parsing: String(decoding: body, as: UTF8.self), agent: agent), 200)
+            } catch let error as HTTPTransferError where error.kind == .nonPublicAddress {
+                throw error
             } catch {
                 return (.disallowAll, 0)
             }

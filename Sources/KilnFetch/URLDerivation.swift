@@ -122,17 +122,27 @@ enum URLDerivation {
 
     /// What one fetched sitemap lists (`file`, relative to `directory`, fetched from `page`): the sitemaps of an index,
     /// and the page locations that `sitemap`'s `allow` and `deny` keep; a location that is no URL to fetch is a finding.
+    /// A sitemap saved compressed (`sitemap.xml.gz`, served as a file) is read decompressed, at most `maxBytes` of it;
+    /// one that is damaged or inflates past that lists nothing, and says so in a finding naming its URL.
     /// A file that is not there (its fetch failed with no earlier copy, reported already) lists nothing.
-    static func sitemapEntries(_ file: String, in directory: URL, page: String, sitemap: SitemapSelection, source: String) throws
+    static func sitemapEntries(_ file: String, in directory: URL, page: String, sitemap: SitemapSelection, source: String, maxBytes: Int) throws
         -> (sitemaps: [String], locations: [String], problems: [Diagnostic]) {
         let input = InputFile(url: directory.appendingPathComponent(file), relativePath: file)
         guard FileManager.default.fileExists(atPath: input.url.path) else { return ([], [], []) }
+        let bytes: [UInt8]
+        switch try decodedBytes(of: input, maxBytes: maxBytes) {
+        case .success(let decoded):
+            bytes = decoded
+        case .failure(let problem):
+            return ([], [], [Diagnostic(code: .fetchDerivation, message: "the sitemap \(page) of source \"\(source)\" cannot be read: \(problem.message); no location it lists is fetched",
+                                        provenance: Provenance(file: file, url: page))])
+        }
         let fields = try ["@href", "@src", "self::*", ".", "self::loc"].map { try XPathExpression($0) }
         let allow = try sitemap.allow.map { try RegexPattern($0) }
         let deny = try sitemap.deny.map { try RegexPattern($0) }
         var result: (sitemaps: [String], locations: [String], problems: [Diagnostic]) = ([], [], [])
         for (isIndex, path) in [(true, "//sitemap/loc"), (false, "//url/loc")] {
-            for (line, link) in try links(in: input, selector: try XPathExpression(path), fields: fields, page: page) {
+            for (line, link) in links(in: bytes, named: file, selector: try XPathExpression(path), fields: fields, page: page) {
                 guard let url = link.url, FetchURL.problem(url) == nil else {
                     let problem = link.url.flatMap { FetchURL.problem($0) } ?? "it makes no URL"
                     result.problems.append(Diagnostic(code: .fetchDerivation, message: "\(link.text) in a sitemap of source \"\(source)\" is no URL to fetch: \(problem)",
@@ -149,14 +159,37 @@ enum URLDerivation {
         return result
     }
 
-    /// The links of one page (or sitemap): each with its line, the text found, and the absolute URL it makes (`nil`
-    /// when it makes none).
+    /// Why a saved file's bytes cannot be read whole.
+    struct UnreadableBytes: Error {
+        var message: String
+    }
+
+    /// The bytes of a saved file as the readers see them (`InputBytes`: decompressed when its first bytes are a
+    /// compression format's, up to `maxBytes`); a damaged archive, or one that inflates past `maxBytes`, is a failure
+    /// saying so.
+    /// - Throws: `KilnError.io` when the file cannot be opened or read.
+    static func decodedBytes(of input: InputFile, maxBytes: Int) throws -> Result<[UInt8], UnreadableBytes> {
+        let log = DiagnosticLog()
+        let source = try InputBytes(url: input.url, name: input.relativePath, log: log, threaded: false)
+        guard let bytes = try source.readAll(limit: maxBytes), !source.isDamaged else {
+            return .failure(UnreadableBytes(message: log.sorted.first?.message ?? "the compressed data is damaged"))
+        }
+        return .success(bytes)
+    }
+
+    /// The links of one page: `links(in:named:...)` of its bytes as saved.
     private static func links(in file: InputFile, selector: XPathExpression, fields: [XPathExpression], page: String?) throws -> [(Int, (text: String, url: String?))] {
         guard let bytes = FileManager.default.contents(atPath: file.url.path) else {
             throw KilnError.io(IOFailure("cannot read \(file.relativePath)", path: file.url.path, operation: .read))
         }
+        return links(in: Array(bytes), named: file.relativePath, selector: selector, fields: fields, page: page)
+    }
+
+    /// The links of one page (or sitemap), `bytes` the file named `name`: each with its line, the text found, and the
+    /// absolute URL it makes (`nil` when it makes none).
+    private static func links(in bytes: [UInt8], named name: String, selector: XPathExpression, fields: [XPathExpression], page: String?) -> [(Int, (text: String, url: String?))] {
         // A file libxml2 makes nothing of (an empty one) is said, not passed over.
-        guard let document = try? HTMLDocument(bytes: Array(bytes), encoding: nil, name: file.relativePath) else {
+        guard let document = try? HTMLDocument(bytes: bytes, encoding: nil, name: name) else {
             return [(1, ("the file (empty, or no markup libxml2 can parse)", nil))]
         }
         let pageURL = page.flatMap { URL(string: $0) }

@@ -6,10 +6,36 @@ import KilnManifest
 /// A large download checked against the checksum file its publisher puts beside it (the Wikimedia dumps' sha1sums):
 /// the checksum file first — when the saved copy already has that digest, nothing more is requested —, then the
 /// download into `.NAME.partial` beside the destination, resumed with `Range` from what an earlier, broken transfer
-/// left, and renamed into place only once its digest is the published one.
+/// left — with `If-Range`, so that a file changed on the server since comes whole again rather than its tail after the
+/// old part —, and renamed into place only once its digest is the published one.
 extension URLFetch {
     /// The partial download kept between attempts and runs (not a temporary file: an interruption keeps it).
     var partial: URL { destination.deletingLastPathComponent().appendingPathComponent("." + destination.lastPathComponent + ".partial") }
+    /// The `If-Range` value of the response the partial download is part of (`ifRange`), kept beside it as
+    /// `.NAME.partial.validator`, written before the first byte of that response.
+    var partialValidator: URL { destination.deletingLastPathComponent().appendingPathComponent("." + destination.lastPathComponent + ".partial.validator") }
+
+    /// Drops the partial download and its validator.
+    func dropPartial() {
+        FileCalls.unlink(partial.path)
+        FileCalls.unlink(partialValidator.path)
+    }
+
+    /// The `If-Range` value that resumes a body with these response headers only while the file is unchanged (RFC
+    /// 9110, 13.1.5): its ETag when strong; with no ETag, its Last-Modified when that is a strong validator, at least
+    /// 60 s before the response's Date (8.8.2.2); otherwise none (a weak ETag never).
+    static func ifRange(_ headers: [HTTPHeader]) -> String? {
+        func value(_ name: String) -> String? { headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        if let etag = value("ETag") {
+            let inner = etag.unicodeScalars.dropFirst().dropLast()
+            let strong = etag.count >= 2 && etag.hasPrefix("\"") && etag.hasSuffix("\"")
+                && inner.allSatisfy { $0.value > 0x20 && $0.value != 0x22 && $0.value != 0x7F }
+            return strong ? etag : nil
+        }
+        guard let modified = value("Last-Modified"), let date = value("Date"), let since = httpDate(modified), let sent = httpDate(date),
+              sent.timeIntervalSince(since) >= 60 else { return nil }
+        return modified
+    }
 
     func download(checking checksum: PublishedChecksum, saved: SavedCopy, result: URLResult) -> Ending {
         var result = result
@@ -49,20 +75,32 @@ extension URLFetch {
         request = HTTPRequest(url: requested, userAgent: settings.userAgent, timeout: settings.timeout, maxBytes: Int64(settings.maxBytes.bytes))
         request.decode = false
         request.stallSeconds = max(15, Int(settings.timeout / 2))
-        if offset > 0 { request.headers = ["Range: bytes=\(offset)-"] }
+        if offset > 0 {
+            request.headers = ["Range: bytes=\(offset)-"]
+            // Only while the file is the one the kept part is of; else the server sends it whole (a 200).
+            if let validator = try? String(contentsOf: partialValidator, encoding: .utf8), !validator.isEmpty { request.headers.append("If-Range: \(validator)") }
+        }
         let descriptor = FileCalls.open(partial.path, O_WRONLY | O_CREAT | O_CLOEXEC, mode: 0o644)
         guard descriptor >= 0 else { return .finished(failing(result, reason: "cannot write \(partial.path): \(SystemError.lastMessage)"), nil) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var started = false
         var writeFailure: String?
+        var headers: [HTTPHeader] = []
         let response: HTTPResponse
         do {
-            response = try client.get(request) { status, chunk in
+            response = try client.get(request, head: { _, received in headers = received }) { status, chunk in
                 do {
                     if !started {
                         started = true
-                        // A 200 is the whole file again: what was kept is dropped.
-                        if status == 206 { try handle.seekToEnd() } else { try handle.truncate(atOffset: 0) }
+                        if status == 206 {
+                            try handle.seekToEnd()
+                        } else {
+                            // A 200 is the whole file again: what was kept is dropped, and this response's validator
+                            // kept before its first byte, for the next resume.
+                            FileCalls.unlink(partialValidator.path)
+                            try handle.truncate(atOffset: 0)
+                            if let validator = URLFetch.ifRange(headers) { try AtomicFile.write(Data(validator.utf8), to: partialValidator) }
+                        }
                     }
                     try handle.write(contentsOf: chunk)
                     return true
@@ -93,7 +131,7 @@ extension URLFetch {
         result.status = response.status
         if response.status == 416 {
             // The kept part is no prefix of the file (it changed): start again.
-            FileCalls.unlink(partial.path)
+            dropPartial()
             return retryOrFail(result, reason: "HTTP 416: the kept part of the download does not fit the file on the server", after: 0)
         }
         guard response.status == 200 || response.status == 206 else {
@@ -103,7 +141,7 @@ extension URLFetch {
             return .finished(failing(result, reason: "HTTP \(response.status)"), nil)
         }
         if response.status == 206, !(response.header("Content-Range") ?? "").hasPrefix("bytes \(offset)-") {
-            FileCalls.unlink(partial.path)
+            dropPartial()
             return retryOrFail(result, reason: "the server resumed at another offset than asked (\(response.header("Content-Range") ?? "no Content-Range"))", after: 0)
         }
         let found: String, sha256: String
@@ -114,7 +152,7 @@ extension URLFetch {
             return .finished(failing(result, reason: "cannot read \(partial.path): \(error)"), nil)
         }
         guard found == expected else {
-            FileCalls.unlink(partial.path)
+            dropPartial()
             return .finished(failing(result, reason: "the download's \(checksum.algorithm.rawValue) is \(found), not the \(expected) that \(checksum.url) publishes: it is not kept"), nil)
         }
         do {
@@ -122,6 +160,7 @@ extension URLFetch {
         } catch {
             return .finished(failing(result, reason: "cannot save \(job.file): \(error)"), nil)
         }
+        FileCalls.unlink(partialValidator.path)
         let bytes = FileStatus(path: destination.path, followingLinks: false)?.size ?? 0
         var done = result
         done.outcome = .fetched

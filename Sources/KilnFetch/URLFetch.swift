@@ -27,9 +27,13 @@ struct URLFetch: SnapshotUpdate {
     let directory: URL
     let capture: CaptureRecord.Capture?
     let queue: HostQueue
+    /// The robots.txt rules read in this fetch, for a redirect to an origin the queue does not know.
+    let robots: RobotsMemo
     let client: HTTPClient
     /// Where each exchange is archived (`kiln fetch --warc`), if anywhere.
     var archive: WARCArchive? = nil
+    /// What decides that an address is non-public (`FetchOptions.isNonPublic`).
+    var isNonPublic: AddressClassifier = HTTPClient.standardClassifier
 
     /// When the response being handled arrived (set by `run` for each response; now, before one has).
     var arrival: Date? = nil
@@ -65,6 +69,7 @@ struct URLFetch: SnapshotUpdate {
             let validated = saved.matches && (redirects == 0 || url == capture?.finalURL)
             if validated { request.headers = URLFetch.validators(for: capture, in: directory) }
             request.refuseNonPublicAddresses = firstAddressPublic == true
+            request.isNonPublic = isNonPublic
             request.keepsRequestHeader = archive != nil
             let body: HTTPBodyFile
             do {
@@ -107,7 +112,7 @@ struct URLFetch: SnapshotUpdate {
                 let confirmed = response.status == 304 && validated ? capture.map { (url: $0.finalURL ?? requested, date: $0.capturedAt) } : nil
                 archive.archive(target: url, date: this.arrivedAt, response: response, body: bodyKept ? .file(temporary) : .none, revisiting: confirmed)
             }
-            if firstAddressPublic == nil { firstAddressPublic = !HTTPClient.isNonPublic(response.address) }
+            if firstAddressPublic == nil { firstAddressPublic = !isNonPublic(response.address, response.port) }
             switch response.status {
             case 301, 302, 303, 307, 308:
                 guard let next = response.redirectURL else {
@@ -120,7 +125,15 @@ struct URLFetch: SnapshotUpdate {
                 if let problem = FetchURL.problem(next) {
                     return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
                 }
-                if !(queue.allows(next) ?? RobotsFetch.read((FetchURL.origin(next) ?? next) + "/robots.txt", settings: settings, client: client).rules.allows(next)) {
+                var allowed = queue.allows(next)
+                if allowed == nil {
+                    do {
+                        allowed = try redirectRules(for: next, refusing: firstAddressPublic == true).allows(next)
+                    } catch {
+                        return .finished(failing(result, reason: "a redirect from a public host led to a non-public address: \(error.message)"), nil)
+                    }
+                }
+                if allowed == false {
                     return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
                 }
                 url = next
@@ -145,6 +158,16 @@ struct URLFetch: SnapshotUpdate {
         }
     }
 
+    /// The robots.txt rules of the origin of `url`, a redirect's target the queue does not know: read once per fetch.
+    /// - Throws: the refusal of a non-public address, when `refusing` (the redirect came from a public host).
+    private func redirectRules(for url: String, refusing: Bool) throws(HTTPTransferError) -> RobotsRules {
+        let origin = FetchURL.origin(url) ?? url
+        if let known = robots.rules(for: origin) { return known }
+        let rules = try RobotsFetch.read(origin + "/robots.txt", settings: job.settings, client: client, refusing: refusing ? isNonPublic : nil).rules
+        robots.learned(rules, for: origin)
+        return rules
+    }
+
     func retryOrFail(_ result: URLResult, reason: String, after seconds: TimeInterval) -> Ending {
         guard attempt <= job.settings.retries else {
             let tries = attempt == 1 ? "" : " (after \(attempt) attempts)"
@@ -160,12 +183,17 @@ struct URLFetch: SnapshotUpdate {
     static func retryAfter(_ value: String?) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        return httpDate(value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// An HTTP date (RFC 9110, 5.6.7: IMF-fixdate, or the obsolete RFC 850 and asctime forms).
+    static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSinceNow) }
+            if let date = formatter.date(from: value.trimmingCharacters(in: .whitespaces)) { return date }
         }
         return nil
     }

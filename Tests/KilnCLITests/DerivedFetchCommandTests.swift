@@ -123,6 +123,32 @@ final class DerivedFetchCommandTests: CLITestCase {
         }
     }
 
+    func testEachOriginsRobotsTxtIsReadOnceAcrossTheRoundsOfAFetch() throws {
+        // Rounds: lines.txt; the sitemap; its locations on this site and the pages of "more", derived from lines.txt,
+        // on a second site.
+        let other = try TestSite(root: file("other"), folder: file("other-state"))
+        defer { other.stop() }
+        try other.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
+        for code in ["a", "b"] { try other.serve("more/\(code).txt", "More \(code);02\(code);21.7;38.2\n") }
+        try site.serve("lines.txt", "a;Line A\nb;Line B\n")
+        try site.serve("sitemap.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>\(site.url("/pages/c.txt"))</loc></url>
+            <url><loc>\(site.url("/pages/d.txt"))</loc></url><url><loc>\(site.url("/private/e.txt"))</loc></url></urlset>
+            """)
+        try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/sitemap.xml"))\" } }", others: [linesSource, """
+            { name: "more", format: "delimited", path: "site/more/*.txt", fetch: { template: "\(other.url("/more/{code}.txt"))", from: "lines" },
+              options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } }
+            """])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout + run.stderr)
+        XCTAssertTrue(run.stdout.hasPrefix("fetched 6, unchanged 0, failed 0, refused by robots.txt 1"), run.stdout)
+        XCTAssertEqual(try site.requests().filter { $0.path == "/robots.txt" }.count, 1)
+        XCTAssertEqual(try other.requests().filter { $0.path == "/robots.txt" }.count, 1)
+        // The rules read in the first round still hold in the last.
+        XCTAssertFalse(try site.requests().contains { $0.path.hasPrefix("/private") })
+    }
+
     func testARecordThatMakesNoURLIsReportedWithItsFileAndLine() throws {
         try site.serve("lines.txt", "a;Line A\n;Nameless\n")
         let folder = try pipeline(pagesFetch: "{ template: \"\(site.url("/pages/{code}.txt"))\", from: \"lines\" }", others: [linesSource])
@@ -228,6 +254,39 @@ final class DerivedFetchCommandTests: CLITestCase {
         for request in try site.requests() where request.path != "/robots.txt" {
             XCTAssertNotNil(request.headers["If-None-Match"], request.path)
         }
+    }
+
+    func testACompressedSitemapIsReadDecompressedAndADamagedOneIsAFindingNamingItsURL() throws {
+        // sitemap.xml.gz made by Python's gzip module, served as a file (no Content-Encoding).
+        try site.serve("plain/sitemap.xml", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>\(site.url("/pages/a.txt"))</loc></url>
+            <url><loc>\(site.url("/pages/b.txt"))</loc></url></urlset>
+            """)
+        let plain = site.root.appendingPathComponent("plain/sitemap.xml").path, compressed = site.root.appendingPathComponent("sitemap.xml.gz").path
+        let gzip = { (damaged: Bool) throws in
+            // Damaged: the CRC-32 of the trailer changed, the size unchanged.
+            let script = "import gzip, sys\ndata = bytearray(gzip.compress(open(sys.argv[1], 'rb').read()))\nif sys.argv[3] == '1': data[-8] ^= 0xFF\nopen(sys.argv[2], 'wb').write(data)\n"
+            XCTAssertEqual(try self.program("/usr/bin/env", ["python3", "-c", script, plain, compressed, damaged ? "1" : "0"]).status, 0)
+        }
+        try gzip(false)
+        try site.route(["/sitemap.xml.gz": ["headers": ["Content-Type": "application/x-gzip"]]])
+        let folder = try pipeline(pagesFetch: "{ sitemap: { url: \"\(site.url("/sitemap.xml.gz"))\" } }", others: [])
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
+        XCTAssertEqual(try pageRequests().sorted(), ["/pages/a.txt", "/pages/b.txt"])
+        let saved = folder.appendingPathComponent("site/pages/.sitemaps/sitemap.xml.gz")
+        XCTAssertEqual(try Data(contentsOf: saved), try Data(contentsOf: URL(fileURLWithPath: compressed)))
+
+        // A damaged one: a finding that names its URL, and no location of it fetched; the earlier pages stay.
+        try gzip(true)
+        try site.clearLog()
+        let damaged = try kiln("fetch", "pipe")
+        XCTAssertEqual(damaged.status, 1, damaged.stdout)
+        XCTAssertTrue(damaged.stdout.contains("error: the sitemap \(site.url("/sitemap.xml.gz")) of source \"pages\" cannot be read: "), damaged.stdout)
+        XCTAssertTrue(damaged.stdout.contains("; no location it lists is fetched [fetch.derivation]"), damaged.stdout)
+        XCTAssertEqual(try pageRequests(), [])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("site/pages/a.txt").path))
     }
 
     func testHostileLinksNeverLeaveHTTPOrThePagesFolder() throws {

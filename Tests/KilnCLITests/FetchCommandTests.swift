@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KilnC
 import KilnKit
 import KilnTestSupport
 
@@ -243,6 +244,38 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try site.requests().filter { $0.path.hasPrefix("/loop") }.count, 4)
     }
 
+    func testARedirectFromAPublicHostToANonPublicAddressIsRefusedBeforeAnyRequestReachesIt() throws {
+        // Every server here is on loopback: the fetch is told that this site's port is public, so that a redirect
+        // from it to a second loopback server goes from a public host to a non-public address.
+        let inner = try TestSite(root: file("inner"), folder: file("inner-state"))
+        defer { inner.stop() }
+        try inner.serve("robots.txt", "User-agent: *\nAllow: /\n")
+        try inner.serve("secret.txt", "Secret;0999;0;0\n")
+        let port = try XCTUnwrap(URLComponents(string: site.origin)?.port)
+        var options = FetchOptions()
+        options.isNonPublic = { address, to in to != port && HTTPClient.isNonPublic(address) }
+        // Robots obeyed, the target's robots.txt is the first request refused; ignored, the redirect itself is.
+        for robots in ["", ", robots: \"ignore\", reason: \"the tests' own site\""] {
+            try site.route([:])
+            let folder = try pipeline(fetch: "delay: 0" + robots)
+            XCTAssertEqual(try kiln("fetch", "pipe").status, 0)
+            let saved = try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt"))
+            try site.serve("pages/p1.txt", "Αλλαγή;0101;21.7;38.2\n")
+            try site.route(["/pages/p1.txt": ["redirect": inner.url("/secret.txt")]])
+            let plan = try FetchPlan(manifest: try ManifestLoader.load(folder.path, resolvingInputs: false).manifest)
+            let report = try Fetcher.runInRounds(plan, options: options)
+            let result = try XCTUnwrap(report.results.first { $0.file == "site/pages/p1.txt" })
+            XCTAssertEqual(result.outcome, .failed, robots)
+            XCTAssertTrue(result.reason?.contains("a redirect from a public host led to a non-public address: the connection would go to the non-public address 127.0.0.1") == true, result.reason ?? "")
+            XCTAssertTrue(result.keptPrevious, robots)
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("site/pages/p1.txt")), saved)
+            XCTAssertEqual(try inner.requests().map(\.path), [], robots)
+            // The other URLs of the fetch went on as usual.
+            XCTAssertEqual(report.results.filter { $0.outcome == .unchanged }.count, 3, robots)
+            try site.serve("pages/p1.txt", "Κορίνθου 1;0101;21.71;38.21\n")
+        }
+    }
+
     func testCompressedBodiesAreDecodedOnceAndABombStops() throws {
         try site.route(["/pages/p1.txt": ["gzip": true], "/pages/p2.txt": ["bomb": 50_000_000]])
         let folder = try pipeline(fetch: "delay: 0, maxBytes: \"1 MB\"")
@@ -382,14 +415,20 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try kiln("build", "pipe", "--out", "other/ft.sqlite").status, 0)
     }
 
-    func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
-        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+    /// The digest of the site's file `path` by `tool` (sha1sum, sha256sum).
+    private func digest(_ path: String, _ tool: String = "sha1sum") throws -> String {
+        try program("/usr/bin/\(tool)", [site.root.appendingPathComponent(path).path]).stdout.split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    /// Serves `lines` as the dump `/dumps/stops-dump.txt` with its SHA-1 in `/dumps/sha1sums.txt`.
+    private func serveDump(_ lines: String) throws {
         try site.serve("dumps/stops-dump.txt", lines)
-        let digest = { (path: String) throws -> String in
-            try self.program("/usr/bin/sha1sum", [self.site.root.appendingPathComponent(path).path]).stdout.split(separator: " ").first.map(String.init) ?? ""
-        }
         try site.serve("dumps/sha1sums.txt", "\(String(repeating: "0", count: 40))  other-dump.txt\n\(try digest("dumps/stops-dump.txt"))  stops-dump.txt\n")
-        let folder = try writePipeline("dump", manifest: """
+    }
+
+    /// A pipeline `dump` fetching the dump against its checksum file, saved as `data/stops-dump.txt`.
+    private func dumpPipeline() throws -> URL {
+        try writePipeline("dump", manifest: """
             { bundle: "dump", schemaVersion: 1, fetch: { delay: 0, retries: 0 },
               tables: [{ name: "stop", columns: [{ name: "code", type: "text" }, { name: "name", type: "text" }], primaryKey: ["code"] }],
               sources: [{ name: "dump", format: "delimited", path: "data/stops-dump.txt",
@@ -397,6 +436,12 @@ final class FetchCommandTests: CLITestCase {
                                    checksum: { url: "\(site.url("/dumps/sha1sums.txt"))", algorithm: "sha1" } },
                           options: { fields: ["name", "code", "lon", "lat"] }, into: "stop", columns: { code: "code", name: "name" } }] }
             """)
+    }
+
+    func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try serveDump(lines)
+        let folder = try dumpPipeline()
         let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
         // A transfer cut at 40 %: nothing replaces the (absent) file, and what arrived is kept to resume.
         try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
@@ -430,6 +475,34 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
         XCTAssertEqual(try kiln("build", "dump", "--out", "out/dump.sqlite").status, 0)
+    }
+
+    func testADumpThatChangedOnTheServerSinceABrokenTransferIsTakenWholeAgain() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try serveDump(lines)
+        // The site's ETag: the first 16 hexadecimal digits of the body's SHA-256, quoted.
+        let etag = "\"\(try digest("dumps/stops-dump.txt", "sha256sum").prefix(16))\""
+        let folder = try dumpPipeline()
+        let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
+        try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
+        let broken = try kiln("fetch", "dump")
+        XCTAssertEqual(broken.status, 1, broken.stdout)
+        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
+        XCTAssertGreaterThan(kept, 0)
+        // A new dump (of the same size) and its checksum are published before the resume.
+        let changed = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", 20_000 - $0));21.8;38.3\n" }.joined()
+        try serveDump(changed)
+        try site.route([:])
+        try site.clearLog()
+        let resumed = try kiln("fetch", "dump")
+        XCTAssertEqual(resumed.status, 0, resumed.stdout)
+        let request = try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+        XCTAssertEqual(request.headers["Range"], "bytes=\(kept)-")
+        XCTAssertEqual(request.headers["If-Range"], etag)
+        // The server sent the new file whole: it is what is saved, nothing of the old part mixed in.
+        XCTAssertEqual(try Data(contentsOf: saved), Data(changed.utf8))
+        XCTAssertEqual(try record(folder).first?["status"] as? Int, 200)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("data").path), ["stops-dump.txt"])
     }
 
     func testAFetchKilledMidwayLeavesTheFilesAndTheRecordAsTheyWere() throws {

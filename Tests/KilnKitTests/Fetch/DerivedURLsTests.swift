@@ -170,4 +170,42 @@ final class DerivedURLsTests: KilnTestCase {
         XCTAssertEqual(empty.urls, ["https://e.org/x/a.txt"])
         XCTAssertEqual(empty.problems.map { "\($0.provenance?.file ?? ""): \($0.message)" }, ["index/map.html: the file (empty, or no markup libxml2 can parse) makes no URL for source \"pages\" (the file was not fetched, so relative links have nothing to resolve against)"])
     }
+
+    func testACompressedSitemapIsReadDecompressedWithinItsLimitAndADamagedOneListsNothing() throws {
+        let sitemap = "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'><url><loc>https://e.org/p/a.txt</loc></url>"
+            + "<url><loc>https://e.org/p/b.txt</loc></url></urlset>"
+        let folder = temporaryDirectory.appendingPathComponent("maps")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        /// `sitemap` compressed by Python's `module` (gzip, bz2, lzma), its byte `damage` from the end flipped when given.
+        func compressed(_ module: String, damage: Int? = nil) throws -> Data {
+            let plain = folder.appendingPathComponent("plain.xml"), packed = folder.appendingPathComponent("packed")
+            try Data(sitemap.utf8).write(to: plain)
+            let program = "import \(module), sys\ndata = bytearray(\(module).compress(open(sys.argv[1], 'rb').read()))\n"
+                + (damage.map { "data[-\($0)] ^= 0xFF\n" } ?? "") + "open(sys.argv[2], 'wb').write(data)\n"
+            _ = try PythonOracle.lines(ofProgram: program, [plain.path, packed.path])
+            return try Data(contentsOf: packed)
+        }
+        let selection = try JSONDecoder().decode(SitemapSelection.self, from: Data(#"{"url": "https://e.org/sitemap.xml.gz"}"#.utf8))
+        func entries(_ data: Data, maxBytes: Int = 1_000_000) throws -> (sitemaps: [String], locations: [String], problems: [Diagnostic]) {
+            try data.write(to: folder.appendingPathComponent("sitemap.xml.gz"))
+            return try URLDerivation.sitemapEntries("maps/sitemap.xml.gz", in: temporaryDirectory, page: "https://e.org/sitemap.xml.gz", sitemap: selection,
+                                                    source: "pages", maxBytes: maxBytes)
+        }
+        for module in ["gzip", "bz2", "lzma"] {
+            let read = try entries(try compressed(module))
+            XCTAssertEqual(read.locations, ["https://e.org/p/a.txt", "https://e.org/p/b.txt"], module)
+            XCTAssertEqual(read.problems, [], module)
+        }
+        // Past the limit once decompressed: nothing listed, and said.
+        let large = try entries(try compressed("gzip"), maxBytes: 100)
+        XCTAssertEqual(large.locations, [])
+        XCTAssertEqual(large.problems.map(\.code), [DiagnosticCode.fetchDerivation.rawValue])
+        XCTAssertTrue(large.problems.first?.message.hasPrefix("the sitemap https://e.org/sitemap.xml.gz of source \"pages\" cannot be read: the gzip-compressed file inflates past 100 bytes") == true,
+                      large.problems.first?.message ?? "")
+        // A damaged trailer (gzip's CRC-32): nothing of it listed, though all of it decompressed.
+        let damaged = try entries(try compressed("gzip", damage: 8))
+        XCTAssertEqual(damaged.locations, [])
+        XCTAssertEqual(damaged.problems.map(\.provenance?.url), ["https://e.org/sitemap.xml.gz"])
+        XCTAssertTrue(damaged.problems.first?.message.hasSuffix("; no location it lists is fetched") == true, damaged.problems.first?.message ?? "")
+    }
 }
