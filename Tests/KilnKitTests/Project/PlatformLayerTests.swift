@@ -18,7 +18,7 @@ final class PlatformLayerTests: KilnTestCase {
             .matches(in: shim, range: NSRange(shim.startIndex..., in: shim)).map { String(shim[Range($0.range(at: 1), in: shim)!]) }
         XCTAssertEqual(Set(shimFunctions), ["kiln_malloc_limit_arenas", "kiln_malloc_trim", "kiln_thread_set_nice", "kiln_terminal_columns", "kiln_lock_held_elsewhere",
                                                 "kiln_start_writeback", "kiln_sync_file_system", "kiln_address_space_limit", "kiln_thread_set_name",
-                                                "kiln_rename_exchange"], shim)
+                                                "kiln_rename_exchange", "kiln_open_unnamed", "kiln_link_descriptor"], shim)
         // Module-qualified glibc names, the glibc-only modules, the shim's functions and the calls the platform file wraps.
         let pattern = try NSRegularExpression(pattern: #"\bGlibc\.|import (CGlibc|Glibc)\b|\bmallopt\b|\bmalloc_trim\b|(?<![.\w])(signal|_exit|isatty|ioctl|setpriority|"#
                                               + shimFunctions.joined(separator: "|") + #")\("#)
