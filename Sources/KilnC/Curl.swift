@@ -56,12 +56,33 @@ package struct HTTPHeader: Sendable, Hashable {
         self.value = value
     }
 
-    /// The field a header line (`Name: value`, HTTP's or WARC's) holds, its name and value trimmed; `nil` for a line
-    /// without a colon.
+    /// The field a header line (`Name: value`, HTTP's or WARC's) holds, its name and value trimmed of spaces, tabs
+    /// and line ends; `nil` for a line without a colon.
     package init?(line: some StringProtocol) {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        name = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-        value = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        guard let field = Array(line.utf8).withUnsafeBytes({ HTTPHeader.field(in: $0[...]) }) else { return nil }
+        self = field
+    }
+
+    /// The field the bytes of a header line hold (`init(line:)`), read where they lie: libcurl hands every header
+    /// line of every response to `transferHeader`, so no `Data` or Foundation string is made on the way.
+    static func field(in line: Slice<UnsafeRawBufferPointer>) -> HTTPHeader? {
+        let line = trimmed(line)
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return HTTPHeader(name: text(trimmed(line[..<colon])), value: text(trimmed(line[(colon + 1)...])))
+    }
+
+    /// `bytes` without the spaces, tabs and line ends at either end.
+    static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
+        guard let first = bytes.firstIndex(where: { !blank($0) }), let last = bytes.lastIndex(where: { !blank($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
+    }
+
+    /// The text of header bytes: UTF-8, else Latin-1 (one character per byte, as HTTP's obsolete text was).
+    static func text(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        String(validating: bytes, as: UTF8.self) ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 }
 
@@ -435,19 +456,17 @@ private func transferHeader(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, 
     let length = size * count
     guard let context, let bytes else { return length }
     let state = Unmanaged<TransferState>.fromOpaque(context).takeUnretainedValue()
-    let raw = Data(bytes: bytes, count: length)
-    let line = (String(data: raw, encoding: .utf8) ?? String(data: raw, encoding: .isoLatin1) ?? "")
-        .trimmingCharacters(in: .whitespacesAndNewlines)
-    if line.hasPrefix("HTTP/") {
+    let raw = UnsafeRawBufferPointer(start: bytes, count: length)
+    let line = HTTPHeader.trimmed(raw[...])
+    if line.starts(with: "HTTP/".utf8) {
         // A new response (after a 100 Continue, say): only the last one's headers count.
         state.headers = []
-        state.statusLine = line
+        state.statusLine = HTTPHeader.text(line)
         state.rawHeader = Data()
-    }
-    state.rawHeader.append(raw)
-    if !line.hasPrefix("HTTP/"), let header = HTTPHeader(line: line) {
+    } else if let header = HTTPHeader.field(in: line) {
         state.headers.append(header)
     }
+    state.rawHeader.append(contentsOf: raw)
     return length
 }
 

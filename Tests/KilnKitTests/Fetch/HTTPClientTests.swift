@@ -33,3 +33,26 @@ final class HTTPClientTests: KilnTestCase {
         XCTAssertTrue(HTTPClient.isNonPublic("192.0.0.8"))
     }
 }
+
+/// The header-line parser libcurl's lines and WARC's go through, against Python's `http.client.parse_headers`.
+final class HTTPHeaderLineTests: KilnTestCase {
+    func testHeaderLinesSplitAndTrimAsPythonsParserDoes() throws {
+        var raw = Data()
+        let lines: [[UInt8]] = [
+            Array("ETag: \"v1\"\r\n".utf8),
+            Array("Content-Type:\ttext/html; charset=utf-8\r\n".utf8),
+            Array("Location:   http://127.0.0.1:8080/a?b=c:d\r\n".utf8),
+            Array("X-Empty:\r\n".utf8),
+            Array("X-Title: Πάτρα\r\n".utf8),
+            Array("X-Latin: caf".utf8) + [0xE9] + Array("\r\n".utf8),
+        ]
+        for line in lines { raw.append(contentsOf: line) }
+        raw.append(contentsOf: Array("\r\n".utf8))
+        let file = try write(raw, to: "headers.bin")
+        let expected = try XCTUnwrap(try JSONSerialization.jsonObject(with: try PythonOracle.run("http_header_lines.py", [file.path])) as? [[String]])
+        let parsed = lines.compactMap { line in line.withUnsafeBytes { HTTPHeader.field(in: $0[...]) } }.map { [$0.name, $0.value] }
+        XCTAssertEqual(parsed, expected)
+        XCTAssertEqual(lines.compactMap { HTTPHeader(line: String(decoding: $0, as: UTF8.self)) }.count, lines.count)
+        XCTAssertNil(HTTPHeader(line: "no colon here"))
+    }
+}
