@@ -29,10 +29,8 @@ enum URLDerivation {
         switch derived {
         case .template(let template, let from):
             guard let spec = manifest.sources.first(where: { $0.name == from }) else { return }
-            let reader = try makeReader(spec, manifest: manifest)
-            guard kind(for: template, in: reader) != nil else {
-                let kinds = reader.kinds.map { "\($0.name == RecordKind.defaultName ? "" : $0.name + ": ")\($0.fieldNames.joined(separator: ", "))" }
-                throw issue("template", "the placeholders {\(template.fields.joined(separator: "}, {"))} must be fields of one kind of record of source \"\(from)\" (\(spec.format)); its fields: \(kinds.joined(separator: "; "))")
+            if let mismatch = template.mismatch(source: from, format: spec.format, reader: try makeReader(spec, manifest: manifest)) {
+                throw issue("template", mismatch)
             }
         case .sitemap:
             return
@@ -68,7 +66,7 @@ enum URLDerivation {
         switch derived {
         case .template(let template, _):
             let reader = try makeReader(spec, manifest: manifest)
-            guard let kind = kind(for: template, in: reader) else { return outcome }
+            guard let kind = template.kind(in: reader) else { return outcome }
             let positions = Dictionary(uniqueKeysWithValues: template.fields.map { ($0, kind.position(of: $0)!) })
             let log = DiagnosticLog()
             try Extraction.forEachItem(in: files.map(\.url), displayNames: files.map(\.relativePath), kind: kind.name, reader: reader, log: log) { item in
@@ -231,10 +229,5 @@ enum URLDerivation {
         } catch {
             throw KilnError.usage("cannot read source \"\(spec.name)\" to derive URLs from it: \(error)")
         }
-    }
-
-    /// The first kind of `reader`'s records that has every field `template` names.
-    private static func kind(for template: URLTemplate, in reader: RecordReader) -> RecordKind? {
-        reader.kinds.first { kind in template.fields.allSatisfy { kind.position(of: $0) != nil } }
     }
 }

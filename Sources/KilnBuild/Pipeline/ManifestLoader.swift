@@ -190,6 +190,16 @@ public enum ManifestLoader {
         func issue(_ keyPath: String, _ message: String) -> KilnError {
             .manifest(ManifestIssue(file: displayName, line: locator.line(of: keyPath), keyPath: keyPath, message: message))
         }
+        // A URL template's placeholders must be fields of the source it reads: said by build as by fetch.
+        for (index, source) in manifest.sources.enumerated() {
+            guard case .template(let template, let from)? = source.fetch?.derived,
+                  let reading = manifest.sources.first(where: { $0.name == from }),
+                  // Options a reader refuses are said with their key path when that source is compiled, below.
+                  let reader = try? ReaderRegistry.makeReader(format: reading.format, options: reading.options, codingPath: []) else { continue }
+            if let mismatch = template.mismatch(source: from, format: reading.format, reader: reader) {
+                throw issue("sources[\(index)].fetch.template", mismatch)
+            }
+        }
         var sources: [CompiledSource] = []
         for (index, source) in manifest.sources.enumerated() {
             do {

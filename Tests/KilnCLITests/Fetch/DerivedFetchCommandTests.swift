@@ -368,3 +368,17 @@ final class DerivedFetchCommandTests: CLITestCase {
         XCTAssertTrue(junit.stdout.contains("fetch.derivation"), junit.stdout)
     }
 }
+
+extension DerivedFetchCommandTests {
+    func testAPlaceholderThatIsNoFieldIsRefusedByBuildAsByFetchAtItsLine() throws {
+        try pipeline(pagesFetch: "{ template: \"\(site.url("/pages/{number}.txt"))\", from: \"lines\" }", others: [linesSource])
+        let expected = "kiln.json5:11: manifest error at sources[0].fetch.template: the placeholders {number} must be fields of one kind of record of source \"lines\" (delimited); its fields: code, name"
+        for command in [["fetch", "pipe"], ["build", "pipe", "--out", "out/dt.sqlite"]] {
+            let run = try kiln(command)
+            XCTAssertEqual(run.status, 64, "\(command): " + run.stdout + run.stderr)
+            XCTAssertTrue(run.stderr.contains(expected), "\(command): " + run.stderr)
+        }
+        XCTAssertTrue(try site.requests().isEmpty, "nothing is fetched for a manifest refused")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("out/dt.sqlite").path))
+    }
+}
