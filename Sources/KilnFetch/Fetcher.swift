@@ -100,7 +100,7 @@ public enum Fetcher {
                         queue.ended(origin)
                     case .job(let job, let attempt):
                         let fetch = URLFetch(job: job, requested: options.requested(job.url), mirrored: { options.requested($0) }, attempt: attempt, directory: directory,
-                                             capture: state.capture(of: job), queue: queue, robots: robots, client: client, archive: archive,
+                                             capture: state.capture(of: job), robots: robots, client: client, archive: archive,
                                              isNonPublic: options.isNonPublic)
                         switch fetch.run() {
                         case .finished(let result, let capture):

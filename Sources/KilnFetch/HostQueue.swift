@@ -160,17 +160,6 @@ final class HostQueue: Sendable {
         state.withLock { $0.hosts[origin]?.robots = .known(rules) }
     }
 
-    /// Whether `url`, a redirect's target, may be fetched: its host's robots.txt as known here; `nil` when this
-    /// queue has not read that host's robots.txt (the worker reads it then).
-    func allows(_ url: String) -> Bool? {
-        guard settings.robots == .obey else { return true }
-        guard let origin = FetchURL.origin(url) else { return false }
-        return state.withLock { state in
-            if case .known(let rules)? = state.hosts[origin]?.robots { return rules.allows(url) }
-            return nil
-        }
-    }
-
     /// A request to `origin` ended; `retry` puts its URL back, to start no earlier than `notBefore`.
     func ended(_ origin: String, retry: (job: FetchJob, attempt: Int, notBefore: Date)? = nil) {
         let index = retry.flatMap { jobs.firstIndex(of: $0.job) }

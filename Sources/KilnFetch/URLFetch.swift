@@ -26,8 +26,7 @@ struct URLFetch: SnapshotUpdate {
     let attempt: Int
     let directory: URL
     let capture: CaptureRecord.Capture?
-    let queue: HostQueue
-    /// The robots.txt rules read in this fetch, for a redirect to an origin the queue does not know.
+    /// The robots.txt rules read in this fetch, which a redirect's target is checked against.
     let robots: RobotsMemo
     let client: HTTPClient
     /// Where each exchange is archived (`kiln fetch --warc`), if anywhere.
@@ -125,16 +124,16 @@ struct URLFetch: SnapshotUpdate {
                 if let problem = FetchURL.problem(next) {
                     return .finished(failing(result, reason: "a redirect led to a URL kiln fetch does not follow: \(problem)"), nil)
                 }
-                var allowed = queue.allows(next)
-                if allowed == nil {
+                if settings.robots == .obey {
+                    let allowed: Bool
                     do {
                         allowed = try redirectRules(for: next, refusing: firstAddressPublic == true).allows(next)
                     } catch {
                         return .finished(failing(result, reason: "a redirect from a public host led to a non-public address: \(error.message)"), nil)
                     }
-                }
-                if allowed == false {
-                    return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
+                    if !allowed {
+                        return .finished(failing(result, reason: "a redirect led to \(next), which its robots.txt disallows"), nil)
+                    }
                 }
                 url = next
                 continue
@@ -158,7 +157,8 @@ struct URLFetch: SnapshotUpdate {
         }
     }
 
-    /// The robots.txt rules of the origin of `url`, a redirect's target the queue does not know: read once per fetch.
+    /// The robots.txt rules of the origin of `url`, a redirect's target: those this fetch read (every origin the
+    /// queue knows among them), else read now, once per fetch.
     /// - Throws: the refusal of a non-public address, when `refusing` (the redirect came from a public host).
     private func redirectRules(for url: String, refusing: Bool) throws(HTTPTransferError) -> RobotsRules {
         let origin = FetchURL.origin(url) ?? url
