@@ -251,6 +251,40 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try site.requests().filter { $0.path.hasPrefix("/loop") }.count, 4)
     }
 
+    func testARedirectIsCheckedAgainstTheRobotsTxtOfWhereItLeadsReadOncePerOrigin() throws {
+        // A second origin (another port), whose robots.txt disallows /secret; the first disallows /private.
+        let other = try TestSite(root: file("other"), folder: file("other-state"))
+        defer { other.stop() }
+        try other.serve("robots.txt", "User-agent: *\nDisallow: /secret\n")
+        try other.serve("open/p2.txt", "Elsewhere;0202;0;0\n")
+        try other.serve("secret/p3.txt", "no;0999;0;0\n")
+        try site.serve("private/p1.txt", "no;0999;0;0\n")
+        try site.route([
+            "/pages/p1.txt": ["redirect": site.url("/private/p1.txt")],
+            "/pages/p2.txt": ["redirect": other.url("/open/p2.txt")],
+            "/pages/p3.txt": ["redirect": other.url("/secret/p3.txt")],
+        ])
+        let folder = try pipeline(fetch: "delay: 0, concurrency: 1")
+        let run = try kiln("fetch", "pipe")
+        XCTAssertEqual(run.status, 1, run.stdout)
+        XCTAssertTrue(run.stdout.contains("a redirect led to \(site.url("/private/p1.txt")), which its robots.txt disallows"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("a redirect led to \(other.url("/secret/p3.txt")), which its robots.txt disallows"), run.stdout)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("site/pages/p2.txt"), encoding: .utf8), "Elsewhere;0202;0;0\n")
+        // Nothing disallowed is requested; each origin's robots.txt is read once, the first's before any URL, the
+        // second's when the first redirect reaches it, and its rules serve the second redirect too.
+        let first = try site.requests().map(\.path)
+        XCTAssertEqual(first.first, "/robots.txt")
+        XCTAssertEqual(first.filter { $0 == "/robots.txt" }.count, 1)
+        XCTAssertFalse(first.contains { $0.hasPrefix("/private") }, "\(first)")
+        let second = try other.requests().map(\.path)
+        XCTAssertEqual(second.first, "/robots.txt")
+        XCTAssertEqual(second.filter { $0 == "/robots.txt" }.count, 1, "\(second)")
+        XCTAssertEqual(Set(second), ["/robots.txt", "/open/p2.txt"])
+        for refused in ["site/pages/p1.txt", "site/pages/p3.txt"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent(refused).path), refused)
+        }
+    }
+
     func testARedirectFromAPublicHostToANonPublicAddressIsRefusedBeforeAnyRequestReachesIt() throws {
         // Every server here is on loopback: the fetch is told that this site's port is public, so that a redirect
         // from it to a second loopback server goes from a public host to a non-public address.
@@ -482,6 +516,45 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
         XCTAssertEqual(try kiln("build", "dump", "--out", "out/dump.sqlite").status, 0)
+    }
+
+    func testADumpFromAServerWithoutETagsIsResumedOnlyWhileItsLastModifiedHolds() throws {
+        let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
+        try serveDump(lines)
+        let folder = try dumpPipeline()
+        let saved = folder.appendingPathComponent("data/stops-dump.txt"), partial = folder.appendingPathComponent("data/.stops-dump.txt.partial")
+        // No ETag; a Last-Modified long before the response's Date, so a strong validator (RFC 9110, 8.8.2.2).
+        let modified = "Sun, 01 Mar 2026 10:00:00 GMT", later = "Mon, 02 Mar 2026 10:00:00 GMT"
+        try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": modified], "cut": 0.4]])
+        XCTAssertEqual(try kiln("fetch", "dump").status, 1)
+        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
+        XCTAssertGreaterThan(kept, 0)
+        // The same file: the resume asks for the rest while the file is the one of that date, and gets it.
+        try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": modified]]])
+        try site.clearLog()
+        let resumed = try kiln("fetch", "dump")
+        XCTAssertEqual(resumed.status, 0, resumed.stdout)
+        let request = try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+        XCTAssertEqual(request.headers["Range"], "bytes=\(kept)-")
+        XCTAssertEqual(request.headers["If-Range"], modified)
+        XCTAssertEqual(try record(folder).first?["status"] as? Int, 206)
+        XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
+        // Broken again on a new dump, which is then replaced by a newer one: its date no longer holds, and the
+        // server's whole file is what is kept.
+        let second = lines + "Νέα;99998;0;0\n", third = lines + "Νεότερη;99999;0;0\n"
+        try serveDump(second)
+        try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": modified], "cut": 0.4]])
+        XCTAssertEqual(try kiln("fetch", "dump").status, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
+        try serveDump(third)
+        try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": later]]])
+        try site.clearLog()
+        let whole = try kiln("fetch", "dump")
+        XCTAssertEqual(whole.status, 0, whole.stdout)
+        XCTAssertEqual(try site.requests().first { $0.path == "/dumps/stops-dump.txt" }?.headers["If-Range"], modified)
+        XCTAssertEqual(try record(folder).first?["status"] as? Int, 200)
+        XCTAssertEqual(try Data(contentsOf: saved), Data(third.utf8))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
     }
 
     func testADumpThatChangedOnTheServerSinceABrokenTransferIsTakenWholeAgain() throws {
