@@ -16,6 +16,12 @@ struct URLFetch: SnapshotUpdate {
         /// Worth another attempt after this many seconds (a timeout, a reset, a 5xx, a 429 or 503's `Retry-After`);
         /// the result says what this attempt cost.
         case retry(after: TimeInterval, URLResult)
+
+        /// Whether the URL is done with a new body saved.
+        var isFetched: Bool {
+            if case .finished(let result, _) = self { return result.outcome == .fetched }
+            return false
+        }
     }
 
     let job: FetchJob
@@ -47,15 +53,17 @@ struct URLFetch: SnapshotUpdate {
         // The folders were made before the workers started (`Fetcher`).
         let temporary = KilnFileNames.temporary(for: destination)
         TemporaryFiles.shared.register(temporary)
-        let ending = exchange(result, saved: saved, through: temporary)
-        // A body renamed into place left no temporary file: one call on the folder fewer per URL.
-        if case .finished(let done, _) = ending, done.outcome == .fetched {} else { FileCalls.unlink(temporary.path) }
+        var named = false
+        let ending = exchange(result, saved: saved, through: temporary, named: &named)
+        // Only a body written under the temporary name and not renamed into place leaves a file to remove.
+        if named, !ending.isFetched { FileCalls.unlink(temporary.path) }
         TemporaryFiles.shared.unregister(temporary)
         return ending
     }
 
-    /// The requests of the attempt, redirects followed, each body written to `temporary`.
-    private func exchange(_ result: URLResult, saved: SavedCopy, through temporary: URL) -> Ending {
+    /// The requests of the attempt, redirects followed, each body written to a file without a name in the folder of
+    /// `temporary`, or to `temporary` itself (then `named` is set).
+    private func exchange(_ result: URLResult, saved: SavedCopy, through temporary: URL, named: inout Bool) -> Ending {
         var result = result
         let settings = job.settings
         var url = requested
@@ -77,6 +85,7 @@ struct URLFetch: SnapshotUpdate {
             } catch {
                 return .finished(failing(result, reason: "cannot write \(temporary.path): \(error)"), nil)
             }
+            if !body.isUnnamed { named = true }
             let response: HTTPResponse
             do {
                 // Left open: an unnamed body is linked into place by its descriptor (`FileSync.place`).

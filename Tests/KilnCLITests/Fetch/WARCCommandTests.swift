@@ -96,6 +96,10 @@ final class WARCCommandTests: CLITestCase {
         // Nothing changed: every URL answers 304, archived as a server-not-modified revisit of the first capture.
         let second = try kiln("fetch", "pipe", "--mirror", mirror, "--warc", "second.warc")
         XCTAssertEqual(second.status, 0, second.stderr + second.stdout)
+        // The bodies an archive reads back are named; a 304's empty one is removed, not left beside the files.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("site/pages").path).sorted(),
+                       ["p1.txt", "p2.txt", "p3.txt", "p4.txt"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("site").path).sorted(), ["pages", "stops.txt"])
         let revisits = try records("second.warc").filter { $0["type"] as? String == "revisit" }
         // By the URL requested last: the redirected page's validators go to the page it was redirected to.
         let captured = Dictionary(uniqueKeysWithValues: try captures(folder).map { capture in
