@@ -42,7 +42,8 @@ public enum WARCImport {
         var requested: String
         /// The URL the bytes were recorded under, after any redirects.
         var finalURL: String
-        /// The record that holds the URL's newest answer: `record` itself, or a revisit or redirect before it.
+        /// The date of the newest record on the way to the bytes (a redirect, a revisit or `record` itself): when
+        /// the URL was last seen to lead to them, as a refresh that asks the redirect's target directly confirms them.
         var newestDate: String
     }
 
@@ -170,7 +171,7 @@ public enum WARCImport {
                 return .failure(.missing(current == uri ? "no record of \(uri) in the WARC files" : "\(uri) redirects to \(current), which has no record in the WARC files"))
             }
             used.insert(latest.key)
-            newest = newest ?? latest.date
+            newest = max(newest ?? latest.date, latest.date)
             var entry = latest
             if latest.type == "revisit" {
                 let original = revisited(latest, byURI: byURI, byPayload: byPayload)

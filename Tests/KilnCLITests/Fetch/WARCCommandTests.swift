@@ -204,6 +204,32 @@ final class WARCCommandTests: CLITestCase {
         XCTAssertEqual(byURL[origin + "/pages/p3.txt"]?["sha256"] as? String, try ExternalDigest.sha256sum(folder.appendingPathComponent("site/pages/p3.txt").path))
     }
 
+    func testARedirectedURLsPageConfirmedByALaterRevisitIsVerifiedAtTheRevisitsDate() throws {
+        // As a refresh records it: the URL redirected once, and the next fetch asked the page it led to, which
+        // answered 304. The revisit is the newest word on the URL's bytes, whatever the date of the redirect.
+        let folder = try pipeline("pipe")
+        let origin = "https://stops.example"
+        let p4 = "Σελίδα 4;0144;21.7;38.2\n"
+        let specs: [[String: Any]] = [
+            ["type": "response", "uri": origin + "/old/p4.txt", "date": "2030-01-02T03:04:05Z", "status": 302,
+             "headers": [["Location", origin + "/pages/p4.txt"]]],
+            ["type": "response", "uri": origin + "/pages/p4.txt", "date": "2030-01-02T03:04:06Z", "body": p4,
+             "headers": [["Content-Type", "text/plain"], ["ETag", "\"v1\""]]],
+            ["type": "revisit", "uri": origin + "/pages/p4.txt", "date": "2030-01-03T00:00:00Z", "status": 304,
+             "refersToURI": origin + "/pages/p4.txt", "refersToDate": "2030-01-02T03:04:06Z", "refersToBody": p4,
+             "profile": "http://netpreserve.org/warc/1.1/revisit/server-not-modified", "headers": [["ETag", "\"v1\""]]],
+        ]
+        let input = String(decoding: try JSONSerialization.data(withJSONObject: specs), as: UTF8.self)
+        _ = try PythonOracle.run("warc_records.py", ["write", file("refresh.warc").path], input: input)
+        let run = try kiln("fetch", "pipe", "--from-warc", "refresh.warc", "--only", "pages")
+        XCTAssertTrue(run.stdout.contains("no record of \(origin)/pages/p1.txt"), run.stdout)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("site/pages/p4.txt"), encoding: .utf8), p4)
+        let capture = try XCTUnwrap(try captures(folder).first { $0["url"] as? String == origin + "/old/p4.txt" })
+        XCTAssertEqual(capture["finalURL"] as? String, origin + "/pages/p4.txt")
+        XCTAssertEqual(capture["capturedAt"] as? String, "2030-01-02T03:04:06Z")
+        XCTAssertEqual(capture["verifiedAt"] as? String, "2030-01-03T00:00:00Z")
+    }
+
     /// URLs derived from a fetched file are fetched in a second round: its exchanges go to the same archive, and an
     /// import derives the same URLs from the imported file, round by round.
     func testAFetchInRoundsWritesOneArchiveAndItsImportDerivesTheSameURLs() throws {
