@@ -2,14 +2,23 @@
 package enum Hexadecimal {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    /// `bytes` as hexadecimal text, in one pass into one buffer (not a formatted string per byte).
+    /// `bytes` as hexadecimal text, written in one pass straight into the string's storage (a blob of tens of
+    /// megabytes is a source's value too).
     package static func text(of bytes: [UInt8]) -> String {
-        var text = [UInt8](repeating: 0, count: bytes.count * 2)
-        for (index, byte) in bytes.enumerated() {
-            text[2 * index] = digits[Int(byte >> 4)]
-            text[2 * index + 1] = digits[Int(byte & 0x0F)]
+        if bytes.isEmpty { return "" }
+        return bytes.withUnsafeBufferPointer { source in
+            digits.withUnsafeBufferPointer { digits in
+                String(unsafeUninitializedCapacity: source.count * 2) { text in
+                    var position = 0
+                    for byte in source {
+                        text[position] = digits[Int(byte >> 4)]
+                        text[position + 1] = digits[Int(byte & 0x0F)]
+                        position += 2
+                    }
+                    return position
+                }
+            }
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The bytes the hexadecimal `text` (digits in either case, two per byte) spells; `nil` for an odd count or any

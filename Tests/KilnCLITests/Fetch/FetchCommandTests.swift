@@ -479,6 +479,20 @@ final class FetchCommandTests: CLITestCase {
             """)
     }
 
+    /// The bytes a broken transfer kept in `partial` to resume from (more than none).
+    private func keptBytes(_ partial: URL) throws -> Int {
+        let kept = try keptBytes(partial)
+        return kept
+    }
+
+    /// Runs `kiln fetch dump`, which must succeed, and returns the site's request for the dump.
+    private func fetchDump() throws -> TestSite.Request {
+        try site.clearLog()
+        let run = try kiln("fetch", "dump")
+        XCTAssertEqual(run.status, 0, run.stdout)
+        return try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+    }
+
     func testADumpIsResumedAfterABrokenTransferAndKeptOnlyWithItsPublishedChecksum() throws {
         let lines = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", $0));21.7;38.2\n" }.joined()
         try serveDump(lines)
@@ -489,15 +503,11 @@ final class FetchCommandTests: CLITestCase {
         let broken = try kiln("fetch", "dump")
         XCTAssertEqual(broken.status, 1, broken.stdout)
         XCTAssertTrue(broken.stdout.contains("bytes kept to resume"), broken.stdout)
-        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
-        XCTAssertGreaterThan(kept, 0)
+        let kept = try keptBytes(partial)
         XCTAssertFalse(FileManager.default.fileExists(atPath: saved.path))
         // The next fetch asks for the rest only, and keeps the whole once its SHA-1 is the published one.
         try site.route([:])
-        try site.clearLog()
-        let resumed = try kiln("fetch", "dump")
-        XCTAssertEqual(resumed.status, 0, resumed.stdout)
-        XCTAssertEqual(try site.requests().first { $0.path == "/dumps/stops-dump.txt" }?.headers["Range"], "bytes=\(kept)-")
+        XCTAssertEqual(try fetchDump().headers["Range"], "bytes=\(kept)-")
         XCTAssertEqual(try Data(contentsOf: saved), Data(lines.utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
         XCTAssertEqual(try record(folder).first?["status"] as? Int, 206)
@@ -527,14 +537,10 @@ final class FetchCommandTests: CLITestCase {
         let modified = "Sun, 01 Mar 2026 10:00:00 GMT", later = "Mon, 02 Mar 2026 10:00:00 GMT"
         try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": modified], "cut": 0.4]])
         XCTAssertEqual(try kiln("fetch", "dump").status, 1)
-        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
-        XCTAssertGreaterThan(kept, 0)
+        let kept = try keptBytes(partial)
         // The same file: the resume asks for the rest while the file is the one of that date, and gets it.
         try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": modified]]])
-        try site.clearLog()
-        let resumed = try kiln("fetch", "dump")
-        XCTAssertEqual(resumed.status, 0, resumed.stdout)
-        let request = try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+        let request = try fetchDump()
         XCTAssertEqual(request.headers["Range"], "bytes=\(kept)-")
         XCTAssertEqual(request.headers["If-Range"], modified)
         XCTAssertEqual(try record(folder).first?["status"] as? Int, 206)
@@ -548,10 +554,7 @@ final class FetchCommandTests: CLITestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))
         try serveDump(third)
         try site.route(["/dumps/stops-dump.txt": ["noValidators": true, "headers": ["Last-Modified": later]]])
-        try site.clearLog()
-        let whole = try kiln("fetch", "dump")
-        XCTAssertEqual(whole.status, 0, whole.stdout)
-        XCTAssertEqual(try site.requests().first { $0.path == "/dumps/stops-dump.txt" }?.headers["If-Range"], modified)
+        XCTAssertEqual(try fetchDump().headers["If-Range"], modified)
         XCTAssertEqual(try record(folder).first?["status"] as? Int, 200)
         XCTAssertEqual(try Data(contentsOf: saved), Data(third.utf8))
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
@@ -567,16 +570,12 @@ final class FetchCommandTests: CLITestCase {
         try site.route(["/dumps/stops-dump.txt": ["cut": 0.4]])
         let broken = try kiln("fetch", "dump")
         XCTAssertEqual(broken.status, 1, broken.stdout)
-        let kept = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int)
-        XCTAssertGreaterThan(kept, 0)
+        let kept = try keptBytes(partial)
         // A new dump (of the same size) and its checksum are published before the resume.
         let changed = (0..<20_000).map { "Στάση \($0);\(String(format: "%05d", 20_000 - $0));21.8;38.3\n" }.joined()
         try serveDump(changed)
         try site.route([:])
-        try site.clearLog()
-        let resumed = try kiln("fetch", "dump")
-        XCTAssertEqual(resumed.status, 0, resumed.stdout)
-        let request = try XCTUnwrap(try site.requests().first { $0.path == "/dumps/stops-dump.txt" })
+        let request = try fetchDump()
         XCTAssertEqual(request.headers["Range"], "bytes=\(kept)-")
         XCTAssertEqual(request.headers["If-Range"], etag)
         // The server sent the new file whole: it is what is saved, nothing of the old part mixed in.
