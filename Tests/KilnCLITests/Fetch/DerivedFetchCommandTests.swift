@@ -6,19 +6,11 @@ import KilnTestSupport
 /// `kiln fetch` with URLs derived from data already fetched (a source's `template` with `from`, or its `links`),
 /// against a site on 127.0.0.1 (`TestSite`): the site's log of requests shows what was derived, from what, and in which
 /// order; the capture record and the files show what was kept.
-final class DerivedFetchCommandTests: CLITestCase {
-    private var site: TestSite!
-
+final class DerivedFetchCommandTests: SiteTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        site = try TestSite(root: file("site"), folder: file("site-state"))
         try site.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
         for code in ["a", "b", "c", "d"] { try site.serve("pages/\(code).txt", "Stop \(code);01\(code);21.7;38.2\n") }
-    }
-
-    override func tearDownWithError() throws {
-        site?.stop()
-        try super.tearDownWithError()
     }
 
     /// A pipeline whose `pages` source (delimited stop lines saved under `site/pages/`) fetches as `pagesFetch` says,

@@ -7,20 +7,12 @@ import KilnTestSupport
 /// `kiln fetch` against a site on 127.0.0.1 (`TestSite`), every assertion read from the site's log of requests or from
 /// the files and the capture record: what is requested and how politely, what is kept, and what the build then makes
 /// of the fetched files.
-final class FetchCommandTests: CLITestCase {
-    private var site: TestSite!
-
+final class FetchCommandTests: SiteTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        site = try TestSite(root: file("site"), folder: file("site-state"))
         for number in 1...3 { try site.serve("pages/p\(number).txt", "Κορίνθου \(number);010\(number);21.7\(number);38.2\(number)\n") }
         try site.serve("stops.txt", "Αγίου Ανδρέα;0104;21.73;38.24\nΚορίνθου;0105;21.74;38.25\n")
         try site.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
-    }
-
-    override func tearDownWithError() throws {
-        site?.stop()
-        try super.tearDownWithError()
     }
 
     /// A pipeline fetching `stops.txt` by `url` and the three pages by `urls` (plus `extra` URLs), with `fetch` as its

@@ -89,3 +89,20 @@ final class TestSite {
     /// `origin` + `path`.
     func url(_ path: String) -> String { origin + path }
 }
+
+/// A test case of `kiln fetch` against its own `TestSite` (serving `site/`, its state in `site-state/`), started
+/// before each test and stopped after it; a subclass serves its files once `super.setUpWithError()` returns.
+class SiteTestCase: CLITestCase {
+    /// This test's site.
+    var site: TestSite!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        site = try TestSite(root: file("site"), folder: file("site-state"))
+    }
+
+    override func tearDownWithError() throws {
+        site?.stop()
+        try super.tearDownWithError()
+    }
+}

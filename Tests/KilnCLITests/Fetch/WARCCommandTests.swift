@@ -6,22 +6,14 @@ import KilnTestSupport
 /// `kiln fetch --warc` and `kiln fetch --from-warc` against a site on 127.0.0.1 (`TestSite`): the archive Kiln writes
 /// is read by warcio (every digest checked), and Kiln imports the WARC files of its own fetches, of Debian's wget and
 /// of warcio's writer into the same files and capture entries a fetch makes.
-final class WARCCommandTests: CLITestCase {
-    private var site: TestSite!
-
+final class WARCCommandTests: SiteTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
-        site = try TestSite(root: file("site"), folder: file("site-state"))
         for number in 1...4 { try site.serve("pages/p\(number).txt", "Κορίνθου \(number);020\(number);21.7\(number);38.2\(number)\n") }
         try site.serve("stops.txt", "Αγίου Ανδρέα;0104;21.73;38.24\nΚορίνθου;0105;21.74;38.25\n")
         try site.serve("robots.txt", "User-agent: *\nDisallow: /private\n")
         // p2 travels gzip-encoded; /old/p4.txt is a redirect to p4.
         try site.route(["/pages/p2.txt": ["gzip": true], "/old/p4.txt": ["redirect": site.url("/pages/p4.txt")]])
-    }
-
-    override func tearDownWithError() throws {
-        site?.stop()
-        try super.tearDownWithError()
     }
 
     private static let pages = ["/pages/p1.txt", "/pages/p2.txt", "/pages/p3.txt", "/old/p4.txt"]
