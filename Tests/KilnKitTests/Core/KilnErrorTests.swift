@@ -8,28 +8,25 @@ import XCTest
 /// `KilnError`'s kinds carry what went wrong as data: the file, the operation and the system's `errno` of an I/O
 /// failure, the file, expected and found values of a validation failure; decisions and findings are made from them.
 final class KilnErrorTests: KilnTestCase {
-    private func ioFailure(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> IOFailure? {
+    /// What `body` threw, as `match` takes it apart; a test failure when it threw nothing or another kind (`kind`).
+    private func thrown<Failure>(_ kind: String, _ body: () throws -> Void, _ match: (Error) -> Failure?,
+                                 file: StaticString, line: UInt) -> Failure? {
         do {
             try body()
             XCTFail("no error", file: file, line: line)
-        } catch KilnError.io(let failure) {
-            return failure
         } catch {
-            XCTFail("not an I/O error: \(error)", file: file, line: line)
+            if let failure = match(error) { return failure }
+            XCTFail("not \(kind): \(error)", file: file, line: line)
         }
         return nil
     }
 
+    private func ioFailure(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> IOFailure? {
+        thrown("an I/O error", body, { if case KilnError.io(let failure) = $0 { failure } else { nil } }, file: file, line: line)
+    }
+
     private func validationFailure(_ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) -> ValidationFailure? {
-        do {
-            try body()
-            XCTFail("no error", file: file, line: line)
-        } catch KilnError.validation(let failure) {
-            return failure
-        } catch {
-            XCTFail("not a validation error: \(error)", file: file, line: line)
-        }
-        return nil
+        thrown("a validation error", body, { if case KilnError.validation(let failure) = $0 { failure } else { nil } }, file: file, line: line)
     }
 
     func testAFileThatCannotBeReadCarriesItsPathTheReadAndTheSystemsErrno() throws {
